@@ -1,0 +1,324 @@
+package io.docstore.io;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A {@link FileSystem} over real files that remembers what has been made durable, so a test can
+ * simulate a power loss ({@link #crash()}) and inject faults: a full disk ({@link #setSpaceLimit}),
+ * or failing operations of one kind ({@link #failAfter}).
+ *
+ * <p>What a crash drops, as on a POSIX file system after power loss: bytes written to a file since
+ * its last {@code force}; files created since the last fsync of their directory; renames since the
+ * last fsync of their directory (the old names and contents come back). Deletes are taken as
+ * immediate. Files that existed before this object saw them count as fully durable.
+ *
+ * <p>Thread-safe: all bookkeeping is under one lock; the I/O itself goes to the real files.
+ */
+public final class FaultInjectingFileSystem implements FileSystem {
+
+  /** The kinds of operation a fault can be injected into. */
+  public enum Op { CREATE, WRITE, FORCE, RENAME, SYNC_DIR, DELETE, TRUNCATE }
+
+  private final FileSystem real = FileSystem.real();
+  private final Object lock = new Object();
+  /** Durable length per file written through this object. */
+  private final Map<Path, Long> syncedLength = new HashMap<>();
+  /** Files whose directory entry is not yet durable. */
+  private final Set<Path> undurableEntries = new HashSet<>();
+  /** Renames not yet made durable by a directory fsync, oldest first. */
+  private final List<PendingRename> pendingRenames = new ArrayList<>();
+  private final List<Handle> openHandles = new ArrayList<>();
+  private final Map<Op, Integer> failAfter = new EnumMap<>(Op.class);
+  private long spaceLeft = Long.MAX_VALUE;
+  private int crashes;
+
+  private record PendingRename(Path source, Path target, byte[] previousTarget) {}
+
+  /** Makes writes fail with "No space left on device" once {@code bytes} more bytes are written. */
+  public void setSpaceLimit(long bytes) {
+    synchronized (lock) {
+      spaceLeft = bytes;
+    }
+  }
+
+  /** Lifts the space limit. */
+  public void clearSpaceLimit() {
+    setSpaceLimit(Long.MAX_VALUE);
+  }
+
+  /** After {@code successes} more operations of kind {@code op} succeed, every later one fails. */
+  public void failAfter(Op op, int successes) {
+    synchronized (lock) {
+      failAfter.put(op, successes);
+    }
+  }
+
+  /** Removes all injected faults, including the space limit. */
+  public void clearFaults() {
+    synchronized (lock) {
+      failAfter.clear();
+      spaceLeft = Long.MAX_VALUE;
+    }
+  }
+
+  /** Number of {@link #crash()} calls so far. */
+  public int crashes() {
+    synchronized (lock) {
+      return crashes;
+    }
+  }
+
+  /**
+   * Simulates a power loss: every open handle dies, unsynced bytes, undurable files and undurable
+   * renames are rolled back on disk. The object is reusable afterwards, as after a reboot.
+   */
+  public void crash() throws IOException {
+    synchronized (lock) {
+      crashes++;
+      for (Handle h : openHandles) {
+        h.dead = true;
+        h.ch.close();
+      }
+      openHandles.clear();
+      for (Map.Entry<Path, Long> e : syncedLength.entrySet()) {
+        Path p = e.getKey();
+        if (Files.exists(p) && Files.size(p) > e.getValue()) {
+          try (FileChannel ch = FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(e.getValue());
+          }
+        }
+      }
+      for (int i = pendingRenames.size() - 1; i >= 0; i--) {
+        PendingRename r = pendingRenames.get(i);
+        if (Files.exists(r.target())) {
+          Files.move(r.target(), r.source(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        if (r.previousTarget() != null) {
+          Files.write(r.target(), r.previousTarget());
+        }
+      }
+      for (Path p : undurableEntries) {
+        Files.deleteIfExists(p);
+      }
+      pendingRenames.clear();
+      undurableEntries.clear();
+      syncedLength.clear();
+      failAfter.clear();
+      spaceLeft = Long.MAX_VALUE;
+    }
+  }
+
+  private void check(Op op, Path path) throws IOException {
+    synchronized (lock) {
+      Integer left = failAfter.get(op);
+      if (left != null) {
+        if (left <= 0) {
+          throw new IOException("injected " + op + " failure on " + path);
+        }
+        failAfter.put(op, left - 1);
+      }
+    }
+  }
+
+  @Override
+  public WritableFile create(Path path) throws IOException {
+    check(Op.CREATE, path);
+    FileChannel ch = FileChannel.open(path, java.nio.file.StandardOpenOption.CREATE_NEW,
+        java.nio.file.StandardOpenOption.WRITE);
+    synchronized (lock) {
+      syncedLength.put(path, 0L);
+      undurableEntries.add(path);
+      Handle h = new Handle(path, ch, 0);
+      openHandles.add(h);
+      return h;
+    }
+  }
+
+  @Override
+  public WritableFile openAppend(Path path) throws IOException {
+    FileChannel ch = FileChannel.open(path, java.nio.file.StandardOpenOption.WRITE);
+    synchronized (lock) {
+      syncedLength.putIfAbsent(path, ch.size());
+      Handle h = new Handle(path, ch, ch.size());
+      openHandles.add(h);
+      return h;
+    }
+  }
+
+  @Override
+  public FileChannel openRead(Path path) throws IOException {
+    return real.openRead(path);
+  }
+
+  @Override
+  public void rename(Path source, Path target) throws IOException {
+    check(Op.RENAME, source);
+    synchronized (lock) {
+      byte[] previous = Files.exists(target) ? Files.readAllBytes(target) : null;
+      real.rename(source, target);
+      Long synced = syncedLength.remove(source);
+      if (synced != null) {
+        syncedLength.put(target, synced);
+      }
+      if (undurableEntries.remove(source)) {
+        // The file itself was never durable under any name: a crash simply loses it.
+        undurableEntries.add(target);
+      } else {
+        pendingRenames.add(new PendingRename(source, target, previous));
+      }
+    }
+  }
+
+  @Override
+  public void syncDirectory(Path dir) throws IOException {
+    check(Op.SYNC_DIR, dir);
+    real.syncDirectory(dir);
+    synchronized (lock) {
+      Path d = dir.toAbsolutePath().normalize();
+      undurableEntries.removeIf(p -> d.equals(p.toAbsolutePath().normalize().getParent()));
+      pendingRenames.removeIf(r -> d.equals(r.target().toAbsolutePath().normalize().getParent()));
+    }
+  }
+
+  @Override
+  public void delete(Path path) throws IOException {
+    check(Op.DELETE, path);
+    real.delete(path);
+    synchronized (lock) {
+      syncedLength.remove(path);
+      undurableEntries.remove(path);
+    }
+  }
+
+  @Override
+  public void truncate(Path path, long size) throws IOException {
+    check(Op.TRUNCATE, path);
+    real.truncate(path, size);
+    synchronized (lock) {
+      syncedLength.put(path, size);
+    }
+  }
+
+  @Override
+  public void createDirectories(Path dir) throws IOException {
+    real.createDirectories(dir);
+  }
+
+  @Override
+  public List<Path> list(Path dir) throws IOException {
+    return real.list(dir);
+  }
+
+  @Override
+  public boolean exists(Path path) {
+    return real.exists(path);
+  }
+
+  @Override
+  public long size(Path path) throws IOException {
+    return real.size(path);
+  }
+
+  @Override
+  public long usableSpace(Path path) throws IOException {
+    synchronized (lock) {
+      return Math.min(spaceLeft, real.usableSpace(path));
+    }
+  }
+
+  /** An append handle whose writes count against the space limit and whose force is tracked. */
+  private final class Handle implements WritableFile {
+    private final Path path;
+    private final FileChannel ch;
+    private volatile long position;
+    private volatile boolean dead;
+
+    Handle(Path path, FileChannel ch, long position) {
+      this.path = path;
+      this.ch = ch;
+      this.position = position;
+    }
+
+    private void alive() throws IOException {
+      if (dead) {
+        throw new IOException("file handle lost in simulated crash: " + path);
+      }
+    }
+
+    @Override
+    public Path path() {
+      return path;
+    }
+
+    @Override
+    public void write(ByteBuffer src) throws IOException {
+      alive();
+      check(Op.WRITE, path);
+      int allowed;
+      synchronized (lock) {
+        allowed = (int) Math.min(src.remaining(), spaceLeft);
+        spaceLeft -= allowed;
+      }
+      boolean full = allowed < src.remaining();
+      ByteBuffer part = src.duplicate();
+      part.limit(part.position() + allowed);
+      long pos = position;
+      while (part.hasRemaining()) {
+        pos += ch.write(part, pos);
+      }
+      src.position(src.position() + allowed);
+      position = pos;
+      if (full) {
+        throw new IOException("No space left on device (injected): " + path);
+      }
+    }
+
+    @Override
+    public long position() {
+      return position;
+    }
+
+    @Override
+    public void force() throws IOException {
+      alive();
+      check(Op.FORCE, path);
+      long pos = position;
+      ch.force(false);
+      synchronized (lock) {
+        if (!dead) {
+          syncedLength.merge(path, pos, Math::max);
+        }
+      }
+    }
+
+    @Override
+    public void truncate(long size) throws IOException {
+      alive();
+      check(Op.TRUNCATE, path);
+      ch.truncate(size);
+      position = size;
+      synchronized (lock) {
+        syncedLength.computeIfPresent(path, (p, s) -> Math.min(s, size));
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      synchronized (lock) {
+        openHandles.remove(this);
+      }
+      ch.close();
+    }
+  }
+}

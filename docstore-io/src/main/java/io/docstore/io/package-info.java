@@ -1,0 +1,10 @@
+/**
+ * The small shared floor under every docstore module: the file-system seam through which every
+ * durable file operation goes ({@link io.docstore.io.FileSystem}), its fault-injecting twin for
+ * crash and fault tests, checksums, the corruption error type, sync policies with group commit,
+ * atomic publication of small state files, and named kill points for crash tests.
+ *
+ * <p>It owns no file format and knows nothing of documents, queues or indexes. It must not depend
+ * on any other docstore module.
+ */
+package io.docstore.io;
