@@ -1,0 +1,22 @@
+package io.docstore.service;
+
+import java.io.IOException;
+
+/**
+ * What the read APIs (HTTP, RPC) need from the store: lookups by ID. Implemented by the store (and
+ * by the replica's store); the read paths depend on this, not on how documents are kept.
+ *
+ * <p>Implementations are thread-safe. A {@link io.docstore.io.CorruptionException} means the stored
+ * bytes of that document are damaged: callers report it for that document and keep serving others.
+ */
+public interface DocumentSource {
+
+  /** The newest version of {@code id}, or null if it was never written or is deleted. */
+  Document get(long id) throws IOException;
+
+  /**
+   * The newest versions of several documents; the result has one slot per requested ID, in order,
+   * null where absent or deleted. Implementations batch (one cache multi-get, sorted index lookups).
+   */
+  Document[] getAll(long[] ids) throws IOException;
+}

@@ -1,0 +1,39 @@
+package io.docstore.service.cache;
+
+import java.io.Closeable;
+
+/**
+ * A cache of the newest document versions, keyed by document ID.
+ *
+ * <p>The ordering rule that keeps it from ever serving a stale version (lsmtree's
+ * MemcachedMappingRecordCache rule): the ingest path writes with {@link #set} (an update) and
+ * {@link #setDeleted} (a delete leaves a tombstone entry rather than removing the key, so a late
+ * read-miss fill cannot resurrect the old version); read misses fill with {@link #fill}, which never
+ * overwrites an existing entry. Readers treat a tombstone as "absent".
+ *
+ * <p>Failures of the cache are never errors for callers: a get that fails or times out is a miss,
+ * a write that fails is dropped (and counted). Thread-safe.
+ */
+public interface DocCache extends Closeable {
+
+  /** The cached entry for {@code id}, or null on a miss (or any cache failure). */
+  CachedDoc get(long id);
+
+  /** One batched lookup; the result has one slot per ID, null for misses. */
+  CachedDoc[] getAll(long[] ids);
+
+  /** Fills after a read miss; never replaces an existing entry. */
+  void fill(long id, long sequence, byte[] body);
+
+  /** Records a new version written by the ingest path; replaces any entry. */
+  void set(long id, long sequence, byte[] body);
+
+  /** Records that {@code id} was deleted at {@code sequence}; replaces any entry with a tombstone. */
+  void setDeleted(long id, long sequence);
+
+  /** Hit/miss/error counters for metrics and {@code /stats}. */
+  CacheStats stats();
+
+  @Override
+  void close();
+}

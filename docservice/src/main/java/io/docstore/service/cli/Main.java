@@ -1,0 +1,37 @@
+package io.docstore.service.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of the shaded jar and of {@code scripts/docstore}. */
+@Command(
+    name = "docstore",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
+    description = "Append-only document store with an LSM index.",
+    subcommands = {CommandLine.HelpCommand.class})
+public final class Main {
+
+  static {
+    // Chronicle-Bytes phones home unless told not to; set before any Chronicle class loads.
+    System.setProperty("chronicle.analytics.disable", "true");
+  }
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  /** Runs a command line and returns its exit code (used by tests without exiting the JVM). */
+  public static int run(String... args) {
+    return new CommandLine(new Main()).execute(args);
+  }
+
+  /** Reports the version Maven wrote into the jar manifest. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Main.class.getPackage().getImplementationVersion();
+      return new String[] {"docstore " + (v == null ? "(development build)" : v)};
+    }
+  }
+}
