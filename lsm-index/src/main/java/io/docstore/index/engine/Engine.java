@@ -17,8 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -50,8 +49,8 @@ public final class Engine implements java.io.Closeable {
   final Object stateLock = new Object();
   /** WAL files on disk, by number; guarded by stateLock. */
   final TreeSet<Long> walFiles = new TreeSet<>();
-  private final ScheduledExecutorService background;
-  private final ScheduledExecutorService bloomTask;
+  private final ScheduledThreadPoolExecutor background;
+  private final ScheduledThreadPoolExecutor bloomTask;
   final Flusher flusher;
   private volatile Snapshot current;
   /** Guarded by stateLock. */
@@ -65,15 +64,21 @@ public final class Engine implements java.io.Closeable {
     this.options = options;
     this.dir = dir;
     this.pager = pager;
-    this.background = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "index-flush-" + dir.getFileName()));
-    this.bloomTask = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "index-bloom-" + dir.getFileName()));
+    this.background = executor("index-flush-" + dir.getFileName());
+    this.bloomTask = executor("index-bloom-" + dir.getFileName());
     this.flusher = new Flusher(this);
   }
 
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
+  /** A one-thread daemon executor whose delayed tasks (flush retries) are dropped at shutdown. */
+  private static ScheduledThreadPoolExecutor executor(String name) {
+    ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    });
+    e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    e.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+    return e;
   }
 
   public static Engine open(Path dir, IndexOptions options) throws IOException {
