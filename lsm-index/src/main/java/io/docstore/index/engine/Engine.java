@@ -372,8 +372,13 @@ public final class Engine implements java.io.Closeable {
     }
   }
 
-  /** Freezes the active table (if it holds anything) and waits until every frozen table is on disk. */
+  /**
+   * Freezes the active table (if it holds anything) and waits until every frozen table is on disk.
+   * Runs a flush attempt at once (so a flush failing earlier, e.g. on a full disk, is retried now)
+   * and throws if an attempt started after this call fails.
+   */
   public void flush() throws IOException {
+    awaitFlushes();
     writeLock.lock();
     try {
       checkOpen();
@@ -383,11 +388,18 @@ public final class Engine implements java.io.Closeable {
     } finally {
       writeLock.unlock();
     }
+    awaitFlushes();
+  }
+
+  private void awaitFlushes() throws IOException {
+    long failuresBefore = counters.backgroundFailures.get();
+    background.execute(flusher::flushOne);
     synchronized (stateLock) {
       while (current.frozen.length > 0) {
-        if (backgroundFailure != null) {
+        if (counters.backgroundFailures.get() != failuresBefore && backgroundFailure != null) {
           throw new IOException("flush failed", backgroundFailure);
         }
+        checkOpen();
         try {
           stateLock.wait(100);
         } catch (InterruptedException e) {
