@@ -167,12 +167,16 @@ final class Flusher {
     return true;
   }
 
+  /** Upper estimate of the table and bloom bytes a flush absorbing {@code k} tables writes. */
   private static long estimate(long memEntries, Table[] tables, int k) {
-    long bytes = (memEntries * TableFormat.ENTRY_SIZE) * 2;
+    long entries = memEntries;
     for (int i = 0; i < k; i++) {
-      bytes += tables[i].bytes() * 2;
+      entries += tables[i].entryCount();
     }
-    return (long) (bytes * SPACE_HEADROOM) + 2 * TableFormat.PAGE_SIZE;
+    // 16 bytes per entry plus 12 per 256-entry page of index block, about 1.2-2 bytes of bloom per
+    // entry, and the header pages and trailers of both files.
+    long bytes = entries * (TableFormat.ENTRY_SIZE + 2) + 6L * TableFormat.PAGE_SIZE;
+    return (long) (bytes * SPACE_HEADROOM);
   }
 
   private void install(Snapshot s, MemTable m, int k, Table created) throws IOException {

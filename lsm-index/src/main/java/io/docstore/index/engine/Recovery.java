@@ -43,6 +43,15 @@ final class Recovery {
     if (fresh) {
       manifest = Manifest.empty();
     }
+    if (fresh) {
+      for (Path p : fs.list(dir)) {
+        FileNames.Parsed n = FileNames.parse(p);
+        if (n != null && n.kind() == FileNames.Kind.TABLE) {
+          throw new CorruptionException(dir.resolve(FileNames.MANIFEST), 0,
+              "manifest is missing but index tables exist (" + p.getFileName() + "); refusing to treat the directory as new");
+        }
+      }
+    }
     Set<Long> live = new HashSet<>();
     for (Manifest.TableRef t : manifest.tables()) {
       live.add(t.number());
