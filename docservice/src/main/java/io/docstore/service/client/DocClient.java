@@ -270,6 +270,16 @@ public final class DocClient implements Closeable {
     }
   }
 
+  /** Whether the connection to {@code server} (one of the builder's addresses) is up. */
+  public boolean isConnected(InetSocketAddress server) {
+    for (int i = 0; i < servers.length; i++) {
+      if (servers[i].address().equals(server)) {
+        return slots.isUp(i);
+      }
+    }
+    throw new IllegalArgumentException(server + " is not one of this client's servers");
+  }
+
   private List<InetSocketAddress> addresses() {
     List<InetSocketAddress> list = new ArrayList<>();
     for (ServerConnection s : servers) {

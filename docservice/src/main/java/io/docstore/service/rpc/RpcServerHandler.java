@@ -148,7 +148,8 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
         } catch (CorruptionException e) {
           statuses[i] = RpcFormat.STATUS_CORRUPT;
           messages[i] = e.getMessage();
-          log.warn("rpc: document {} is corrupt: {}", ids[i], e.getMessage());
+          // The store logs corruption with file and offset; here it is counted per document.
+          log.debug("rpc: document {} is corrupt: {}", ids[i], e.getMessage());
         } catch (IOException | RuntimeException e) {
           statuses[i] = RpcFormat.STATUS_ERROR;
           messages[i] = String.valueOf(e.getMessage());
