@@ -2,7 +2,6 @@ package io.docstore.service.cache;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Metrics;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -109,7 +108,7 @@ public final class MemcachedDocCache implements DocCache {
    */
   public static MemcachedDocCache create(List<InetSocketAddress> servers, Duration timeout)
       throws IOException {
-    return create(servers, timeout, Metrics.globalRegistry);
+    return new MemcachedDocCache(servers, timeout);
   }
 
   /** As {@link #create(List, Duration)}, exporting {@code docstore.memcached.*} meters. */

@@ -215,7 +215,7 @@ class RpcServerTest {
     for (int i = 0; i < 40; i++) {
       byte[] junk = new byte[1 + rnd.nextInt(200)];
       rnd.nextBytes(junk);
-      if (rnd.nextBoolean()) {
+      if (junk.length > 4 && rnd.nextBoolean()) {
         // A plausible length so the garbage reaches the body parser.
         junk[0] = 0;
         junk[1] = 0;
@@ -271,12 +271,15 @@ class RpcServerTest {
   @Test
   void connectionsBeyondTheCapAreRefused() throws IOException {
     start(RpcServer.Options.builder().maxConnections(1));
-    try (RawConnection first = new RawConnection(server.port());
-        RawConnection second = new RawConnection(server.port())) {
-      RpcResponse r = second.read();
-      assertThat(r.errorCode()).isEqualTo(RpcFormat.ERR_OVERLOADED);
-      assertThat(second.closedByServer()).isTrue();
-      first.getMany(1, 5);
+    try (RawConnection first = new RawConnection(server.port())) {
+      first.getMany(1, 5); // the first connection is surely counted once it has an answer
+      assertThat(first.read().status(0)).isEqualTo(RpcFormat.STATUS_FOUND);
+      try (RawConnection second = new RawConnection(server.port())) {
+        RpcResponse r = second.read();
+        assertThat(r.errorCode()).isEqualTo(RpcFormat.ERR_OVERLOADED);
+        assertThat(second.closedByServer()).isTrue();
+      }
+      first.getMany(2, 5);
       assertThat(first.read().status(0)).isEqualTo(RpcFormat.STATUS_FOUND);
     }
   }
@@ -286,5 +289,59 @@ class RpcServerTest {
     assertThatThrownBy(() -> RpcServer.Options.builder().maxIdsPerRequest(10_000).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("cannot hold");
+  }
+
+  @Test
+  void clientThatNeverReadsCannotStallOthers() throws Exception {
+    start(RpcServer.Options.builder().maxInFlightPerConnection(4));
+    long[] ids = LongStream.range(0, 1000).toArray();
+    java.net.Socket greedy = new java.net.Socket("127.0.0.1", server.port());
+    greedy.setReceiveBufferSize(4096);
+    Thread writer = new Thread(() -> {
+      try {
+        java.io.OutputStream out = greedy.getOutputStream();
+        io.netty.buffer.ByteBuf frame =
+            RpcFrames.getMany(io.netty.buffer.ByteBufAllocator.DEFAULT, 1, ids, 0, ids.length);
+        byte[] bytes = new byte[frame.readableBytes()];
+        frame.readBytes(bytes);
+        frame.release();
+        while (true) {
+          out.write(bytes); // blocks once the server stops reading this connection
+        }
+      } catch (IOException closed) {
+        // The test closed the socket.
+      }
+    });
+    writer.setDaemon(true);
+    writer.start();
+    try {
+      // The greedy client runs into back-pressure: the requests answered stop growing.
+      double plateau = awaitPlateau();
+      for (int i = 0; i < 5; i++) {
+        assertServes();
+      }
+      assertThat(awaitPlateau()).as("only the 5 well-behaved requests were added").isEqualTo(plateau + 5);
+    } finally {
+      greedy.close();
+    }
+  }
+
+  /** Waits until the answered-request count holds still for 300 ms; returns it. */
+  private double awaitPlateau() {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+    double last = -1;
+    long stableSince = System.nanoTime();
+    while (true) {
+      double now = registry.counter("docstore.rpc.requests").count();
+      if (now != last) {
+        last = now;
+        stableSince = System.nanoTime();
+      } else if (System.nanoTime() - stableSince > java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(300)
+          && now > 0) {
+        return now;
+      }
+      assertThat(System.nanoTime()).as("requests never stopped growing").isLessThan(deadline);
+      Thread.onSpinWait();
+    }
   }
 }
