@@ -11,6 +11,7 @@ import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -115,20 +116,26 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Runs on the lookup pool. */
+  /** Runs on the lookup pool. Always answers, so the in-flight count always comes back down. */
   private void answer(ChannelHandlerContext ctx, long requestId, long[] ids, long start) {
-    byte[] statuses = new byte[ids.length];
-    String[] messages = new String[ids.length];
-    Document[] docs = lookup(ids, statuses, messages);
-    ByteBuf out =
-        RpcFrames.docs(
-            ctx.alloc(), requestId, statuses, docs, messages, server.options.maxResponseBytes);
+    ByteBuf out;
+    try {
+      byte[] statuses = new byte[ids.length];
+      String[] messages = new String[ids.length];
+      Document[] docs = lookup(ids, statuses, messages);
+      out = RpcFrames.docs(
+          ctx.alloc(), requestId, statuses, docs, messages, server.options.maxResponseBytes);
+    } catch (RuntimeException e) {
+      log.error("rpc: request {} failed", requestId, e);
+      countError(RpcFormat.ERR_INTERNAL);
+      out = RpcFrames.error(ctx.alloc(), requestId, RpcFormat.ERR_INTERNAL, String.valueOf(e));
+    }
     ctx.writeAndFlush(out)
         .addListener(
             f -> {
               inFlight--;
               updateAutoRead(ctx);
-              server.latency.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+              server.latency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             });
   }
 

@@ -135,6 +135,20 @@ class RpcServerTest {
   }
 
   @Test
+  void aBrokenSourceAnswersInternalAndTheConnectionKeepsWorking() throws IOException {
+    start();
+    source.put(new io.docstore.service.Document(77, 1, 1, null));
+    try (RawConnection c = new RawConnection(server.port())) {
+      c.getMany(4, 5, 77);
+      RpcResponse r = c.read();
+      assertThat(r.requestId()).isEqualTo(4);
+      assertThat(r.errorCode()).isEqualTo(RpcFormat.ERR_INTERNAL);
+      c.getMany(5, 5);
+      assertThat(c.read().status(0)).isEqualTo(RpcFormat.STATUS_FOUND);
+    }
+  }
+
+  @Test
   void wrongVersionIsRefusedAndClosed() throws IOException {
     start();
     try (RawConnection c = new RawConnection(server.port())) {

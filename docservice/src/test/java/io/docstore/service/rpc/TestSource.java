@@ -33,6 +33,12 @@ public final class TestSource implements DocumentSource {
     return this;
   }
 
+  /** Adds {@code doc} as given (also broken ones, to test how the server copes with bugs). */
+  public TestSource put(Document doc) {
+    docs.put(doc.id(), doc);
+    return this;
+  }
+
   /** Adds documents 0 until {@code n}, 100 bytes each, sequence = ID + 1. */
   public TestSource fill(int n) {
     for (int i = 0; i < n; i++) {
