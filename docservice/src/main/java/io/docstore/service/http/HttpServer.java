@@ -111,7 +111,8 @@ public final class HttpServer implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    workers.shutdownNow();
+    // No shutdownNow(): interrupting a worker inside a FileChannel read would close the queue's
+    // shared file channel. Stragglers past the grace period finish or fail against the closed store.
     // A short quiet period lets the last responses flush before connections close.
     io.shutdownGracefully(50, Math.max(100, grace.toMillis()), TimeUnit.MILLISECONDS).awaitUninterruptibly();
   }
