@@ -352,20 +352,25 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       checkpoint();
     } catch (IOException e) {
       failure = e;
+    } catch (RuntimeException e) {
+      failure = new IOException("final sync or checkpoint failed", e);
     }
-    for (Closeable c : new Closeable[] {indexer, index, queue}) {
-      try {
-        c.close();
-      } catch (IOException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
+    try {
+      for (Closeable c : new Closeable[] {indexer, index, queue}) {
+        try {
+          c.close();
+        } catch (IOException | RuntimeException e) {
+          if (failure == null) {
+            failure = e instanceof IOException io ? io : new IOException(e);
+          } else {
+            failure.addSuppressed(e);
+          }
         }
       }
+    } finally {
+      lock.release();
+      lockChannel.close();
     }
-    lock.release();
-    lockChannel.close();
     if (failure != null) {
       throw failure;
     }

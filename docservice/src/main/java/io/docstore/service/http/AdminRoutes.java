@@ -1,12 +1,9 @@
 package io.docstore.service.http;
 
-import com.fasterxml.jackson.annotation.JsonAutoDetect;
-import com.fasterxml.jackson.annotation.PropertyAccessor;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.docstore.service.DocumentSink;
 import io.docstore.service.Update;
 import io.docstore.service.Written;
+import io.docstore.service.metrics.StatsJson;
 import io.docstore.service.updater.InvalidUpdateException;
 import io.docstore.service.updater.UpdateParser;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -38,11 +35,6 @@ import org.slf4j.LoggerFactory;
 public final class AdminRoutes implements Routes {
 
   private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
-  /** Serialises the stats objects of the queue, index and cache by their fields (records and plain classes alike). */
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
-      .setVisibility(PropertyAccessor.ALL, JsonAutoDetect.Visibility.NONE)
-      .setVisibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY);
 
   private final DocumentSink sink;
   private final UpdateParser parser;
@@ -115,7 +107,7 @@ public final class AdminRoutes implements Routes {
       }
       case "/stats" -> {
         requireGet(m);
-        return Responses.json(HttpResponseStatus.OK, JSON.writeValueAsBytes(stats.get()));
+        return Responses.json(HttpResponseStatus.OK, StatsJson.bytes(stats.get()));
       }
       case "/docs/_bulk" -> {
         require(m, HttpMethod.POST, "POST");

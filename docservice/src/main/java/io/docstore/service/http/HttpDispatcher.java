@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -76,6 +77,13 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     if (dr.isFailure()) {
       req.release();
       complete(ctx, p, decodeError(dr.cause()), true);
+      return;
+    }
+    HttpVersion v = req.protocolVersion();
+    if (!v.protocolName().equals("HTTP") || v.majorVersion() != 1) {
+      req.release();
+      complete(ctx, p, Responses.error(v.protocolName().equals("HTTP") ? HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED
+          : HttpResponseStatus.BAD_REQUEST, "unsupported protocol " + v.text() + ": HTTP/1.0 and HTTP/1.1 only"), true);
       return;
     }
     try {
