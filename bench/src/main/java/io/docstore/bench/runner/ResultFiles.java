@@ -13,7 +13,7 @@ import java.util.Map;
  */
 final class ResultFiles {
 
-  static final List<String> PHASE_COLUMNS = List.of("phase", "ops", "seconds", "ops_per_s", "p50_us", "p99_us",
+  static final List<String> PHASE_COLUMNS = List.of("phase", "ops", "seconds", "engine_seconds", "ops_per_s", "p50_us", "p99_us",
       "p999_us", "max_us", "misses", "wrong", "read_bytes", "write_bytes", "read_calls", "device_reads");
 
   private ResultFiles() {}

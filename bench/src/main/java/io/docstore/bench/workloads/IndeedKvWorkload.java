@@ -67,7 +67,9 @@ public final class IndeedKvWorkload implements Workload {
       }
       timer.record(System.nanoTime() - t0);
     }
+    long flushStart = System.nanoTime();
     engine.flush();
+    timer.addEngineTime(System.nanoTime() - flushStart);
     return timer.finish(n, 0, 0);
   }
 

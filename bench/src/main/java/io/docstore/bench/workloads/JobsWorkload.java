@@ -48,7 +48,9 @@ public final class JobsWorkload implements Workload {
         put(engine, timer, (i - 1) / 2, 1, ops % p.batch() == 0);
       }
     }
+    long flushStart = System.nanoTime();
     engine.flush();
+    timer.addEngineTime(System.nanoTime() - flushStart);
     return timer.finish(ops, 0, 0);
   }
 

@@ -58,7 +58,9 @@ public final class ReadWhileWritingWorkload implements Workload {
       }
       timer.record(System.nanoTime() - t0);
     }
+    long flushStart = System.nanoTime();
     engine.flush();
+    timer.addEngineTime(System.nanoTime() - flushStart);
     return timer.finish(p.keys(), 0, 0);
   }
 
@@ -150,7 +152,9 @@ public final class ReadWhileWritingWorkload implements Workload {
           }
           timer.record(System.nanoTime() - t0);
         }
+        long flushStart = System.nanoTime();
         engine.flush();
+        timer.addEngineTime(System.nanoTime() - flushStart);
       } catch (Throwable t) {
         failure = t;
       }

@@ -13,9 +13,9 @@ class ResultOutputTest {
   private static List<String> output(long opsPerSecond) {
     return List.of(
         "some log line",
-        "RESULT phase=write ops=100 seconds=0.5 ops_per_s=" + opsPerSecond + " p50_us=1.0 p99_us=2.0 p999_us=3.0"
+        "RESULT phase=write ops=100 seconds=0.5 engine_seconds=0.4 ops_per_s=" + opsPerSecond + " p50_us=1.0 p99_us=2.0 p999_us=3.0"
             + " max_us=4.0 misses=0 wrong=0 read_bytes=8192 write_bytes=1000000 read_calls=3 device_reads=2",
-        "RESULT phase=read ops=100 seconds=0.5 ops_per_s=200 p50_us=1.0 p99_us=2.0 p999_us=3.0 max_us=4.0"
+        "RESULT phase=read ops=100 seconds=0.5 engine_seconds=0.5 ops_per_s=200 p50_us=1.0 p99_us=2.0 p999_us=3.0 max_us=4.0"
             + " misses=1 wrong=0 read_bytes=409600 write_bytes=500000 read_calls=100 device_reads=150",
         "SETTINGS bloom 10 bits/key; \"quoted\"",
         "NOTE joined x",
@@ -62,7 +62,7 @@ class ResultOutputTest {
     String csv = ResultFiles.csv(results);
     assertThat(csv.lines()).hasSize(3);
     assertThat(csv.lines().skip(2).findFirst().orElseThrow())
-        .isEqualTo("indeed-kv,rocksdb,2000000,104857600,read,100,0.5,200,1.0,2.0,3.0,4.0,1,0,409600,500000,100,150");
+        .isEqualTo("indeed-kv,rocksdb,2000000,104857600,read,100,0.5,0.5,200,1.0,2.0,3.0,4.0,1,0,409600,500000,100,150");
   }
 
   @Test
