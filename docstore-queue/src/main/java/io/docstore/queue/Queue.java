@@ -1,0 +1,136 @@
+package io.docstore.queue;
+
+import io.docstore.io.GroupCommit;
+import io.docstore.queue.block.BlockCache;
+import io.docstore.queue.segment.QueueCounters;
+import io.docstore.queue.segment.SegmentAppender;
+import io.docstore.queue.segment.SegmentRecovery;
+import io.docstore.queue.segment.SegmentSet;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * The docstore queue: an append-only log of document records in segment files of compressed,
+ * checksummed blocks. One writer object (shared by any number of appending threads), one reader
+ * (shared), any number of tailers.
+ *
+ * <p>{@link #open} recovers: sealed segments are checked by header and footer, the active segment
+ * is scanned and a torn tail cut off (see docs/formats/segment.md for the policy).
+ *
+ * <p>Thread-safe. {@link #close} writes the open block and fsyncs; it does not seal the active
+ * segment (the next open resumes it).
+ */
+public final class Queue implements java.io.Closeable {
+
+  private final Path dir;
+  private final QueueOptions options;
+  private final QueueCounters counters;
+  private final SegmentSet segments;
+  private final SegmentAppender appender;
+  private final GroupCommit commit;
+  private final QueueWriter writer;
+  private final QueueReader reader;
+  private final AppendSignal signal = new AppendSignal();
+  private boolean closed;
+
+  private Queue(Path dir, QueueOptions options, QueueCounters counters, SegmentRecovery.Recovered r) throws IOException {
+    this.dir = dir;
+    this.options = options;
+    this.counters = counters;
+    this.segments = r.segments();
+    this.appender = r.appender();
+    // What recovery found may so far be only in the page cache (a process crash under sync=none):
+    // force it once, so the durable position can start at the recovered end.
+    appender.force();
+    counters.fsyncs.increment();
+    this.writer = new QueueWriter(appender, options, counters, signal, r.lastSequence());
+    this.commit = new GroupCommit("queue-" + dir.getFileName(), options.syncPolicy(), writer::lastWritten,
+        appender::force, r.lastSequence());
+    commit.onSync(nanos -> counters.fsyncs.increment());
+    writer.attach(commit);
+    BlockCache cache = options.blockCacheBytes() > 0 ? new BlockCache(options.blockCacheBytes()) : null;
+    this.reader = new QueueReader(segments, counters, cache, expectedBlockBytes(options));
+  }
+
+  /** Opens (creating the directory if needed) and recovers the queue in {@code dir}. */
+  public static Queue open(Path dir, QueueOptions options) throws IOException {
+    QueueCounters counters = new QueueCounters();
+    SegmentRecovery.Recovered r = SegmentRecovery.open(options.fileSystem(), dir, counters, options.segmentSize(),
+        expectedBlockBytes(options));
+    try {
+      return new Queue(dir, options, counters, r);
+    } catch (IOException | RuntimeException e) {
+      r.appender().close();
+      r.segments().closeAll();
+      throw e;
+    }
+  }
+
+  /** Bytes a first read of a block asks for: every block but one holding an oversized record fits. */
+  private static int expectedBlockBytes(QueueOptions options) {
+    return io.docstore.queue.format.BlockFormat.HEADER_LENGTH + options.blockSize();
+  }
+
+  public Path directory() {
+    return dir;
+  }
+
+  public QueueOptions options() {
+    return options;
+  }
+
+  /** The writer; shared by all appending threads. */
+  public QueueWriter writer() {
+    return writer;
+  }
+
+  /** The reader; thread-safe and shareable. */
+  public QueueReader reader() {
+    return reader;
+  }
+
+  /** A tailer over records with sequence {@code >= fromSequence}, in order. */
+  public QueueTailer tailer(long fromSequence) throws IOException {
+    return new QueueTailer(segments, counters, signal, expectedBlockBytes(options), fromSequence);
+  }
+
+  /** Highest sequence written to a segment file (readable), 0 if empty. */
+  public long lastSequence() {
+    return writer.lastWritten();
+  }
+
+  /** Highest sequence known durable (fsynced). */
+  public long durableSequence() {
+    return commit.durablePosition();
+  }
+
+  public QueueStats stats() {
+    QueueCounters c = counters;
+    return new QueueStats(c.appends.sum(), c.bodyBytes.sum(), c.rawBytes.sum(), c.storedBytes.sum(), c.blocks.sum(),
+        c.compressedBlocks.sum(), c.segmentsCreated.sum(), c.segmentsSealed.sum(), c.fsyncs.sum(),
+        c.tornTailBytesDropped.sum(), c.blockReads.sum(), c.blockCacheHits.sum());
+  }
+
+  /** Writes the open block, fsyncs and closes the files. Idempotent. */
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      writer.close();
+      if (!writer.failed()) {
+        commit.syncNow();
+      }
+    } finally {
+      commit.close();
+      try {
+        appender.close();
+      } finally {
+        segments.closeAll();
+        signal.signal();
+      }
+    }
+  }
+}

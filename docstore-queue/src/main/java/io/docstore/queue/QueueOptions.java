@@ -1,0 +1,149 @@
+package io.docstore.queue;
+
+import io.docstore.io.FileSystem;
+import io.docstore.io.SyncPolicy;
+import io.docstore.queue.format.Address;
+import io.docstore.queue.format.BlockFormat;
+import io.docstore.queue.format.SegmentFormat;
+
+/**
+ * How a queue is opened. Immutable; built with {@link #builder()}.
+ *
+ * <p>Defaults: real file system, sync {@code always} (group commit), block size
+ * {@value #DEFAULT_BLOCK_SIZE} bytes of raw payload (chosen by measurement, see docs/decisions.md),
+ * segment size 1 GiB, bodies up to 1 MiB, no decoded-block cache.
+ */
+public final class QueueOptions {
+
+  public static final int DEFAULT_BLOCK_SIZE = 8 * 1024;
+  public static final long DEFAULT_SEGMENT_SIZE = 1L << 30;
+  public static final int DEFAULT_MAX_BODY_BYTES = 1 << 20;
+  public static final int MIN_BLOCK_SIZE = 256;
+  public static final int MAX_BLOCK_SIZE = 16 << 20;
+  /** Largest body a version 1 block can carry alone. */
+  public static final int MAX_BODY_LIMIT = 64 << 20;
+
+  private final FileSystem fileSystem;
+  private final SyncPolicy syncPolicy;
+  private final int blockSize;
+  private final long segmentSize;
+  private final int maxBodyBytes;
+  private final long blockCacheBytes;
+
+  private QueueOptions(Builder b) {
+    this.fileSystem = b.fileSystem;
+    this.syncPolicy = b.syncPolicy;
+    this.blockSize = b.blockSize;
+    this.segmentSize = b.segmentSize;
+    this.maxBodyBytes = b.maxBodyBytes;
+    this.blockCacheBytes = b.blockCacheBytes;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public static QueueOptions defaults() {
+    return builder().build();
+  }
+
+  public FileSystem fileSystem() {
+    return fileSystem;
+  }
+
+  public SyncPolicy syncPolicy() {
+    return syncPolicy;
+  }
+
+  public int blockSize() {
+    return blockSize;
+  }
+
+  public long segmentSize() {
+    return segmentSize;
+  }
+
+  public int maxBodyBytes() {
+    return maxBodyBytes;
+  }
+
+  public long blockCacheBytes() {
+    return blockCacheBytes;
+  }
+
+  /** Largest span a block can take in a segment file under these options. */
+  int maxBlockBytes() {
+    return BlockFormat.HEADER_LENGTH + Math.max(blockSize, BlockFormat.rawRecordCost(maxBodyBytes));
+  }
+
+  @Override
+  public String toString() {
+    return "QueueOptions{sync=" + syncPolicy + ", blockSize=" + blockSize + ", segmentSize=" + segmentSize
+        + ", maxBodyBytes=" + maxBodyBytes + ", blockCacheBytes=" + blockCacheBytes + "}";
+  }
+
+  /** Not thread-safe. */
+  public static final class Builder {
+    private FileSystem fileSystem = FileSystem.real();
+    private SyncPolicy syncPolicy = SyncPolicy.ALWAYS;
+    private int blockSize = DEFAULT_BLOCK_SIZE;
+    private long segmentSize = DEFAULT_SEGMENT_SIZE;
+    private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
+    private long blockCacheBytes;
+
+    private Builder() {}
+
+    public Builder fileSystem(FileSystem fileSystem) {
+      this.fileSystem = java.util.Objects.requireNonNull(fileSystem, "fileSystem");
+      return this;
+    }
+
+    public Builder syncPolicy(SyncPolicy syncPolicy) {
+      this.syncPolicy = java.util.Objects.requireNonNull(syncPolicy, "syncPolicy");
+      return this;
+    }
+
+    /** Raw payload bytes at which a block is closed; a single larger record gets a block of its own. */
+    public Builder blockSize(int blockSize) {
+      this.blockSize = blockSize;
+      return this;
+    }
+
+    /** Size past which the active segment is sealed and a new one started. */
+    public Builder segmentSize(long segmentSize) {
+      this.segmentSize = segmentSize;
+      return this;
+    }
+
+    public Builder maxBodyBytes(int maxBodyBytes) {
+      this.maxBodyBytes = maxBodyBytes;
+      return this;
+    }
+
+    /** Budget of the decoded-block cache in raw payload bytes; 0 (the default) turns it off. */
+    public Builder blockCacheBytes(long blockCacheBytes) {
+      this.blockCacheBytes = blockCacheBytes;
+      return this;
+    }
+
+    /** @throws IllegalArgumentException naming the first out-of-range option */
+    public QueueOptions build() {
+      if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE) {
+        throw new IllegalArgumentException("blockSize must be in " + MIN_BLOCK_SIZE + ".." + MAX_BLOCK_SIZE + ", got " + blockSize);
+      }
+      if (maxBodyBytes < 0 || maxBodyBytes > MAX_BODY_LIMIT) {
+        throw new IllegalArgumentException("maxBodyBytes must be in 0.." + MAX_BODY_LIMIT + ", got " + maxBodyBytes);
+      }
+      if (blockCacheBytes < 0) {
+        throw new IllegalArgumentException("blockCacheBytes must not be negative, got " + blockCacheBytes);
+      }
+      QueueOptions o = new QueueOptions(this);
+      long maxSegment = Address.MAX_SEGMENT_BYTES - o.maxBlockBytes() - SegmentFormat.FOOTER_LENGTH;
+      if (segmentSize < SegmentFormat.HEADER_LENGTH + 1 || segmentSize > maxSegment) {
+        throw new IllegalArgumentException("segmentSize must be in " + (SegmentFormat.HEADER_LENGTH + 1) + ".." + maxSegment
+            + " (addresses hold block offsets below 2 GiB), got " + segmentSize);
+      }
+      return o;
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package io.docstore.queue;
+
+import io.docstore.queue.block.BlockReader;
+import io.docstore.queue.block.DecodedBlock;
+import io.docstore.queue.format.Address;
+import io.docstore.queue.format.BlockFormat;
+import io.docstore.queue.format.SegmentFormat;
+import io.docstore.queue.segment.QueueCounters;
+import io.docstore.queue.segment.SegmentInfo;
+import io.docstore.queue.segment.SegmentSet;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Iterates records in sequence order across segments, from a starting sequence, and waits for new
+ * ones without busy-waiting (woken by the writer each time a block becomes readable).
+ *
+ * <p>Not thread-safe: one consumer per tailer. Any number of tailers may run concurrently with
+ * the writer and with readers.
+ */
+public final class QueueTailer implements java.io.Closeable {
+
+  private final SegmentSet segments;
+  private final QueueCounters counters;
+  private final AppendSignal signal;
+  private final BlockReader reader;
+  private final DecodedBlock block = new DecodedBlock();
+  private SegmentInfo segment;
+  /** Offset of the next block to read in {@link #segment}. */
+  private long nextOffset;
+  /** Next index to return from {@link #block}; equal to its count when used up. */
+  private int index;
+  private long nextSequence;
+  private boolean closed;
+
+  QueueTailer(SegmentSet segments, QueueCounters counters, AppendSignal signal, int expectedBlockBytes, long fromSequence)
+      throws IOException {
+    this.segments = segments;
+    this.counters = counters;
+    this.signal = signal;
+    this.reader = new BlockReader(expectedBlockBytes);
+    this.nextSequence = Math.max(1, fromSequence);
+    this.segment = segments.forSequence(nextSequence);
+    this.nextOffset = SegmentFormat.HEADER_LENGTH;
+    skipToSequence();
+  }
+
+  /** Skips whole blocks before the start sequence by their headers alone, without decompressing. */
+  private void skipToSequence() throws IOException {
+    ByteBuffer header = ByteBuffer.allocate(BlockFormat.HEADER_LENGTH);
+    while (nextOffset + BlockFormat.HEADER_LENGTH <= segment.blocksEnd()) {
+      header.clear();
+      while (header.hasRemaining()) {
+        if (segment.channel().read(header, nextOffset + header.position()) < 0) {
+          return;
+        }
+      }
+      long first = header.getLong(BlockFormat.FIRST_SEQUENCE);
+      int count = Short.toUnsignedInt(header.getShort(BlockFormat.RECORD_COUNT));
+      int stored = header.getInt(BlockFormat.STORED_LENGTH);
+      if (first + count > nextSequence || stored <= 0) {
+        return;
+      }
+      nextOffset += BlockFormat.HEADER_LENGTH + stored;
+    }
+  }
+
+  /** The next record if one is readable now, else null. */
+  public Record poll() throws IOException {
+    if (closed) {
+      throw new IOException("tailer is closed");
+    }
+    while (true) {
+      while (index < block.count()) {
+        int i = index++;
+        long seq = block.firstSequence() + i;
+        if (seq >= nextSequence) {
+          nextSequence = seq + 1;
+          return toRecord(block, i, Address.of(segment.number(), block.offset(), i));
+        }
+      }
+      if (!advance()) {
+        return null;
+      }
+    }
+  }
+
+  /** Loads the next block into {@link #block}; false if none is readable yet. */
+  private boolean advance() throws IOException {
+    long end = segment.blocksEnd();
+    if (nextOffset < end) {
+      reader.read(segment.channel(), segment.path(), nextOffset, end, block);
+      counters.blockReads.increment();
+      index = 0;
+      nextOffset = block.end();
+      return true;
+    }
+    if (!segment.sealed()) {
+      return false;
+    }
+    SegmentInfo next = segments.get(segment.number() + 1);
+    if (next == null) {
+      return false;
+    }
+    segment = next;
+    nextOffset = SegmentFormat.HEADER_LENGTH;
+    return advance();
+  }
+
+  /** The next record, waiting up to the timeout for one to be appended; null on timeout. */
+  public Record next(long timeout, TimeUnit unit) throws IOException, InterruptedException {
+    long nanos = unit.toNanos(timeout);
+    while (true) {
+      long seen = signal.version();
+      Record r = poll();
+      if (r != null) {
+        return r;
+      }
+      nanos = signal.await(seen, nanos);
+      if (nanos <= 0) {
+        return poll();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+
+  static Record toRecord(DecodedBlock block, int i, long address) {
+    Op op = block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
+    return new Record(address, block.id(i), block.firstSequence() + i, op, block.acceptedAtMillis(i), block.body(i));
+  }
+}

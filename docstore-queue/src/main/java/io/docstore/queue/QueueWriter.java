@@ -1,0 +1,203 @@
+package io.docstore.queue;
+
+import io.docstore.io.GroupCommit;
+import io.docstore.queue.block.BlockBuilder;
+import io.docstore.queue.format.Address;
+import io.docstore.queue.format.BlockFormat;
+import io.docstore.queue.segment.QueueCounters;
+import io.docstore.queue.segment.SegmentAppender;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Appends records. Thread-safe: concurrent appenders are serialized by one lock that covers
+ * sequence assignment, encoding into the open block and writing full blocks; waiting for
+ * durability happens outside it, so concurrent {@link #awaitDurable} callers share one fsync
+ * (group commit).
+ *
+ * <p>A record is readable once its block is written: when the block fills, or on {@link #flush},
+ * {@link #awaitDurable} or {@link #sync}. A failed write is sticky: the writer refuses further
+ * appends (the file's tail is unknown); reopening the queue recovers.
+ */
+public final class QueueWriter {
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final BlockBuilder builder = new BlockBuilder();
+  private final SegmentAppender appender;
+  private final QueueOptions options;
+  private final QueueCounters counters;
+  private final AppendSignal signal;
+  private GroupCommit commit;
+  private long lastAssigned;
+  private volatile long lastWritten;
+  private long openBlockSegment;
+  private long openBlockOffset;
+  private IOException failure;
+  private boolean closed;
+
+  QueueWriter(SegmentAppender appender, QueueOptions options, QueueCounters counters, AppendSignal signal, long lastSequence) {
+    this.appender = appender;
+    this.options = options;
+    this.counters = counters;
+    this.signal = signal;
+    this.lastAssigned = lastSequence;
+    this.lastWritten = lastSequence;
+  }
+
+  void attach(GroupCommit commit) {
+    this.commit = commit;
+  }
+
+  /** Highest sequence in a written (readable) block. */
+  long lastWritten() {
+    return lastWritten;
+  }
+
+  /**
+   * Buffers a record into the open block and returns its sequence (previous + 1, the first is 1)
+   * and address. Not yet readable nor durable: see {@link #flush} and {@link #awaitDurable}.
+   *
+   * @throws IllegalArgumentException for a negative id or a body over {@code maxBodyBytes}, or a
+   *     DELETE with a body
+   */
+  public Appended append(long id, Op op, long acceptedAtMillis, byte[] body) throws IOException {
+    Objects.requireNonNull(op, "op");
+    Objects.requireNonNull(body, "body");
+    if (id < 0) {
+      throw new IllegalArgumentException("document id must be >= 0, got " + id);
+    }
+    if (body.length > options.maxBodyBytes()) {
+      throw new IllegalArgumentException("body of " + body.length + " bytes exceeds the maximum of "
+          + options.maxBodyBytes() + " bytes (maxBodyBytes) for document " + id);
+    }
+    if (op == Op.DELETE && body.length != 0) {
+      throw new IllegalArgumentException("a DELETE carries no body, got " + body.length + " bytes for document " + id);
+    }
+    lock.lock();
+    try {
+      checkUsable();
+      int blockSize = options.blockSize();
+      if (!builder.fits(body.length, blockSize)) {
+        writeBlock();
+      }
+      if (builder.isEmpty()) {
+        openBlockSegment = appender.segment();
+        openBlockOffset = appender.position();
+      }
+      long sequence = lastAssigned + 1;
+      int index = builder.add(sequence, id, acceptedAtMillis, op == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE, body);
+      lastAssigned = sequence;
+      counters.appends.increment();
+      counters.bodyBytes.add(body.length);
+      long address = Address.of(openBlockSegment, openBlockOffset, index);
+      if (builder.full(blockSize)) {
+        writeBlock();
+      }
+      return new Appended(sequence, address);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Writes the open block: afterwards every appended record is readable by readers and tailers. */
+  public void flush() throws IOException {
+    lock.lock();
+    try {
+      checkUsable();
+      if (!builder.isEmpty()) {
+        writeBlock();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Returns once {@code sequence} is durable under the sync policy ({@code always}: fsynced, shared
+   * with concurrent callers; {@code interval}: by the next periodic fsync; {@code none}: written to
+   * the OS only). Writes the open block first if it holds the record.
+   */
+  public void awaitDurable(long sequence) throws IOException {
+    if (sequence > lastWritten) {
+      lock.lock();
+      try {
+        if (sequence > lastAssigned) {
+          throw new IllegalArgumentException("sequence " + sequence + " was never appended (last is " + lastAssigned + ")");
+        }
+        if (sequence > lastWritten) {
+          checkUsable();
+          writeBlock();
+        }
+      } finally {
+        lock.unlock();
+      }
+    }
+    commit.awaitDurable(sequence);
+  }
+
+  /** Writes the open block and fsyncs, whatever the policy. */
+  public void sync() throws IOException {
+    flush();
+    commit.syncNow();
+  }
+
+  private void checkUsable() throws IOException {
+    if (closed) {
+      throw new IOException("queue is closed");
+    }
+    if (failure != null) {
+      throw new IOException("an earlier write failed; reopen the queue to recover", failure);
+    }
+  }
+
+  /** Lock held, builder not empty. */
+  private void writeBlock() throws IOException {
+    ByteBuffer block = builder.finish();
+    int stored = block.remaining();
+    try {
+      if (appender.segment() != openBlockSegment || appender.position() != openBlockOffset) {
+        throw new IllegalStateException("block addressed at " + openBlockSegment + "/" + openBlockOffset
+            + " but the segment is at " + appender.segment() + "/" + appender.position());
+      }
+      appender.write(block, builder.lastCrc(), builder.lastSequence());
+    } catch (IOException | RuntimeException e) {
+      failure = e instanceof IOException io ? io : new IOException(e);
+      throw e;
+    }
+    counters.blocks.increment();
+    counters.rawBytes.add(builder.lastRawLength());
+    if (stored - BlockFormat.HEADER_LENGTH < builder.lastRawLength()) {
+      counters.compressedBlocks.increment();
+    }
+    lastWritten = builder.lastSequence();
+    signal.signal();
+  }
+
+  /** Writes the open block and marks the writer closed. The caller syncs and closes files. */
+  void close() throws IOException {
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      if (failure == null && !builder.isEmpty()) {
+        writeBlock();
+      }
+      closed = true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether a write failed (then close must not fsync: the tail is unknown). */
+  boolean failed() {
+    lock.lock();
+    try {
+      return failure != null;
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,158 @@
+package io.docstore.queue.block;
+
+import static io.docstore.queue.format.BlockFormat.*;
+
+import io.docstore.io.Checksums;
+import io.docstore.queue.format.Address;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import net.jpountz.lz4.LZ4Compressor;
+import net.jpountz.lz4.LZ4Factory;
+
+/**
+ * Gathers records into one block and encodes it (layout in {@link io.docstore.queue.format.BlockFormat}):
+ *
+ * <pre>
+ * +-----+-----------+--------+-------+-------+----------+------+---------------------------------------------+
+ * | crc | storedLen | rawLen | count | flags | reserved | seq0 | payload (LZ4 or raw):                        |
+ * | u32 | u32       | u32    | u16   | u8    | u8       | u64  |  start[0..count) u32, then records          |
+ * +-----+-----------+--------+-------+-------+----------+------+  record = id u64, acceptedAt u64, op u8, body |
+ * </pre>
+ *
+ * The payload is stored LZ4-compressed when that saves at least 1/16 of its size (smaller savings
+ * are not worth the decompression on every read), raw otherwise.
+ *
+ * <p>Not thread-safe: owned by the writer, used under its lock. Buffers are reused across blocks.
+ */
+public final class BlockBuilder {
+
+  private static final LZ4Compressor COMPRESSOR = LZ4Factory.fastestInstance().fastCompressor();
+
+  private byte[] records = new byte[8192];
+  private int recordsLength;
+  private int[] starts = new int[64];
+  private int count;
+  private long firstSequence;
+  private byte[] raw = new byte[8192];
+  private byte[] out = new byte[8192];
+
+  private int lastCrc;
+  private int lastRawLength;
+  private int lastCount;
+  private long lastFirstSequence;
+
+  public boolean isEmpty() {
+    return count == 0;
+  }
+
+  public int count() {
+    return count;
+  }
+
+  /** Raw payload length of the block so far (offset table included). */
+  public int rawLength() {
+    return count * OFFSET_ENTRY + recordsLength;
+  }
+
+  /** Whether a record with this body can join the block without making it exceed {@code blockSize}. */
+  public boolean fits(int bodyLength, int blockSize) {
+    return count == 0 || (count < Address.MAX_RECORDS_PER_BLOCK && rawLength() + rawRecordCost(bodyLength) <= blockSize);
+  }
+
+  /** Whether no further record, not even one with an empty body, can join. */
+  public boolean full(int blockSize) {
+    return !fits(0, blockSize);
+  }
+
+  /** Adds a record and returns its index in the block. Sequences must be consecutive. */
+  public int add(long sequence, long id, long acceptedAtMillis, byte op, byte[] body) {
+    if (count == 0) {
+      firstSequence = sequence;
+    } else if (sequence != firstSequence + count) {
+      throw new IllegalStateException("sequence " + sequence + " does not follow " + (firstSequence + count - 1));
+    }
+    int need = recordsLength + RECORD_BODY + body.length;
+    if (need > records.length) {
+      records = Arrays.copyOf(records, Math.max(need, records.length * 2));
+    }
+    if (count == starts.length) {
+      starts = Arrays.copyOf(starts, count * 2);
+    }
+    starts[count] = recordsLength;
+    int p = recordsLength;
+    BigEndian.putLong(records, p + RECORD_ID, id);
+    BigEndian.putLong(records, p + RECORD_ACCEPTED_AT, acceptedAtMillis);
+    records[p + RECORD_OP] = op;
+    System.arraycopy(body, 0, records, p + RECORD_BODY, body.length);
+    recordsLength = need;
+    return count++;
+  }
+
+  /**
+   * Encodes the block and empties the builder. The returned buffer (position 0, limit = block
+   * length) is valid until the next call.
+   */
+  public ByteBuffer finish() {
+    if (count == 0) {
+      throw new IllegalStateException("empty block");
+    }
+    int table = count * OFFSET_ENTRY;
+    int rawLen = table + recordsLength;
+    if (raw.length < rawLen) {
+      raw = new byte[Math.max(rawLen, raw.length * 2)];
+    }
+    for (int i = 0; i < count; i++) {
+      BigEndian.putInt(raw, i * OFFSET_ENTRY, table + starts[i]);
+    }
+    System.arraycopy(records, 0, raw, table, recordsLength);
+    int maxCompressed = COMPRESSOR.maxCompressedLength(rawLen);
+    int need = HEADER_LENGTH + Math.max(rawLen, maxCompressed);
+    if (out.length < need) {
+      out = new byte[Math.max(need, out.length * 2)];
+    }
+    int compressed = COMPRESSOR.compress(raw, 0, rawLen, out, HEADER_LENGTH, maxCompressed);
+    boolean lz4 = compressed <= rawLen - rawLen / 16 && compressed < rawLen;
+    int stored = lz4 ? compressed : rawLen;
+    if (!lz4) {
+      System.arraycopy(raw, 0, out, HEADER_LENGTH, rawLen);
+    }
+    BigEndian.putInt(out, STORED_LENGTH, stored);
+    BigEndian.putInt(out, RAW_LENGTH, rawLen);
+    BigEndian.putShort(out, RECORD_COUNT, count);
+    out[FLAGS] = (byte) (lz4 ? FLAG_LZ4 : 0);
+    out[RESERVED] = 0;
+    BigEndian.putLong(out, FIRST_SEQUENCE, firstSequence);
+    int crc = Checksums.crc32c(out, STORED_LENGTH, HEADER_LENGTH - STORED_LENGTH + stored);
+    BigEndian.putInt(out, CRC, crc);
+
+    lastCrc = crc;
+    lastRawLength = rawLen;
+    lastCount = count;
+    lastFirstSequence = firstSequence;
+    count = 0;
+    recordsLength = 0;
+    return ByteBuffer.wrap(out, 0, HEADER_LENGTH + stored);
+  }
+
+  /** The crc field of the block last returned by {@link #finish}. */
+  public int lastCrc() {
+    return lastCrc;
+  }
+
+  public int lastRawLength() {
+    return lastRawLength;
+  }
+
+  public int lastCount() {
+    return lastCount;
+  }
+
+  public long lastFirstSequence() {
+    return lastFirstSequence;
+  }
+
+  /** Sequence of the last record of the block last returned by {@link #finish}. */
+  public long lastSequence() {
+    return lastFirstSequence + lastCount - 1;
+  }
+}

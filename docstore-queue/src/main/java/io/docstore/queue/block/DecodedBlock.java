@@ -1,0 +1,141 @@
+package io.docstore.queue.block;
+
+import static io.docstore.queue.format.BlockFormat.*;
+
+import java.util.Arrays;
+
+/**
+ * A verified, decompressed block: its header fields and raw payload, with accessors for each
+ * record. Filled by {@link BlockReader#read}; reusable (one per reading thread or tailer), so
+ * nothing is allocated per read beyond what a caller copies out.
+ *
+ * <p>Invariant after a successful read: the offset table was checked (first start just after the
+ * table, starts increasing, every record at least {@code RECORD_BODY} bytes, op codes valid), so
+ * the accessors never read outside the payload.
+ *
+ * <p>Not thread-safe, except a block returned by {@link #copy()}, which is never mutated again and
+ * may be shared (the block cache holds such copies).
+ */
+public final class DecodedBlock {
+
+  byte[] raw = new byte[0];
+  int rawLength;
+  int count;
+  long firstSequence;
+  long offset;
+  int storedLength;
+  int crc;
+  boolean compressed;
+
+  public int count() {
+    return count;
+  }
+
+  public long firstSequence() {
+    return firstSequence;
+  }
+
+  public long lastSequence() {
+    return firstSequence + count - 1;
+  }
+
+  /** Offset of the block's header in its segment file. */
+  public long offset() {
+    return offset;
+  }
+
+  /** Offset just past the block: where the next block starts. */
+  public long end() {
+    return offset + HEADER_LENGTH + storedLength;
+  }
+
+  public int storedLength() {
+    return storedLength;
+  }
+
+  public int rawLength() {
+    return rawLength;
+  }
+
+  public int crc() {
+    return crc;
+  }
+
+  public boolean compressed() {
+    return compressed;
+  }
+
+  private int start(int i) {
+    return BigEndian.getInt(raw, i * OFFSET_ENTRY);
+  }
+
+  private int endOf(int i) {
+    return i + 1 < count ? start(i + 1) : rawLength;
+  }
+
+  public long id(int i) {
+    return BigEndian.getLong(raw, start(i) + RECORD_ID);
+  }
+
+  public long acceptedAtMillis(int i) {
+    return BigEndian.getLong(raw, start(i) + RECORD_ACCEPTED_AT);
+  }
+
+  /** {@link io.docstore.queue.format.BlockFormat#OP_PUT} or {@code OP_DELETE}. */
+  public byte op(int i) {
+    return raw[start(i) + RECORD_OP];
+  }
+
+  public int bodyLength(int i) {
+    return endOf(i) - start(i) - RECORD_BODY;
+  }
+
+  /** A fresh copy of record {@code i}'s body. */
+  public byte[] body(int i) {
+    int from = start(i) + RECORD_BODY;
+    return Arrays.copyOfRange(raw, from, endOf(i));
+  }
+
+  /** An independent copy holding exactly the payload, for caching. */
+  public DecodedBlock copy() {
+    DecodedBlock c = new DecodedBlock();
+    c.raw = Arrays.copyOf(raw, rawLength);
+    c.rawLength = rawLength;
+    c.count = count;
+    c.firstSequence = firstSequence;
+    c.offset = offset;
+    c.storedLength = storedLength;
+    c.crc = crc;
+    c.compressed = compressed;
+    return c;
+  }
+
+  /** Checks the offset table and op codes; returns a description of the first problem, or null. */
+  String validate() {
+    int table = count * OFFSET_ENTRY;
+    if (rawLength < table) {
+      return "offset table of " + count + " entries does not fit in " + rawLength + " raw bytes";
+    }
+    int prev = table;
+    for (int i = 0; i < count; i++) {
+      int s = start(i);
+      if (i == 0 ? s != table : s < prev + RECORD_BODY) {
+        return "offset table entry " + i + " is " + s + " (previous record starts at " + prev + ")";
+      }
+      prev = s;
+    }
+    if (prev + RECORD_BODY > rawLength) {
+      return "last record at " + prev + " overruns raw length " + rawLength;
+    }
+    for (int i = 0; i < count; i++) {
+      byte op = raw[start(i) + RECORD_OP];
+      if (op != OP_PUT && op != OP_DELETE) {
+        return "record " + i + " has unknown op code " + op;
+      }
+      if (op == OP_DELETE && bodyLength(i) != 0) {
+        return "delete record " + i + " has a body of " + bodyLength(i) + " bytes";
+      }
+    }
+    return null;
+  }
+}

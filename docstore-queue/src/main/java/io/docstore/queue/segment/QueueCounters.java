@@ -1,0 +1,22 @@
+package io.docstore.queue.segment;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The queue's running counters, shared by writer, readers and recovery; the facade snapshots them
+ * into {@code QueueStats}. Thread-safe (LongAdders: cheap under contention).
+ */
+public final class QueueCounters {
+  public final LongAdder appends = new LongAdder();
+  public final LongAdder bodyBytes = new LongAdder();
+  public final LongAdder rawBytes = new LongAdder();
+  public final LongAdder storedBytes = new LongAdder();
+  public final LongAdder blocks = new LongAdder();
+  public final LongAdder compressedBlocks = new LongAdder();
+  public final LongAdder segmentsCreated = new LongAdder();
+  public final LongAdder segmentsSealed = new LongAdder();
+  public final LongAdder fsyncs = new LongAdder();
+  public final LongAdder tornTailBytesDropped = new LongAdder();
+  public final LongAdder blockReads = new LongAdder();
+  public final LongAdder blockCacheHits = new LongAdder();
+}

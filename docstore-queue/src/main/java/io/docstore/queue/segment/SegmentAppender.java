@@ -1,0 +1,186 @@
+package io.docstore.queue.segment;
+
+import io.docstore.io.Checksums;
+import io.docstore.io.FileSystem;
+import io.docstore.io.KillPoints;
+import io.docstore.io.WritableFile;
+import io.docstore.queue.format.SegmentFileName;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.zip.CRC32C;
+
+/**
+ * Appends encoded blocks to the active segment and rolls to a new segment when it passes the
+ * configured size.
+ *
+ * <p>Sealing, in this order (proof sketch in docs/formats/segment.md, "Sealing"): write the footer,
+ * force the file, rename {@code .active} to {@code .sealed}, fsync the directory; only then create
+ * the next segment (header written and forced, directory fsynced). A crash at any point leaves
+ * either an active segment with or without a complete footer (recovery finishes or discards the
+ * seal) or a sealed segment and no active one (recovery creates the next).
+ *
+ * <p>Thread-safety: {@link #write} and {@link #roll} are called by the writer under its lock;
+ * {@link #force} may be called from any thread (group commit leader). A file lock keeps a force from
+ * hitting a file that a concurrent roll is closing.
+ */
+public final class SegmentAppender implements Closeable {
+
+  private final FileSystem fs;
+  private final Path dir;
+  private final SegmentSet segments;
+  private final QueueCounters counters;
+  private final long segmentSize;
+  private final ReentrantLock fileLock = new ReentrantLock();
+  private WritableFile file;
+  private SegmentInfo info;
+  private CRC32C digest;
+  private long blockCount;
+
+  SegmentAppender(FileSystem fs, Path dir, SegmentSet segments, QueueCounters counters, long segmentSize,
+      WritableFile file, SegmentInfo info, CRC32C digest, long blockCount) {
+    this.fs = fs;
+    this.dir = dir;
+    this.segments = segments;
+    this.counters = counters;
+    this.segmentSize = segmentSize;
+    this.file = file;
+    this.info = info;
+    this.digest = digest;
+    this.blockCount = blockCount;
+  }
+
+  /** Creates segment {@code number} (header written, forced, directory synced) and registers it. */
+  static SegmentAppender createFirst(FileSystem fs, Path dir, SegmentSet segments, QueueCounters counters,
+      long segmentSize, long number, long baseSequence) throws IOException {
+    SegmentAppender a = new SegmentAppender(fs, dir, segments, counters, segmentSize, null, null, null, 0);
+    a.openSegment(number, baseSequence);
+    return a;
+  }
+
+  static void addToDigest(CRC32C digest, int crc) {
+    digest.update(crc >>> 24);
+    digest.update(crc >>> 16);
+    digest.update(crc >>> 8);
+    digest.update(crc);
+  }
+
+  static int digestValue(CRC32C digest) {
+    return Checksums.mask((int) digest.getValue());
+  }
+
+  /** Offset where the next block will be written. Writer thread only. */
+  public long position() {
+    return file.position();
+  }
+
+  /** Number of the segment the next block goes to. Writer thread only. */
+  public long segment() {
+    return info.number();
+  }
+
+  /**
+   * Writes one complete block holding records up to {@code lastSequence}, publishes it to readers,
+   * and rolls to a new segment if the active one has passed the configured size.
+   */
+  public void write(ByteBuffer block, int crc, long lastSequence) throws IOException {
+    int length = block.remaining();
+    file.write(block);
+    addToDigest(digest, crc);
+    blockCount++;
+    info.published(file.position(), lastSequence);
+    counters.storedBytes.add(length);
+    KillPoints.reach("queue.block.afterWrite");
+    if (file.position() >= segmentSize) {
+      roll();
+    }
+  }
+
+  /** Forces the active segment's data (group commit's force). Any thread. */
+  public void force() throws IOException {
+    fileLock.lock();
+    try {
+      if (file == null) {
+        throw new IOException("queue segment file is closed");
+      }
+      file.force();
+    } finally {
+      fileLock.unlock();
+    }
+  }
+
+  /** Seals the active segment and starts the next. Writer thread only; the segment must hold a block. */
+  public void roll() throws IOException {
+    fileLock.lock();
+    try {
+      seal();
+      openSegment(info.number() + 1, info.lastSequence() + 1);
+    } finally {
+      fileLock.unlock();
+    }
+  }
+
+  private void seal() throws IOException {
+    long blocksEnd = file.position();
+    SegmentFooter footer = new SegmentFooter(info.lastSequence() - info.baseSequence() + 1, info.baseSequence(),
+        info.lastSequence(), blockCount, blocksEnd, digestValue(digest));
+    KillPoints.reach("queue.seal.beforeFooter");
+    file.write(footer.encode());
+    KillPoints.reach("queue.seal.afterFooter");
+    file.force();
+    counters.fsyncs.increment();
+    file.close();
+    file = null;
+    Path active = file(info.number(), false);
+    Path sealed = file(info.number(), true);
+    KillPoints.reach("queue.seal.beforeRename");
+    fs.rename(active, sealed);
+    KillPoints.reach("queue.seal.afterRename");
+    fs.syncDirectory(dir);
+    KillPoints.reach("queue.seal.afterPublish");
+    info.markSealed(sealed);
+    counters.segmentsSealed.increment();
+  }
+
+  private void openSegment(long number, long baseSequence) throws IOException {
+    Path path = file(number, false);
+    WritableFile f = fs.create(path);
+    try {
+      f.write(new SegmentHeader(number, baseSequence).encode());
+      f.force();
+      KillPoints.reach("queue.roll.afterCreate");
+      fs.syncDirectory(dir);
+    } catch (IOException e) {
+      f.close();
+      throw e;
+    }
+    counters.fsyncs.increment();
+    SegmentInfo next = new SegmentInfo(number, baseSequence, path, fs.openRead(path), f.position(), baseSequence - 1, false);
+    file = f;
+    info = next;
+    digest = new CRC32C();
+    blockCount = 0;
+    counters.segmentsCreated.increment();
+    segments.add(next);
+  }
+
+  private Path file(long number, boolean sealed) {
+    return new SegmentFileName(number, sealed).in(dir);
+  }
+
+  /** Closes the active file without sealing it (the next open resumes it). Does not force. */
+  @Override
+  public void close() throws IOException {
+    fileLock.lock();
+    try {
+      if (file != null) {
+        file.close();
+        file = null;
+      }
+    } finally {
+      fileLock.unlock();
+    }
+  }
+}

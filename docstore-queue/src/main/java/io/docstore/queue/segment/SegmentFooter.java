@@ -1,0 +1,66 @@
+package io.docstore.queue.segment;
+
+import static io.docstore.queue.format.SegmentFormat.*;
+
+import io.docstore.io.Checksums;
+import io.docstore.io.CorruptionException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+
+/**
+ * A sealed segment's footer. {@code blocksEnd} is where the footer starts (the end of the last
+ * block); {@code blockCrcDigest} is the masked CRC32C over every block's crc field in order.
+ */
+public record SegmentFooter(long recordCount, long firstSequence, long lastSequence, long blockCount,
+    long blocksEnd, int blockCrcDigest) {
+
+  public ByteBuffer encode() {
+    ByteBuffer b = ByteBuffer.allocate(FOOTER_LENGTH);
+    b.putInt(FOOTER_MAGIC, FOOTER_MAGIC_VALUE);
+    b.putLong(RECORD_COUNT, recordCount);
+    b.putLong(FIRST_SEQUENCE, firstSequence);
+    b.putLong(LAST_SEQUENCE, lastSequence);
+    b.putLong(BLOCK_COUNT, blockCount);
+    b.putLong(BLOCKS_END, blocksEnd);
+    b.putInt(BLOCK_CRC_DIGEST, blockCrcDigest);
+    b.putInt(FOOTER_RESERVED, 0);
+    b.putInt(FOOTER_CRC, Checksums.crc32c(b, FOOTER_MAGIC, FOOTER_LENGTH - FOOTER_MAGIC));
+    return b;
+  }
+
+  /** True if the 4 bytes at {@code FOOTER_MAGIC} of {@code b} (absolute) are the footer magic. */
+  static boolean hasMagic(ByteBuffer b, int at) {
+    return b.getInt(at + FOOTER_MAGIC) == FOOTER_MAGIC_VALUE;
+  }
+
+  /** Reads and verifies the footer at {@code offset}, which must be the last {@code FOOTER_LENGTH} bytes. */
+  public static SegmentFooter read(FileChannel ch, Path file, long offset) throws IOException {
+    ByteBuffer b = ByteBuffer.allocate(FOOTER_LENGTH);
+    while (b.hasRemaining()) {
+      if (ch.read(b, offset + b.position()) < 0) {
+        throw new CorruptionException(file, offset, "truncated footer: file ends at " + (offset + b.position()));
+      }
+    }
+    return parse(b, file, offset);
+  }
+
+  static SegmentFooter parse(ByteBuffer b, Path file, long offset) throws CorruptionException {
+    if (b.getInt(FOOTER_MAGIC) != FOOTER_MAGIC_VALUE) {
+      throw new CorruptionException(file, offset, String.format("no footer: magic %08x (expected %08x)",
+          b.getInt(FOOTER_MAGIC), FOOTER_MAGIC_VALUE));
+    }
+    int expected = b.getInt(FOOTER_CRC);
+    int actual = Checksums.crc32c(b, FOOTER_MAGIC, FOOTER_LENGTH - FOOTER_MAGIC);
+    if (expected != actual) {
+      throw CorruptionException.checksum(file, offset, "segment footer", expected, actual);
+    }
+    SegmentFooter f = new SegmentFooter(b.getLong(RECORD_COUNT), b.getLong(FIRST_SEQUENCE), b.getLong(LAST_SEQUENCE),
+        b.getLong(BLOCK_COUNT), b.getLong(BLOCKS_END), b.getInt(BLOCK_CRC_DIGEST));
+    if (f.blocksEnd() != offset || f.recordCount() != f.lastSequence() - f.firstSequence() + 1 || f.blockCount() < 1) {
+      throw new CorruptionException(file, offset, "footer passes its checksum but is inconsistent: " + f);
+    }
+    return f;
+  }
+}

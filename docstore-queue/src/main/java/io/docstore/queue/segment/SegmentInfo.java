@@ -1,0 +1,80 @@
+package io.docstore.queue.segment;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+
+/**
+ * What readers know about one segment: its read channel and how far it may be read.
+ *
+ * <p>Thread-safety: the writer is the only one to change {@code blocksEnd}, {@code lastSequence},
+ * {@code sealed} and {@code path}; it publishes a block by writing it completely and only then
+ * raising {@code blocksEnd} (volatile), so a reader that stays below {@code blocksEnd} never sees a
+ * partial block. The read channel is positional-read only and shared by all readers.
+ */
+public final class SegmentInfo {
+
+  private final long number;
+  private final long baseSequence;
+  private final FileChannel channel;
+  private volatile Path path;
+  private volatile long blocksEnd;
+  private volatile long lastSequence;
+  private volatile boolean sealed;
+
+  public SegmentInfo(long number, long baseSequence, Path path, FileChannel channel, long blocksEnd,
+      long lastSequence, boolean sealed) {
+    this.number = number;
+    this.baseSequence = baseSequence;
+    this.path = path;
+    this.channel = channel;
+    this.blocksEnd = blocksEnd;
+    this.lastSequence = lastSequence;
+    this.sealed = sealed;
+  }
+
+  public long number() {
+    return number;
+  }
+
+  /** Sequence of the segment's first record (one past the previous segment's last). */
+  public long baseSequence() {
+    return baseSequence;
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  public FileChannel channel() {
+    return channel;
+  }
+
+  /** End of the last complete block: blocks before it may be read. */
+  public long blocksEnd() {
+    return blocksEnd;
+  }
+
+  /** Sequence of the last record in a complete block, {@code baseSequence - 1} if none. */
+  public long lastSequence() {
+    return lastSequence;
+  }
+
+  public boolean sealed() {
+    return sealed;
+  }
+
+  void published(long blocksEnd, long lastSequence) {
+    this.lastSequence = lastSequence;
+    this.blocksEnd = blocksEnd;
+  }
+
+  void markSealed(Path sealedPath) {
+    this.path = sealedPath;
+    this.sealed = true;
+  }
+
+  void close() throws IOException {
+    channel.close();
+  }
+}

@@ -1,0 +1,192 @@
+package io.docstore.queue.segment;
+
+import static io.docstore.queue.format.SegmentFormat.FOOTER_LENGTH;
+import static io.docstore.queue.format.SegmentFormat.HEADER_LENGTH;
+
+import io.docstore.io.CorruptionException;
+import io.docstore.io.FileSystem;
+import io.docstore.io.WritableFile;
+import io.docstore.queue.block.BlockReader;
+import io.docstore.queue.block.DecodedBlock;
+import io.docstore.queue.format.BlockFormat;
+import io.docstore.queue.format.SegmentFileName;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Opens a queue directory: registers the sealed segments (header and footer checked, blocks left to
+ * be verified lazily on read), scans the active segment in full, truncates its torn tail, finishes
+ * an interrupted seal, and returns an appender positioned at the end.
+ *
+ * <p>Torn tail policy: damage in the active segment after which no verifiable block or footer
+ * exists is a torn tail, cut off (logged at WARN, counted). Damage followed by valid data, any
+ * damage in a sealed segment, a gap in segment numbers or sequences: {@link CorruptionException},
+ * never truncated.
+ */
+public final class SegmentRecovery {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SegmentRecovery.class);
+
+  /** The state a queue opens with. */
+  public record Recovered(SegmentSet segments, SegmentAppender appender, long lastSequence) {}
+
+  private SegmentRecovery() {}
+
+  public static Recovered open(FileSystem fs, Path dir, QueueCounters counters, long segmentSize, int expectedBlockBytes)
+      throws IOException {
+    fs.createDirectories(dir);
+    List<SegmentFileName> names = new ArrayList<>();
+    for (Path p : fs.list(dir)) {
+      SegmentFileName.parse(p).ifPresent(names::add);
+    }
+    names.sort((a, b) -> Long.compare(a.segment(), b.segment()));
+    SegmentSet segments = new SegmentSet();
+    BlockReader reader = new BlockReader(expectedBlockBytes);
+    SegmentAppender appender = null;
+    long lastSequence = 0;
+    long expectedNumber = names.isEmpty() ? 1 : names.get(0).segment();
+    try {
+      for (int i = 0; i < names.size(); i++) {
+        SegmentFileName name = names.get(i);
+        Path path = name.in(dir);
+        boolean last = i == names.size() - 1;
+        if (name.segment() != expectedNumber) {
+          throw new CorruptionException(path, 0, "segment " + expectedNumber + " is missing (found "
+              + name.segment() + ")");
+        }
+        if (i + 1 < names.size() && names.get(i + 1).segment() == name.segment()) {
+          throw new CorruptionException(path, 0, "segment " + name.segment() + " exists both active and sealed");
+        }
+        expectedNumber++;
+        if (!name.sealed() && last && fs.size(path) < HEADER_LENGTH + BlockFormat.HEADER_LENGTH
+            && tornCreation(fs, path)) {
+          long dropped = fs.size(path);
+          LOG.warn("{}: dropping an incompletely created segment ({} bytes)", path, dropped);
+          counters.tornTailBytesDropped.add(dropped);
+          fs.delete(path);
+          fs.syncDirectory(dir);
+          expectedNumber--;
+          break;
+        }
+        FileChannel ch = fs.openRead(path);
+        try {
+          if (name.sealed()) {
+            SegmentInfo info = openSealed(path, ch, name.segment(), lastSequence);
+            segments.add(info);
+            lastSequence = info.lastSequence();
+          } else {
+            if (!last) {
+              throw new CorruptionException(path, 0, "active segment is not the newest segment");
+            }
+            Active a = recoverActive(fs, dir, path, ch, name.segment(), lastSequence, reader, counters);
+            if (a.sealedPath != null) {
+              ch.close();
+              ch = fs.openRead(a.sealedPath);
+              SegmentInfo info = new SegmentInfo(name.segment(), a.base, a.sealedPath, ch, a.blocksEnd, a.lastSequence, true);
+              segments.add(info);
+            } else {
+              SegmentInfo info = new SegmentInfo(name.segment(), a.base, path, ch, a.blocksEnd, a.lastSequence, false);
+              segments.add(info);
+              WritableFile file = fs.openAppend(path);
+              appender = new SegmentAppender(fs, dir, segments, counters, segmentSize, file, info, a.digest, a.blockCount);
+            }
+            lastSequence = a.lastSequence;
+          }
+        } catch (IOException | RuntimeException e) {
+          ch.close();
+          throw e;
+        }
+      }
+      if (appender == null) {
+        appender = SegmentAppender.createFirst(fs, dir, segments, counters, segmentSize, expectedNumber, lastSequence + 1);
+      } else if (appender.position() >= segmentSize && segments.last().lastSequence() >= segments.last().baseSequence()) {
+        appender.roll();
+      }
+      return new Recovered(segments, appender, lastSequence);
+    } catch (IOException | RuntimeException e) {
+      if (appender != null) {
+        appender.close();
+      }
+      segments.closeAll();
+      throw e;
+    }
+  }
+
+  /** A sealed segment: header and footer verified; blocks are verified when read. */
+  private static SegmentInfo openSealed(Path path, FileChannel ch, long number, long previousLast) throws IOException {
+    SegmentHeader h = SegmentHeader.read(ch, path);
+    checkHeader(path, h, number, previousLast);
+    long size = ch.size();
+    if (size < HEADER_LENGTH + FOOTER_LENGTH) {
+      throw new CorruptionException(path, size, "sealed segment of " + size + " bytes has no room for a footer");
+    }
+    SegmentFooter f = SegmentFooter.read(ch, path, size - FOOTER_LENGTH);
+    if (f.firstSequence() != h.baseSequence()) {
+      throw new CorruptionException(path, size - FOOTER_LENGTH, "footer's first sequence " + f.firstSequence()
+          + " differs from the header's " + h.baseSequence());
+    }
+    return new SegmentInfo(number, h.baseSequence(), path, ch, f.blocksEnd(), f.lastSequence(), true);
+  }
+
+  private static void checkHeader(Path path, SegmentHeader h, long number, long previousLast) throws CorruptionException {
+    if (h.segment() != number) {
+      throw new CorruptionException(path, 0, "header names segment " + h.segment() + " but the file name says " + number);
+    }
+    if (previousLast > 0 && h.baseSequence() != previousLast + 1) {
+      throw new CorruptionException(path, 0, "segment starts at sequence " + h.baseSequence()
+          + " but the previous one ends at " + previousLast);
+    }
+  }
+
+  private static boolean tornCreation(FileSystem fs, Path path) throws IOException {
+    try (FileChannel ch = fs.openRead(path)) {
+      SegmentHeader.read(ch, path);
+      return false;
+    } catch (CorruptionException e) {
+      return true;
+    }
+  }
+
+  private record Active(long base, long blocksEnd, long lastSequence, CRC32C digest, long blockCount, Path sealedPath) {}
+
+  private static Active recoverActive(FileSystem fs, Path dir, Path path, FileChannel ch, long number, long previousLast,
+      BlockReader reader, QueueCounters counters) throws IOException {
+    long size = ch.size();
+    SegmentScanner scan = new SegmentScanner(path, ch, size, reader);
+    checkHeader(path, scan.header(), number, previousLast);
+    DecodedBlock block = new DecodedBlock();
+    while (true) {
+      SegmentScanner.Kind kind;
+      try {
+        kind = scan.next(block);
+      } catch (CorruptionException e) {
+        if (scan.validDataAfterDamage()) {
+          throw e;
+        }
+        long dropped = size - scan.position();
+        LOG.warn("{}: torn tail of {} bytes at offset {} truncated ({})", path, dropped, scan.position(), e.getMessage());
+        counters.tornTailBytesDropped.add(dropped);
+        fs.truncate(path, scan.position());
+        kind = SegmentScanner.Kind.END;
+      }
+      if (kind == SegmentScanner.Kind.END) {
+        return new Active(scan.header().baseSequence(), scan.position(), scan.nextSequence() - 1, scan.digest(),
+            scan.blockCount(), null);
+      }
+      if (kind == SegmentScanner.Kind.FOOTER) {
+        Path sealed = new SegmentFileName(number, true).in(dir);
+        LOG.info("{}: finishing an interrupted seal", path);
+        fs.rename(path, sealed);
+        fs.syncDirectory(dir);
+        return new Active(scan.header().baseSequence(), scan.footer().blocksEnd(), scan.nextSequence() - 1, null,
+            scan.blockCount(), sealed);
+      }
+    }
+  }
+}

@@ -1,0 +1,82 @@
+package io.docstore.queue.tools;
+
+import io.docstore.io.CorruptionException;
+import io.docstore.io.FileSystem;
+import io.docstore.queue.Op;
+import io.docstore.queue.block.BlockReader;
+import io.docstore.queue.block.DecodedBlock;
+import io.docstore.queue.format.Address;
+import io.docstore.queue.format.BlockFormat;
+import io.docstore.queue.segment.SegmentFooter;
+import io.docstore.queue.segment.SegmentScanner;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+
+/**
+ * Prints a segment file for humans: the header, each block (offset, stored and raw sizes, record
+ * count, compression, checksum status) and each record (address, id, sequence, op, body size), and
+ * the footer. Stops at the first damaged block, printing what is wrong and where. Read-only.
+ */
+public final class SegmentDump {
+
+  private SegmentDump() {}
+
+  /** Dumps {@code file}; returns true if every block (and the footer, if any) verified. */
+  public static boolean dump(Path file, PrintStream out) throws IOException {
+    return dump(FileSystem.real(), file, out, true);
+  }
+
+  /** @param records whether to print a line per record, or only per block */
+  public static boolean dump(FileSystem fs, Path file, PrintStream out, boolean records) throws IOException {
+    try (FileChannel ch = fs.openRead(file)) {
+      long size = ch.size();
+      out.printf("file %s (%d bytes)%n", file, size);
+      SegmentScanner scan;
+      try {
+        scan = new SegmentScanner(file, ch, size, new BlockReader(64 * 1024));
+      } catch (IOException e) {
+        out.printf("header: BAD %s%n", e.getMessage());
+        return false;
+      }
+      long segment = scan.header().segment();
+      out.printf("header: format docstore.segment v1, segment %d, base sequence %d%n", segment, scan.header().baseSequence());
+      DecodedBlock block = new DecodedBlock();
+      while (true) {
+        long offset = scan.position();
+        SegmentScanner.Kind kind;
+        try {
+          kind = scan.next(block);
+        } catch (CorruptionException e) {
+          out.printf("block @%d: BAD %s%n", offset, e.getMessage());
+          return false;
+        }
+        switch (kind) {
+          case END -> {
+            out.printf("end @%d: no footer (active segment), %d blocks%n", offset, scan.blockCount());
+            return true;
+          }
+          case FOOTER -> {
+            SegmentFooter f = scan.footer();
+            out.printf("footer @%d: OK records %d, sequences %d..%d, blocks %d, block crc digest %08x%n", offset,
+                f.recordCount(), f.firstSequence(), f.lastSequence(), f.blockCount(), f.blockCrcDigest());
+            return true;
+          }
+          case BLOCK -> {
+            out.printf("block @%d: stored %d, raw %d, records %d, %s, sequences %d..%d, crc %08x OK%n", offset,
+                block.storedLength(), block.rawLength(), block.count(), block.compressed() ? "lz4" : "raw",
+                block.firstSequence(), block.lastSequence(), block.crc());
+            if (records) {
+              for (int i = 0; i < block.count(); i++) {
+                Op op = block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
+                out.printf("  record %s id %d seq %d %s size %d%n", Address.toString(Address.of(segment, offset, i)),
+                    block.id(i), block.firstSequence() + i, op, block.bodyLength(i));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,73 @@
+package io.docstore.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.docstore.io.SyncPolicy;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Concurrent appenders with group commit, a concurrent reader and a concurrent tailer. */
+class QueueConcurrencyTest {
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void concurrentAppendersShareFsyncsAndEverythingReadsBack() throws Exception {
+    int threads = 4;
+    int perThread = 300;
+    QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.ALWAYS).blockSize(1024).segmentSize(64 * 1024).build();
+    ConcurrentHashMap<Long, Long> addressBySequence = new ConcurrentHashMap<>();
+    try (Queue q = Queue.open(dir, o)) {
+      ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+      try {
+        Future<Integer> tailed = pool.submit(() -> {
+          int n = 0;
+          try (QueueTailer t = q.tailer(1)) {
+            while (n < threads * perThread) {
+              Record r = t.next(30, TimeUnit.SECONDS);
+              assertThat(r).isNotNull();
+              assertThat(r.sequence()).isEqualTo(n + 1);
+              assertThat(ByteBuffer.wrap(r.body()).getLong()).isEqualTo(r.id());
+              n++;
+            }
+          }
+          return n;
+        });
+        List<Future<?>> writers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          int thread = t;
+          writers.add(pool.submit(() -> {
+            for (int i = 0; i < perThread; i++) {
+              long id = thread * 1_000_000L + i;
+              byte[] body = ByteBuffer.allocate(8 + i % 50).putLong(id).array();
+              Appended a = q.writer().append(id, Op.PUT, 0, body);
+              q.writer().awaitDurable(a.sequence());
+              assertThat(q.durableSequence()).isGreaterThanOrEqualTo(a.sequence());
+              assertThat(addressBySequence.put(a.sequence(), a.address())).isNull();
+              assertThat(q.reader().get(a.address()).id()).isEqualTo(id);
+            }
+            return null;
+          }));
+        }
+        for (Future<?> f : writers) {
+          f.get(60, TimeUnit.SECONDS);
+        }
+        assertThat(tailed.get(60, TimeUnit.SECONDS)).isEqualTo(threads * perThread);
+      } finally {
+        pool.shutdownNow();
+      }
+      assertThat(addressBySequence).hasSize(threads * perThread);
+      assertThat(q.stats().fsyncs()).isLessThanOrEqualTo(threads * perThread + 100);
+    }
+  }
+}

@@ -1,0 +1,155 @@
+package io.docstore.index;
+
+import io.docstore.index.bloom.BloomPolicy;
+import io.docstore.io.FileSystem;
+import io.docstore.io.SyncPolicy;
+import java.util.Objects;
+
+/** Settings of an {@link LsmIndex}. Immutable; build with {@link #builder()}. */
+public final class IndexOptions {
+
+  private final FileSystem fileSystem;
+  private final SyncPolicy syncPolicy;
+  private final long memTableBytes;
+  private final double bloomFalsePositiveRate;
+  private final long bloomMemoryBytes;
+  private final BloomPolicy bloomPolicy;
+  private final long bloomRebalanceMillis;
+  private final int maxFrozenTables;
+
+  private IndexOptions(Builder b) {
+    this.fileSystem = b.fileSystem;
+    this.syncPolicy = b.syncPolicy;
+    this.memTableBytes = b.memTableBytes;
+    this.bloomFalsePositiveRate = b.bloomFalsePositiveRate;
+    this.bloomMemoryBytes = b.bloomMemoryBytes;
+    this.bloomPolicy = b.bloomPolicy;
+    this.bloomRebalanceMillis = b.bloomRebalanceMillis;
+    this.maxFrozenTables = b.maxFrozenTables;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public static IndexOptions defaults() {
+    return builder().build();
+  }
+
+  public FileSystem fileSystem() {
+    return fileSystem;
+  }
+
+  public SyncPolicy syncPolicy() {
+    return syncPolicy;
+  }
+
+  /** Bytes of the memory table's slot arrays (16 per slot; full at 60% load). */
+  public long memTableBytes() {
+    return memTableBytes;
+  }
+
+  public double bloomFalsePositiveRate() {
+    return bloomFalsePositiveRate;
+  }
+
+  /** The one off-heap budget shared by every bloom filter page of the index. */
+  public long bloomMemoryBytes() {
+    return bloomMemoryBytes;
+  }
+
+  public BloomPolicy bloomPolicy() {
+    return bloomPolicy;
+  }
+
+  /** How often the bloom pager re-ranks pages (its usefulness counters halve every round). */
+  public long bloomRebalanceMillis() {
+    return bloomRebalanceMillis;
+  }
+
+  /** Frozen memory tables allowed to wait for their flush before a writer blocks (backpressure). */
+  public int maxFrozenTables() {
+    return maxFrozenTables;
+  }
+
+  /** Builder with the defaults documented per method. */
+  public static final class Builder {
+    private FileSystem fileSystem = FileSystem.real();
+    private SyncPolicy syncPolicy = SyncPolicy.ALWAYS;
+    private long memTableBytes = 64L << 20;
+    private double bloomFalsePositiveRate = 0.01;
+    private long bloomMemoryBytes = 64L << 20;
+    private BloomPolicy bloomPolicy = BloomPolicy.USEFULNESS;
+    private long bloomRebalanceMillis = 500;
+    private int maxFrozenTables = 2;
+
+    private Builder() {}
+
+    /** Default: the real file system. */
+    public Builder fileSystem(FileSystem fs) {
+      this.fileSystem = Objects.requireNonNull(fs);
+      return this;
+    }
+
+    /** Default: {@code always} (group-committed fsync before a put returns). */
+    public Builder syncPolicy(SyncPolicy policy) {
+      this.syncPolicy = Objects.requireNonNull(policy);
+      return this;
+    }
+
+    /** Default: 64 MiB (about 2.5 million entries per flush). Minimum 1 KiB. */
+    public Builder memTableBytes(long bytes) {
+      if (bytes < 1024) {
+        throw new IllegalArgumentException("memTableBytes must be at least 1024, got " + bytes);
+      }
+      this.memTableBytes = bytes;
+      return this;
+    }
+
+    /** Default: 0.01. Must be in (0, 0.5). */
+    public Builder bloomFalsePositiveRate(double rate) {
+      if (!(rate > 0 && rate < 0.5)) {
+        throw new IllegalArgumentException("bloom false-positive rate must be in (0, 0.5), got " + rate);
+      }
+      this.bloomFalsePositiveRate = rate;
+      return this;
+    }
+
+    /** Default: 64 MiB. Zero disables residency (every bloom answer is "maybe"). */
+    public Builder bloomMemoryBytes(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("bloom memory must be >= 0, got " + bytes);
+      }
+      this.bloomMemoryBytes = bytes;
+      return this;
+    }
+
+    /** Default: {@link BloomPolicy#USEFULNESS}; {@code RANDOM} is the baseline for tests and benchmarks. */
+    public Builder bloomPolicy(BloomPolicy policy) {
+      this.bloomPolicy = Objects.requireNonNull(policy);
+      return this;
+    }
+
+    /** Default: 500 ms. */
+    public Builder bloomRebalanceMillis(long millis) {
+      if (millis <= 0) {
+        throw new IllegalArgumentException("bloom rebalance interval must be positive, got " + millis);
+      }
+      this.bloomRebalanceMillis = millis;
+      return this;
+    }
+
+    /** Default: 2. */
+    public Builder maxFrozenTables(int n) {
+      if (n < 1) {
+        throw new IllegalArgumentException("maxFrozenTables must be >= 1, got " + n);
+      }
+      this.maxFrozenTables = n;
+      return this;
+    }
+
+    public IndexOptions build() {
+      return new IndexOptions(this);
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package io.docstore.index;
+
+import io.docstore.index.engine.Engine;
+import io.docstore.index.engine.IndexCounters;
+import java.io.IOException;
+
+/**
+ * A point-in-time snapshot of an index's metric hooks, as plain values the service exports with
+ * Micrometer. Counters are cumulative since open.
+ */
+public final class IndexStats {
+
+  private final long puts;
+  private final long deletes;
+  private final long gets;
+  private final long[] probesPerGet;
+  private final long pagesRead;
+  private final long bloomNo;
+  private final long bloomMaybe;
+  private final long bloomNotResident;
+  private final long bloomResidentBytes;
+  private final long bloomBudgetBytes;
+  private final long bloomCorruptPages;
+  private final long flushes;
+  private final long compactions;
+  private final long tableEntriesWritten;
+  private final long tableBytesWritten;
+  private final long compactionEntriesWritten;
+  private final long compactionBytesWritten;
+  private final long backgroundFailures;
+  private final long walFsyncs;
+  private final long walFsyncNanosTotal;
+  private final long walFsyncNanosMax;
+  private final long walBytesDropped;
+  private final long walBytesWritten;
+  private final long indexCount;
+  private final long frozenTables;
+  private final long memTableEntries;
+
+  private IndexStats(Engine e) {
+    IndexCounters c = e.counters();
+    puts = c.puts.sum();
+    deletes = c.deletes.sum();
+    gets = c.gets.sum();
+    probesPerGet = new long[IndexCounters.PROBE_BUCKETS];
+    for (int i = 0; i < probesPerGet.length; i++) {
+      probesPerGet[i] = c.probesPerGet[i].sum();
+    }
+    pagesRead = c.pagesRead.sum();
+    bloomNo = c.bloomNo.sum();
+    bloomMaybe = c.bloomMaybe.sum();
+    bloomNotResident = c.bloomNotResident.sum();
+    bloomResidentBytes = e.pager().residentBytes();
+    bloomBudgetBytes = e.pager().budgetBytes();
+    bloomCorruptPages = e.pager().corruptPages();
+    flushes = c.flushes.get();
+    compactions = c.compactions.get();
+    tableEntriesWritten = c.tableEntriesWritten.get();
+    tableBytesWritten = c.tableBytesWritten.get();
+    compactionEntriesWritten = c.compactionEntriesWritten.get();
+    compactionBytesWritten = c.compactionBytesWritten.get();
+    backgroundFailures = c.backgroundFailures.get();
+    walFsyncs = c.walFsyncs.get();
+    walFsyncNanosTotal = c.walFsyncNanos.get();
+    walFsyncNanosMax = c.walFsyncMaxNanos.get();
+    walBytesDropped = c.walBytesDropped.get();
+    walBytesWritten = c.walBytesWritten.get();
+    long[] shape;
+    try {
+      shape = e.shape();
+    } catch (IOException closed) {
+      shape = new long[4];
+    }
+    indexCount = shape[0];
+    frozenTables = shape[1];
+    memTableEntries = shape[2] + shape[3];
+  }
+
+  static IndexStats of(Engine e) {
+    return new IndexStats(e);
+  }
+
+  public long puts() {
+    return puts;
+  }
+
+  public long deletes() {
+    return deletes;
+  }
+
+  public long gets() {
+    return gets;
+  }
+
+  /** Histogram of on-disk indexes whose page was read per get: bucket i = i pages, the last bucket = that many or more. */
+  public long[] probesPerGet() {
+    return probesPerGet.clone();
+  }
+
+  /** Index pages read by gets (one positional read each). */
+  public long pagesRead() {
+    return pagesRead;
+  }
+
+  public long bloomNo() {
+    return bloomNo;
+  }
+
+  public long bloomMaybe() {
+    return bloomMaybe;
+  }
+
+  /** Bloom queries that hit a page not resident in memory (answered "maybe"). */
+  public long bloomNotResident() {
+    return bloomNotResident;
+  }
+
+  public long bloomResidentBytes() {
+    return bloomResidentBytes;
+  }
+
+  public long bloomBudgetBytes() {
+    return bloomBudgetBytes;
+  }
+
+  /** Bloom pages that failed their checksum when loaded (they answer "maybe" for good). */
+  public long bloomCorruptPages() {
+    return bloomCorruptPages;
+  }
+
+  public long flushes() {
+    return flushes;
+  }
+
+  /** Flushes that merged at least one on-disk index. */
+  public long compactions() {
+    return compactions;
+  }
+
+  /** Entries written to on-disk indexes by flushes and merges (write amplification = this / puts). */
+  public long tableEntriesWritten() {
+    return tableEntriesWritten;
+  }
+
+  /** Bytes of index and bloom files written. */
+  public long tableBytesWritten() {
+    return tableBytesWritten;
+  }
+
+  /** Entries written by flushes that merged on-disk indexes. */
+  public long compactionEntriesWritten() {
+    return compactionEntriesWritten;
+  }
+
+  public long compactionBytesWritten() {
+    return compactionBytesWritten;
+  }
+
+  public long backgroundFailures() {
+    return backgroundFailures;
+  }
+
+  public long walFsyncs() {
+    return walFsyncs;
+  }
+
+  public long walFsyncNanosTotal() {
+    return walFsyncNanosTotal;
+  }
+
+  public long walFsyncNanosMax() {
+    return walFsyncNanosMax;
+  }
+
+  /** Bytes of torn WAL tails dropped by recovery at open. */
+  public long walBytesDropped() {
+    return walBytesDropped;
+  }
+
+  /** Bytes of WAL files completed (rotated) since open. */
+  public long walBytesWritten() {
+    return walBytesWritten;
+  }
+
+  public long indexCount() {
+    return indexCount;
+  }
+
+  public long frozenTables() {
+    return frozenTables;
+  }
+
+  public long memTableEntries() {
+    return memTableEntries;
+  }
+
+  @Override
+  public String toString() {
+    return "IndexStats{puts=" + puts + ", deletes=" + deletes + ", gets=" + gets + ", pagesRead=" + pagesRead
+        + ", bloomNo=" + bloomNo + ", bloomMaybe=" + bloomMaybe + ", bloomNotResident=" + bloomNotResident
+        + ", bloomResidentBytes=" + bloomResidentBytes + ", flushes=" + flushes + ", compactions=" + compactions
+        + ", tableEntriesWritten=" + tableEntriesWritten + ", tableBytesWritten=" + tableBytesWritten
+        + ", indexCount=" + indexCount + ", walBytesDropped=" + walBytesDropped + "}";
+  }
+}

@@ -1,0 +1,456 @@
+package io.docstore.index.engine;
+
+import io.docstore.index.IndexOptions;
+import io.docstore.index.bloom.BloomFilter;
+import io.docstore.index.bloom.BloomPager;
+import io.docstore.index.compaction.ArrayIterator;
+import io.docstore.index.compaction.MergingIterator;
+import io.docstore.index.file.FileNames;
+import io.docstore.index.memtable.MemTable;
+import io.docstore.index.table.EntryIterator;
+import io.docstore.index.table.Table;
+import io.docstore.index.wal.WalWriter;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The index engine behind {@code LsmIndex}: writes (WAL then memory table), reads (newest source
+ * first), freezing full memory tables, and the snapshot readers work on. Flushes and compactions
+ * run in {@link Flusher} on a background thread; opening is in {@link Recovery}.
+ *
+ * <p>Thread-safety: one writer at a time ({@link #writeLock}; the contract is one writer thread);
+ * any number of readers, which never take a lock: they retain the current {@link Snapshot}. The
+ * snapshot is replaced under {@link #stateLock} by the writer (freeze) and the flusher (install).
+ */
+public final class Engine implements java.io.Closeable {
+
+  public static final long ABSENT = -1L;
+  public static final long DELETED = -2L;
+
+  private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+  private static final ThreadLocal<ByteBuffer> PAGE = ThreadLocal.withInitial(
+      () -> ByteBuffer.allocateDirect(io.docstore.index.table.TableFormat.PAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN));
+
+  final IndexOptions options;
+  final Path dir;
+  final IndexCounters counters = new IndexCounters();
+  final BloomPager pager;
+  final ReentrantLock writeLock = new ReentrantLock();
+  final Object stateLock = new Object();
+  /** WAL files on disk, by number; guarded by stateLock. */
+  final TreeSet<Long> walFiles = new TreeSet<>();
+  private final ScheduledExecutorService background;
+  private final ScheduledExecutorService bloomTask;
+  final Flusher flusher;
+  private volatile Snapshot current;
+  /** Guarded by stateLock. */
+  long nextFileNumber;
+  /** Writer-owned. */
+  private WalWriter wal;
+  volatile IOException backgroundFailure;
+  volatile boolean closed;
+
+  Engine(IndexOptions options, Path dir, BloomPager pager) {
+    this.options = options;
+    this.dir = dir;
+    this.pager = pager;
+    this.background = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "index-flush-" + dir.getFileName()));
+    this.bloomTask = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "index-bloom-" + dir.getFileName()));
+    this.flusher = new Flusher(this);
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  public static Engine open(Path dir, IndexOptions options) throws IOException {
+    return Recovery.open(dir, options);
+  }
+
+  /** Called by recovery once the first snapshot and WAL exist. */
+  void start(Snapshot first, WalWriter firstWal) {
+    this.current = first;
+    this.wal = firstWal;
+    long every = options.bloomRebalanceMillis();
+    bloomTask.scheduleWithFixedDelay(this::rebalanceBloom, every, every, TimeUnit.MILLISECONDS);
+    if (first.frozen.length > 0 || first.active.isFull()) {
+      writeLock.lock();
+      try {
+        if (first.active.isFull()) {
+          freeze();
+        }
+        for (int i = 0; i < first.frozen.length; i++) {
+          background.execute(flusher::flushOne);
+        }
+      } catch (IOException e) {
+        backgroundFailure = e;
+      } finally {
+        writeLock.unlock();
+      }
+    }
+  }
+
+  private void rebalanceBloom() {
+    try {
+      pager.rebalance();
+    } catch (RuntimeException e) {
+      LOG.error("bloom pager rebalance failed; pages stay as they are until the next round", e);
+    }
+  }
+
+  public IndexCounters counters() {
+    return counters;
+  }
+
+  public BloomPager pager() {
+    return pager;
+  }
+
+  long allocateFileNumber() {
+    synchronized (stateLock) {
+      return nextFileNumber++;
+    }
+  }
+
+  Snapshot acquire() throws IOException {
+    while (true) {
+      Snapshot s = current;
+      if (s.tryRetain()) {
+        return s;
+      }
+      checkOpen();
+    }
+  }
+
+  Snapshot currentLocked() {
+    return current;
+  }
+
+  /** Replaces the current snapshot; caller holds stateLock. */
+  void installLocked(Snapshot next) {
+    Snapshot old = current;
+    current = next;
+    old.release();
+    stateLock.notifyAll();
+  }
+
+  private void checkOpen() throws IOException {
+    if (closed) {
+      throw new IOException("index " + dir + " is closed");
+    }
+  }
+
+  public void put(long id, long value) throws IOException {
+    writeLock.lock();
+    try {
+      checkOpen();
+      MemTable m = current.active;
+      if (!m.hasRoomFor(1)) {
+        freeze();
+        m = current.active;
+      }
+      long pos = wal.append(id, value);
+      wal.awaitDurable(pos);
+      m.put(id, value);
+      if (value == DELETED) {
+        counters.deletes.increment();
+      } else {
+        counters.puts.increment();
+      }
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  public void putAll(long[] ids, long[] values, int count) throws IOException {
+    writeLock.lock();
+    try {
+      checkOpen();
+      int chunkMax = Math.min(io.docstore.index.wal.WalFormat.MAX_COUNT, Math.max(1, current.active.maxEntries() / 2));
+      List<int[]> chunks = new ArrayList<>();
+      long pos = 0;
+      for (int from = 0; from < count; ) {
+        int n = Math.min(chunkMax, count - from);
+        if (!current.active.hasRoomFor(n)) {
+          applyAndAwait(ids, values, chunks, pos);
+          chunks.clear();
+          freeze();
+        }
+        pos = wal.append(ids, values, from, n);
+        chunks.add(new int[] {from, n});
+        from += n;
+      }
+      applyAndAwait(ids, values, chunks, pos);
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  private void applyAndAwait(long[] ids, long[] values, List<int[]> chunks, long pos) throws IOException {
+    if (chunks.isEmpty()) {
+      return;
+    }
+    wal.awaitDurable(pos);
+    MemTable m = current.active;
+    for (int[] c : chunks) {
+      for (int i = c[0]; i < c[0] + c[1]; i++) {
+        m.put(ids[i], values[i]);
+        if (values[i] == DELETED) {
+          counters.deletes.increment();
+        } else {
+          counters.puts.increment();
+        }
+      }
+    }
+  }
+
+  /**
+   * Freezes the active table and starts a new one with a new WAL; the flusher writes the frozen
+   * one. Blocks while {@code maxFrozenTables} are already waiting (backpressure), and fails if the
+   * flusher is failing meanwhile. Caller holds writeLock.
+   */
+  void freeze() throws IOException {
+    synchronized (stateLock) {
+      while (current.frozen.length >= options.maxFrozenTables()) {
+        if (backgroundFailure != null) {
+          throw new IOException("index flush is failing and " + current.frozen.length
+              + " memory tables are waiting; refusing more writes until it recovers", backgroundFailure);
+        }
+        try {
+          stateLock.wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while waiting for a flush", e);
+        }
+      }
+    }
+    WalWriter old = wal;
+    old.close();
+    counters.walBytesWritten.addAndGet(old.size());
+    long number = allocateFileNumber();
+    wal = WalWriter.create(options.fileSystem(), FileNames.path(dir, FileNames.Kind.WAL, number), number,
+        options.syncPolicy(), counters::walFsync);
+    synchronized (stateLock) {
+      walFiles.add(number);
+      Snapshot s = current;
+      MemTable[] frozen = new MemTable[s.frozen.length + 1];
+      frozen[0] = s.active;
+      System.arraycopy(s.frozen, 0, frozen, 1, s.frozen.length);
+      s.active.markFrozen();
+      installLocked(new Snapshot(new MemTable(options.memTableBytes(), 0, number), frozen, s.tables));
+    }
+    background.execute(flusher::flushOne);
+  }
+
+  void retryLater() {
+    if (!closed) {
+      background.schedule(flusher::flushOne, 1, TimeUnit.SECONDS);
+    }
+  }
+
+  /** The value, {@link #DELETED} or {@link #ABSENT}. Lock-free; never waits for flush or compaction. */
+  public long get(long id) throws IOException {
+    Snapshot s = acquire();
+    int probed = 0;
+    try {
+      long v = s.active.get(id);
+      if (v != MemTable.MISSING) {
+        return v;
+      }
+      for (MemTable m : s.frozen) {
+        v = m.get(id);
+        if (v != MemTable.MISSING) {
+          return v;
+        }
+      }
+      ByteBuffer page = PAGE.get();
+      for (Table t : s.tables) {
+        if (id < t.minId() || id > t.maxId()) {
+          continue;
+        }
+        int answer = t.bloom().query(id);
+        if (answer == BloomFilter.NO) {
+          counters.bloomNo.increment();
+          continue;
+        }
+        (answer == BloomFilter.MAYBE ? counters.bloomMaybe : counters.bloomNotResident).increment();
+        probed++;
+        counters.pagesRead.increment();
+        v = t.find(id, page);
+        if (v != -1L) {
+          return v;
+        }
+      }
+      return ABSENT;
+    } finally {
+      counters.gets.increment();
+      counters.probesPerGet[Math.min(probed, IndexCounters.PROBE_BUCKETS - 1)].increment();
+      s.release();
+    }
+  }
+
+  /** Live entries with id >= fromId over a snapshot taken now (the active table is copied under the writer lock). */
+  public EntryIterator scan(long fromId) throws IOException {
+    MemTable.Sorted activeCopy;
+    Snapshot s;
+    writeLock.lock();
+    try {
+      checkOpen();
+      s = acquire();
+      activeCopy = s.active.sorted();
+    } finally {
+      writeLock.unlock();
+    }
+    try {
+      List<EntryIterator> sources = new ArrayList<>();
+      sources.add(new ArrayIterator(activeCopy.ids(), activeCopy.values(), fromId));
+      for (MemTable m : s.frozen) {
+        MemTable.Sorted f = m.sorted();
+        sources.add(new ArrayIterator(f.ids(), f.values(), fromId));
+      }
+      for (Table t : s.tables) {
+        sources.add(t.iterator(fromId));
+      }
+      MergingIterator merged = new MergingIterator(sources, true);
+      return new EntryIterator() {
+        private boolean released;
+
+        @Override
+        public boolean next() throws IOException {
+          return merged.next();
+        }
+
+        @Override
+        public long id() {
+          return merged.id();
+        }
+
+        @Override
+        public long value() {
+          return merged.value();
+        }
+
+        @Override
+        public void close() {
+          if (!released) {
+            released = true;
+            s.release();
+          }
+        }
+      };
+    } catch (IOException | RuntimeException e) {
+      s.release();
+      throw e;
+    }
+  }
+
+  public void sync() throws IOException {
+    writeLock.lock();
+    try {
+      checkOpen();
+      wal.sync();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  /** Freezes the active table (if it holds anything) and waits until every frozen table is on disk. */
+  public void flush() throws IOException {
+    writeLock.lock();
+    try {
+      checkOpen();
+      if (current.active.size() > 0) {
+        freeze();
+      }
+    } finally {
+      writeLock.unlock();
+    }
+    synchronized (stateLock) {
+      while (current.frozen.length > 0) {
+        if (backgroundFailure != null) {
+          throw new IOException("flush failed", backgroundFailure);
+        }
+        try {
+          stateLock.wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while waiting for a flush", e);
+        }
+      }
+    }
+  }
+
+  /** Sizes for stats: [on-disk tables, frozen tables, active entries]. */
+  public long[] shape() throws IOException {
+    Snapshot s = acquire();
+    try {
+      long frozenEntries = 0;
+      for (MemTable m : s.frozen) {
+        frozenEntries += m.size();
+      }
+      return new long[] {s.tables.length, s.frozen.length, s.active.size(), frozenEntries};
+    } finally {
+      s.release();
+    }
+  }
+
+  /** Entry counts of the on-disk tables, newest first. */
+  public List<Long> tableSizes() throws IOException {
+    Snapshot s = acquire();
+    try {
+      List<Long> sizes = new ArrayList<>();
+      for (Table t : s.tables) {
+        sizes.add(t.entryCount());
+      }
+      return sizes;
+    } finally {
+      s.release();
+    }
+  }
+
+  /**
+   * Syncs the WAL and closes. A flush in progress finishes; frozen tables not yet flushed stay in
+   * their WAL files and are replayed by the next open.
+   */
+  @Override
+  public void close() throws IOException {
+    writeLock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      bloomTask.shutdownNow();
+      background.shutdown();
+      try {
+        background.awaitTermination(10, TimeUnit.MINUTES);
+        bloomTask.awaitTermination(1, TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      try {
+        wal.close();
+      } finally {
+        synchronized (stateLock) {
+          current.release();
+        }
+        pager.close();
+      }
+    } finally {
+      writeLock.unlock();
+    }
+  }
+}

@@ -1,0 +1,48 @@
+package io.docstore.index.engine;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The live metric counters of one index: adders for paths many threads hit, atomics for the rest.
+ * Thread-safe; read by {@code LsmIndex.stats()} into an immutable snapshot.
+ */
+public final class IndexCounters {
+
+  /** Histogram buckets for on-disk indexes probed per get: 0..7, and 8 or more. */
+  public static final int PROBE_BUCKETS = 9;
+
+  public final LongAdder puts = new LongAdder();
+  public final LongAdder deletes = new LongAdder();
+  public final LongAdder gets = new LongAdder();
+  public final LongAdder[] probesPerGet = new LongAdder[PROBE_BUCKETS];
+  public final LongAdder pagesRead = new LongAdder();
+  public final LongAdder bloomNo = new LongAdder();
+  public final LongAdder bloomMaybe = new LongAdder();
+  public final LongAdder bloomNotResident = new LongAdder();
+  public final AtomicLong flushes = new AtomicLong();
+  public final AtomicLong compactions = new AtomicLong();
+  public final AtomicLong tableEntriesWritten = new AtomicLong();
+  public final AtomicLong tableBytesWritten = new AtomicLong();
+  public final AtomicLong compactionEntriesWritten = new AtomicLong();
+  public final AtomicLong compactionBytesWritten = new AtomicLong();
+  public final AtomicLong backgroundFailures = new AtomicLong();
+  public final AtomicLong walFsyncs = new AtomicLong();
+  public final AtomicLong walFsyncNanos = new AtomicLong();
+  public final AtomicLong walFsyncMaxNanos = new AtomicLong();
+  public final AtomicLong walBytesDropped = new AtomicLong();
+  public final AtomicLong walBytesWritten = new AtomicLong();
+
+  public IndexCounters() {
+    for (int i = 0; i < PROBE_BUCKETS; i++) {
+      probesPerGet[i] = new LongAdder();
+    }
+  }
+
+  /** The fsync latency hook given to each WAL's group commit. */
+  public void walFsync(long nanos) {
+    walFsyncs.incrementAndGet();
+    walFsyncNanos.addAndGet(nanos);
+    walFsyncMaxNanos.accumulateAndGet(nanos, Math::max);
+  }
+}

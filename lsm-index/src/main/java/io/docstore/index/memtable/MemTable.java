@@ -1,0 +1,162 @@
+package io.docstore.index.memtable;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+
+/**
+ * The in-memory table: a fixed-capacity open-addressing hash table (linear probing) from id to
+ * value, sized from a byte budget and never resized; the index freezes it when {@link #isFull}.
+ * A value of -2 is a tombstone.
+ *
+ * <p>Thread-safety: one writer ({@link #put}) and any number of concurrent readers ({@link #get}),
+ * without locks. Keys are stored as {@code ~id} (never 0, so 0 marks an empty slot). The writer
+ * stores the value, then publishes the key with release semantics; a reader loads the key with
+ * acquire semantics before the value, so it never sees a key without its value. Slots are never
+ * removed, so a probe sequence a reader follows never loses an entry.
+ *
+ * <p>Once frozen (no more puts) the table is immutable; {@link #sorted} builds the id-ordered view
+ * a flush or scan iterates, once.
+ */
+public final class MemTable {
+
+  /** Returned by {@link #get} when the id is not in this table. */
+  public static final long MISSING = -1L;
+
+  private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+  private static final double LOAD_FACTOR = 0.6;
+  private static final int MIN_SLOTS = 64;
+
+  private final long[] keys;
+  private final long[] values;
+  private final int mask;
+  private final int maxEntries;
+  private final long walNumber;
+  private volatile int count;
+  private Sorted sorted;
+  private boolean frozen;
+
+  /** Sorted arrays of a frozen table's entries. */
+  public record Sorted(long[] ids, long[] values) {}
+
+  /**
+   * @param budgetBytes bytes for the two slot arrays (16 per slot); the table is full at 60% load
+   * @param minEntries entries it must hold even if the budget is smaller (recovery replays)
+   */
+  public MemTable(long budgetBytes, int minEntries, long walNumber) {
+    long slots = Math.max(MIN_SLOTS, Long.highestOneBit(Math.max(1, budgetBytes / 16)));
+    while (slots * LOAD_FACTOR < minEntries + 1) {
+      slots <<= 1;
+    }
+    if (slots > (1 << 30)) {
+      throw new IllegalArgumentException("memory table of " + slots + " slots is too large");
+    }
+    this.keys = new long[(int) slots];
+    this.values = new long[(int) slots];
+    this.mask = (int) slots - 1;
+    this.maxEntries = Math.max(minEntries, (int) (slots * LOAD_FACTOR));
+    this.walNumber = walNumber;
+  }
+
+  /** Entries this table accepts before it is full. */
+  public int maxEntries() {
+    return maxEntries;
+  }
+
+  public long walNumber() {
+    return walNumber;
+  }
+
+  public int size() {
+    return count;
+  }
+
+  /** Bytes of heap the slot arrays take. */
+  public long bytes() {
+    return 16L * keys.length;
+  }
+
+  public boolean isFull() {
+    return count >= maxEntries;
+  }
+
+  /** True if {@code n} more new ids still fit. */
+  public boolean hasRoomFor(int n) {
+    return count + n <= maxEntries;
+  }
+
+  static int slot(long id) {
+    long h = id * 0x9E3779B97F4A7C15L;
+    return (int) (h ^ (h >>> 29) ^ (h >>> 41));
+  }
+
+  /** Inserts or overwrites. Single writer only; the caller keeps {@code size() < capacity}. */
+  public void put(long id, long value) {
+    long key = ~id;
+    int i = slot(id) & mask;
+    while (true) {
+      long k = keys[i];
+      if (k == key) {
+        LONGS.setRelease(values, i, value);
+        return;
+      }
+      if (k == 0) {
+        values[i] = value;
+        LONGS.setRelease(keys, i, key);
+        count = count + 1;
+        return;
+      }
+      i = (i + 1) & mask;
+    }
+  }
+
+  /** The value (or -2 tombstone) for {@code id}, or {@link #MISSING}. Lock-free, allocation-free. */
+  public long get(long id) {
+    long key = ~id;
+    int i = slot(id) & mask;
+    while (true) {
+      long k = (long) LONGS.getAcquire(keys, i);
+      if (k == key) {
+        return (long) LONGS.getAcquire(values, i);
+      }
+      if (k == 0) {
+        return MISSING;
+      }
+      i = (i + 1) & mask;
+    }
+  }
+
+  /**
+   * The entries in id order. For a frozen table the result is built once and cached; for the
+   * active table the caller must hold the writer lock (it is a point-in-time copy).
+   */
+  public synchronized Sorted sorted() {
+    if (sorted != null) {
+      return sorted;
+    }
+    long[] ids = new long[count];
+    int n = 0;
+    for (int i = 0; i < keys.length; i++) {
+      long k = (long) LONGS.getAcquire(keys, i);
+      if (k != 0 && n < ids.length) {
+        ids[n++] = ~k;
+      }
+    }
+    ids = n == ids.length ? ids : Arrays.copyOf(ids, n);
+    Arrays.sort(ids);
+    long[] vals = new long[n];
+    for (int i = 0; i < n; i++) {
+      vals[i] = get(ids[i]);
+    }
+    Sorted s = new Sorted(ids, vals);
+    if (frozen) {
+      sorted = s;
+    }
+    return s;
+  }
+
+  /** No more puts will come (the writer froze it): from now on the sorted view is cached. */
+  public synchronized void markFrozen() {
+    frozen = true;
+  }
+}

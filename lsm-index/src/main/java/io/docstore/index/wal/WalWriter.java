@@ -1,0 +1,198 @@
+package io.docstore.index.wal;
+
+import io.docstore.index.file.FileHeader;
+import io.docstore.io.Checksums;
+import io.docstore.io.FileSystem;
+import io.docstore.io.GroupCommit;
+import io.docstore.io.SyncPolicy;
+import io.docstore.io.WritableFile;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongConsumer;
+
+/**
+ * Appends records to one WAL file (layout in {@link WalFormat}). Records are staged in a 64 KiB
+ * in-process buffer and handed to the file when it fills, when {@link GroupCommit} forces (the
+ * force drains the buffer first, so a position reported durable was really written), and on
+ * {@link #close}.
+ *
+ * <p>Durability per policy: {@code always} waits for a group-committed fsync; {@code interval:N}
+ * returns at once and the fsync thread makes records durable within N ms; {@code none} leaves it
+ * to the OS and may lose up to one buffer of records on a process kill (see docs/decisions.md).
+ *
+ * <p>Thread-safety: {@link #append} and {@link #close} are called by the single writer; the buffer
+ * is guarded by a lock because the interval fsync thread drains it too.
+ */
+public final class WalWriter implements java.io.Closeable {
+
+  private static final int BUFFER_BYTES = 64 * 1024;
+
+  private final long number;
+  private final WritableFile file;
+  private final GroupCommit commit;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  /** Logical bytes appended (written to the file or still buffered); only the writer advances it. */
+  private volatile long appended;
+
+  private WalWriter(long number, WritableFile file, SyncPolicy policy, LongConsumer fsyncNanos) {
+    this.number = number;
+    this.file = file;
+    this.appended = file.position();
+    this.commit = new GroupCommit("index-wal-" + number, policy, () -> appended, this::drainAndForce, appended);
+    this.commit.onSync(fsyncNanos);
+  }
+
+  /**
+   * Creates a new WAL file, writes its header and makes file and directory entry durable, so that
+   * records forced later cannot vanish with an undurable create.
+   */
+  public static WalWriter create(FileSystem fs, Path path, long number, SyncPolicy policy, LongConsumer fsyncNanos)
+      throws IOException {
+    WritableFile f = fs.create(path);
+    try {
+      f.write(FileHeader.bytes(WalFormat.FORMAT, WalFormat.VERSION, 0, 0));
+      f.force();
+      fs.syncDirectory(path.toAbsolutePath().getParent());
+    } catch (IOException e) {
+      f.close();
+      throw e;
+    }
+    return new WalWriter(number, f, policy, fsyncNanos);
+  }
+
+  public long number() {
+    return number;
+  }
+
+  public Path path() {
+    return file.path();
+  }
+
+  /**
+   * Stages one record with {@code count} entries and returns the position that must become durable
+   * to acknowledge it. {@code values[i] == -2} is a tombstone.
+   */
+  public long append(long[] ids, long[] values, int from, int count) throws IOException {
+    if (count < 1 || count > WalFormat.MAX_COUNT) {
+      throw new IllegalArgumentException("record entry count " + count);
+    }
+    int size = WalFormat.RECORD_HEADER + count * WalFormat.ENTRY_SIZE;
+    lock.lock();
+    try {
+      if (buf.remaining() < size) {
+        drainLocked();
+      }
+      if (buf.remaining() < size) {
+        writeDirect(ids, values, from, count, size);
+      } else {
+        int start = buf.position();
+        buf.position(start + WalFormat.COUNT_OFFSET);
+        buf.putInt(count);
+        for (int i = from; i < from + count; i++) {
+          buf.putLong(ids[i]).putLong(values[i]);
+        }
+        buf.putInt(start, Checksums.crc32c(buf, start + WalFormat.COUNT_OFFSET, size - WalFormat.COUNT_OFFSET));
+      }
+      long pos = appended + size;
+      appended = pos;
+      return pos;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Stages a single-entry record; the allocation-free path of {@code put}. */
+  public long append(long id, long value) throws IOException {
+    int size = WalFormat.RECORD_HEADER + WalFormat.ENTRY_SIZE;
+    lock.lock();
+    try {
+      if (buf.remaining() < size) {
+        drainLocked();
+      }
+      int start = buf.position();
+      buf.putInt(start + WalFormat.COUNT_OFFSET, 1);
+      buf.putLong(start + WalFormat.ENTRIES_OFFSET, id);
+      buf.putLong(start + WalFormat.ENTRIES_OFFSET + 8, value);
+      buf.putInt(start, Checksums.crc32c(buf, start + WalFormat.COUNT_OFFSET, size - WalFormat.COUNT_OFFSET));
+      buf.position(start + size);
+      long pos = appended + size;
+      appended = pos;
+      return pos;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void writeDirect(long[] ids, long[] values, int from, int count, int size) throws IOException {
+    ByteBuffer big = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
+    big.position(WalFormat.COUNT_OFFSET);
+    big.putInt(count);
+    for (int i = from; i < from + count; i++) {
+      big.putLong(ids[i]).putLong(values[i]);
+    }
+    big.putInt(0, Checksums.crc32c(big, WalFormat.COUNT_OFFSET, size - WalFormat.COUNT_OFFSET));
+    big.flip();
+    file.write(big);
+  }
+
+  /** Waits until {@code position} is durable as the policy requires ({@code interval}: does not wait). */
+  public void awaitDurable(long position) throws IOException {
+    if (commit.policy().mode() == SyncPolicy.Mode.ALWAYS) {
+      commit.awaitDurable(position);
+    } else {
+      commit.checkHealthy();
+    }
+  }
+
+  /** Writes and fsyncs everything appended so far, whatever the policy. */
+  public void sync() throws IOException {
+    commit.syncNow();
+  }
+
+  /** Hands buffered records to the OS without fsync. */
+  public void drain() throws IOException {
+    lock.lock();
+    try {
+      drainLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void drainLocked() throws IOException {
+    if (buf.position() > 0) {
+      buf.flip();
+      file.write(buf);
+      buf.clear();
+    }
+  }
+
+  private void drainAndForce() throws IOException {
+    drain();
+    file.force();
+  }
+
+  /** Bytes appended so far, header included. */
+  public long size() {
+    return appended;
+  }
+
+  /** Drains the buffer, fsyncs unless the policy is {@code none}, and closes the file. */
+  @Override
+  public void close() throws IOException {
+    try {
+      if (commit.policy().mode() == SyncPolicy.Mode.NONE) {
+        drain();
+      } else {
+        commit.syncNow();
+      }
+    } finally {
+      commit.close();
+      file.close();
+    }
+  }
+}
