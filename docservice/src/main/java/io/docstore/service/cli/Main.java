@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Append-only document store with an LSM index.",
-    subcommands = {CommandLine.HelpCommand.class})
+    subcommands = {DumpCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
   static {

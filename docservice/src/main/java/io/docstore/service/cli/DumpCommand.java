@@ -1,0 +1,36 @@
+package io.docstore.service.cli;
+
+import io.docstore.io.FileSystem;
+import io.docstore.queue.format.SegmentFileName;
+import io.docstore.queue.tools.SegmentDump;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code docstore dump FILE}: prints any docstore file in human-readable form. */
+@Command(name = "dump", mixinStandardHelpOptions = true,
+    description = "Print a docstore file: a queue segment (header, blocks, records).")
+final class DumpCommand implements Callable<Integer> {
+
+  @Parameters(paramLabel = "FILE", description = "The file to dump.")
+  Path file;
+
+  @Option(names = "--no-records", description = "Blocks only, not each record.")
+  boolean noRecords;
+
+  @Override
+  public Integer call() throws Exception {
+    if (!Files.isRegularFile(file)) {
+      System.err.println("dump: not a file: " + file);
+      return 2;
+    }
+    if (SegmentFileName.parse(file).isPresent()) {
+      return SegmentDump.dump(FileSystem.real(), file, System.out, !noRecords) ? 0 : 1;
+    }
+    System.err.println("dump: not a docstore file name: " + file.getFileName());
+    return 2;
+  }
+}

@@ -1,0 +1,99 @@
+package io.docstore.service.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.docstore.io.SyncPolicy;
+import io.docstore.queue.Op;
+import io.docstore.queue.Queue;
+import io.docstore.queue.QueueOptions;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code docstore dump} and {@code docstore verify} as a user runs them, on real files. */
+class ToolCommandsTest {
+
+  @TempDir Path data;
+
+  private record Run(int exit, String out) {}
+
+  private static Run run(String... args) {
+    PrintStream old = System.out;
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+    try {
+      int exit = Main.run(args);
+      return new Run(exit, buf.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(old);
+    }
+  }
+
+  private Path fillQueue() throws IOException {
+    Path queueDir = data.resolve("queue");
+    Random rnd = new Random(7);
+    try (Queue q = Queue.open(queueDir, QueueOptions.builder().blockSize(1024).segmentSize(8192)
+        .syncPolicy(SyncPolicy.NONE).build())) {
+      for (int i = 0; i < 200; i++) {
+        byte[] body = new byte[rnd.nextInt(300)];
+        rnd.nextBytes(body);
+        q.writer().append(i, Op.PUT, 1_700_000_000_000L + i, body);
+      }
+    }
+    return queueDir;
+  }
+
+  private static List<Path> files(Path dir) throws IOException {
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.sorted().toList();
+    }
+  }
+
+  @Test
+  void verifyPassesOnAHealthyStoreAndNamesTheDamagedPlace() throws IOException {
+    Path queueDir = fillQueue();
+    Run ok = run("verify", data.toString());
+    assertThat(ok.exit()).as(ok.out()).isZero();
+    assertThat(ok.out()).contains("verify: OK");
+
+    Path sealed = files(queueDir).get(0);
+    long offset = Files.size(sealed) / 2;
+    try (FileChannel ch = FileChannel.open(sealed, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      ByteBuffer b = ByteBuffer.allocate(1);
+      ch.read(b, offset);
+      b.put(0, (byte) (b.get(0) ^ 0x10));
+      ch.write(b.rewind(), offset);
+    }
+    Run bad = run("verify", data.toString());
+    assertThat(bad.exit()).isEqualTo(1);
+    assertThat(bad.out()).contains(sealed.getFileName().toString()).contains("problem(s)");
+  }
+
+  @Test
+  void dumpPrintsBlocksAndRecordsOfASegment() throws IOException {
+    Path queueDir = fillQueue();
+    Path first = files(queueDir).get(0);
+    Run r = run("dump", first.toString());
+    assertThat(r.exit()).as(r.out()).isZero();
+    assertThat(r.out()).containsIgnoringCase("block").contains("seq");
+  }
+
+  @Test
+  void toolsRejectWhatIsNotDocstoreData() throws IOException {
+    Path stray = Files.writeString(data.resolve("notes.txt"), "hello");
+    assertThat(run("dump", stray.toString()).exit()).isEqualTo(2);
+    assertThat(run("verify", data.toString()).exit()).isEqualTo(2);
+    assertThat(run("verify", data.resolve("missing").toString()).exit()).isEqualTo(2);
+  }
+}
