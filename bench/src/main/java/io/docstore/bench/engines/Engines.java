@@ -7,12 +7,13 @@ import java.util.List;
 public final class Engines {
 
   /** Every engine, docstore first (it is the numerator of every ratio). */
-  public static final List<String> ALL = List.of("rocksdb", "rocksdb-blob", "leveldb", "lmdb", "lsmtree");
+  public static final List<String> ALL = List.of("docstore", "rocksdb", "rocksdb-blob", "leveldb", "lmdb", "lsmtree");
 
   private Engines() {}
 
   public static Engine open(String name, EngineSettings settings) throws IOException {
     return switch (name) {
+      case "docstore" -> new DocstoreEngine(settings);
       case "rocksdb" -> new RocksDbEngine(settings, false);
       case "rocksdb-blob" -> new RocksDbEngine(settings, true);
       case "leveldb" -> new LevelDbEngine(settings);

@@ -24,7 +24,7 @@ class EnginesTest {
   @TempDir Path dir;
 
   @ParameterizedTest
-  @ValueSource(strings = {"rocksdb", "rocksdb-blob", "leveldb", "lmdb"})
+  @ValueSource(strings = {"docstore", "rocksdb", "rocksdb-blob", "leveldb", "lmdb"})
   void writesReadsBackAndSurvivesReopen(String name) throws IOException {
     long seed = TestSupport.seed("EnginesTest." + name);
     Random random = new Random(seed);
