@@ -1,0 +1,120 @@
+package io.docstore.bench.engines;
+
+import io.docstore.index.IndexOptions;
+import io.docstore.index.LsmIndex;
+import io.docstore.io.SyncPolicy;
+import io.docstore.queue.Appended;
+import io.docstore.queue.Op;
+import io.docstore.queue.Queue;
+import io.docstore.queue.QueueOptions;
+import io.docstore.queue.Record;
+import java.io.IOException;
+import java.util.Arrays;
+
+/**
+ * docstore through its public API, as Docstore v2 uses it: a value is appended to the queue
+ * (compressed blocks) and the index maps the key's ID to the record's address. A key is 8 bytes,
+ * read as a big-endian long with the sign bit cleared (the ID space is 63 bits); a get is an index
+ * lookup, one positional read of the queue block and a check that the record carries that ID.
+ *
+ * <p>Batches: appends accumulate in the queue writer's open block and the (ID, address) pairs in
+ * arrays; {@link #flush()} writes the open block (now readable) and only then puts the batch into
+ * the index with one {@code putAll}, so the index never points at a record a reader cannot read.
+ * Both use sync policy {@code none}, the peers' "WAL on, no fsync per write". Memory budget: a
+ * quarter for the index's resident Bloom filters, the rest for the queue's decoded-block cache.
+ */
+final class DocstoreEngine implements Engine {
+
+  private final Queue queue;
+  private final LsmIndex index;
+  private long[] ids = new long[1024];
+  private long[] addresses = new long[1024];
+  private int pending;
+  private final String settings;
+
+  DocstoreEngine(EngineSettings s) throws IOException {
+    long bloomBytes = s.memoryBytes() / 4;
+    long blockCacheBytes = s.memoryBytes() - bloomBytes;
+    QueueOptions qo = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockCacheBytes(blockCacheBytes).build();
+    IndexOptions io = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(s.writeBufferBytes())
+        .bloomMemoryBytes(bloomBytes).build();
+    queue = Queue.open(s.dir().resolve("queue"), qo);
+    LsmIndex opened;
+    try {
+      opened = LsmIndex.open(s.dir().resolve("index"), io);
+    } catch (IOException | RuntimeException e) {
+      queue.close();
+      throw e;
+    }
+    index = opened;
+    settings = "docstore queue (block " + qo.blockSize() + " B raw, LZ4, decoded-block cache " + blockCacheBytes
+        + " B, sync none) + LsmIndex (memtable " + io.memTableBytes() + " B, resident bloom " + bloomBytes
+        + " B at FP " + io.bloomFalsePositiveRate() + ", sync none); index updated per batch with putAll";
+  }
+
+  static long id(byte[] key) {
+    if (key.length != 8) {
+      throw new IllegalArgumentException("docstore keys are 8-byte IDs, got " + key.length + " bytes");
+    }
+    long v = 0;
+    for (byte b : key) {
+      v = (v << 8) | (b & 0xff);
+    }
+    return v & Long.MAX_VALUE;
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value) throws IOException {
+    long id = id(key);
+    Appended a = queue.writer().append(id, Op.PUT, System.currentTimeMillis(), value);
+    if (pending == ids.length) {
+      ids = Arrays.copyOf(ids, pending * 2);
+      addresses = Arrays.copyOf(addresses, pending * 2);
+    }
+    ids[pending] = id;
+    addresses[pending] = a.address();
+    pending++;
+  }
+
+  @Override
+  public byte[] get(byte[] key) throws IOException {
+    long id = id(key);
+    long address = index.get(id);
+    if (address < 0) {
+      return null;
+    }
+    Record r = queue.reader().get(address);
+    if (r.id() != id) {
+      throw new IOException("index entry of id " + id + " points at address " + address + " holding id " + r.id());
+    }
+    return r.body();
+  }
+
+  @Override
+  public void flush() throws IOException {
+    if (pending == 0) {
+      return;
+    }
+    queue.writer().flush();
+    index.putAll(ids, addresses, pending);
+    pending = 0;
+  }
+
+  @Override
+  public String settings() {
+    return settings;
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      flush();
+    } finally {
+      try {
+        index.close();
+      } finally {
+        queue.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package io.docstore.bench.engines;
+
+import com.indeed.lsmtree.core.StorageType;
+import com.indeed.lsmtree.core.Store;
+import com.indeed.lsmtree.core.StoreBuilder;
+import com.indeed.util.serialization.array.ByteArraySerializer;
+import java.io.IOException;
+import java.util.Arrays;
+
+/**
+ * Indeed lsmtree-core 1.0.7, docstore's ancestor, with its builder's recommended settings: a
+ * volatile generation (memtable + transaction log, not fsynced per write) of the shared write buffer
+ * size, Bloom filters with the shared memory budget, inline storage. It has no batch API: each put
+ * goes to its transaction log at once. Must run in a JVM whose class path is {@code lsmtree-lib}
+ * (Guava 16), never next to our Guava; see {@link Engines#needsIsolatedClassPath}.
+ */
+final class LsmtreeEngine implements Engine {
+
+  private final Store<byte[], byte[]> store;
+  private final String settings;
+
+  LsmtreeEngine(EngineSettings s) throws IOException {
+    store = new StoreBuilder<>(s.dir().toFile(), new ByteArraySerializer(), new ByteArraySerializer())
+        .setComparator(Arrays::compareUnsigned)
+        .setMaxVolatileGenerationSize(s.writeBufferBytes())
+        .setStorageType(StorageType.INLINE)
+        .setBloomFilterMemory(s.memoryBytes())
+        .build();
+    settings = "lsmtree-core 1.0.7; volatile generation " + s.writeBufferBytes() + " B; bloom filter memory "
+        + s.memoryBytes() + " B; INLINE storage; transaction log not fsynced per write; own class path (Guava 16)";
+  }
+
+  @Override
+  public void put(byte[] key, byte[] value) throws IOException {
+    store.put(key, value);
+  }
+
+  @Override
+  public byte[] get(byte[] key) throws IOException {
+    return store.get(key);
+  }
+
+  @Override
+  public void flush() {
+    // Every put is already in the transaction log (unsynced), which is the shared durability contract.
+  }
+
+  @Override
+  public String settings() {
+    return settings;
+  }
+
+  @Override
+  public void close() throws IOException {
+    store.close();
+  }
+}

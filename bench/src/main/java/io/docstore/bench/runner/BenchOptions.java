@@ -1,0 +1,130 @@
+package io.docstore.bench.runner;
+
+import io.docstore.bench.engines.Engines;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The runner's command line. A size profile ({@code --quick}, the default, about a minute per
+ * workload set; {@code --medium}; {@code --full}, the issue's sizes) sets every size; single
+ * options override it.
+ */
+final class BenchOptions {
+
+  static final String USAGE = """
+      usage: scripts/bench [--quick|--medium|--full] [--workload W[,W]] [--engine E[,E]]
+                           [--keys N] [--batch N] [--memory-mb N] [--write-buffer-mb N] [--heap SIZE]
+                           [--cold-limit-mb N] [--seed N] [--out DIR] [--data DIR]
+        workloads: %s
+        engines:   %s
+      """;
+
+  String profile = "quick";
+  List<String> workloads = new ArrayList<>(Workloads.ALL);
+  List<String> engines = new ArrayList<>(Engines.ALL);
+  long kvKeys;
+  long jobs;
+  long jobReads;
+  long rwKeys;
+  int rwSeconds;
+  int writeRate;
+  int coldSeconds;
+  long probeBytes;
+  double probeSeconds;
+  int batch = 1000;
+  long memoryBytes = 128L << 20;
+  long writeBufferBytes = 64L << 20;
+  long coldLimitBytes = 512L << 20;
+  String heap = "1g";
+  long seed = 20261122L;
+  Path out;
+  Path data;
+  long timeoutSeconds;
+
+  static BenchOptions parse(String[] args, Path benchDir) {
+    BenchOptions o = new BenchOptions();
+    o.applyProfile(Arrays.asList(args).contains("--full") ? "full"
+        : Arrays.asList(args).contains("--medium") ? "medium" : "quick");
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      switch (a) {
+        case "--quick", "--medium", "--full" -> { }
+        case "--workload" -> o.workloads = split(args[++i], Workloads.ALL);
+        case "--engine" -> o.engines = split(args[++i], Engines.ALL);
+        case "--keys" -> o.kvKeys = Long.parseLong(args[++i]);
+        case "--batch" -> o.batch = Integer.parseInt(args[++i]);
+        case "--memory-mb" -> o.memoryBytes = Long.parseLong(args[++i]) << 20;
+        case "--write-buffer-mb" -> o.writeBufferBytes = Long.parseLong(args[++i]) << 20;
+        case "--cold-limit-mb" -> o.coldLimitBytes = Long.parseLong(args[++i]) << 20;
+        case "--heap" -> o.heap = args[++i];
+        case "--seed" -> o.seed = Long.parseLong(args[++i]);
+        case "--out" -> o.out = Path.of(args[++i]);
+        case "--data" -> o.data = Path.of(args[++i]);
+        default -> throw new IllegalArgumentException("unknown option " + a + "\n" + usage());
+      }
+    }
+    if (o.out == null) {
+      String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+      o.out = benchDir.resolve("results").resolve(stamp + "-" + o.profile);
+    }
+    if (o.data == null) {
+      o.data = benchDir.resolve("target").resolve("bench-data");
+    }
+    return o;
+  }
+
+  static String usage() {
+    return String.format(USAGE, Workloads.ALL, Engines.ALL);
+  }
+
+  private void applyProfile(String name) {
+    profile = name;
+    switch (name) {
+      case "full" -> set(10_000_000, 1_000_000, 2_000_000, 1_000_000, 60, 20_000, 300, 4L << 30, 10, 4 * 3600);
+      case "medium" -> set(2_000_000, 200_000, 400_000, 200_000, 20, 20_000, 60, 1L << 30, 5, 3600);
+      default -> set(200_000, 50_000, 100_000, 50_000, 5, 5_000, 5, 256L << 20, 2, 600);
+    }
+  }
+
+  private void set(long kvKeys, long jobs, long jobReads, long rwKeys, int rwSeconds, int writeRate, int coldSeconds,
+      long probeBytes, double probeSeconds, long timeoutSeconds) {
+    this.kvKeys = kvKeys;
+    this.jobs = jobs;
+    this.jobReads = jobReads;
+    this.rwKeys = rwKeys;
+    this.rwSeconds = rwSeconds;
+    this.writeRate = writeRate;
+    this.coldSeconds = coldSeconds;
+    this.probeBytes = probeBytes;
+    this.probeSeconds = probeSeconds;
+    this.timeoutSeconds = timeoutSeconds;
+  }
+
+  private static List<String> split(String csv, List<String> known) {
+    List<String> names = Arrays.stream(csv.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+    for (String n : names) {
+      if (!known.contains(n)) {
+        throw new IllegalArgumentException("unknown name " + n + "; known: " + known);
+      }
+    }
+    return new ArrayList<>(names);
+  }
+
+  /** Keys, reads of one workload's engine JVM. */
+  long keysFor(String workload) {
+    return switch (workload) {
+      case "jobs" -> jobs;
+      case "readwhilewriting" -> rwKeys;
+      default -> kvKeys;
+    };
+  }
+
+  long readsFor(String workload) {
+    return workload.equals("jobs") ? jobReads : keysFor(workload);
+  }
+}

@@ -1,0 +1,92 @@
+package io.docstore.bench.runner;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Markdown tables of one workload's results: one table per phase, one row per engine, and the ratio
+ * of docstore's ops/s to each engine's (above 1: docstore is faster). Bytes on disk, bytes written
+ * and peak RSS are per run (all phases of that engine's JVM), repeated on each phase's row.
+ */
+final class ResultTable {
+
+  static final String DOCSTORE = "docstore";
+
+  private ResultTable() {}
+
+  static String render(String workload, List<ChildResult> results) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("### ").append(workload).append('\n');
+    Set<String> phases = new LinkedHashSet<>();
+    for (ChildResult r : results) {
+      r.phases().forEach(p -> phases.add(p.get("phase")));
+    }
+    ChildResult docstore = results.stream().filter(r -> r.engine().equals(DOCSTORE) && r.failure() == null)
+        .findFirst().orElse(null);
+    for (String phase : phases) {
+      sb.append('\n').append("phase `").append(phase).append("`\n\n");
+      sb.append("| engine | ops/s | p50 us | p99 us | p99.9 us | misses | wrong | KiB read/op | dev reads/op"
+          + " | disk MB | written MB | peak RSS MB | docstore/engine |\n");
+      sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      for (ChildResult r : results) {
+        Map<String, String> p = r.phase(phase);
+        if (p == null) {
+          continue;
+        }
+        long ops = Long.parseLong(p.get("ops"));
+        List<String> cells = new ArrayList<>();
+        cells.add(r.engine());
+        cells.add(p.get("ops_per_s"));
+        cells.add(p.get("p50_us"));
+        cells.add(p.get("p99_us"));
+        cells.add(p.get("p999_us"));
+        cells.add(p.get("misses"));
+        cells.add(p.get("wrong"));
+        cells.add(perOp(Long.parseLong(p.get("read_bytes")) / 1024.0, ops));
+        cells.add(perOp(Long.parseLong(p.get("device_reads")), ops));
+        cells.add(mb(r.diskBytes()));
+        cells.add(mb(r.writeBytes()));
+        cells.add(mb(r.peakRssBytes()));
+        cells.add(ratio(docstore, r, phase));
+        sb.append("| ").append(String.join(" | ", cells)).append(" |\n");
+      }
+    }
+    for (ChildResult r : results) {
+      if (r.failure() != null) {
+        sb.append("\n- ").append(r.engine()).append(": FAILED: ").append(r.failure());
+      }
+    }
+    sb.append('\n');
+    for (ChildResult r : results) {
+      for (String note : r.notes()) {
+        sb.append("- ").append(r.engine()).append(": ").append(note).append('\n');
+      }
+    }
+    return sb.toString();
+  }
+
+  private static String ratio(ChildResult docstore, ChildResult r, String phase) {
+    if (docstore == null || r == docstore) {
+      return "-";
+    }
+    Map<String, String> d = docstore.phase(phase);
+    Map<String, String> p = r.phase(phase);
+    double peer = Double.parseDouble(p.get("ops_per_s"));
+    if (d == null || peer == 0) {
+      return "-";
+    }
+    return String.format(Locale.ROOT, "%.2f", Double.parseDouble(d.get("ops_per_s")) / peer);
+  }
+
+  private static String perOp(double total, long ops) {
+    return ops == 0 ? "-" : String.format(Locale.ROOT, "%.2f", total / ops);
+  }
+
+  private static String mb(long bytes) {
+    return String.format(Locale.ROOT, "%.1f", bytes / 1e6);
+  }
+}

@@ -1,0 +1,55 @@
+package io.docstore.bench.workloads;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * What one phase of a workload measured on one engine.
+ *
+ * @param phase e.g. "write", "read"
+ * @param ops operations done
+ * @param nanos wall time of the whole phase (final flush included)
+ * @param engineNanos time spent inside engine calls (input generation and verification excluded):
+ *     ops/s is computed from this, so a slow generator does not cap a fast engine
+ * @param latency per-operation latency in nanoseconds
+ * @param misses reads that found nothing where a value was expected
+ * @param wrong reads that found a value other than the one expected (or a value where none was)
+ * @param io this process's I/O counters over the phase
+ */
+public record PhaseResult(String phase, long ops, long nanos, long engineNanos, Histogram latency, long misses, long wrong,
+    ProcSelf.Io io) {
+
+  public double opsPerSecond() {
+    return engineNanos == 0 ? 0 : ops * 1e9 / engineNanos;
+  }
+
+  /** Flat fields in a fixed order; numbers only, so the line format needs no quoting. */
+  public Map<String, Object> fields() {
+    Map<String, Object> f = new LinkedHashMap<>();
+    f.put("phase", phase);
+    f.put("ops", ops);
+    f.put("seconds", round(nanos / 1e9));
+    f.put("engine_seconds", round(engineNanos / 1e9));
+    f.put("ops_per_s", Math.round(opsPerSecond()));
+    f.put("p50_us", round(latency.getValueAtPercentile(50) / 1e3));
+    f.put("p99_us", round(latency.getValueAtPercentile(99) / 1e3));
+    f.put("p999_us", round(latency.getValueAtPercentile(99.9) / 1e3));
+    f.put("max_us", round(latency.getMaxValue() / 1e3));
+    f.put("misses", misses);
+    f.put("wrong", wrong);
+    f.put("read_bytes", io.readBytes());
+    f.put("write_bytes", io.writeBytes());
+    f.put("read_calls", io.readCalls());
+    f.put("device_reads", io.deviceReads());
+    return f;
+  }
+
+  static Histogram newHistogram() {
+    return new Histogram(3_600_000_000_000L, 3);
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 100) / 100.0;
+  }
+}

@@ -1,0 +1,41 @@
+package io.docstore.bench.workloads;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * Times one phase: per-operation latencies, the time spent inside engine calls, wall time and I/O
+ * counters. Not thread-safe.
+ */
+final class PhaseTimer {
+
+  private final String phase;
+  private final Histogram latency = PhaseResult.newHistogram();
+  private final ProcSelf.Io ioAtStart = ProcSelf.io();
+  private final long start = System.nanoTime();
+  private long engineNanos;
+
+  PhaseTimer(String phase) {
+    this.phase = phase;
+  }
+
+  /** One operation's latency; also counted as time inside the engine. */
+  void record(long nanos) {
+    long n = Math.max(0, nanos);
+    latency.recordValue(n);
+    engineNanos += n;
+  }
+
+  /** Time inside the engine that is not an operation of its own (the phase's final flush). */
+  void addEngineTime(long nanos) {
+    engineNanos += Math.max(0, nanos);
+  }
+
+  long elapsedNanos() {
+    return System.nanoTime() - start;
+  }
+
+  PhaseResult finish(long ops, long misses, long wrong) {
+    long nanos = System.nanoTime() - start;
+    return new PhaseResult(phase, ops, nanos, engineNanos, latency, misses, wrong, ProcSelf.io().minus(ioAtStart));
+  }
+}

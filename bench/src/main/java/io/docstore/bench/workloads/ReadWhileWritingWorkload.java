@@ -1,0 +1,164 @@
+package io.docstore.bench.workloads;
+
+import io.docstore.bench.data.JobDocGenerator;
+import io.docstore.bench.engines.Engine;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One reader thread of uniformly random job IDs, first alone for {@code rwSeconds} (after the
+ * preload, with the engine's background work given time to settle), then for as long again next to
+ * one writer that updates random jobs at a fixed rate. The reader's p99.9 under writes against its
+ * p99.9 alone shows how much the engine's flushes and compactions get in the way of reads (the
+ * engine-neutral stand-in for "p99.9 during compaction vs without": no peer exposes the same
+ * compaction signal). Reads are verified by the document's ID prefix, since any version is right.
+ */
+public final class ReadWhileWritingWorkload implements Workload {
+
+  @Override
+  public String name() {
+    return "readwhilewriting";
+  }
+
+  @Override
+  public List<PhaseResult> run(WorkloadContext ctx) throws IOException {
+    WorkloadParams p = ctx.params();
+    try (Engine engine = ctx.opener().open()) {
+      PhaseResult preload = preload(engine, p);
+      PhaseResult alone = read("read-alone", engine, p, p.seed() + 1);
+      Writer writer = new Writer(engine, p);
+      Thread thread = new Thread(writer, "bench-writer");
+      thread.start();
+      PhaseResult underWrites;
+      try {
+        underWrites = read("read-under-writes", engine, p, p.seed() + 2);
+      } finally {
+        writer.stop.set(true);
+        joinUninterruptibly(thread);
+      }
+      if (writer.failure != null) {
+        throw new IOException("writer failed", writer.failure);
+      }
+      return List.of(preload, alone, underWrites, writer.result);
+    }
+  }
+
+  private static PhaseResult preload(Engine engine, WorkloadParams p) throws IOException {
+    PhaseTimer timer = new PhaseTimer("preload");
+    for (long id = 0; id < p.keys(); id++) {
+      byte[] doc = JobDocGenerator.document(id, 0);
+      long t0 = System.nanoTime();
+      engine.put(Keys.bytes(id), doc);
+      if ((id + 1) % p.batch() == 0) {
+        engine.flush();
+      }
+      timer.record(System.nanoTime() - t0);
+    }
+    long flushStart = System.nanoTime();
+    engine.flush();
+    timer.addEngineTime(System.nanoTime() - flushStart);
+    return timer.finish(p.keys(), 0, 0);
+  }
+
+  private static PhaseResult read(String phase, Engine engine, WorkloadParams p, long seed) throws IOException {
+    SplittableRandom random = new SplittableRandom(seed);
+    PhaseTimer timer = new PhaseTimer(phase);
+    long capNanos = p.rwSeconds() * 1_000_000_000L;
+    long ops = 0;
+    long misses = 0;
+    long wrong = 0;
+    while ((ops & 255) != 0 || timer.elapsedNanos() < capNanos) {
+      long id = random.nextLong(p.keys());
+      byte[] key = Keys.bytes(id);
+      long t0 = System.nanoTime();
+      byte[] value = engine.get(key);
+      timer.record(System.nanoTime() - t0);
+      ops++;
+      if (value == null) {
+        misses++;
+      } else if (!hasId(value, id)) {
+        wrong++;
+      }
+    }
+    return timer.finish(ops, misses, wrong);
+  }
+
+  static boolean hasId(byte[] doc, long id) {
+    byte[] prefix = ("{\"id\":" + id + ",").getBytes(StandardCharsets.UTF_8);
+    if (doc.length < prefix.length) {
+      return false;
+    }
+    for (int i = 0; i < prefix.length; i++) {
+      if (doc[i] != prefix[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void joinUninterruptibly(Thread t) {
+    boolean interrupted = false;
+    while (t.isAlive()) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Updates random jobs at a fixed rate until stopped; a late writer catches up without sleeping. */
+  private static final class Writer implements Runnable {
+    final AtomicBoolean stop = new AtomicBoolean();
+    private final Engine engine;
+    private final WorkloadParams p;
+    volatile PhaseResult result;
+    volatile Throwable failure;
+
+    Writer(Engine engine, WorkloadParams p) {
+      this.engine = engine;
+      this.p = p;
+    }
+
+    @Override
+    public void run() {
+      SplittableRandom random = new SplittableRandom(p.seed() + 3);
+      long intervalNanos = 1_000_000_000L / p.writeRate();
+      PhaseTimer timer = new PhaseTimer("writer");
+      long start = System.nanoTime();
+      long ops = 0;
+      try {
+        while (!stop.get()) {
+          long due = start + ops * intervalNanos;
+          long wait = due - System.nanoTime();
+          if (wait > 0) {
+            LockSupport.parkNanos(wait);
+            continue;
+          }
+          long id = random.nextLong(p.keys());
+          byte[] doc = JobDocGenerator.document(id, 1 + (int) (ops % 1000));
+          long t0 = System.nanoTime();
+          engine.put(Keys.bytes(id), doc);
+          ops++;
+          if (ops % p.batch() == 0) {
+            engine.flush();
+          }
+          timer.record(System.nanoTime() - t0);
+        }
+        long flushStart = System.nanoTime();
+        engine.flush();
+        timer.addEngineTime(System.nanoTime() - flushStart);
+      } catch (Throwable t) {
+        failure = t;
+      }
+      result = timer.finish(ops, 0, 0);
+    }
+  }
+}
