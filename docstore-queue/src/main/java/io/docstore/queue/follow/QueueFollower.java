@@ -204,13 +204,16 @@ public final class QueueFollower implements Closeable {
       fresh.close();
       throw e;
     }
-    install(fresh, c);
+    install(fresh);
     return fresh;
   }
 
-  private void install(SegmentCopy fresh, SegmentCopy old) {
-    copies.put(fresh.segment(), fresh);
-    if (old != null) {
+  private void install(SegmentCopy fresh) {
+    SegmentCopy old;
+    synchronized (copies) {
+      old = copies.put(fresh.segment(), fresh);
+    }
+    if (old != null && old != fresh) {
       counters.reopens.increment();
       old.close(); // readers on it retry with the fresh copy
     }
@@ -320,13 +323,15 @@ public final class QueueFollower implements Closeable {
   public Record read(long address) throws IOException {
     long segment = Address.segment(address);
     FollowPoint p = point;
-    if (segment > p.segment() || (segment == p.segment() && Address.blockOffset(address) >= p.offset())) {
+    // Blocks of the point's own segment may be read while their records are being handed on (the
+    // index sees them first); they were verified before that started.
+    if (segment > p.segment()) {
       throw new IllegalArgumentException("address " + Address.toString(address) + " is past the ingested point " + p);
     }
     for (int attempt = 0; ; attempt++) {
       SegmentCopy c = copies.get(segment);
       if (c == null) {
-        throw new IOException("no open copy of segment " + segment + " (being re-fetched)");
+        c = openForReads(segment);
       }
       ReadBuffers b = readBuffers.get();
       try {
@@ -349,6 +354,25 @@ public final class QueueFollower implements Closeable {
       Op op = b.block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
       return new Record(address, b.block.id(i), b.block.firstSequence() + i, op, b.block.acceptedAtMillis(i),
           b.block.body(i));
+    }
+  }
+
+  /**
+   * A copy of a segment ingested before a restart (verified then; damage since is caught by each
+   * block's checksum as it is read).
+   */
+  private SegmentCopy openForReads(long segment) throws IOException {
+    synchronized (copies) {
+      SegmentCopy c = copies.get(segment);
+      if (c != null) {
+        return c;
+      }
+      c = SegmentCopy.open(fs, dir, segment);
+      if (c == null) {
+        throw new IOException("no copy of segment " + segment + " in " + dir + " (being re-fetched)");
+      }
+      copies.put(segment, c);
+      return c;
     }
   }
 
@@ -378,7 +402,7 @@ public final class QueueFollower implements Closeable {
         fresh.close();
         continue; // still arriving, or damaged again: the next pull brings another copy
       }
-      install(fresh, old);
+      install(fresh);
       damaged.remove(segment);
       LOG.info("segment {} re-fetched and verified", segment);
     }
