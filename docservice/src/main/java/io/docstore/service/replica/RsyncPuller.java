@@ -2,9 +2,7 @@ package io.docstore.service.replica;
 
 import io.docstore.io.FileSystem;
 import io.docstore.queue.replication.ManifestFormat;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,6 +25,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code --delete-after}: an {@code .active} copy goes only after its {@code .sealed}
  *       successor has arrived; {@code --fuzzy}: that successor is built from the {@code .active}
  *       copy as the basis, so sealing does not re-send the segment;
+ *   <li>the manifest is deleted locally before each pull, so it is always fetched (same size, and
+ *       possibly the same mtime, as the previous one);
  *   <li>{@code --safe-links}, {@code --timeout}/{@code --contimeout}, and {@code --fsync} where the
  *       binary has it (rsync 3.2.4+); the directory is fsynced after every pull either way.
  * </ul>
@@ -48,9 +48,11 @@ public final class RsyncPuller {
   private final Path target;
   private final int timeoutSeconds;
   private final boolean fsyncFlag;
+  private final Path outputFile;
   private volatile Process running;
 
   /**
+   * @param target the copy's directory; rsync's output goes to {@code rsync.out} next to it
    * @param source {@code rsync://host:port/module/}, {@code host:path/} or a local directory ending in {@code /}
    * @throws IllegalStateException naming {@code scripts/install-deps} when the binary cannot run
    */
@@ -61,6 +63,7 @@ public final class RsyncPuller {
     this.target = target;
     this.timeoutSeconds = timeoutSeconds;
     this.fsyncFlag = supportsFsync(rsyncBinary);
+    this.outputFile = target.toAbsolutePath().getParent().resolve("rsync.out");
     fs.createDirectories(target);
   }
 
@@ -104,38 +107,44 @@ public final class RsyncPuller {
   /** Runs one pull to completion (or kills it after twice the I/O timeout) and fsyncs the copy's directory. */
   public Pull pull() throws IOException, InterruptedException {
     removeStaleTempFiles();
+    // The manifest is rewritten in place of itself at a fixed size, possibly twice within rsync's
+    // mtime resolution, so the quick check (size + mtime) could skip a changed one forever: drop
+    // the local copy so that every pull fetches it. Ingestion reads it only after the pull.
+    fs.delete(target.resolve(ManifestFormat.FILE_NAME));
     long t0 = System.nanoTime();
-    Process p = new ProcessBuilder(command()).redirectErrorStream(true).start();
+    // Output to a file, not a pipe: an rsync child orphaned by a kill would hold a pipe open.
+    Process p = new ProcessBuilder(command()).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.to(outputFile.toFile())).start();
     running = p;
-    String out;
     int code;
     try {
       p.getOutputStream().close();
-      out = drain(p.getInputStream());
       if (!p.waitFor(2L * timeoutSeconds + 5, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        p.waitFor();
+        killTree(p);
         return new Pull(false, -1, System.nanoTime() - t0, "rsync did not finish within " + (2 * timeoutSeconds + 5) + " s");
       }
       code = p.exitValue();
     } finally {
       running = null;
     }
-    fs.syncDirectory(target);
     boolean ok = code == 0 || code == PARTIAL_VANISHED;
-    return new Pull(ok, code, System.nanoTime() - t0, out);
+    if (!ok) {
+      killTree(p); // the receiver's forked children, if the parent was killed
+    }
+    fs.syncDirectory(target);
+    return new Pull(ok, code, System.nanoTime() - t0, ok ? "" : tail(outputFile));
   }
 
-  private static String drain(InputStream in) throws IOException {
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    byte[] chunk = new byte[8192];
-    int n;
-    while ((n = in.read(chunk)) >= 0) {
-      if (buf.size() < 64 * 1024) {
-        buf.write(chunk, 0, n);
-      }
-    }
-    return buf.toString(StandardCharsets.UTF_8).trim();
+  private static void killTree(Process p) throws InterruptedException {
+    p.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+    p.destroyForcibly();
+    p.waitFor();
+  }
+
+  private static String tail(Path file) throws IOException {
+    byte[] all = java.nio.file.Files.readAllBytes(file);
+    int from = Math.max(0, all.length - 4096);
+    return new String(all, from, all.length - from, StandardCharsets.UTF_8).trim();
   }
 
   /**
