@@ -137,6 +137,19 @@ class HttpBadInputTest {
   }
 
   @Test
+  void http10KeepAliveIsHonouredAndPlain10Closes() throws Exception {
+    try (RawHttp c = new RawHttp(readPort)) {
+      c.write("GET /docs/1 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+      RawHttp.Response r = c.read();
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.headers().toLowerCase()).contains("connection: keep-alive");
+      c.write("GET /docs/1 HTTP/1.0\r\n\r\n");
+      assertThat(c.read().body()).isEqualTo("{\"doc\":1}");
+      assertThat(c.closedByServer()).isTrue();
+    }
+  }
+
+  @Test
   void slowLorisGets408WhileOthersAreServed() throws Exception {
     try (RawHttp slow = new RawHttp(readPort)) {
       slow.write("GET /docs/1 HTTP/1.1\r\nHost: x\r\n");
