@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Append-only document store with an LSM index.",
-    subcommands = {DumpCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {ServeCommand.class, ImportCommand.class, GetCommand.class, StatsCommand.class,
+        DumpCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
   static {
