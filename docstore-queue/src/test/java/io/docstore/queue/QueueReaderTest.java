@@ -32,6 +32,25 @@ class QueueReaderTest {
   }
 
   @Test
+  void aThreadReusesTheBlockItReadLast() throws Exception {
+    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
+      List<Appended> a = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        a.add(q.writer().append(i, Op.PUT, i, new byte[] {(byte) i, 1, 2, 3, 4, 5, 6, 7}));
+      }
+      q.writer().flush();
+      long before = q.stats().blockReads();
+      q.reader().get(a.get(0).address());
+      q.reader().get(a.get(1).address());
+      assertThat(q.stats().blockReads()).isEqualTo(before + 1);
+      q.reader().get(a.get(39).address());
+      q.reader().get(a.get(0).address());
+      assertThat(q.stats().blockReads()).isEqualTo(before + 3);
+      assertThat(q.reader().get(a.get(2).address()).body()[0]).isEqualTo((byte) 2);
+    }
+  }
+
+  @Test
   void readsConcurrentlyWithTheWriter() throws Exception {
     QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(512).segmentSize(8192).build();
     try (Queue q = Queue.open(dir, o)) {
