@@ -78,4 +78,31 @@ class QueueWriterTest {
       assertThat(again.lastSequence()).isEqualTo(1);
     }
   }
+
+  @Test
+  void aFullDiskLeavesATornTailThatTheNextOpenCuts() throws Exception {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    QueueOptions o = QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).blockSize(1024).build();
+    long acknowledged = 0;
+    try (Queue q = Queue.open(dir, o)) {
+      fs.setSpaceLimit(10_000);
+      byte[] body = new byte[300];
+      new java.util.Random(1).nextBytes(body);
+      assertThatThrownBy(() -> {
+        while (true) {
+          Appended a = q.writer().append(1, Op.PUT, 0, body);
+          q.writer().awaitDurable(a.sequence());
+        }
+      }).isInstanceOf(IOException.class).hasMessageContaining("No space left");
+      acknowledged = q.durableSequence();
+      fs.clearSpaceLimit();
+    }
+    try (Queue q = Queue.open(dir, o)) {
+      assertThat(q.stats().tornTailBytesDropped()).isPositive();
+      assertThat(q.lastSequence()).isEqualTo(acknowledged);
+      Appended next = q.writer().append(2, Op.PUT, 0, new byte[] {7});
+      q.writer().awaitDurable(next.sequence());
+      assertThat(q.reader().get(next.address()).body()).containsExactly(7);
+    }
+  }
 }
