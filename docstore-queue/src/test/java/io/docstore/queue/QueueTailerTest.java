@@ -97,4 +97,23 @@ class QueueTailerTest {
       assertThatThrownBy(t::poll).hasMessageContaining("closed");
     }
   }
+
+  @Test
+  void startsAtAnAddress() throws Exception {
+    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
+      Appended third = null;
+      for (int i = 0; i < 30; i++) {
+        Appended a = q.writer().append(i, Op.PUT, i, bytes("r" + i));
+        if (i == 17) {
+          third = a;
+        }
+      }
+      q.writer().flush();
+      try (QueueTailer t = q.tailerAt(third.address())) {
+        assertThat(t.poll().sequence()).isEqualTo(18);
+        assertThat(t.poll().sequence()).isEqualTo(19);
+      }
+      assertThatThrownBy(() -> q.tailerAt(1)).isInstanceOf(IllegalArgumentException.class);
+    }
+  }
 }
