@@ -94,6 +94,15 @@ public final class Queue implements java.io.Closeable {
     return new QueueTailer(segments, counters, signal, expectedBlockBytes(options), fromSequence);
   }
 
+  /**
+   * A tailer starting at the record stored at {@code address} (inclusive).
+   *
+   * @throws IllegalArgumentException if no record can have this address
+   */
+  public QueueTailer tailerAt(long address) throws IOException {
+    return tailer(reader.get(address).sequence());
+  }
+
   /** Highest sequence written to a segment file (readable), 0 if empty. */
   public long lastSequence() {
     return writer.lastWritten();
