@@ -3,6 +3,7 @@ package io.docstore.service.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.docstore.io.TestSupport;
 import io.docstore.service.Document;
 import io.docstore.service.rpc.RpcServer;
 import io.docstore.service.rpc.TestSource;
@@ -196,6 +197,77 @@ class DocClientTest {
       stop.set(true);
       pool.shutdownNow();
     }
+  }
+
+  @Test
+  void serverProcessKilledWithSigkillLosesNoReads() throws Exception {
+    TestSource expected = new TestSource().fill(1000);
+    List<Process> children = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    AtomicBoolean stop = new AtomicBoolean();
+    try {
+      List<InetSocketAddress> addrs = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        Process p = TestSupport.startJvm(RpcServerMain.class, List.of(), "1000");
+        children.add(p);
+        addrs.add(new InetSocketAddress("127.0.0.1", childPort(p)));
+      }
+      DocClient c = DocClient.builder().servers(addrs).slotsPerServer(2).build();
+      clients.add(c);
+      AtomicLong reads = new AtomicLong();
+      List<Future<?>> readers = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int seed = t;
+        readers.add(pool.submit(() -> {
+          long id = seed;
+          while (!stop.get()) {
+            id = (id * 31 + 7) % 1000;
+            long[] ids = {id, (id + 500) % 1000};
+            Document[] docs = c.getAll(ids);
+            for (int i = 0; i < ids.length; i++) {
+              assertSame(docs[i], expected.doc(ids[i]));
+            }
+            reads.incrementAndGet();
+          }
+          return null;
+        }));
+      }
+      awaitReads(reads, 500);
+      TestSupport.kill9(children.get(0));
+      awaitReads(reads, reads.get() + 500);
+      stop.set(true);
+      for (Future<?> f : readers) {
+        f.get(10, TimeUnit.SECONDS); // rethrows any failed read
+      }
+    } finally {
+      stop.set(true);
+      pool.shutdownNow();
+      for (Process p : children) {
+        TestSupport.kill9(p);
+      }
+    }
+  }
+
+  /** Reads the child's "PORT n" line, then keeps draining its stdout so it never blocks. */
+  private static int childPort(Process p) throws IOException {
+    java.io.BufferedReader out = TestSupport.stdout(p);
+    String line;
+    while ((line = out.readLine()) != null && !line.startsWith("PORT ")) {
+      // Log lines printed before the port.
+    }
+    assertThat(line).as("child server printed its port").isNotNull();
+    Thread drain = new Thread(() -> {
+      try {
+        while (out.readLine() != null) {
+          // Discard.
+        }
+      } catch (IOException closed) {
+        // The child is gone.
+      }
+    });
+    drain.setDaemon(true);
+    drain.start();
+    return Integer.parseInt(line.substring(5));
   }
 
   private static void awaitReads(AtomicLong reads, long target) {
