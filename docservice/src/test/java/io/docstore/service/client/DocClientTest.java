@@ -86,6 +86,22 @@ class DocClientTest {
   }
 
   @Test
+  void aSlowRequestDoesNotHoldUpLaterOnesOnTheSameConnection() throws Exception {
+    TestSource source = new TestSource().fill(10);
+    java.util.concurrent.CountDownLatch gate = source.block(1);
+    DocClient c = client(serve(source));
+    java.util.concurrent.CompletableFuture<Document> slow =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> c.get(1));
+    while (source.calls() == 0) {
+      Thread.onSpinWait(); // until the slow request is at the server
+    }
+    assertSame(c.get(2), source.doc(2));
+    assertThat(slow).isNotDone();
+    gate.countDown();
+    assertSame(slow.get(5, TimeUnit.SECONDS), source.doc(1));
+  }
+
+  @Test
   void largeBatchesAreSplitAtTheLimit() throws IOException {
     TestSource source = new TestSource().fill(2600);
     DocClient c = client(serve(source));
@@ -143,7 +159,7 @@ class DocClientTest {
     clients.add(c);
     long start = System.nanoTime();
     assertThatThrownBy(() -> c.get(1)).isInstanceOf(DocClientException.class)
-        .hasMessageContaining("no server available");
+        .hasMessageContaining("no free slot on a connected server");
     assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(2));
   }
 
