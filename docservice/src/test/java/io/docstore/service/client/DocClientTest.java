@@ -317,6 +317,7 @@ class DocClientTest {
     } finally {
       pool.shutdownNow();
     }
+    System.out.printf("slow server: %d requests, fast server: %d%n", slow.calls(), fast.calls());
     assertThat(slow.calls() + fast.calls()).isEqualTo(900);
     assertThat(slow.calls()).as("slow %d, fast %d", slow.calls(), fast.calls())
         .isLessThan(fast.calls() / 4);
