@@ -31,7 +31,7 @@ class FaultInjectionCrashTest {
     SplittableRandom rnd = new SplittableRandom(seed);
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     Map<Long, Long> acked = new HashMap<>();
-    int rounds = 25 * TestSupport.scale();
+    int rounds = 12 * TestSupport.scale();
     for (int round = 0; round < rounds; round++) {
       SyncPolicy policy = round % 2 == 0 ? SyncPolicy.ALWAYS : SyncPolicy.interval(5);
       CutoffFileSystem process = new CutoffFileSystem(fs);

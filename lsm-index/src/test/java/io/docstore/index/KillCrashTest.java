@@ -37,11 +37,11 @@ class KillCrashTest {
     for (int k = 0; k < kills; k++) {
       boolean atKillPoint = k % 3 != 2;
       List<String> jvmArgs = atKillPoint
-          ? List.of("-Ddocstore.killpoint=" + KILL_POINTS.get(k % KILL_POINTS.size()) + "@" + (1 + rnd.nextInt(3)))
+          ? List.of("-Ddocstore.killpoint=" + KILL_POINTS.get(k % KILL_POINTS.size()) + "@" + (1 + rnd.nextInt(2)))
           : List.of();
       Process p = TestSupport.startJvm(CrashChild.class, jvmArgs, dir.toString(), Long.toString(nextBatch));
       long lastAck = nextBatch - 1;
-      int stopAfter = 3 + rnd.nextInt(25);
+      int stopAfter = 2 + rnd.nextInt(10);
       try (BufferedReader out = TestSupport.stdout(p)) {
         String line;
         int acks = 0;
