@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,6 +28,7 @@ class FaultInjectionCrashTest {
   Path dir;
 
   @Test
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void acknowledgedWritesSurvivePowerLoss() throws Exception {
     long seed = TestSupport.seed("FaultInjectionCrashTest");
     SplittableRandom rnd = new SplittableRandom(seed);

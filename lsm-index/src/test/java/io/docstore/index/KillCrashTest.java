@@ -8,7 +8,9 @@ import java.io.BufferedReader;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -29,6 +31,7 @@ class KillCrashTest {
   Path dir;
 
   @Test
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void everyAcknowledgedBatchSurvivesKills() throws Exception {
     long seed = TestSupport.seed("KillCrashTest");
     SplittableRandom rnd = new SplittableRandom(seed);
