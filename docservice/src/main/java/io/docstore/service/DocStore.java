@@ -9,6 +9,7 @@ import io.docstore.queue.Queue;
 import io.docstore.queue.QueueReader;
 import io.docstore.queue.QueueWriter;
 import io.docstore.queue.Record;
+import io.docstore.queue.format.Address;
 import io.docstore.service.cache.CachedDoc;
 import io.docstore.service.cache.DocCache;
 import io.docstore.service.store.IndexCheckpoint;
@@ -271,8 +272,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     Record r = reader.get(address);
     if (r.id() != id || r.op() != Op.PUT) {
       metrics.corruption();
-      CorruptionException e = new CorruptionException(dir.resolve("queue"), address,
-          "index maps id " + id + " to address " + address + " but the record there is " + r.op() + " of id " + r.id());
+      CorruptionException e = new CorruptionException(dir.resolve("queue"), Address.blockOffset(address),
+          "index maps id " + id + " to record " + Address.toString(address) + " (segment " + Address.segment(address)
+          + ") but the record there is a " + r.op() + " of id " + r.id());
       log.error("corrupt mapping: {}", e.getMessage());
       throw e;
     }

@@ -5,12 +5,15 @@ import io.docstore.io.FileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.QueueOptions;
 import io.docstore.service.cache.DocCache;
+import io.docstore.service.cache.InProcessDocCache;
+import io.docstore.service.cache.MemcachedDocCache;
 import io.docstore.service.config.DocstoreConfig;
 import io.docstore.service.http.AdminRoutes;
 import io.docstore.service.http.HttpServer;
 import io.docstore.service.http.ReadRoutes;
 import io.docstore.service.inbox.Inbox;
 import io.docstore.service.metrics.Metrics;
+import io.docstore.service.rpc.RpcServer;
 import io.docstore.service.updater.UpdateParser;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.Closeable;
@@ -23,7 +26,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The composition root of a running primary: builds and starts everything in order (metrics,
- * store with recovery, read port, admin port, inbox) and stops it in reverse. {@code serve} and
+ * cache, store with recovery, read port, RPC port, admin port, inbox) and stops it in reverse. {@code serve} and
  * the end-to-end tests use it.
  *
  * <p>Thread-safe: {@link #close} may be called from a shutdown hook while requests run.
@@ -38,21 +41,40 @@ public final class Service implements Closeable {
   private final DocStore store;
   private final HttpServer read;
   private final HttpServer admin;
+  private final RpcServer rpc;
   private final Inbox inbox;
   private volatile boolean ready;
   private volatile boolean closed;
 
-  private Service(DocstoreConfig config, DocCache cache) throws IOException, InterruptedException {
+  private Service(DocstoreConfig config) throws IOException, InterruptedException {
     this.config = config;
-    this.cache = cache;
     this.registry = Metrics.newRegistry();
-    this.store = DocStore.open(config.dataDir(), storeOptions(config, cache, registry));
+    this.cache = cacheFor(config, registry);
+    try {
+      this.store = DocStore.open(config.dataDir(), storeOptions(config, cache, registry));
+    } catch (IOException | RuntimeException e) {
+      cache.close();
+      throw e;
+    }
     HttpServer readServer = null;
     HttpServer adminServer = null;
+    RpcServer rpcServer = null;
     Inbox in = null;
     try {
       readServer = new HttpServer("read", config.readAddress(), limits(config, 8 * 1024),
           new ReadRoutes(store, config.maxIdsPerRequest())).start();
+      if (config.rpcEnabled()) {
+        rpcServer = new RpcServer(store, RpcServer.Options.builder()
+            .host(config.rpcAddress().getAddress().getHostAddress())
+            .port(config.rpcAddress().getPort())
+            .maxFrameBytes(config.rpcMaxFrameBytes())
+            .maxIdsPerRequest(config.rpcMaxBatch())
+            .maxConnections(config.maxConnections())
+            .idleTimeout(config.idleTimeout())
+            .frameTimeout(config.requestTimeout())
+            .build(), registry);
+        rpcServer.start();
+      }
       UpdateParser parser = new UpdateParser(config.maxBodyBytes());
       adminServer = new HttpServer("admin", config.adminAddress(),
           limits(config, Math.max(config.bulkMaxBytes(), config.maxBodyBytes())),
@@ -69,25 +91,38 @@ public final class Service implements Closeable {
       if (adminServer != null) {
         adminServer.close(Duration.ZERO);
       }
+      if (rpcServer != null) {
+        rpcServer.close();
+      }
       if (readServer != null) {
         readServer.close(Duration.ZERO);
       }
       store.close();
+      cache.close();
       throw e;
     }
     this.read = readServer;
+    this.rpc = rpcServer;
     this.admin = adminServer;
     this.inbox = in;
     this.ready = true;
   }
 
+  /** Opens the store (re-indexing what the checkpoint does not cover) and starts the ports. */
+  public static Service start(DocstoreConfig config) throws IOException, InterruptedException {
+    return new Service(config);
+  }
+
   /**
-   * Opens the store (re-indexing what the checkpoint does not cover) and starts the ports.
-   *
-   * @param cache the cache tier; closed by {@link #close}
+   * The configured cache tier: memcached when servers are listed (unreachable servers are retried
+   * in the background, reads fall back to disk meanwhile), else the in-process cache.
    */
-  public static Service start(DocstoreConfig config, DocCache cache) throws IOException, InterruptedException {
-    return new Service(config, cache);
+  public static DocCache cacheFor(DocstoreConfig config, io.micrometer.core.instrument.MeterRegistry registry)
+      throws IOException {
+    if (!config.memcachedServers().isEmpty()) {
+      return MemcachedDocCache.create(config.memcachedServers(), config.memcachedTimeout(), registry);
+    }
+    return new InProcessDocCache(config.cacheBytes());
   }
 
   /** The store options the configuration asks for. */
@@ -147,6 +182,11 @@ public final class Service implements Closeable {
     return admin.port();
   }
 
+  /** The RPC port, or -1 when RPC is off. */
+  public int rpcPort() {
+    return rpc == null ? -1 : rpc.port();
+  }
+
   public String readUrl() {
     return "http://" + hostForUrl(read.host()) + ":" + read.port();
   }
@@ -180,6 +220,9 @@ public final class Service implements Closeable {
       inbox.close();
     }
     admin.close(grace);
+    if (rpc != null) {
+      rpc.close();
+    }
     read.close(remaining(grace, t0));
     try {
       store.close();

@@ -41,7 +41,7 @@ public final class ServiceFixture implements AutoCloseable {
   }
 
   public static ServiceFixture start(Path dir, Map<String, Object> extra) throws IOException, InterruptedException {
-    return new ServiceFixture(Service.start(config(dir, extra), new MapDocCache()));
+    return new ServiceFixture(Service.start(config(dir, extra)));
   }
 
   public URI read(String pathAndQuery) {

@@ -44,12 +44,14 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   private static final class Pending {
     final boolean keepAlive;
     final boolean head;
+    final boolean http10;
     FullHttpResponse response;
     boolean close;
 
-    Pending(boolean keepAlive, boolean head) {
+    Pending(boolean keepAlive, boolean head, boolean http10) {
       this.keepAlive = keepAlive;
       this.head = head;
+      this.http10 = http10;
     }
   }
 
@@ -68,7 +70,8 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     if (timeout != null) {
       timeout.requestComplete();
     }
-    Pending p = new Pending(HttpUtil.isKeepAlive(req), req.method().equals(HttpMethod.HEAD));
+    Pending p = new Pending(HttpUtil.isKeepAlive(req), req.method().equals(HttpMethod.HEAD),
+        req.protocolVersion().equals(HttpVersion.HTTP_1_0));
     inFlight.add(p);
     if (inFlight.size() >= MAX_IN_FLIGHT) {
       ctx.channel().config().setAutoRead(false);
@@ -138,6 +141,10 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
         drop();
         return;
+      }
+      if (head.http10) {
+        // HTTP/1.0 closes by default; a kept-alive 1.0 connection must say so in every response.
+        r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
       }
       ctx.write(r);
       wrote = true;

@@ -76,11 +76,6 @@ public final class Inbox implements Closeable {
 
   private void run() {
     while (!closed) {
-      try {
-        drain();
-      } catch (IOException | RuntimeException e) {
-        log.error("inbox {}: {} (retrying in {} ms)", dir, e.toString(), pollMillis);
-      }
       synchronized (wakeup) {
         if (!closed) {
           try {
@@ -90,11 +85,22 @@ public final class Inbox implements Closeable {
           }
         }
       }
+      if (closed) {
+        return;
+      }
+      try {
+        drain();
+      } catch (IOException | RuntimeException e) {
+        log.error("inbox {}: {} (retrying in {} ms)", dir, e.toString(), pollMillis);
+      }
     }
   }
 
-  /** Applies every file present now, in name order. Returns the number of files handled. */
-  public int drain() throws IOException {
+  /**
+   * Applies every file present now, in name order (the poller calls this; tests may too). Returns
+   * the number of files handled. Serialised: one file is never applied by two threads at once.
+   */
+  public synchronized int drain() throws IOException {
     int handled = 0;
     for (Path f : fs.list(dir)) {
       if (closed) {

@@ -138,7 +138,13 @@ final class Flusher {
           engine.counters.compactionEntriesWritten.addAndGet(info.entries());
           engine.counters.compactionBytesWritten.addAndGet(info.bytes() + bloomBytes);
         }
-        created = Table.open(fs, tablePath, number, BloomFilter.open(fs, bloomPath, engine.pager));
+        BloomFilter filter = BloomFilter.open(fs, bloomPath, engine.pager);
+        try {
+          created = Table.open(fs, tablePath, number, filter);
+        } catch (IOException | RuntimeException e) {
+          filter.close();
+          throw e;
+        }
       } else {
         w.abort();
       }
@@ -157,9 +163,7 @@ final class Flusher {
       }
       throw e;
     }
-    engine.counters.flushes.incrementAndGet();
     if (k > 0) {
-      engine.counters.compactions.incrementAndGet();
       KillPoints.reach("index.compaction.after-install");
     }
     LOG.debug("flushed {} entries from memory{} into {} ({} entries)", sorted.ids().length,
@@ -197,6 +201,11 @@ final class Flusher {
     KillPoints.reach("index.flush.before-manifest");
     new Manifest(nextFile, minLiveWal, refs).publish(engine.options.fileSystem(), engine.dir);
     KillPoints.reach("index.flush.after-manifest");
+    // Counted at the commit point, before the install wakes anyone waiting in flush().
+    engine.counters.flushes.incrementAndGet();
+    if (k > 0) {
+      engine.counters.compactions.incrementAndGet();
+    }
     List<Long> obsoleteWals;
     synchronized (engine.stateLock) {
       Snapshot cur = engine.currentLocked();
