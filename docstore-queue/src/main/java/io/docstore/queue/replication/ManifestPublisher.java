@@ -104,8 +104,8 @@ public final class ManifestPublisher implements Closeable {
     if (newest == 0) {
       return published;
     }
-    if (newest != segment) {
-      openSegment(newest);
+    if (newest != segment && !openSegment(newest)) {
+      return published; // its header is still being written
     }
     while (true) {
       long size = channel.size();
@@ -145,7 +145,8 @@ public final class ManifestPublisher implements Closeable {
     return newest;
   }
 
-  private void openSegment(long number) throws IOException {
+  /** Opens the newest segment at its header; false if the header is not complete yet. */
+  private boolean openSegment(long number) throws IOException {
     FileChannel ch;
     try {
       ch = fs.openRead(new SegmentFileName(number, false).in(dir));
@@ -154,6 +155,10 @@ public final class ManifestPublisher implements Closeable {
     }
     SegmentHeader h;
     try {
+      if (ch.size() < SegmentFormat.HEADER_LENGTH) {
+        ch.close();
+        return false;
+      }
       h = SegmentHeader.read(ch, new SegmentFileName(number, false).in(dir));
     } catch (IOException e) {
       ch.close();
@@ -170,6 +175,7 @@ public final class ManifestPublisher implements Closeable {
     lastSequence = baseSequence - 1;
     blockCount = 0;
     chain = BlockChain.START;
+    return true;
   }
 
   /** Stops the thread and closes the segment channel. Does not publish. */
