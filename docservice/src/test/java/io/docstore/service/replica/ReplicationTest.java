@@ -178,15 +178,19 @@ class ReplicationTest {
       long address = r.addressOf(victim);
       Path sealed = r.follower().directory().resolve(new SegmentFileName(Address.segment(address), true).fileName());
       assertThat(sealed).exists();
+      // Same size and mtime afterwards: rsync's quick check would never re-fetch it on its own.
+      java.nio.file.attribute.FileTime mtime = Files.getLastModifiedTime(sealed);
       flip(sealed, Address.blockOffset(address) + BlockFormat.HEADER_LENGTH + 3);
+      Files.setLastModifiedTime(sealed, mtime);
       try {
         r.get(victim);
         throw new AssertionError("a damaged block was served");
       } catch (CorruptionException expected) {
         // reported; the next rounds delete and re-fetch the copy
       }
-      await("re-fetch of " + sealed.getFileName() + " " + r.stats(), 60_000, () -> r.follower().counters().refetches.sum() > 0
-          && readable(r, victim));
+      await("re-fetch of " + sealed.getFileName(), 60_000, () -> readable(r, victim));
+      assertThat(r.follower().counters().readCorruptions.sum()).isPositive();
+      assertThat(r.follower().counters().refetches.sum()).as(r.stats().toString()).isPositive();
       assertThat(r.get(victim).body()).isEqualTo(model.get(victim));
 
       // The active copy truncated under the replica: detected, re-fetched, and writes go on.
