@@ -3,6 +3,7 @@ package io.docstore.service;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
+import io.docstore.io.KillPoints;
 import io.docstore.queue.Appended;
 import io.docstore.queue.Op;
 import io.docstore.queue.Queue;
@@ -176,6 +177,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       last = Math.max(last, a.sequence());
     }
     writer.awaitDurable(last);
+    KillPoints.reach("docstore.durable-before-indexed");
     indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);
     long readable = System.currentTimeMillis();
     int puts = 0;
@@ -322,6 +324,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       }
       long t0 = System.nanoTime();
       index.sync();
+      KillPoints.reach("docstore.checkpoint-synced-before-publish");
       IndexCheckpoint.publish(fs, dir, through, System.currentTimeMillis());
       checkpointed = through;
       metrics.checkpointed(System.nanoTime() - t0);
