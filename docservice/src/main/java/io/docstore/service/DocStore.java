@@ -76,6 +76,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private final Object checkpointLock = new Object();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile long checkpointed;
+  /** The first write failure (fsync, disk full, queue damage); the queue and index refuse further writes. */
+  private volatile IOException writeFailure;
 
   private DocStore(Path dir, DocStoreOptions o, FileChannel lockChannel, FileLock lock) throws IOException {
     this.dir = dir;
@@ -117,6 +119,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     Gauge.builder("docstore.queue.last.sequence", queue, Queue::lastSequence).register(o.registry);
     Gauge.builder("docstore.index.applied.sequence", indexer, Indexer::appliedThrough).register(o.registry);
     Gauge.builder("docstore.index.checkpoint.sequence", this, s -> s.checkpointed).register(o.registry);
+    Gauge.builder("docstore.writable", this, s -> s.writeFailure == null ? 1 : 0)
+        .description("1 while writes succeed; 0 after a write failure (reads continue; restart to recover)")
+        .register(o.registry);
     checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "docstore-checkpoint");
       t.setDaemon(true);
@@ -169,16 +174,24 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     long now = System.currentTimeMillis();
     List<Written> out = new ArrayList<>(updates.size());
     long last = 0;
-    for (Update u : updates) {
-      Appended a = u.isDelete()
-          ? writer.append(u.id(), Op.DELETE, now, new byte[0])
-          : writer.append(u.id(), Op.PUT, now, u.body());
-      out.add(new Written(u.id(), a.sequence()));
-      last = Math.max(last, a.sequence());
+    try {
+      for (Update u : updates) {
+        Appended a = u.isDelete()
+            ? writer.append(u.id(), Op.DELETE, now, new byte[0])
+            : writer.append(u.id(), Op.PUT, now, u.body());
+        out.add(new Written(u.id(), a.sequence()));
+        last = Math.max(last, a.sequence());
+      }
+      writer.awaitDurable(last);
+      KillPoints.reach("docstore.durable-before-indexed");
+      indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);
+    } catch (IOException e) {
+      if (writeFailure == null) {
+        writeFailure = e;
+        log.error("writes are failing, the store serves reads only until it is restarted: {}", e.toString());
+      }
+      throw e;
     }
-    writer.awaitDurable(last);
-    KillPoints.reach("docstore.durable-before-indexed");
-    indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);
     long readable = System.currentTimeMillis();
     int puts = 0;
     for (Update u : updates) {
@@ -305,6 +318,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     m.put("durableSequence", queue.durableSequence());
     m.put("indexedSequence", indexer.appliedThrough());
     m.put("checkpointSequence", checkpointed);
+    IOException failure = writeFailure;
+    m.put("writable", failure == null);
+    if (failure != null) {
+      m.put("writeError", failure.toString());
+    }
     m.put("queue", queue.stats());
     m.put("index", index.stats());
     m.put("cache", cache.stats());
