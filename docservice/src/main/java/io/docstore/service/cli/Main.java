@@ -24,7 +24,13 @@ public final class Main {
 
   /** Runs a command line and returns its exit code (used by tests without exiting the JVM). */
   public static int run(String... args) {
-    return new CommandLine(new Main()).execute(args);
+    return new CommandLine(new Main())
+        .setExecutionExceptionHandler((e, cmd, parsed) -> {
+          // Expected failures (bad files, unreachable servers) get one line, not a stack trace.
+          System.err.println("docstore " + cmd.getCommandName() + ": " + e.getMessage());
+          return 1;
+        })
+        .execute(args);
   }
 
   /** Reports the version Maven wrote into the jar manifest. */

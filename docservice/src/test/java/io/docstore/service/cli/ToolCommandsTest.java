@@ -2,6 +2,8 @@ package io.docstore.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.index.IndexOptions;
+import io.docstore.index.LsmIndex;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Op;
 import io.docstore.queue.Queue;
@@ -87,6 +89,41 @@ class ToolCommandsTest {
     Run r = run("dump", first.toString());
     assertThat(r.exit()).as(r.out()).isZero();
     assertThat(r.out()).containsIgnoringCase("block").contains("seq");
+  }
+
+  private Path fillIndex() throws IOException {
+    Path indexDir = data.resolve("index");
+    try (LsmIndex index = LsmIndex.open(indexDir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
+      for (long id = 0; id < 5_000; id++) {
+        index.put(id * 7, id);
+      }
+      index.flush();
+    }
+    return indexDir;
+  }
+
+  @Test
+  void verifyChecksTheIndexTooAndDumpReadsItsFiles() throws IOException {
+    fillQueue();
+    Path indexDir = fillIndex();
+    Run ok = run("verify", data.toString());
+    assertThat(ok.exit()).as(ok.out()).isZero();
+
+    Path table = files(indexDir).stream().filter(p -> p.toString().endsWith(".idx")).findFirst().orElseThrow();
+    Run dump = run("dump", table.toString(), "--max-entries", "3");
+    assertThat(dump.exit()).as(dump.out()).isZero();
+    assertThat(dump.out()).isNotBlank();
+    assertThat(run("dump", indexDir.resolve("MANIFEST").toString()).out()).contains("manifest");
+
+    try (FileChannel ch = FileChannel.open(table, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      ByteBuffer b = ByteBuffer.allocate(1);
+      ch.read(b, 5000);
+      b.put(0, (byte) (b.get(0) ^ 0x01));
+      ch.write(b.rewind(), 5000);
+    }
+    Run bad = run("verify", data.toString());
+    assertThat(bad.exit()).isEqualTo(1);
+    assertThat(bad.out()).contains(table.getFileName().toString());
   }
 
   @Test
