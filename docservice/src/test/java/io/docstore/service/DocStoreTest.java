@@ -105,6 +105,22 @@ class DocStoreTest {
   }
 
   @Test
+  void aCheckpointAheadOfTheQueueRefusesToOpenAndSaysHowToRebuild() throws IOException {
+    try (DocStore s = open(new MapDocCache())) {
+      s.put(1, json("{}"));
+      s.put(2, json("{}"));
+    }
+    io.docstore.service.store.IndexCheckpoint.publish(io.docstore.io.FileSystem.real(), dir, 5, 0);
+    assertThatThrownBy(() -> open(new MapDocCache())).isInstanceOf(IOException.class)
+        .hasMessageContaining("queue ends at 2").hasMessageContaining("to rebuild the index");
+    java.nio.file.Files.delete(dir.resolve("index.checkpoint"));
+    try (DocStore s = open(new MapDocCache())) {
+      assertThat(s.get(2)).isNotNull();
+      assertThat(s.appliedThrough()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void secondProcessCannotOpenTheSameDirectory() throws IOException {
     try (DocStore s = open(new MapDocCache())) {
       assertThatThrownBy(() -> open(new MapDocCache())).hasMessageContaining("in use");
