@@ -2,6 +2,7 @@ package io.docstore.service;
 
 import io.docstore.index.LsmIndex;
 import io.docstore.io.CorruptionException;
+import io.docstore.io.DirectoryLock;
 import io.docstore.io.FileSystem;
 import io.docstore.io.KillPoints;
 import io.docstore.queue.Appended;
@@ -19,10 +20,7 @@ import io.docstore.service.store.StoreMetrics;
 import io.micrometer.core.instrument.Gauge;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -70,8 +68,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private final Indexer indexer;
   private final StoreMetrics metrics;
   private final int maxBodyBytes;
-  private final FileChannel lockChannel;
-  private final FileLock lock;
+  private final DirectoryLock lock;
   private final ScheduledExecutorService checkpointer;
   private final Object checkpointLock = new Object();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -79,12 +76,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   /** The first write failure (fsync, disk full, queue damage); the queue and index refuse further writes. */
   private volatile IOException writeFailure;
 
-  private DocStore(Path dir, DocStoreOptions o, FileChannel lockChannel, FileLock lock) throws IOException {
+  private DocStore(Path dir, DocStoreOptions o, DirectoryLock lock) throws IOException {
     this.dir = dir;
     this.fs = o.fileSystem;
     this.cache = o.cache;
     this.maxBodyBytes = o.maxBodyBytes;
-    this.lockChannel = lockChannel;
     this.lock = lock;
     this.metrics = new StoreMetrics(o.registry);
     Queue q = null;
@@ -134,25 +130,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   /** Opens (creating if needed) the store in {@code dir}; re-indexes queue records after the checkpoint. */
   public static DocStore open(Path dir, DocStoreOptions options) throws IOException {
     options.fileSystem.createDirectories(dir);
-    FileChannel ch = FileChannel.open(dir.resolve("LOCK"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-    FileLock lock;
+    DirectoryLock lock = DirectoryLock.acquire(dir);
     try {
-      lock = ch.tryLock();
-    } catch (java.nio.channels.OverlappingFileLockException e) {
-      lock = null; // held by this JVM already
-    } catch (IOException e) {
-      ch.close();
-      throw e;
-    }
-    if (lock == null) {
-      ch.close();
-      throw new IOException(dir + " is in use by another docstore process (LOCK is held)");
-    }
-    try {
-      return new DocStore(dir, options, ch, lock);
+      return new DocStore(dir, options, lock);
     } catch (IOException | RuntimeException e) {
-      lock.release();
-      ch.close();
+      lock.close();
       throw e;
     }
   }
@@ -391,8 +373,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         }
       }
     } finally {
-      lock.release();
-      lockChannel.close();
+      lock.close();
     }
     if (failure != null) {
       throw failure;
