@@ -10,8 +10,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The runner's command line. A size profile ({@code --quick}, the default, about a minute per
- * workload set; {@code --medium}; {@code --full}, the issue's sizes) sets every size; single
+ * The runner's command line. A size profile ({@code --quick}, the default, about three minutes for
+ * everything; {@code --medium}; {@code --full}, the issue's sizes) sets every size; single
  * options override it.
  */
 final class BenchOptions {
