@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Scenario 9: soak. A {@code serve} JVM under a fixed mixed load (writes through the load client,
+ * Scenario 9: soak. A {@code serve} JVM with the default configuration under a fixed mixed load (writes through the load client,
  * reads of the written IDs) for 30 s, or {@code -Ddocstore.torture.soak-seconds}: throughput and
  * p99 are printed per 5 s window; open file descriptors and resident memory of the child stay
  * bounded; the log holds no ERROR line; every acknowledged write reads back at the end.
@@ -33,7 +33,7 @@ class TortureSoakTest {
     AckLedger ledger = new AckLedger();
     List<long[]> samples = new ArrayList<>(); // window, writes, reads, write p99 us, read p99 us, fds, rss kB
     long verified;
-    try (ServeJvm serve = ServeJvm.start(dir.resolve("data"), log, TortureKillTest.SMALL_FILES);
+    try (ServeJvm serve = ServeJvm.start(dir.resolve("data"), log, List.of());
         LoadClient load = new LoadClient(serve.adminUrl, ledger, seed, 2, 0, 2000, 1000, false).start()) {
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong reads = new AtomicLong();
@@ -90,7 +90,7 @@ class TortureSoakTest {
             + " fds_first=" + fdFirst + " fds_max=" + fdMax + " rss_max_kB=" + rssMax + " seed=" + seed).print();
     assertThat(ledger.failures()).isEmpty();
     if (fdFirst > 0) {
-      // Segments roll every ~1 MB here; open files must not grow with them.
+      // Default 256 MiB segments: no file should stay open per request or per block.
       assertThat(fdMax).as("open file descriptors stay bounded").isLessThan(fdFirst + 64);
     }
     if (rssMax > 0) {
