@@ -63,9 +63,13 @@ public class QueueAppendBenchmark {
     int next;
     long id;
 
+    private static final java.util.concurrent.atomic.AtomicLong SEEDS = new java.util.concurrent.atomic.AtomicLong();
+
     @Setup
     public void setup(QueueState q) {
-      bodies = BenchData.bodies(q.data, 1024, Thread.currentThread().getId());
+      long seed = SEEDS.incrementAndGet();
+      bodies = BenchData.bodies(q.data, 1024, seed);
+      id = seed << 32;
     }
 
     byte[] next() {

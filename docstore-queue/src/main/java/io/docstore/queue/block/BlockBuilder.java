@@ -145,14 +145,6 @@ public final class BlockBuilder {
     return lastRawLength;
   }
 
-  public int lastCount() {
-    return lastCount;
-  }
-
-  public long lastFirstSequence() {
-    return lastFirstSequence;
-  }
-
   /** Sequence of the last record of the block last returned by {@link #finish}. */
   public long lastSequence() {
     return lastFirstSequence + lastCount - 1;
