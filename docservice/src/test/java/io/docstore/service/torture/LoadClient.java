@@ -194,10 +194,14 @@ final class LoadClient implements AutoCloseable {
 
   /** Stops the threads and waits for them (a write stuck on a dead server times out). */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     stop.set(true);
-    for (Thread t : threads) {
-      t.join(60_000);
+    try {
+      for (Thread t : threads) {
+        t.join(60_000);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -130,10 +130,16 @@ final class ServeJvm implements AutoCloseable {
     }
   }
 
+  /** SIGKILLs the child if it still runs (never leaves it behind). */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (process.isAlive()) {
-      kill9();
+      process.destroyForcibly();
+      try {
+        process.waitFor();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

@@ -33,52 +33,55 @@ class TortureSoakTest {
     AckLedger ledger = new AckLedger();
     List<long[]> samples = new ArrayList<>(); // window, writes, reads, write p99 us, read p99 us, fds, rss kB
     long verified;
-    try (ServeJvm serve = ServeJvm.start(dir.resolve("data"), log, List.of());
-        LoadClient load = new LoadClient(serve.adminUrl, ledger, seed, 2, 0, 2000, 1000, false).start()) {
-      AtomicBoolean stop = new AtomicBoolean();
-      AtomicLong reads = new AtomicLong();
-      AtomicLong readErrors = new AtomicLong();
-      Recorder readLatency = new Recorder(3);
-      HttpReader reader = new HttpReader(serve.readUrl);
-      Thread readerThread = new Thread(() -> {
-        Random rnd = new Random(seed);
-        while (!stop.get()) {
-          long t0 = System.nanoTime();
-          try {
-            int status = reader.get("/docs/" + rnd.nextInt(4000)).statusCode();
-            if (status != 200 && status != 404) {
+    try (ServeJvm serve = ServeJvm.start(dir.resolve("data"), log, List.of())) {
+      LoadClient load = new LoadClient(serve.adminUrl, ledger, seed, 2, 0, 2000, 1000, false).start();
+      try {
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong reads = new AtomicLong();
+        AtomicLong readErrors = new AtomicLong();
+        Recorder readLatency = new Recorder(3);
+        HttpReader reader = new HttpReader(serve.readUrl);
+        Thread readerThread = new Thread(() -> {
+          Random rnd = new Random(seed);
+          while (!stop.get()) {
+            long t0 = System.nanoTime();
+            try {
+              int status = reader.get("/docs/" + rnd.nextInt(4000)).statusCode();
+              if (status != 200 && status != 404) {
+                readErrors.incrementAndGet();
+              }
+            } catch (Exception e) {
               readErrors.incrementAndGet();
             }
-          } catch (Exception e) {
-            readErrors.incrementAndGet();
+            readLatency.recordValue(Math.max(1, (System.nanoTime() - t0) / 1000));
+            reads.incrementAndGet();
           }
-          readLatency.recordValue(Math.max(1, (System.nanoTime() - t0) / 1000));
-          reads.incrementAndGet();
+        }, "soak-reader");
+        readerThread.start();
+        long lastWrites = 0;
+        long lastReads = 0;
+        for (int w = 0; w < Math.max(1, seconds / 5); w++) {
+          Thread.sleep(5000); // the sampling period
+          long writes = load.sent();
+          long r = reads.get();
+          Histogram wl = load.takeLatency();
+          Histogram rl = readLatency.getIntervalHistogram();
+          long[] s = {w, writes - lastWrites, r - lastReads, wl.getValueAtPercentile(99), rl.getValueAtPercentile(99),
+              serve.openFds(), rssKb(serve.pid())};
+          samples.add(s);
+          System.out.printf("TortureSoakTest t=%3ds writes/s=%6d reads/s=%6d write_p99=%7dus read_p99=%7dus fds=%4d rss=%6dkB%n",
+              (w + 1) * 5, s[1] / 5, s[2] / 5, s[3], s[4], s[5], s[6]);
+          lastWrites = writes;
+          lastReads = r;
         }
-      }, "soak-reader");
-      readerThread.start();
-      long lastWrites = 0;
-      long lastReads = 0;
-      for (int w = 0; w < Math.max(1, seconds / 5); w++) {
-        Thread.sleep(5000); // the sampling period
-        long writes = load.sent();
-        long r = reads.get();
-        Histogram wl = load.takeLatency();
-        Histogram rl = readLatency.getIntervalHistogram();
-        long[] s = {w, writes - lastWrites, r - lastReads, wl.getValueAtPercentile(99), rl.getValueAtPercentile(99),
-            serve.openFds(), rssKb(serve.pid())};
-        samples.add(s);
-        System.out.printf("TortureSoakTest t=%3ds writes/s=%6d reads/s=%6d write_p99=%7dus read_p99=%7dus fds=%4d rss=%6dkB%n",
-            (w + 1) * 5, s[1] / 5, s[2] / 5, s[3], s[4], s[5], s[6]);
-        lastWrites = writes;
-        lastReads = r;
+        stop.set(true);
+        readerThread.join(30_000);
+        assertThat(readErrors.get()).as("failed reads").isZero();
+        assertThat(load.errors()).as("failed writes").isZero();
+        assertThat(load.rejected()).as("refused writes: %s", load.statuses()).isZero();
+      } finally {
+        load.close();
       }
-      stop.set(true);
-      readerThread.join(30_000);
-      load.close();
-      assertThat(readErrors.get()).as("failed reads").isZero();
-      assertThat(load.errors()).as("failed writes").isZero();
-      assertThat(load.rejected()).as("refused writes: %s", load.statuses()).isZero();
       verified = ledger.check(new HttpReader(serve.readUrl));
     }
     long fdFirst = samples.get(0)[5];
