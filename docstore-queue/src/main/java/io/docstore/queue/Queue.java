@@ -1,5 +1,6 @@
 package io.docstore.queue;
 
+import io.docstore.io.DirectoryLock;
 import io.docstore.io.GroupCommit;
 import io.docstore.queue.block.BlockCache;
 import io.docstore.queue.segment.QueueCounters;
@@ -17,12 +18,17 @@ import java.nio.file.Path;
  * <p>{@link #open} recovers: sealed segments are checked by header and footer, the active segment
  * is scanned and a torn tail cut off (see docs/formats/segment.md for the policy).
  *
+ * <p>One open {@code Queue} per directory: {@link #open} takes the directory's {@code LOCK} (a
+ * second open, in this process or another, fails) until {@link #close}.
+ *
  * <p>Thread-safe. {@link #close} writes the open block and fsyncs; it does not seal the active
  * segment (the next open resumes it).
  */
 public final class Queue implements java.io.Closeable {
 
   private final Path dir;
+  /** One writer per directory: held from open to close. */
+  private final DirectoryLock lock;
   private final QueueOptions options;
   private final QueueCounters counters;
   private final SegmentSet segments;
@@ -33,8 +39,10 @@ public final class Queue implements java.io.Closeable {
   private final AppendSignal signal = new AppendSignal();
   private boolean closed;
 
-  private Queue(Path dir, QueueOptions options, QueueCounters counters, SegmentRecovery.Recovered r) throws IOException {
+  private Queue(Path dir, QueueOptions options, QueueCounters counters, SegmentRecovery.Recovered r, DirectoryLock lock)
+      throws IOException {
     this.dir = dir;
+    this.lock = lock;
     this.options = options;
     this.counters = counters;
     this.segments = r.segments();
@@ -54,14 +62,22 @@ public final class Queue implements java.io.Closeable {
 
   /** Opens (creating the directory if needed) and recovers the queue in {@code dir}. */
   public static Queue open(Path dir, QueueOptions options) throws IOException {
+    options.fileSystem().createDirectories(dir);
+    DirectoryLock lock = DirectoryLock.acquire(dir);
     QueueCounters counters = new QueueCounters();
-    SegmentRecovery.Recovered r = SegmentRecovery.open(options.fileSystem(), dir, counters, options.segmentSize(),
-        expectedBlockBytes(options));
+    SegmentRecovery.Recovered r;
     try {
-      return new Queue(dir, options, counters, r);
+      r = SegmentRecovery.open(options.fileSystem(), dir, counters, options.segmentSize(), expectedBlockBytes(options));
+    } catch (IOException | RuntimeException e) {
+      lock.close();
+      throw e;
+    }
+    try {
+      return new Queue(dir, options, counters, r, lock);
     } catch (IOException | RuntimeException e) {
       r.appender().close();
       r.segments().closeAll();
+      lock.close();
       throw e;
     }
   }
@@ -92,6 +108,15 @@ public final class Queue implements java.io.Closeable {
   /** A tailer over records with sequence {@code >= fromSequence}, in order. */
   public QueueTailer tailer(long fromSequence) throws IOException {
     return new QueueTailer(segments, counters, signal, expectedBlockBytes(options), fromSequence);
+  }
+
+  /**
+   * A tailer starting at the record stored at {@code address} (inclusive).
+   *
+   * @throws IllegalArgumentException if no record can have this address
+   */
+  public QueueTailer tailerAt(long address) throws IOException {
+    return tailer(reader.get(address).sequence());
   }
 
   /** Highest sequence written to a segment file (readable), 0 if empty. */
@@ -130,6 +155,7 @@ public final class Queue implements java.io.Closeable {
       } finally {
         segments.closeAll();
         signal.signal();
+        lock.close();
       }
     }
   }

@@ -30,6 +30,11 @@ public final class QueueReader {
   private static final class Buffers {
     final BlockReader reader;
     final DecodedBlock block = new DecodedBlock();
+    /**
+     * Block key of what {@link #block} holds, or -1. Written blocks never change while the queue is
+     * open, so a thread asking again for the same block (a page of neighbouring records) reuses it.
+     */
+    long key = -1;
 
     Buffers(int expectedBlockBytes) {
       reader = new BlockReader(expectedBlockBytes);
@@ -72,10 +77,15 @@ public final class QueueReader {
     } else {
       Buffers b = buffers.get();
       block = b.block;
-      b.reader.read(segment.channel(), segment.path(), offset, end, block);
-      counters.blockReads.increment();
-      if (cache != null) {
-        cache.put(Address.blockKey(address), block);
+      long key = Address.blockKey(address);
+      if (b.key != key) {
+        b.key = -1;
+        b.reader.read(segment.channel(), segment.path(), offset, end, block);
+        b.key = key;
+        counters.blockReads.increment();
+        if (cache != null) {
+          cache.put(key, block);
+        }
       }
     }
     if (index >= block.count()) {

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -120,48 +119,5 @@ class QueueTest {
       assertThat(t.poll()).isNull();
     }
     assertThat(Files.list(dir).filter(p -> p.toString().endsWith(".sealed")).count()).isGreaterThan(2);
-  }
-
-  @Test
-  void tailerWaitsForNewRecords() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build());
-        QueueTailer t = q.tailer(1)) {
-      assertThat(t.poll()).isNull();
-      assertThat(t.next(10, TimeUnit.MILLISECONDS)).isNull();
-      Thread producer = new Thread(() -> {
-        try {
-          q.writer().append(3, Op.PUT, 0, bytes("late"));
-          q.writer().flush();
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      });
-      producer.start();
-      Record r = t.next(30, TimeUnit.SECONDS);
-      producer.join();
-      assertThat(r.id()).isEqualTo(3);
-      assertThat(r.body()).isEqualTo(bytes("late"));
-    }
-  }
-
-  @Test
-  void tailerStartsAtASequence() throws Exception {
-    QueueOptions o = QueueOptions.builder().blockSize(256).segmentSize(2048).syncPolicy(SyncPolicy.NONE).build();
-    try (Queue q = Queue.open(dir, o)) {
-      for (int i = 0; i < 300; i++) {
-        q.writer().append(i, Op.PUT, i, bytes("record " + i));
-      }
-      q.writer().flush();
-      for (long from : new long[] {0, 1, 2, 57, 150, 299, 300, 301}) {
-        try (QueueTailer t = q.tailer(from)) {
-          Record r = t.poll();
-          if (from > 300) {
-            assertThat(r).isNull();
-          } else {
-            assertThat(r.sequence()).isEqualTo(Math.max(1, from));
-          }
-        }
-      }
-    }
   }
 }

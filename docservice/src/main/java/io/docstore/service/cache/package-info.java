@@ -1,6 +1,9 @@
 /**
- * The cache tier in front of the disk path: an in-process cache bounded by bytes (the embedded
- * default) or memcached servers hashed consistently. The cache is never the source of truth: every
- * entry carries the document's sequence number and a checksum, and a mismatch counts as a miss.
+ * The cache tier in front of the disk path: {@link io.docstore.service.cache.InProcessDocCache}
+ * (bounded by bytes, the embedded default) or {@link io.docstore.service.cache.MemcachedDocCache}
+ * (real memcached servers hashed consistently). The cache is never the source of truth: memcached
+ * values carry the document's ID, sequence number and a checksum, and anything that does not verify
+ * is a miss; fills never overwrite and ingest writes always do, so no stale version is served. A
+ * cache failure is never an error for the caller. This package must not read the store.
  */
 package io.docstore.service.cache;

@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Append-only document store with an LSM index.",
-    subcommands = {DumpCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {ServeCommand.class, ImportCommand.class, GetCommand.class, StatsCommand.class,
+        DumpCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
   static {
@@ -23,7 +24,13 @@ public final class Main {
 
   /** Runs a command line and returns its exit code (used by tests without exiting the JVM). */
   public static int run(String... args) {
-    return new CommandLine(new Main()).execute(args);
+    return new CommandLine(new Main())
+        .setExecutionExceptionHandler((e, cmd, parsed) -> {
+          // Expected failures (bad files, unreachable servers) get one line, not a stack trace.
+          System.err.println("docstore " + cmd.getCommandName() + ": " + e.getMessage());
+          return 1;
+        })
+        .execute(args);
   }
 
   /** Reports the version Maven wrote into the jar manifest. */

@@ -1,8 +1,12 @@
 package io.docstore.service.cli;
 
+import io.docstore.index.file.FileNames;
+import io.docstore.index.tools.IndexVerifier;
+import io.docstore.io.CorruptionException;
+import io.docstore.io.FileSystem;
 import io.docstore.queue.format.SegmentFileName;
-import io.docstore.queue.tools.Problem;
 import io.docstore.queue.tools.QueueVerifier;
+import io.docstore.service.store.IndexCheckpoint;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,15 +18,17 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code docstore verify DIR}: checks every checksum of a data directory (its {@code queue/}
- * subdirectory, or DIR itself when it holds segments). Prints one line per problem (file, offset,
- * what) and exits 1 if there is any, 0 when all is well. Run it on a stopped store.
+ * {@code docstore verify DIR}: checks every checksum under a data directory: the queue
+ * ({@code queue/}, or DIR itself when it holds segments), the index ({@code index/}, or DIR itself
+ * when it holds an index MANIFEST) and the index checkpoint. Prints one line per problem (file,
+ * offset, what) and exits 1 if there is any, 0 when all is well, 2 when DIR holds no docstore data.
+ * Run it on a stopped store: a running writer's unfinished tail looks like a torn tail.
  */
 @Command(name = "verify", mixinStandardHelpOptions = true,
-    description = "Check every block, footer and checksum under a data directory; exit 1 on any problem.")
+    description = "Check every block, page, footer and checksum under a data directory; exit 1 on any problem.")
 final class VerifyCommand implements Callable<Integer> {
 
-  @Parameters(paramLabel = "DIR", description = "A data directory, or a queue directory.")
+  @Parameters(paramLabel = "DIR", description = "A data directory, or a queue or index directory.")
   Path dir;
 
   @Override
@@ -31,13 +37,21 @@ final class VerifyCommand implements Callable<Integer> {
       System.err.println("verify: not a directory: " + dir);
       return 2;
     }
+    FileSystem fs = FileSystem.real();
     List<String> problems = new ArrayList<>();
     int checked = 0;
-    for (Path queueDir : queueDirs(dir)) {
+    for (Path queueDir : candidates(dir, "queue", VerifyCommand::holdsSegments)) {
       checked++;
-      for (Problem p : QueueVerifier.verify(queueDir)) {
-        problems.add(p.toString());
-      }
+      QueueVerifier.verify(fs, queueDir).forEach(p -> problems.add(p.toString()));
+    }
+    for (Path indexDir : candidates(dir, "index", d -> Files.exists(d.resolve(FileNames.MANIFEST)))) {
+      checked++;
+      IndexVerifier.verify(fs, indexDir).forEach(p -> problems.add(p.toString()));
+    }
+    try {
+      IndexCheckpoint.read(fs, dir);
+    } catch (CorruptionException e) {
+      problems.add(e.getMessage());
     }
     if (checked == 0) {
       System.err.println("verify: no docstore data under " + dir);
@@ -48,14 +62,19 @@ final class VerifyCommand implements Callable<Integer> {
     return problems.isEmpty() ? 0 : 1;
   }
 
-  private static List<Path> queueDirs(Path dir) throws IOException {
+  private interface DirTest {
+    boolean test(Path dir) throws IOException;
+  }
+
+  /** DIR itself and DIR/sub, where they pass {@code test}. */
+  private static List<Path> candidates(Path dir, String sub, DirTest test) throws IOException {
     List<Path> out = new ArrayList<>();
-    if (holdsSegments(dir)) {
+    if (test.test(dir)) {
       out.add(dir);
     }
-    Path sub = dir.resolve("queue");
-    if (Files.isDirectory(sub) && holdsSegments(sub)) {
-      out.add(sub);
+    Path child = dir.resolve(sub);
+    if (Files.isDirectory(child) && test.test(child)) {
+      out.add(child);
     }
     return out;
   }

@@ -2,10 +2,13 @@ package io.docstore.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.index.IndexOptions;
+import io.docstore.index.LsmIndex;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Op;
 import io.docstore.queue.Queue;
 import io.docstore.queue.QueueOptions;
+import io.docstore.queue.format.SegmentFileName;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -54,10 +57,19 @@ class ToolCommandsTest {
     return queueDir;
   }
 
+  /** The segment files of a queue directory, in name order (not its LOCK file). */
+  private static List<Path> segments(Path dir) throws IOException {
+    return files(dir).stream().filter(p -> SegmentFileName.parse(p).isPresent()).toList();
+  }
+
   private static List<Path> files(Path dir) throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
       return s.sorted().toList();
     }
+  }
+
+  private static List<Path> segments(Path queueDir) throws IOException {
+    return files(queueDir).stream().filter(p -> SegmentFileName.parse(p).isPresent()).toList();
   }
 
   @Test
@@ -67,7 +79,7 @@ class ToolCommandsTest {
     assertThat(ok.exit()).as(ok.out()).isZero();
     assertThat(ok.out()).contains("verify: OK");
 
-    Path sealed = files(queueDir).get(0);
+    Path sealed = segments(queueDir).get(0);
     long offset = Files.size(sealed) / 2;
     try (FileChannel ch = FileChannel.open(sealed, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(1);
@@ -83,10 +95,45 @@ class ToolCommandsTest {
   @Test
   void dumpPrintsBlocksAndRecordsOfASegment() throws IOException {
     Path queueDir = fillQueue();
-    Path first = files(queueDir).get(0);
+    Path first = segments(queueDir).get(0);
     Run r = run("dump", first.toString());
     assertThat(r.exit()).as(r.out()).isZero();
     assertThat(r.out()).containsIgnoringCase("block").contains("seq");
+  }
+
+  private Path fillIndex() throws IOException {
+    Path indexDir = data.resolve("index");
+    try (LsmIndex index = LsmIndex.open(indexDir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
+      for (long id = 0; id < 5_000; id++) {
+        index.put(id * 7, id);
+      }
+      index.flush();
+    }
+    return indexDir;
+  }
+
+  @Test
+  void verifyChecksTheIndexTooAndDumpReadsItsFiles() throws IOException {
+    fillQueue();
+    Path indexDir = fillIndex();
+    Run ok = run("verify", data.toString());
+    assertThat(ok.exit()).as(ok.out()).isZero();
+
+    Path table = files(indexDir).stream().filter(p -> p.toString().endsWith(".idx")).findFirst().orElseThrow();
+    Run dump = run("dump", table.toString(), "--max-entries", "3");
+    assertThat(dump.exit()).as(dump.out()).isZero();
+    assertThat(dump.out()).isNotBlank();
+    assertThat(run("dump", indexDir.resolve("MANIFEST").toString()).out()).contains("manifest");
+
+    try (FileChannel ch = FileChannel.open(table, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      ByteBuffer b = ByteBuffer.allocate(1);
+      ch.read(b, 5000);
+      b.put(0, (byte) (b.get(0) ^ 0x01));
+      ch.write(b.rewind(), 5000);
+    }
+    Run bad = run("verify", data.toString());
+    assertThat(bad.exit()).isEqualTo(1);
+    assertThat(bad.out()).contains(table.getFileName().toString());
   }
 
   @Test

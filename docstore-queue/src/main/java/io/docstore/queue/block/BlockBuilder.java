@@ -28,12 +28,17 @@ public final class BlockBuilder {
 
   private static final LZ4Compressor COMPRESSOR = LZ4Factory.fastestInstance().fastCompressor();
 
-  private byte[] records = new byte[8192];
+  /**
+   * Records are encoded at {@link #TABLE_RESERVE} onwards; the offset table is written just before
+   * them at {@link #finish}, so the raw payload is contiguous without a copy.
+   */
+  private static final int TABLE_RESERVE = OFFSET_ENTRY * Address.MAX_RECORDS_PER_BLOCK;
+
+  private byte[] records = new byte[TABLE_RESERVE + 8192];
   private int recordsLength;
   private int[] starts = new int[64];
   private int count;
   private long firstSequence;
-  private byte[] raw = new byte[8192];
   private byte[] out = new byte[8192];
 
   private int lastCrc;
@@ -72,14 +77,14 @@ public final class BlockBuilder {
       throw new IllegalStateException("sequence " + sequence + " does not follow " + (firstSequence + count - 1));
     }
     int need = recordsLength + RECORD_BODY + body.length;
-    if (need > records.length) {
-      records = Arrays.copyOf(records, Math.max(need, records.length * 2));
+    if (TABLE_RESERVE + need > records.length) {
+      records = Arrays.copyOf(records, Math.max(TABLE_RESERVE + need, records.length * 2));
     }
     if (count == starts.length) {
       starts = Arrays.copyOf(starts, count * 2);
     }
     starts[count] = recordsLength;
-    int p = recordsLength;
+    int p = TABLE_RESERVE + recordsLength;
     BigEndian.putLong(records, p + RECORD_ID, id);
     BigEndian.putLong(records, p + RECORD_ACCEPTED_AT, acceptedAtMillis);
     records[p + RECORD_OP] = op;
@@ -98,23 +103,20 @@ public final class BlockBuilder {
     }
     int table = count * OFFSET_ENTRY;
     int rawLen = table + recordsLength;
-    if (raw.length < rawLen) {
-      raw = new byte[Math.max(rawLen, raw.length * 2)];
-    }
+    int rawStart = TABLE_RESERVE - table;
     for (int i = 0; i < count; i++) {
-      BigEndian.putInt(raw, i * OFFSET_ENTRY, table + starts[i]);
+      BigEndian.putInt(records, rawStart + i * OFFSET_ENTRY, table + starts[i]);
     }
-    System.arraycopy(records, 0, raw, table, recordsLength);
     int maxCompressed = COMPRESSOR.maxCompressedLength(rawLen);
     int need = HEADER_LENGTH + Math.max(rawLen, maxCompressed);
     if (out.length < need) {
       out = new byte[Math.max(need, out.length * 2)];
     }
-    int compressed = COMPRESSOR.compress(raw, 0, rawLen, out, HEADER_LENGTH, maxCompressed);
+    int compressed = COMPRESSOR.compress(records, rawStart, rawLen, out, HEADER_LENGTH, maxCompressed);
     boolean lz4 = compressed <= rawLen - rawLen / 16 && compressed < rawLen;
     int stored = lz4 ? compressed : rawLen;
     if (!lz4) {
-      System.arraycopy(raw, 0, out, HEADER_LENGTH, rawLen);
+      System.arraycopy(records, rawStart, out, HEADER_LENGTH, rawLen);
     }
     BigEndian.putInt(out, STORED_LENGTH, stored);
     BigEndian.putInt(out, RAW_LENGTH, rawLen);
@@ -141,14 +143,6 @@ public final class BlockBuilder {
 
   public int lastRawLength() {
     return lastRawLength;
-  }
-
-  public int lastCount() {
-    return lastCount;
-  }
-
-  public long lastFirstSequence() {
-    return lastFirstSequence;
   }
 
   /** Sequence of the last record of the block last returned by {@link #finish}. */

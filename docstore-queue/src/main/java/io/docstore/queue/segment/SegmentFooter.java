@@ -10,7 +10,14 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 
 /**
- * A sealed segment's footer. {@code blocksEnd} is where the footer starts (the end of the last
+ * A sealed segment's footer, the last 56 bytes of the file:
+ *
+ * <pre>
+ * +---------+-----------+-----------+-----------+----------+-----------+-----------+-----------+----------+
+ * | crc u32 | magic u32 | count u64 | first u64 | last u64 | blocks u64| end u64   | digest u32| rsvd u32 |
+ * +---------+-----------+-----------+-----------+----------+-----------+-----------+-----------+----------+
+ * </pre>
+ * The crc is the masked CRC32C of the 52 bytes after it. {@code blocksEnd} is where the footer starts (the end of the last
  * block); {@code blockCrcDigest} is the masked CRC32C over every block's crc field in order.
  */
 public record SegmentFooter(long recordCount, long firstSequence, long lastSequence, long blockCount,

@@ -11,7 +11,16 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
 
-/** A segment file's header: which segment it is and the sequence of its first record. */
+/**
+ * A segment file's header: which segment it is and the sequence of its first record.
+ *
+ * <pre>
+ * +----------+---------------------------+---------+----------------+----------------+-----------+
+ * | magic u32| "docstore.segment" 16 B   | ver u32 | segment u64    | baseSeq u64    | crc u32   |  44 bytes
+ * +----------+---------------------------+---------+----------------+----------------+-----------+
+ * </pre>
+ * The crc is the masked CRC32C of the 40 bytes before it.
+ */
 public record SegmentHeader(long segment, long baseSequence) {
 
   public ByteBuffer encode() {

@@ -46,10 +46,6 @@ public final class SegmentSet {
     return found != null ? found : first();
   }
 
-  public Iterable<SegmentInfo> all() {
-    return byNumber.values();
-  }
-
   public void closeAll() throws IOException {
     IOException first = null;
     for (SegmentInfo s : byNumber.values()) {

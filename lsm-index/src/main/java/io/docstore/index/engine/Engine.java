@@ -17,8 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -50,8 +49,8 @@ public final class Engine implements java.io.Closeable {
   final Object stateLock = new Object();
   /** WAL files on disk, by number; guarded by stateLock. */
   final TreeSet<Long> walFiles = new TreeSet<>();
-  private final ScheduledExecutorService background;
-  private final ScheduledExecutorService bloomTask;
+  private final ScheduledThreadPoolExecutor background;
+  private final ScheduledThreadPoolExecutor bloomTask;
   final Flusher flusher;
   private volatile Snapshot current;
   /** Guarded by stateLock. */
@@ -65,15 +64,21 @@ public final class Engine implements java.io.Closeable {
     this.options = options;
     this.dir = dir;
     this.pager = pager;
-    this.background = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "index-flush-" + dir.getFileName()));
-    this.bloomTask = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "index-bloom-" + dir.getFileName()));
+    this.background = executor("index-flush-" + dir.getFileName());
+    this.bloomTask = executor("index-bloom-" + dir.getFileName());
     this.flusher = new Flusher(this);
   }
 
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
+  /** A one-thread daemon executor whose delayed tasks (flush retries) are dropped at shutdown. */
+  private static ScheduledThreadPoolExecutor executor(String name) {
+    ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    });
+    e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    e.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+    return e;
   }
 
   public static Engine open(Path dir, IndexOptions options) throws IOException {
@@ -86,15 +91,11 @@ public final class Engine implements java.io.Closeable {
     this.wal = firstWal;
     long every = options.bloomRebalanceMillis();
     bloomTask.scheduleWithFixedDelay(this::rebalanceBloom, every, every, TimeUnit.MILLISECONDS);
-    if (first.frozen.length > 0 || first.active.isFull()) {
+    if (first.active.isFull()) {
+      // A replay larger than one memory table: freeze it now so it is flushed in the background.
       writeLock.lock();
       try {
-        if (first.active.isFull()) {
-          freeze();
-        }
-        for (int i = 0; i < first.frozen.length; i++) {
-          background.execute(flusher::flushOne);
-        }
+        freeze();
       } catch (IOException e) {
         backgroundFailure = e;
       } finally {
@@ -324,33 +325,7 @@ public final class Engine implements java.io.Closeable {
       for (Table t : s.tables) {
         sources.add(t.iterator(fromId));
       }
-      MergingIterator merged = new MergingIterator(sources, true);
-      return new EntryIterator() {
-        private boolean released;
-
-        @Override
-        public boolean next() throws IOException {
-          return merged.next();
-        }
-
-        @Override
-        public long id() {
-          return merged.id();
-        }
-
-        @Override
-        public long value() {
-          return merged.value();
-        }
-
-        @Override
-        public void close() {
-          if (!released) {
-            released = true;
-            s.release();
-          }
-        }
-      };
+      return new SnapshotCursor(new MergingIterator(sources, true), s);
     } catch (IOException | RuntimeException e) {
       s.release();
       throw e;
@@ -367,8 +342,13 @@ public final class Engine implements java.io.Closeable {
     }
   }
 
-  /** Freezes the active table (if it holds anything) and waits until every frozen table is on disk. */
+  /**
+   * Freezes the active table (if it holds anything) and waits until every frozen table is on disk.
+   * Runs a flush attempt at once (so a flush failing earlier, e.g. on a full disk, is retried now)
+   * and throws if an attempt started after this call fails.
+   */
   public void flush() throws IOException {
+    awaitFlushes();
     writeLock.lock();
     try {
       checkOpen();
@@ -378,11 +358,18 @@ public final class Engine implements java.io.Closeable {
     } finally {
       writeLock.unlock();
     }
+    awaitFlushes();
+  }
+
+  private void awaitFlushes() throws IOException {
+    long failuresBefore = counters.backgroundFailures.get();
+    background.execute(flusher::flushOne);
     synchronized (stateLock) {
       while (current.frozen.length > 0) {
-        if (backgroundFailure != null) {
+        if (counters.backgroundFailures.get() != failuresBefore && backgroundFailure != null) {
           throw new IOException("flush failed", backgroundFailure);
         }
+        checkOpen();
         try {
           stateLock.wait(100);
         } catch (InterruptedException e) {

@@ -138,7 +138,13 @@ final class Flusher {
           engine.counters.compactionEntriesWritten.addAndGet(info.entries());
           engine.counters.compactionBytesWritten.addAndGet(info.bytes() + bloomBytes);
         }
-        created = Table.open(fs, tablePath, number, BloomFilter.open(fs, bloomPath, engine.pager));
+        BloomFilter filter = BloomFilter.open(fs, bloomPath, engine.pager);
+        try {
+          created = Table.open(fs, tablePath, number, filter);
+        } catch (IOException | RuntimeException e) {
+          filter.close();
+          throw e;
+        }
       } else {
         w.abort();
       }
@@ -157,9 +163,7 @@ final class Flusher {
       }
       throw e;
     }
-    engine.counters.flushes.incrementAndGet();
     if (k > 0) {
-      engine.counters.compactions.incrementAndGet();
       KillPoints.reach("index.compaction.after-install");
     }
     LOG.debug("flushed {} entries from memory{} into {} ({} entries)", sorted.ids().length,
@@ -167,12 +171,16 @@ final class Flusher {
     return true;
   }
 
+  /** Upper estimate of the table and bloom bytes a flush absorbing {@code k} tables writes. */
   private static long estimate(long memEntries, Table[] tables, int k) {
-    long bytes = (memEntries * TableFormat.ENTRY_SIZE) * 2;
+    long entries = memEntries;
     for (int i = 0; i < k; i++) {
-      bytes += tables[i].bytes() * 2;
+      entries += tables[i].entryCount();
     }
-    return (long) (bytes * SPACE_HEADROOM) + 2 * TableFormat.PAGE_SIZE;
+    // 16 bytes per entry plus 12 per 256-entry page of index block, about 1.2-2 bytes of bloom per
+    // entry, and the header pages and trailers of both files.
+    long bytes = entries * (TableFormat.ENTRY_SIZE + 2) + 6L * TableFormat.PAGE_SIZE;
+    return (long) (bytes * SPACE_HEADROOM);
   }
 
   private void install(Snapshot s, MemTable m, int k, Table created) throws IOException {
@@ -193,6 +201,11 @@ final class Flusher {
     KillPoints.reach("index.flush.before-manifest");
     new Manifest(nextFile, minLiveWal, refs).publish(engine.options.fileSystem(), engine.dir);
     KillPoints.reach("index.flush.after-manifest");
+    // Counted at the commit point, before the install wakes anyone waiting in flush().
+    engine.counters.flushes.incrementAndGet();
+    if (k > 0) {
+      engine.counters.compactions.incrementAndGet();
+    }
     List<Long> obsoleteWals;
     synchronized (engine.stateLock) {
       Snapshot cur = engine.currentLocked();

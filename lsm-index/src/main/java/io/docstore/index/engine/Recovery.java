@@ -43,6 +43,15 @@ final class Recovery {
     if (fresh) {
       manifest = Manifest.empty();
     }
+    if (fresh) {
+      for (Path p : fs.list(dir)) {
+        FileNames.Parsed n = FileNames.parse(p);
+        if (n != null && n.kind() == FileNames.Kind.TABLE) {
+          throw new CorruptionException(dir.resolve(FileNames.MANIFEST), 0,
+              "manifest is missing but index tables exist (" + p.getFileName() + "); refusing to treat the directory as new");
+        }
+      }
+    }
     Set<Long> live = new HashSet<>();
     for (Manifest.TableRef t : manifest.tables()) {
       live.add(t.number());
@@ -94,13 +103,20 @@ final class Recovery {
         }
       }
       long[] counted = new long[1];
-      for (long w : wals) {
+      for (long w : new ArrayList<>(wals)) {
         Path wp = FileNames.path(dir, FileNames.Kind.WAL, w);
         WalReader.Result r = WalReader.replay(fs, wp, w == wals.last(), (id, v) -> counted[0]++);
         if (r.droppedBytes() > 0) {
           LOG.warn("WAL {}: dropping a torn tail of {} bytes at offset {} ({})", wp.getFileName(), r.droppedBytes(),
               r.validBytes(), r.dropReason());
           engine.counters.walBytesDropped.addAndGet(r.droppedBytes());
+        }
+        if (r.validBytes() == 0) {
+          // A torn create (not even a whole header): nothing to keep, and an empty file would
+          // read as corrupt once it is no longer the newest WAL.
+          fs.delete(wp);
+          wals.remove(w);
+        } else if (r.droppedBytes() > 0) {
           fs.truncate(wp, r.validBytes());
         }
       }

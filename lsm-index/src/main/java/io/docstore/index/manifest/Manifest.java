@@ -6,6 +6,7 @@ import io.docstore.io.AtomicFiles;
 import io.docstore.io.Checksums;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
+import io.docstore.io.WritableFile;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -90,8 +91,27 @@ public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tabl
     }
   }
 
-  /** Publishes this manifest atomically (temp file, force, rename, directory fsync). */
+  /**
+   * Publishes this manifest atomically: temp file, force, directory fsync, rename over
+   * {@code MANIFEST}, directory fsync. This is {@link AtomicFiles#publish} plus one directory fsync
+   * before the rename, so the temp file's own directory entry is durable before it replaces the
+   * old manifest: a crash between rename and the last fsync then brings back the old manifest
+   * rather than no manifest (the fault-injecting file system models exactly that case; see
+   * docs/decisions.md).
+   */
   public void publish(FileSystem fs, Path dir) throws IOException {
-    AtomicFiles.publish(fs, dir.resolve(FileNames.MANIFEST), encode());
+    Path target = dir.resolve(FileNames.MANIFEST);
+    Path tmp = dir.resolve("." + FileNames.MANIFEST + "." + ProcessHandle.current().pid() + "." + System.nanoTime()
+        + AtomicFiles.TEMP_SUFFIX);
+    try (WritableFile f = fs.create(tmp)) {
+      f.write(ByteBuffer.wrap(encode()));
+      f.force();
+      fs.syncDirectory(dir);
+    } catch (IOException e) {
+      fs.delete(tmp);
+      throw e;
+    }
+    fs.rename(tmp, target);
+    fs.syncDirectory(dir);
   }
 }

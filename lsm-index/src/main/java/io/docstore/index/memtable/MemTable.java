@@ -41,10 +41,12 @@ public final class MemTable {
 
   /**
    * @param budgetBytes bytes for the two slot arrays (16 per slot); the table is full at 60% load
-   * @param minEntries entries it must hold even if the budget is smaller (recovery replays)
+   * @param minEntries entries it must be able to hold even if the budget is smaller (a recovery
+   *     replay); such a table is full at once and frozen after the replay
    */
   public MemTable(long budgetBytes, int minEntries, long walNumber) {
-    long slots = Math.max(MIN_SLOTS, Long.highestOneBit(Math.max(1, budgetBytes / 16)));
+    long budgetSlots = Math.max(MIN_SLOTS, Long.highestOneBit(Math.max(1, budgetBytes / 16)));
+    long slots = budgetSlots;
     while (slots * LOAD_FACTOR < minEntries + 1) {
       slots <<= 1;
     }
@@ -54,7 +56,8 @@ public final class MemTable {
     this.keys = new long[(int) slots];
     this.values = new long[(int) slots];
     this.mask = (int) slots - 1;
-    this.maxEntries = Math.max(minEntries, (int) (slots * LOAD_FACTOR));
+    // Full at the budget's load even when recovery sized the arrays larger to hold a replay.
+    this.maxEntries = (int) (budgetSlots * LOAD_FACTOR);
     this.walNumber = walNumber;
   }
 

@@ -12,6 +12,7 @@ import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongConsumer;
+import java.util.zip.CRC32C;
 
 /**
  * Appends records to one WAL file (layout in {@link WalFormat}). Records are staged in a 64 KiB
@@ -29,12 +30,17 @@ import java.util.function.LongConsumer;
 public final class WalWriter implements java.io.Closeable {
 
   private static final int BUFFER_BYTES = 64 * 1024;
+  /** Count and entry bytes of a single-entry record (what its checksum covers). */
+  private static final int SINGLE_BYTES = WalFormat.RECORD_HEADER - WalFormat.COUNT_OFFSET + WalFormat.ENTRY_SIZE;
 
   private final long number;
   private final WritableFile file;
   private final GroupCommit commit;
   private final ReentrantLock lock = new ReentrantLock();
   private final ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  /** Scratch for single-entry records and a reused CRC32C: both guarded by {@link #lock}. */
+  private final ByteBuffer single = ByteBuffer.allocate(SINGLE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  private final CRC32C crc = new CRC32C();
   /** Logical bytes appended (written to the file or still buffered); only the writer advances it. */
   private volatile long appended;
 
@@ -114,11 +120,11 @@ public final class WalWriter implements java.io.Closeable {
         drainLocked();
       }
       int start = buf.position();
-      buf.putInt(start + WalFormat.COUNT_OFFSET, 1);
-      buf.putLong(start + WalFormat.ENTRIES_OFFSET, id);
-      buf.putLong(start + WalFormat.ENTRIES_OFFSET + 8, value);
-      buf.putInt(start, Checksums.crc32c(buf, start + WalFormat.COUNT_OFFSET, size - WalFormat.COUNT_OFFSET));
-      buf.position(start + size);
+      single.putInt(0, 1).putLong(4, id).putLong(12, value);
+      crc.reset();
+      crc.update(single.array(), 0, SINGLE_BYTES);
+      buf.putInt(Checksums.mask((int) crc.getValue()));
+      buf.put(single.array(), 0, SINGLE_BYTES);
       long pos = appended + size;
       appended = pos;
       return pos;

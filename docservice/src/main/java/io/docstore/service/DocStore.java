@@ -1,0 +1,404 @@
+package io.docstore.service;
+
+import io.docstore.index.LsmIndex;
+import io.docstore.io.CorruptionException;
+import io.docstore.io.DirectoryLock;
+import io.docstore.io.FileSystem;
+import io.docstore.io.KillPoints;
+import io.docstore.queue.Appended;
+import io.docstore.queue.Op;
+import io.docstore.queue.Queue;
+import io.docstore.queue.QueueReader;
+import io.docstore.queue.QueueWriter;
+import io.docstore.queue.Record;
+import io.docstore.queue.format.Address;
+import io.docstore.service.cache.CachedDoc;
+import io.docstore.service.cache.DocCache;
+import io.docstore.service.store.IndexCheckpoint;
+import io.docstore.service.store.Indexer;
+import io.docstore.service.store.StoreMetrics;
+import io.micrometer.core.instrument.Gauge;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The store: the queue (source of truth) + the LSM index (ID → newest record address, derived from
+ * the queue) + a cache. Layout of its directory: {@code queue/}, {@code index/},
+ * {@code index.checkpoint}, {@code LOCK}.
+ *
+ * <p>Write path: append every update to the queue, wait once for durability (group commit), then
+ * let the {@link Indexer} apply all records up to the last one in sequence order; return. So an
+ * acknowledged write is durable and readable here (read-your-writes).
+ *
+ * <p>Read path: cache, then index, then the queue record, whose ID and operation are checked
+ * against the request: a mismatch is a {@link CorruptionException} (and a metric), never a wrong
+ * document. A read miss fills the cache only if no record was indexed since its index lookup, so a
+ * slow reader cannot put back a version a concurrent writer just replaced.
+ *
+ * <p>Durability of the index: it runs without its own fsync; every checkpoint interval the store
+ * syncs it and then publishes "indexed through S" atomically. At open, records after S are
+ * re-indexed from the queue (proof in {@code docs/design/durability.md}).
+ *
+ * <p>Thread-safe. One process per directory (enforced with a lock file).
+ */
+public final class DocStore implements DocumentSource, DocumentSink, Closeable {
+
+  private static final Logger log = LoggerFactory.getLogger(DocStore.class);
+  private static final long INDEX_WAIT_MILLIS = 30_000;
+
+  private final Path dir;
+  private final FileSystem fs;
+  private final Queue queue;
+  private final QueueWriter writer;
+  private final QueueReader reader;
+  private final LsmIndex index;
+  private final DocCache cache;
+  private final Indexer indexer;
+  private final StoreMetrics metrics;
+  private final int maxBodyBytes;
+  private final DirectoryLock lock;
+  private final ScheduledExecutorService checkpointer;
+  private final Object checkpointLock = new Object();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile long checkpointed;
+  /** The first write failure (fsync, disk full, queue damage); the queue and index refuse further writes. */
+  private volatile IOException writeFailure;
+
+  private DocStore(Path dir, DocStoreOptions o, DirectoryLock lock) throws IOException {
+    this.dir = dir;
+    this.fs = o.fileSystem;
+    this.cache = o.cache;
+    this.maxBodyBytes = o.maxBodyBytes;
+    this.lock = lock;
+    this.metrics = new StoreMetrics(o.registry);
+    Queue q = null;
+    LsmIndex idx = null;
+    try {
+      q = Queue.open(dir.resolve("queue"), o.queueOptions);
+      idx = LsmIndex.open(dir.resolve("index"), o.indexOptions);
+      long through = IndexCheckpoint.read(fs, dir);
+      long last = q.lastSequence();
+      if (through > last) {
+        throw new IOException("index checkpoint says sequence " + through + " is indexed but the queue ends at " + last
+            + " (queue data lost, possible only with sync=none and a power failure); remove " + dir.resolve("index")
+            + " and " + dir.resolve("index.checkpoint") + " to rebuild the index from the queue");
+      }
+      this.queue = q;
+      this.index = idx;
+      this.writer = q.writer();
+      this.reader = q.reader();
+      this.checkpointed = through;
+      this.indexer = new Indexer(q.tailer(through + 1), idx, cache, metrics, through);
+      long t0 = System.nanoTime();
+      long n = indexer.recover(last);
+      if (n > 0) {
+        log.info("re-indexed {} queue records after checkpoint {} in {} ms", n, through,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+      }
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(idx);
+      closeQuietly(q);
+      throw e;
+    }
+    Gauge.builder("docstore.queue.last.sequence", queue, Queue::lastSequence).register(o.registry);
+    Gauge.builder("docstore.index.applied.sequence", indexer, Indexer::appliedThrough).register(o.registry);
+    Gauge.builder("docstore.index.checkpoint.sequence", this, s -> s.checkpointed).register(o.registry);
+    Gauge.builder("docstore.writable", this, s -> s.writeFailure == null ? 1 : 0)
+        .description("1 while writes succeed; 0 after a write failure (reads continue; restart to recover)")
+        .register(o.registry);
+    checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "docstore-checkpoint");
+      t.setDaemon(true);
+      return t;
+    });
+    long every = o.checkpointInterval.toMillis();
+    checkpointer.scheduleWithFixedDelay(this::checkpointQuietly, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  /** Opens (creating if needed) the store in {@code dir}; re-indexes queue records after the checkpoint. */
+  public static DocStore open(Path dir, DocStoreOptions options) throws IOException {
+    options.fileSystem.createDirectories(dir);
+    DirectoryLock lock = DirectoryLock.acquire(dir);
+    try {
+      return new DocStore(dir, options, lock);
+    } catch (IOException | RuntimeException e) {
+      lock.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public List<Written> apply(List<Update> updates) throws IOException {
+    ensureOpen();
+    for (Update u : updates) {
+      checkId(u.id());
+      if (!u.isDelete() && u.body().length > maxBodyBytes) {
+        throw new IllegalArgumentException("document " + u.id() + " is " + u.body().length
+            + " bytes, over the limit of " + maxBodyBytes);
+      }
+    }
+    if (updates.isEmpty()) {
+      return List.of();
+    }
+    long t0 = System.nanoTime();
+    long now = System.currentTimeMillis();
+    List<Written> out = new ArrayList<>(updates.size());
+    long last = 0;
+    try {
+      for (Update u : updates) {
+        Appended a = u.isDelete()
+            ? writer.append(u.id(), Op.DELETE, now, new byte[0])
+            : writer.append(u.id(), Op.PUT, now, u.body());
+        out.add(new Written(u.id(), a.sequence()));
+        last = Math.max(last, a.sequence());
+      }
+      writer.awaitDurable(last);
+      KillPoints.reach("docstore.durable-before-indexed");
+      indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);
+    } catch (IOException e) {
+      if (writeFailure == null) {
+        writeFailure = e;
+        log.error("writes are failing, the store serves reads only until it is restarted: {}", e.toString());
+      }
+      throw e;
+    }
+    long readable = System.currentTimeMillis();
+    int puts = 0;
+    for (Update u : updates) {
+      if (u.isDelete()) {
+        continue;
+      }
+      puts++;
+      if (u.discoveredAtMillis() >= 0) {
+        metrics.recordDiscoveredToReadable(readable - u.discoveredAtMillis());
+      }
+    }
+    metrics.written(puts, updates.size() - puts, System.nanoTime() - t0);
+    return out;
+  }
+
+  @Override
+  public Document get(long id) throws IOException {
+    ensureOpen();
+    checkId(id);
+    CachedDoc c = cache.get(id);
+    if (c != null) {
+      metrics.cacheHit();
+      return c.deleted() ? null : new Document(id, c.sequence(), 0, c.body());
+    }
+    long applied = indexer.appliedThrough();
+    long address = index.get(id);
+    if (address < 0) {
+      metrics.absent();
+      return null;
+    }
+    Record r = load(id, address);
+    metrics.diskRead();
+    if (indexer.appliedThrough() == applied) {
+      cache.fill(id, r.sequence(), r.body());
+    }
+    return new Document(id, r.sequence(), r.acceptedAtMillis(), r.body());
+  }
+
+  @Override
+  public Document[] getAll(long[] ids) throws IOException {
+    ensureOpen();
+    for (long id : ids) {
+      checkId(id);
+    }
+    Document[] out = new Document[ids.length];
+    CachedDoc[] cached = cache.getAll(ids);
+    int misses = 0;
+    int[] missSlots = new int[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      CachedDoc c = cached[i];
+      if (c == null) {
+        missSlots[misses++] = i;
+      } else {
+        metrics.cacheHit();
+        out[i] = c.deleted() ? null : new Document(ids[i], c.sequence(), 0, c.body());
+      }
+    }
+    if (misses == 0) {
+      return out;
+    }
+    long applied = indexer.appliedThrough();
+    // Index lookups in ID order, queue reads in address order: both walk their files forwards.
+    Integer[] order = new Integer[misses];
+    for (int k = 0; k < misses; k++) {
+      order[k] = missSlots[k];
+    }
+    Arrays.sort(order, (a, b) -> Long.compare(ids[a], ids[b]));
+    long[] addresses = new long[ids.length];
+    for (int slot : order) {
+      addresses[slot] = index.get(ids[slot]);
+    }
+    Arrays.sort(order, (a, b) -> Long.compare(addresses[a], addresses[b]));
+    List<Record> loaded = new ArrayList<>(misses);
+    for (int slot : order) {
+      if (addresses[slot] < 0) {
+        metrics.absent();
+        continue;
+      }
+      Record r = load(ids[slot], addresses[slot]);
+      metrics.diskRead();
+      loaded.add(r);
+      out[slot] = new Document(ids[slot], r.sequence(), r.acceptedAtMillis(), r.body());
+    }
+    if (indexer.appliedThrough() == applied) {
+      for (Record r : loaded) {
+        cache.fill(r.id(), r.sequence(), r.body());
+      }
+    }
+    return out;
+  }
+
+  private Record load(long id, long address) throws IOException {
+    Record r = reader.get(address);
+    if (r.id() != id || r.op() != Op.PUT) {
+      metrics.corruption();
+      CorruptionException e = new CorruptionException(dir.resolve("queue"), Address.blockOffset(address),
+          "index maps id " + id + " to record " + Address.toString(address) + " (segment " + Address.segment(address)
+          + ") but the record there is a " + r.op() + " of id " + r.id());
+      log.error("corrupt mapping: {}", e.getMessage());
+      throw e;
+    }
+    return r;
+  }
+
+  /** The highest sequence number appended (not necessarily durable yet). */
+  public long lastSequence() {
+    return queue.lastSequence();
+  }
+
+  /** The highest sequence readable through the index. */
+  public long appliedThrough() {
+    return indexer.appliedThrough();
+  }
+
+  /** The sequence recorded in the index checkpoint (re-indexing after a crash starts after it). */
+  public long checkpointedThrough() {
+    return checkpointed;
+  }
+
+  /** Figures for {@code /stats} and {@code docstore stats}: queue, index and cache statistics. */
+  public Map<String, Object> stats() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("lastSequence", queue.lastSequence());
+    m.put("durableSequence", queue.durableSequence());
+    m.put("indexedSequence", indexer.appliedThrough());
+    m.put("checkpointSequence", checkpointed);
+    IOException failure = writeFailure;
+    m.put("writable", failure == null);
+    if (failure != null) {
+      m.put("writeError", failure.toString());
+    }
+    m.put("queue", queue.stats());
+    m.put("index", index.stats());
+    m.put("cache", cache.stats());
+    m.put("cacheHitRatio", cache.stats().hitRatio());
+    return m;
+  }
+
+  /**
+   * Syncs the index and publishes the checkpoint. Ordering: read the applied sequence S first, then
+   * sync the index (which covers every put made before S was read), then publish S.
+   */
+  public void checkpoint() throws IOException {
+    synchronized (checkpointLock) {
+      long through = indexer.appliedThrough();
+      if (through == checkpointed) {
+        return;
+      }
+      long t0 = System.nanoTime();
+      index.sync();
+      KillPoints.reach("docstore.checkpoint-synced-before-publish");
+      IndexCheckpoint.publish(fs, dir, through, System.currentTimeMillis());
+      checkpointed = through;
+      metrics.checkpointed(System.nanoTime() - t0);
+    }
+  }
+
+  private void checkpointQuietly() {
+    try {
+      checkpoint();
+    } catch (IOException | RuntimeException e) {
+      log.warn("index checkpoint failed (will retry; a crash now re-indexes more of the queue): {}", e.toString());
+    }
+  }
+
+  /** Stops the checkpointer, syncs the queue and the index, publishes a final checkpoint, closes. */
+  @Override
+  public void close() throws IOException {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    checkpointer.shutdown();
+    try {
+      checkpointer.awaitTermination(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    IOException failure = null;
+    try {
+      writer.sync();
+      checkpoint();
+    } catch (IOException e) {
+      failure = e;
+    } catch (RuntimeException e) {
+      failure = new IOException("final sync or checkpoint failed", e);
+    }
+    try {
+      for (Closeable c : new Closeable[] {indexer, index, queue}) {
+        try {
+          c.close();
+        } catch (IOException | RuntimeException e) {
+          if (failure == null) {
+            failure = e instanceof IOException io ? io : new IOException(e);
+          } else {
+            failure.addSuppressed(e);
+          }
+        }
+      }
+    } finally {
+      lock.close();
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("store is closed");
+    }
+  }
+
+  private static void checkId(long id) {
+    if (id < 0) {
+      throw new IllegalArgumentException("document ID must be non-negative, got " + id);
+    }
+  }
+
+  private static void closeQuietly(Closeable c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (IOException e) {
+        log.warn("closing after a failed open: {}", e.toString());
+      }
+    }
+  }
+}

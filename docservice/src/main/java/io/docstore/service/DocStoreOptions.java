@@ -1,0 +1,111 @@
+package io.docstore.service;
+
+import io.docstore.index.IndexOptions;
+import io.docstore.io.FileSystem;
+import io.docstore.queue.QueueOptions;
+import io.docstore.service.cache.DocCache;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How to open a {@link DocStore}. The cache is required (the embedded default is an in-process
+ * cache); everything else has a default. Build with {@link #builder(DocCache)}.
+ */
+public final class DocStoreOptions {
+
+  final FileSystem fileSystem;
+  final QueueOptions queueOptions;
+  final IndexOptions indexOptions;
+  final DocCache cache;
+  final MeterRegistry registry;
+  final Duration checkpointInterval;
+  final int maxBodyBytes;
+
+  private DocStoreOptions(Builder b) {
+    this.fileSystem = b.fileSystem;
+    this.queueOptions = b.queueOptions;
+    this.indexOptions = b.indexOptions;
+    this.cache = b.cache;
+    this.registry = b.registry;
+    this.checkpointInterval = b.checkpointInterval;
+    this.maxBodyBytes = b.maxBodyBytes;
+  }
+
+  public static Builder builder(DocCache cache) {
+    return new Builder(cache);
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  public int maxBodyBytes() {
+    return maxBodyBytes;
+  }
+
+  /** Builder; not thread-safe. */
+  public static final class Builder {
+    private FileSystem fileSystem = FileSystem.real();
+    private QueueOptions queueOptions;
+    private IndexOptions indexOptions;
+    private final DocCache cache;
+    private MeterRegistry registry = new SimpleMeterRegistry();
+    private Duration checkpointInterval = Duration.ofSeconds(5);
+    private int maxBodyBytes = 1 << 20;
+
+    private Builder(DocCache cache) {
+      this.cache = Objects.requireNonNull(cache, "cache");
+    }
+
+    /** The seam for every durable file operation of the store (the queue and index options carry their own). */
+    public Builder fileSystem(FileSystem fs) {
+      this.fileSystem = fs;
+      return this;
+    }
+
+    public Builder queueOptions(QueueOptions o) {
+      this.queueOptions = o;
+      return this;
+    }
+
+    /** Index options; the index needs no sync of its own (it is derived from the queue). */
+    public Builder indexOptions(IndexOptions o) {
+      this.indexOptions = o;
+      return this;
+    }
+
+    public Builder registry(MeterRegistry r) {
+      this.registry = r;
+      return this;
+    }
+
+    /** How often the index is synced and its checkpoint published (bounds re-indexing after a crash). */
+    public Builder checkpointInterval(Duration d) {
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException("checkpoint interval must be positive, got " + d);
+      }
+      this.checkpointInterval = d;
+      return this;
+    }
+
+    public Builder maxBodyBytes(int n) {
+      if (n <= 0) {
+        throw new IllegalArgumentException("max body bytes must be positive, got " + n);
+      }
+      this.maxBodyBytes = n;
+      return this;
+    }
+
+    public DocStoreOptions build() {
+      if (queueOptions == null) {
+        queueOptions = QueueOptions.builder().fileSystem(fileSystem).maxBodyBytes(maxBodyBytes).build();
+      }
+      if (indexOptions == null) {
+        indexOptions = IndexOptions.builder().fileSystem(fileSystem).syncPolicy(io.docstore.io.SyncPolicy.NONE).build();
+      }
+      return new DocStoreOptions(this);
+    }
+  }
+}

@@ -1,0 +1,239 @@
+package io.docstore.service;
+
+import io.docstore.index.IndexOptions;
+import io.docstore.io.FileSystem;
+import io.docstore.io.SyncPolicy;
+import io.docstore.queue.QueueOptions;
+import io.docstore.service.cache.DocCache;
+import io.docstore.service.cache.InProcessDocCache;
+import io.docstore.service.cache.MemcachedDocCache;
+import io.docstore.service.config.DocstoreConfig;
+import io.docstore.service.http.AdminRoutes;
+import io.docstore.service.http.HttpServer;
+import io.docstore.service.http.ReadRoutes;
+import io.docstore.service.inbox.Inbox;
+import io.docstore.service.metrics.Metrics;
+import io.docstore.service.rpc.RpcServer;
+import io.docstore.service.updater.UpdateParser;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The composition root of a running primary: builds and starts everything in order (metrics,
+ * cache, store with recovery, read port, RPC port, admin port, inbox) and stops it in reverse. {@code serve} and
+ * the end-to-end tests use it.
+ *
+ * <p>Thread-safe: {@link #close} may be called from a shutdown hook while requests run.
+ */
+public final class Service implements Closeable {
+
+  private static final Logger log = LoggerFactory.getLogger(Service.class);
+
+  private final DocstoreConfig config;
+  private final PrometheusMeterRegistry registry;
+  private final DocCache cache;
+  private final DocStore store;
+  private final HttpServer read;
+  private final HttpServer admin;
+  private final RpcServer rpc;
+  private final Inbox inbox;
+  private volatile boolean ready;
+  private volatile boolean closed;
+
+  private Service(DocstoreConfig config) throws IOException, InterruptedException {
+    this.config = config;
+    this.registry = Metrics.newRegistry();
+    this.cache = cacheFor(config, registry);
+    try {
+      this.store = DocStore.open(config.dataDir(), storeOptions(config, cache, registry));
+    } catch (IOException | RuntimeException e) {
+      cache.close();
+      throw e;
+    }
+    HttpServer readServer = null;
+    HttpServer adminServer = null;
+    RpcServer rpcServer = null;
+    Inbox in = null;
+    try {
+      readServer = new HttpServer("read", config.readAddress(), limits(config, 8 * 1024),
+          new ReadRoutes(store, config.maxIdsPerRequest())).start();
+      if (config.rpcEnabled()) {
+        rpcServer = new RpcServer(store, RpcServer.Options.builder()
+            .host(config.rpcAddress().getAddress().getHostAddress())
+            .port(config.rpcAddress().getPort())
+            .maxFrameBytes(config.rpcMaxFrameBytes())
+            .maxIdsPerRequest(config.rpcMaxBatch())
+            .maxConnections(config.maxConnections())
+            .idleTimeout(config.idleTimeout())
+            .frameTimeout(config.requestTimeout())
+            .build(), registry);
+        rpcServer.start();
+      }
+      UpdateParser parser = new UpdateParser(config.maxBodyBytes());
+      adminServer = new HttpServer("admin", config.adminAddress(),
+          limits(config, Math.max(config.bulkMaxBytes(), config.maxBodyBytes())),
+          new AdminRoutes(store, parser, config.bulkMaxLines(), config.adminToken(), this::stats, () -> ready, registry))
+          .start();
+      if (config.inboxDir() != null) {
+        in = Inbox.start(config.inboxDir(), store, parser, config.bulkMaxLines(), config.maxBodyBytes(),
+            config.inboxPollInterval(), registry);
+      }
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      if (in != null) {
+        in.close();
+      }
+      if (adminServer != null) {
+        adminServer.close(Duration.ZERO);
+      }
+      if (rpcServer != null) {
+        rpcServer.close();
+      }
+      if (readServer != null) {
+        readServer.close(Duration.ZERO);
+      }
+      store.close();
+      cache.close();
+      throw e;
+    }
+    this.read = readServer;
+    this.rpc = rpcServer;
+    this.admin = adminServer;
+    this.inbox = in;
+    this.ready = true;
+  }
+
+  /** Opens the store (re-indexing what the checkpoint does not cover) and starts the ports. */
+  public static Service start(DocstoreConfig config) throws IOException, InterruptedException {
+    return new Service(config);
+  }
+
+  /**
+   * The configured cache tier: memcached when servers are listed (unreachable servers are retried
+   * in the background, reads fall back to disk meanwhile), else the in-process cache.
+   */
+  public static DocCache cacheFor(DocstoreConfig config, io.micrometer.core.instrument.MeterRegistry registry)
+      throws IOException {
+    if (!config.memcachedServers().isEmpty()) {
+      return MemcachedDocCache.create(config.memcachedServers(), config.memcachedTimeout(), registry);
+    }
+    return new InProcessDocCache(config.cacheBytes());
+  }
+
+  /** The store options the configuration asks for. */
+  public static DocStoreOptions storeOptions(DocstoreConfig config, DocCache cache, io.micrometer.core.instrument.MeterRegistry registry) {
+    FileSystem fs = FileSystem.real();
+    return DocStoreOptions.builder(cache)
+        .fileSystem(fs)
+        .registry(registry)
+        .maxBodyBytes(config.maxBodyBytes())
+        .checkpointInterval(config.checkpointInterval())
+        .queueOptions(QueueOptions.builder()
+            .fileSystem(fs)
+            .syncPolicy(config.sync())
+            .blockSize(config.queueBlockSize())
+            .segmentSize(config.queueSegmentSize())
+            .maxBodyBytes(config.maxBodyBytes())
+            .blockCacheBytes(config.queueBlockCacheBytes())
+            .build())
+        .indexOptions(IndexOptions.builder()
+            .fileSystem(fs)
+            // Derived from the queue: no fsync per write; DocStore syncs it at each checkpoint.
+            .syncPolicy(SyncPolicy.NONE)
+            .memTableBytes(config.indexMemtableBytes())
+            .bloomFalsePositiveRate(config.bloomFalsePositiveRate())
+            .bloomMemoryBytes(config.bloomMemoryBytes())
+            .build())
+        .build();
+  }
+
+  private static HttpServer.Limits limits(DocstoreConfig c, int maxBody) {
+    return new HttpServer.Limits(c.maxRequestLine(), c.maxHeaderSize(), maxBody, c.idleTimeout(), c.requestTimeout(),
+        c.maxConnections(), c.workerThreads(), c.workerQueue());
+  }
+
+  /** The {@code /stats} document. */
+  public Map<String, Object> stats() {
+    Map<String, Object> m = new LinkedHashMap<>(store.stats());
+    m.put("dataDir", config.dataDir().toAbsolutePath().toString());
+    m.put("sync", config.sync().toString());
+    m.put("readConnections", read == null ? 0 : read.openConnections());
+    return m;
+  }
+
+  public DocStore store() {
+    return store;
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  public int readPort() {
+    return read.port();
+  }
+
+  public int adminPort() {
+    return admin.port();
+  }
+
+  /** The RPC port, or -1 when RPC is off. */
+  public int rpcPort() {
+    return rpc == null ? -1 : rpc.port();
+  }
+
+  public String readUrl() {
+    return "http://" + hostForUrl(read.host()) + ":" + read.port();
+  }
+
+  public String adminUrl() {
+    return "http://" + hostForUrl(admin.host()) + ":" + admin.port();
+  }
+
+  private static String hostForUrl(String host) {
+    return host.contains(":") ? "[" + host + "]" : host;
+  }
+
+  public boolean ready() {
+    return ready;
+  }
+
+  /**
+   * Graceful stop within the configured shutdown timeout: not ready, stop the inbox and the admin
+   * port (no new writes), drain and stop the read port, then sync and close the store and the cache.
+   */
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    ready = false;
+    Duration grace = config.shutdownTimeout();
+    long t0 = System.nanoTime();
+    if (inbox != null) {
+      inbox.close();
+    }
+    admin.close(grace);
+    if (rpc != null) {
+      rpc.close();
+    }
+    read.close(remaining(grace, t0));
+    try {
+      store.close();
+    } finally {
+      cache.close();
+    }
+    log.info("stopped in {} ms", (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  private static Duration remaining(Duration grace, long t0) {
+    Duration left = grace.minusNanos(System.nanoTime() - t0);
+    return left.isNegative() ? Duration.ZERO : left;
+  }
+}

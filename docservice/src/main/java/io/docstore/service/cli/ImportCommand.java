@@ -1,0 +1,91 @@
+package io.docstore.service.cli;
+
+import io.docstore.service.DocStore;
+import io.docstore.service.config.DocstoreConfig;
+import io.docstore.service.updater.NdjsonApplier;
+import io.docstore.service.updater.UpdateParser;
+import java.io.BufferedInputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code docstore import FILE.ndjson}: applies an NDJSON update file (the {@code _bulk} line format)
+ * to a data directory offline, in batches with one durability wait each; a progress line on a
+ * terminal, a summary line at the end. Exit 1 when some lines were invalid (they are listed).
+ */
+@Command(name = "import", mixinStandardHelpOptions = true,
+    description = "Apply an NDJSON update file ({\"id\":N,\"doc\":{...}} or {\"id\":N,\"op\":\"delete\"} per line) offline.")
+final class ImportCommand implements Callable<Integer> {
+
+  private static final int SHOWN_ERRORS = 20;
+
+  @Parameters(paramLabel = "FILE", description = "NDJSON file.")
+  Path file;
+
+  @Option(names = "--data", paramLabel = "DIR", description = "Data directory (overrides docstore.data-dir).")
+  Path data;
+
+  @Option(names = "--config", paramLabel = "FILE", description = "Configuration file.")
+  Path config;
+
+  @Option(names = "--batch", paramLabel = "N", description = "Lines per batch (default: bulk.max-lines).")
+  Integer batch;
+
+  @Override
+  public Integer call() throws Exception {
+    if (!Files.isRegularFile(file)) {
+      System.err.println("import: not a file: " + file);
+      return 2;
+    }
+    DocstoreConfig cfg = Offline.config(config, data);
+    long total = Files.size(file);
+    long t0 = System.nanoTime();
+    boolean terminal = System.console() != null;
+    PrintStream err = System.err;
+    NdjsonApplier.Result r;
+    try (DocStore store = Offline.open(cfg);
+        InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 20)) {
+      NdjsonApplier applier = new NdjsonApplier(store, new UpdateParser(cfg.maxBodyBytes()),
+          batch != null ? batch : cfg.bulkMaxLines(), cfg.maxBodyBytes());
+      long[] lastShown = {0};
+      r = applier.apply(in, consumed -> {
+        long now = System.nanoTime();
+        if (terminal && now - lastShown[0] > 200_000_000L) {
+          lastShown[0] = now;
+          err.print("\r" + progress(consumed, total, now - t0));
+          err.flush();
+        }
+      });
+    }
+    if (terminal) {
+      err.print("\r" + " ".repeat(78) + "\r");
+    }
+    for (int i = 0; i < Math.min(SHOWN_ERRORS, r.errors().size()); i++) {
+      err.println("import: " + r.errors().get(i));
+    }
+    if (r.failed() > SHOWN_ERRORS) {
+      err.println("import: ... and " + (r.failed() - SHOWN_ERRORS) + " more invalid lines");
+    }
+    double secs = Math.max(1e-3, (System.nanoTime() - t0) / 1e9);
+    System.out.printf(Locale.ROOT, "imported %d updates from %s in %.1f s (%.0f updates/s, %.1f MB/s); %d invalid lines; last sequence %d%n",
+        r.applied(), file, secs, r.applied() / secs, total / secs / 1e6, r.failed(), r.lastSequence());
+    return r.failed() == 0 ? 0 : 1;
+  }
+
+  static String progress(long done, long total, long nanos) {
+    double secs = Math.max(1e-3, nanos / 1e9);
+    double rate = done / secs;
+    long eta = rate > 0 ? (long) ((total - done) / rate) : 0;
+    int pct = total == 0 ? 100 : (int) (100 * done / total);
+    int bar = pct * 30 / 100;
+    return String.format(Locale.ROOT, "[%s%s] %3d%%  %.1f/%.1f MB  %.1f MB/s  ETA %d:%02d",
+        "#".repeat(bar), ".".repeat(30 - bar), pct, done / 1e6, total / 1e6, rate / 1e6, eta / 60, eta % 60);
+  }
+}

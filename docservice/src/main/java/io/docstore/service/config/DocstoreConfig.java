@@ -1,0 +1,323 @@
+package io.docstore.service.config;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigValue;
+import io.docstore.io.SyncPolicy;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The validated configuration. Loading layers, strongest first: {@code docstore.*} JVM system
+ * properties, {@code CONFIG_FORCE_docstore_*} environment variables, the {@code --config} file,
+ * the built-in defaults ({@code docstore.conf} on the class path, the same file as
+ * {@code config/docstore.conf}). Every value is checked here, once, so a bad one stops the service
+ * at start with the key and the reason ({@link ConfigError}) instead of failing later.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class DocstoreConfig {
+
+  private static final String ROOT = "docstore";
+
+  private final Path dataDir;
+  private final SyncPolicy sync;
+  private final int queueBlockSize;
+  private final long queueSegmentSize;
+  private final int maxBodyBytes;
+  private final long queueBlockCacheBytes;
+  private final long indexMemtableBytes;
+  private final double bloomFalsePositiveRate;
+  private final long bloomMemoryBytes;
+  private final Duration checkpointInterval;
+  private final InetSocketAddress readAddress;
+  private final InetSocketAddress adminAddress;
+  private final String adminToken;
+  private final int maxRequestLine;
+  private final int maxHeaderSize;
+  private final int maxIdsPerRequest;
+  private final Duration idleTimeout;
+  private final Duration requestTimeout;
+  private final int maxConnections;
+  private final int workerThreads;
+  private final int workerQueue;
+  private final int bulkMaxLines;
+  private final int bulkMaxBytes;
+  private final boolean rpcEnabled;
+  private final InetSocketAddress rpcAddress;
+  private final int rpcMaxFrameBytes;
+  private final int rpcMaxBatch;
+  private final long cacheBytes;
+  private final List<InetSocketAddress> memcachedServers;
+  private final Duration memcachedTimeout;
+  private final Path inboxDir;
+  private final Duration inboxPollInterval;
+  private final Duration shutdownTimeout;
+
+  private DocstoreConfig(Config c) {
+    Reader r = new Reader(c);
+    dataDir = Path.of(r.nonEmpty("data-dir"));
+    sync = r.sync("sync");
+    queueBlockSize = r.intBytes("queue.block-size", 512, 16 << 20);
+    // Addresses hold a 31-bit offset within a segment.
+    queueSegmentSize = r.bytes("queue.segment-size", 1 << 20, (1L << 31) - 1);
+    maxBodyBytes = r.intBytes("queue.max-body", 1, 64 << 20);
+    if (maxBodyBytes >= queueSegmentSize) {
+      throw new ConfigError(ROOT + ".queue.max-body", "must be smaller than queue.segment-size");
+    }
+    queueBlockCacheBytes = r.bytes("queue.block-cache", 0, Long.MAX_VALUE);
+    indexMemtableBytes = r.bytes("index.memtable", 64 << 10, 1L << 36);
+    bloomFalsePositiveRate = r.doubleBetween("index.bloom-false-positive-rate", 0, 0.5);
+    bloomMemoryBytes = r.bytes("index.bloom-memory", 0, Long.MAX_VALUE);
+    checkpointInterval = r.positiveDuration("index.checkpoint-interval");
+    readAddress = r.address("http.read");
+    adminAddress = r.address("http.admin");
+    adminToken = r.string("http.admin.token");
+    if (adminToken.isEmpty() && !adminAddress.getAddress().isLoopbackAddress()) {
+      throw new ConfigError(ROOT + ".http.admin.token", "must be set when http.admin.host ("
+          + adminAddress.getHostString() + ") is not a loopback address: the admin port accepts writes");
+    }
+    maxIdsPerRequest = r.intBetween("http.max-ids-per-request", 1, 100_000);
+    maxRequestLine = r.intBytes("http.max-request-line", 256, 16 << 20);
+    if (maxRequestLine < 64 + 20L * maxIdsPerRequest) {
+      throw new ConfigError(ROOT + ".http.max-request-line", "must be at least " + (64 + 20L * maxIdsPerRequest)
+          + " bytes to fit a multi-get of http.max-ids-per-request (" + maxIdsPerRequest + ") IDs");
+    }
+    maxHeaderSize = r.intBytes("http.max-header-size", 256, 16 << 20);
+    idleTimeout = r.positiveDuration("http.idle-timeout");
+    requestTimeout = r.positiveDuration("http.request-timeout");
+    maxConnections = r.intBetween("http.max-connections", 1, 1_000_000);
+    workerThreads = r.intBetween("http.worker-threads", 1, 4096);
+    workerQueue = r.intBetween("http.worker-queue", 1, 10_000_000);
+    bulkMaxLines = r.intBetween("bulk.max-lines", 1, 10_000_000);
+    bulkMaxBytes = r.intBytes("bulk.max-body", 1, Integer.MAX_VALUE - 1);
+    rpcEnabled = r.bool("rpc.enabled");
+    rpcAddress = r.address("rpc");
+    rpcMaxFrameBytes = r.intBytes("rpc.max-frame", 64, 1 << 30);
+    rpcMaxBatch = r.intBetween("rpc.max-batch", 1, 100_000);
+    cacheBytes = r.bytes("cache.bytes", 1, Long.MAX_VALUE);
+    memcachedServers = r.servers("cache.memcached.servers");
+    memcachedTimeout = r.positiveDuration("cache.memcached.timeout");
+    String inbox = r.string("inbox.dir");
+    inboxDir = inbox.isBlank() ? null : Path.of(inbox);
+    inboxPollInterval = r.positiveDuration("inbox.poll-interval");
+    shutdownTimeout = r.positiveDuration("shutdown-timeout");
+  }
+
+  /** The built-in defaults with system property and environment overrides. */
+  public static DocstoreConfig load() {
+    return load(null, Map.of());
+  }
+
+  /**
+   * Loads and validates.
+   *
+   * @param file a config file (its keys override the defaults), or null
+   * @param overrides keys (full paths, e.g. {@code docstore.data-dir}) that override everything,
+   *     used for command-line options such as {@code --data}
+   */
+  public static DocstoreConfig load(Path file, Map<String, Object> overrides) {
+    Config defaults = ConfigFactory.parseResources(DocstoreConfig.class.getClassLoader(), "docstore.conf",
+        ConfigParseOptions.defaults().setAllowMissing(false));
+    Config fromFile = ConfigFactory.empty();
+    if (file != null) {
+      if (!Files.isRegularFile(file)) {
+        throw new ConfigError("--config", file + " does not exist or is not a file");
+      }
+      try {
+        fromFile = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
+      } catch (ConfigException e) {
+        throw new ConfigError(file.toString(), e.getMessage());
+      }
+    }
+    Config env = ConfigFactory.systemEnvironmentOverrides();
+    Config props = systemPropertyOverrides(defaults);
+    Config merged = ConfigFactory.parseMap(overrides, "command line")
+        .withFallback(props).withFallback(env).withFallback(fromFile).withFallback(defaults);
+    try {
+      merged = merged.resolve();
+    } catch (ConfigException e) {
+      throw new ConfigError(ROOT, e.getMessage());
+    }
+    rejectUnknownKeys(fromFile.withFallback(env), defaults);
+    return new DocstoreConfig(merged.getConfig(ROOT));
+  }
+
+  /** JVM system properties naming a known key; others (e.g. {@code docstore.test.seed}) are not config. */
+  private static Config systemPropertyOverrides(Config defaults) {
+    Properties known = new Properties();
+    for (String name : System.getProperties().stringPropertyNames()) {
+      if (name.startsWith(ROOT + ".") && defaults.hasPathOrNull(name)) {
+        known.setProperty(name, System.getProperty(name));
+      }
+    }
+    return ConfigFactory.parseProperties(known, ConfigParseOptions.defaults().setOriginDescription("system properties"));
+  }
+
+  private static void rejectUnknownKeys(Config given, Config defaults) {
+    for (Map.Entry<String, ConfigValue> e : given.entrySet()) {
+      String key = e.getKey();
+      if (key.startsWith(ROOT + ".") && !defaults.hasPathOrNull(key)) {
+        throw new ConfigError(key, "unknown key (from " + e.getValue().origin().description() + "); see config/docstore.conf");
+      }
+    }
+  }
+
+  public Path dataDir() { return dataDir; }
+  public SyncPolicy sync() { return sync; }
+  public int queueBlockSize() { return queueBlockSize; }
+  public long queueSegmentSize() { return queueSegmentSize; }
+  public int maxBodyBytes() { return maxBodyBytes; }
+  public long queueBlockCacheBytes() { return queueBlockCacheBytes; }
+  public long indexMemtableBytes() { return indexMemtableBytes; }
+  public double bloomFalsePositiveRate() { return bloomFalsePositiveRate; }
+  public long bloomMemoryBytes() { return bloomMemoryBytes; }
+  public Duration checkpointInterval() { return checkpointInterval; }
+  public InetSocketAddress readAddress() { return readAddress; }
+  public InetSocketAddress adminAddress() { return adminAddress; }
+  /** Empty when no token is required. */
+  public String adminToken() { return adminToken; }
+  public int maxRequestLine() { return maxRequestLine; }
+  public int maxHeaderSize() { return maxHeaderSize; }
+  public int maxIdsPerRequest() { return maxIdsPerRequest; }
+  public Duration idleTimeout() { return idleTimeout; }
+  public Duration requestTimeout() { return requestTimeout; }
+  public int maxConnections() { return maxConnections; }
+  public int workerThreads() { return workerThreads; }
+  public int workerQueue() { return workerQueue; }
+  public int bulkMaxLines() { return bulkMaxLines; }
+  public int bulkMaxBytes() { return bulkMaxBytes; }
+  public boolean rpcEnabled() { return rpcEnabled; }
+  public InetSocketAddress rpcAddress() { return rpcAddress; }
+  public int rpcMaxFrameBytes() { return rpcMaxFrameBytes; }
+  public int rpcMaxBatch() { return rpcMaxBatch; }
+  public long cacheBytes() { return cacheBytes; }
+  /** Empty: use the in-process cache. */
+  public List<InetSocketAddress> memcachedServers() { return memcachedServers; }
+  public Duration memcachedTimeout() { return memcachedTimeout; }
+  /** Null when the inbox is off. */
+  public Path inboxDir() { return inboxDir; }
+  public Duration inboxPollInterval() { return inboxPollInterval; }
+  public Duration shutdownTimeout() { return shutdownTimeout; }
+
+  /** Typed, range-checked getters that name the full key in every error. */
+  private static final class Reader {
+    private final Config c;
+
+    Reader(Config c) {
+      this.c = c;
+    }
+
+    private <T> T get(String key, java.util.function.Function<String, T> getter) {
+      try {
+        return getter.apply(key);
+      } catch (ConfigException.Missing e) {
+        throw new ConfigError(ROOT + "." + key, "missing");
+      } catch (ConfigException e) {
+        throw new ConfigError(ROOT + "." + key, e.getMessage());
+      }
+    }
+
+    String string(String key) {
+      return get(key, c::getString);
+    }
+
+    String nonEmpty(String key) {
+      String s = string(key);
+      if (s.isBlank()) {
+        throw new ConfigError(ROOT + "." + key, "must not be empty");
+      }
+      return s;
+    }
+
+    boolean bool(String key) {
+      return get(key, c::getBoolean);
+    }
+
+    long bytes(String key, long min, long max) {
+      long v = get(key, k -> c.getMemorySize(k).toBytes());
+      if (v < min || v > max) {
+        throw new ConfigError(ROOT + "." + key, "must be between " + min + " and " + max + " bytes, got " + v);
+      }
+      return v;
+    }
+
+    int intBytes(String key, int min, int max) {
+      return (int) bytes(key, min, max);
+    }
+
+    int intBetween(String key, int min, int max) {
+      int v = get(key, c::getInt);
+      if (v < min || v > max) {
+        throw new ConfigError(ROOT + "." + key, "must be between " + min + " and " + max + ", got " + v);
+      }
+      return v;
+    }
+
+    double doubleBetween(String key, double lowExclusive, double highExclusive) {
+      double v = get(key, c::getDouble);
+      if (!(v > lowExclusive && v < highExclusive)) {
+        throw new ConfigError(ROOT + "." + key, "must be strictly between " + lowExclusive + " and " + highExclusive + ", got " + v);
+      }
+      return v;
+    }
+
+    Duration positiveDuration(String key) {
+      Duration d = get(key, c::getDuration);
+      if (d.isNegative() || d.isZero()) {
+        throw new ConfigError(ROOT + "." + key, "must be positive, got " + d);
+      }
+      return d;
+    }
+
+    SyncPolicy sync(String key) {
+      try {
+        return SyncPolicy.parse(string(key));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigError(ROOT + "." + key, e.getMessage());
+      }
+    }
+
+    InetSocketAddress address(String prefix) {
+      String host = nonEmpty(prefix + ".host");
+      int port = intBetween(prefix + ".port", 0, 65535);
+      try {
+        return new InetSocketAddress(InetAddress.getByName(host), port);
+      } catch (UnknownHostException e) {
+        throw new ConfigError(ROOT + "." + prefix + ".host", "unknown host '" + host + "'");
+      }
+    }
+
+    List<InetSocketAddress> servers(String key) {
+      List<String> list = get(key, c::getStringList);
+      List<InetSocketAddress> out = new ArrayList<>();
+      for (String s : list) {
+        int colon = s.lastIndexOf(':');
+        if (colon <= 0 || colon == s.length() - 1) {
+          throw new ConfigError(ROOT + "." + key, "'" + s + "' is not host:port");
+        }
+        int port;
+        try {
+          port = Integer.parseInt(s.substring(colon + 1));
+        } catch (NumberFormatException e) {
+          throw new ConfigError(ROOT + "." + key, "'" + s + "' has a non-numeric port");
+        }
+        if (port < 1 || port > 65535) {
+          throw new ConfigError(ROOT + "." + key, "'" + s + "' has a port out of range");
+        }
+        out.add(new InetSocketAddress(s.substring(0, colon), port));
+      }
+      return List.copyOf(out);
+    }
+  }
+}

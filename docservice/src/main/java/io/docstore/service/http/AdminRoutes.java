@@ -1,0 +1,222 @@
+package io.docstore.service.http;
+
+import io.docstore.service.DocumentSink;
+import io.docstore.service.Update;
+import io.docstore.service.Written;
+import io.docstore.service.metrics.StatsJson;
+import io.docstore.service.updater.InvalidUpdateException;
+import io.docstore.service.updater.UpdateParser;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin port: updates ({@code PUT|DELETE /docs/{id}}, {@code POST /docs/_bulk}) answered only
+ * once durable, and the ops endpoints ({@code /metrics}, {@code /healthz}, {@code /readyz},
+ * {@code /stats}). With a configured token every request needs {@code Authorization: Bearer
+ * <token>} (compared in constant time). Thread-safe.
+ */
+public final class AdminRoutes implements Routes {
+
+  private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
+
+  private final DocumentSink sink;
+  private final UpdateParser parser;
+  private final int bulkMaxLines;
+  private final byte[] expectedAuth;
+  private final Supplier<Object> stats;
+  private final BooleanSupplier ready;
+  private final PrometheusMeterRegistry registry;
+
+  /**
+   * @param token empty for no authentication
+   * @param stats the {@code /stats} document (serialised with Jackson)
+   * @param ready whether {@code /readyz} answers 200
+   */
+  public AdminRoutes(DocumentSink sink, UpdateParser parser, int bulkMaxLines, String token,
+      Supplier<Object> stats, BooleanSupplier ready, PrometheusMeterRegistry registry) {
+    this.sink = sink;
+    this.parser = parser;
+    this.bulkMaxLines = bulkMaxLines;
+    this.expectedAuth = token.isEmpty() ? null : ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
+    this.stats = stats;
+    this.ready = ready;
+    this.registry = registry;
+  }
+
+  @Override
+  public FullHttpResponse handle(FullHttpRequest req) throws Exception {
+    if (expectedAuth != null) {
+      String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION, "");
+      if (!MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), expectedAuth)) {
+        FullHttpResponse r = Responses.error(HttpResponseStatus.UNAUTHORIZED, "missing or wrong admin token");
+        r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+        return r;
+      }
+    }
+    try {
+      return route(req);
+    } catch (BadRequest e) {
+      return Responses.error(HttpResponseStatus.valueOf(e.status()), e.getMessage());
+    } catch (IOException e) {
+      // The store could not make the write durable (disk full, fsync failure): nothing acknowledged.
+      log.error("write failed: {}", e.toString());
+      return Responses.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "write failed, nothing acknowledged: " + e.getMessage());
+    }
+  }
+
+  private FullHttpResponse route(FullHttpRequest req) throws BadRequest, IOException {
+    String path;
+    try {
+      path = new QueryStringDecoder(req.uri()).rawPath();
+    } catch (IllegalArgumentException e) {
+      throw new BadRequest("malformed URI: " + e.getMessage());
+    }
+    HttpMethod m = req.method();
+    switch (path) {
+      case "/metrics" -> {
+        requireGet(m);
+        return Responses.bytes(HttpResponseStatus.OK, registry.scrape().getBytes(StandardCharsets.UTF_8),
+            "text/plain; version=0.0.4; charset=utf-8");
+      }
+      case "/healthz" -> {
+        requireGet(m);
+        return Responses.json(HttpResponseStatus.OK, "{\"status\":\"up\"}");
+      }
+      case "/readyz" -> {
+        requireGet(m);
+        return ready.getAsBoolean()
+            ? Responses.json(HttpResponseStatus.OK, "{\"status\":\"ready\"}")
+            : Responses.json(HttpResponseStatus.SERVICE_UNAVAILABLE, "{\"status\":\"starting\"}");
+      }
+      case "/stats" -> {
+        requireGet(m);
+        return Responses.json(HttpResponseStatus.OK, StatsJson.bytes(stats.get()));
+      }
+      case "/docs/_bulk" -> {
+        require(m, HttpMethod.POST, "POST");
+        return bulk(req.content());
+      }
+      default -> {
+        if (!path.startsWith("/docs/")) {
+          return Responses.error(HttpResponseStatus.NOT_FOUND, "no such endpoint");
+        }
+        long id = Ids.parse(path.substring("/docs/".length()));
+        if (m.equals(HttpMethod.PUT)) {
+          return put(id, req.content());
+        }
+        if (m.equals(HttpMethod.DELETE)) {
+          return written(sink.delete(id));
+        }
+        throw methodNotAllowed("PUT, DELETE");
+      }
+    }
+  }
+
+  private FullHttpResponse put(long id, ByteBuf content) throws BadRequest, IOException {
+    byte[] body = ByteBufUtil.getBytes(content);
+    long discovered;
+    try {
+      discovered = parser.validateDocument(body, 0, body.length);
+    } catch (InvalidUpdateException e) {
+      throw new BadRequest(e.getMessage().contains("over the limit") ? 413 : 400, e.getMessage());
+    }
+    return written(sink.apply(List.of(new Update(id, body, discovered))).get(0));
+  }
+
+  private static FullHttpResponse written(Written w) {
+    return Responses.json(HttpResponseStatus.OK, "{\"id\":" + w.id() + ",\"seq\":" + w.sequence() + "}");
+  }
+
+  /**
+   * Applies the valid lines as one batch (one durability wait) and answers NDJSON, one result per
+   * non-empty input line: {@code {"line":L,"id":N,"seq":S}} or {@code {"line":L,"error":"..."}}.
+   */
+  private FullHttpResponse bulk(ByteBuf content) throws BadRequest, IOException {
+    byte[] body = ByteBufUtil.getBytes(content);
+    List<Update> updates = new ArrayList<>();
+    List<int[]> lineOfUpdate = new ArrayList<>();
+    List<Object[]> results = new ArrayList<>();
+    int lineNo = 0;
+    int start = 0;
+    while (start < body.length) {
+      int end = start;
+      while (end < body.length && body[end] != '\n') {
+        end++;
+      }
+      lineNo++;
+      int len = end - start;
+      if (len > 0 && body[end - 1] == '\r') {
+        len--;
+      }
+      if (!blank(body, start, len)) {
+        if (results.size() >= bulkMaxLines) {
+          throw new BadRequest(413, "bulk request has more than " + bulkMaxLines + " lines");
+        }
+        try {
+          updates.add(parser.parseLine(body, start, len));
+          lineOfUpdate.add(new int[] {lineNo, results.size()});
+          results.add(null);
+        } catch (InvalidUpdateException e) {
+          results.add(new Object[] {lineNo, e.getMessage()});
+        }
+      }
+      start = end + 1;
+    }
+    List<Written> ws = sink.apply(updates);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(64 * results.size());
+    for (int i = 0; i < ws.size(); i++) {
+      int[] lr = lineOfUpdate.get(i);
+      Written w = ws.get(i);
+      results.set(lr[1], new Object[] {lr[0], w});
+    }
+    for (Object[] r : results) {
+      String line = r[1] instanceof Written w
+          ? "{\"line\":" + r[0] + ",\"id\":" + w.id() + ",\"seq\":" + w.sequence() + "}\n"
+          : "{\"line\":" + r[0] + ",\"status\":400,\"error\":\"" + Responses.escape((String) r[1]) + "\"}\n";
+      out.writeBytes(line.getBytes(StandardCharsets.UTF_8));
+    }
+    return Responses.bytes(HttpResponseStatus.OK, out.toByteArray(), "application/x-ndjson");
+  }
+
+  private static boolean blank(byte[] b, int off, int len) {
+    for (int i = off; i < off + len; i++) {
+      if (b[i] != ' ' && b[i] != '\t') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void requireGet(HttpMethod m) throws BadRequest {
+    if (!m.equals(HttpMethod.GET) && !m.equals(HttpMethod.HEAD)) {
+      throw methodNotAllowed("GET, HEAD");
+    }
+  }
+
+  private static void require(HttpMethod m, HttpMethod want, String allow) throws BadRequest {
+    if (!m.equals(want)) {
+      throw methodNotAllowed(allow);
+    }
+  }
+
+  private static BadRequest methodNotAllowed(String allow) {
+    return new BadRequest(405, "method not allowed here; allowed: " + allow);
+  }
+}

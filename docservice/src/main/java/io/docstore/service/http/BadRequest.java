@@ -1,0 +1,22 @@
+package io.docstore.service.http;
+
+/** A client error with the reason to send back (400 unless a more specific status is given). No stack trace. */
+public class BadRequest extends Exception {
+
+  private static final long serialVersionUID = 1L;
+
+  private final int status;
+
+  public BadRequest(String reason) {
+    this(400, reason);
+  }
+
+  public BadRequest(int status, String reason) {
+    super(reason, null, false, false);
+    this.status = status;
+  }
+
+  public int status() {
+    return status;
+  }
+}

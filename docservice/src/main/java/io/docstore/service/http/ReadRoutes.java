@@ -1,0 +1,155 @@
+package io.docstore.service.http;
+
+import io.docstore.io.CorruptionException;
+import io.docstore.service.Document;
+import io.docstore.service.DocumentSource;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashSet;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The read port: {@code GET|HEAD /docs/{id}} (ETag = sequence number, If-None-Match → 304) and
+ * {@code GET /docs?ids=1,2,3} (at most a configured number of distinct IDs). It has no write
+ * paths at all: any other method is 405. Thread-safe (stateless apart from the source).
+ */
+public final class ReadRoutes implements Routes {
+
+  private static final Logger log = LoggerFactory.getLogger(ReadRoutes.class);
+  private static final byte[] FOUND_OPEN = "{\"found\":{".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] MISSING_OPEN = "},\"missing\":[".getBytes(StandardCharsets.US_ASCII);
+
+  private final DocumentSource source;
+  private final int maxIds;
+
+  public ReadRoutes(DocumentSource source, int maxIds) {
+    this.source = source;
+    this.maxIds = maxIds;
+  }
+
+  @Override
+  public FullHttpResponse handle(FullHttpRequest req) {
+    try {
+      return route(req);
+    } catch (BadRequest e) {
+      return Responses.error(HttpResponseStatus.valueOf(e.status()), e.getMessage());
+    } catch (CorruptionException e) {
+      log.error("corrupt document data: {}", e.getMessage());
+      return Responses.json(HttpResponseStatus.INTERNAL_SERVER_ERROR,
+          "{\"error\":\"corrupt\",\"detail\":\"" + Responses.escape(e.getMessage()) + "\"}");
+    } catch (IOException e) {
+      log.error("read failed: {}", e.toString());
+      return Responses.error(HttpResponseStatus.INTERNAL_SERVER_ERROR, "read failed: " + e.getMessage());
+    }
+  }
+
+  private FullHttpResponse route(FullHttpRequest req) throws BadRequest, IOException {
+    QueryStringDecoder qs;
+    try {
+      qs = new QueryStringDecoder(req.uri());
+    } catch (IllegalArgumentException e) {
+      throw new BadRequest("malformed URI: " + e.getMessage());
+    }
+    String path = qs.rawPath();
+    boolean single = path.startsWith("/docs/");
+    if (!single && !path.equals("/docs")) {
+      return Responses.error(HttpResponseStatus.NOT_FOUND, "no such endpoint; try GET /docs/{id} or GET /docs?ids=1,2");
+    }
+    HttpMethod m = req.method();
+    if (!m.equals(HttpMethod.GET) && !m.equals(HttpMethod.HEAD)) {
+      FullHttpResponse r = Responses.error(HttpResponseStatus.METHOD_NOT_ALLOWED,
+          "the read port serves GET and HEAD only; updates go to the admin port");
+      r.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
+      return r;
+    }
+    if (single) {
+      return one(req, Ids.parse(path.substring("/docs/".length())));
+    }
+    return many(qs);
+  }
+
+  private FullHttpResponse one(FullHttpRequest req, long id) throws IOException {
+    Document d = source.get(id);
+    if (d == null) {
+      return Responses.error(HttpResponseStatus.NOT_FOUND, "document " + id + " not found");
+    }
+    String etag = "\"" + d.sequence() + "\"";
+    String inm = req.headers().get(HttpHeaderNames.IF_NONE_MATCH);
+    if (inm != null && matches(inm, etag)) {
+      FullHttpResponse r = Responses.bytes(HttpResponseStatus.NOT_MODIFIED, new byte[0], "application/json");
+      r.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+      r.headers().set(HttpHeaderNames.ETAG, etag);
+      return r;
+    }
+    FullHttpResponse r = Responses.json(HttpResponseStatus.OK, d.body());
+    r.headers().set(HttpHeaderNames.ETAG, etag);
+    return r;
+  }
+
+  private static boolean matches(String ifNoneMatch, String etag) {
+    for (String t : ifNoneMatch.split(",")) {
+      String s = t.trim();
+      if (s.startsWith("W/")) {
+        s = s.substring(2);
+      }
+      if (s.equals("*") || s.equals(etag)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private FullHttpResponse many(QueryStringDecoder qs) throws BadRequest, IOException {
+    List<String> params = qs.parameters().get("ids");
+    if (params == null || params.isEmpty()) {
+      throw new BadRequest("missing ids parameter: GET /docs?ids=1,2,3");
+    }
+    LinkedHashSet<Long> ids = new LinkedHashSet<>();
+    for (String p : params) {
+      for (String s : p.split(",", -1)) {
+        ids.add(Ids.parse(s));
+        if (ids.size() > maxIds) {
+          throw new BadRequest("too many IDs: at most " + maxIds + " distinct IDs per request");
+        }
+      }
+    }
+    long[] arr = ids.stream().mapToLong(Long::longValue).toArray();
+    Document[] docs = source.getAll(arr);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(256 + 64 * arr.length);
+    out.writeBytes(FOUND_OPEN);
+    boolean first = true;
+    for (int i = 0; i < arr.length; i++) {
+      if (docs[i] != null) {
+        if (!first) {
+          out.write(',');
+        }
+        first = false;
+        out.writeBytes(("\"" + arr[i] + "\":").getBytes(StandardCharsets.US_ASCII));
+        out.writeBytes(docs[i].body());
+      }
+    }
+    out.writeBytes(MISSING_OPEN);
+    first = true;
+    for (int i = 0; i < arr.length; i++) {
+      if (docs[i] == null) {
+        if (!first) {
+          out.write(',');
+        }
+        first = false;
+        out.writeBytes(Long.toString(arr[i]).getBytes(StandardCharsets.US_ASCII));
+      }
+    }
+    out.write(']');
+    out.write('}');
+    return Responses.json(HttpResponseStatus.OK, out.toByteArray());
+  }
+}

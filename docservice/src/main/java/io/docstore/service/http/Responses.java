@@ -1,0 +1,42 @@
+package io.docstore.service.http;
+
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+
+/** Builders for the few response shapes the HTTP APIs use. Stateless. */
+public final class Responses {
+
+  private Responses() {}
+
+  public static FullHttpResponse json(HttpResponseStatus status, byte[] body) {
+    return bytes(status, body, HttpHeaderValues.APPLICATION_JSON.toString());
+  }
+
+  public static FullHttpResponse json(HttpResponseStatus status, String body) {
+    return json(status, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  public static FullHttpResponse bytes(HttpResponseStatus status, byte[] body, String contentType) {
+    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+    r.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+    r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+    return r;
+  }
+
+  /** {@code {"error": reason}} with {@code status}. */
+  public static FullHttpResponse error(HttpResponseStatus status, String reason) {
+    return json(status, "{\"error\":\"" + escape(reason) + "\"}");
+  }
+
+  /** A JSON string literal's content for {@code s} (quotes, backslashes, control characters escaped). */
+  public static String escape(String s) {
+    return new String(JsonStringEncoder.getInstance().quoteAsString(s));
+  }
+}

@@ -1,0 +1,6 @@
+/**
+ * The inbox: a watched directory of NDJSON update files applied in name order and moved to
+ * {@code done/} or {@code failed/}. Goes through {@link io.docstore.service.DocumentSink} only;
+ * must not touch the queue or index.
+ */
+package io.docstore.service.inbox;

@@ -1,0 +1,248 @@
+package io.docstore.service.rpc;
+
+import io.docstore.io.CorruptionException;
+import io.docstore.service.Document;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import java.io.IOException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection's request handling. Event-loop confined except the lookup task, which touches
+ * only its own arrays and hands the encoded frame back to the channel.
+ */
+final class RpcServerHandler extends ChannelInboundHandlerAdapter {
+
+  private static final Logger log = LoggerFactory.getLogger(RpcServerHandler.class);
+
+  private final RpcServer server;
+  private final RpcFrameDecoder decoder;
+  /** Requests read but not yet answered on this connection; event loop only. */
+  private int inFlight;
+  private boolean counted;
+
+  RpcServerHandler(RpcServer server, RpcFrameDecoder decoder) {
+    this.server = server;
+    this.decoder = decoder;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    counted = true;
+    if (server.connections.incrementAndGet() > server.options.maxConnections || server.isClosed()) {
+      int code = server.isClosed() ? RpcFormat.ERR_SHUTTING_DOWN : RpcFormat.ERR_OVERLOADED;
+      errorAndClose(ctx, RpcFormat.NO_REQUEST_ID, code, "connection limit reached");
+      return;
+    }
+    server.channels.add(ctx.channel());
+    ctx.fireChannelActive();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (counted) {
+      server.connections.decrementAndGet();
+      counted = false;
+    }
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    ByteBuf frame = (ByteBuf) msg;
+    try {
+      handleFrame(ctx, frame);
+    } finally {
+      frame.release();
+    }
+  }
+
+  private void handleFrame(ChannelHandlerContext ctx, ByteBuf frame) {
+    // The decoder guarantees at least a whole header.
+    byte version = frame.readByte();
+    byte opcode = frame.readByte();
+    long requestId = frame.readLong();
+    if (version != RpcFormat.VERSION) {
+      errorAndClose(ctx, requestId, RpcFormat.ERR_BAD_VERSION,
+          "version " + version + " not supported; this server speaks " + RpcFormat.VERSION);
+      return;
+    }
+    if (opcode != RpcFormat.OP_GET_MANY) {
+      error(ctx, requestId, RpcFormat.ERR_BAD_OPCODE, "unknown opcode " + opcode);
+      return;
+    }
+    if (frame.readableBytes() < 4) {
+      errorAndClose(ctx, requestId, RpcFormat.ERR_MALFORMED, "GET_MANY without a count");
+      return;
+    }
+    long count = frame.readUnsignedInt();
+    if (frame.readableBytes() != 8 * count) {
+      errorAndClose(ctx, requestId, RpcFormat.ERR_MALFORMED,
+          "GET_MANY declares " + count + " IDs but carries " + frame.readableBytes() + " bytes");
+      return;
+    }
+    if (count > server.options.maxIdsPerRequest) {
+      error(ctx, requestId, RpcFormat.ERR_TOO_MANY_IDS,
+          count + " IDs, at most " + server.options.maxIdsPerRequest + " per request");
+      return;
+    }
+    long[] ids = new long[(int) count];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = frame.readLong();
+      if (ids[i] < 0) {
+        error(ctx, requestId, RpcFormat.ERR_BAD_ID, "negative ID " + ids[i] + " at index " + i);
+        return;
+      }
+    }
+    server.requests.increment();
+    inFlight++;
+    updateAutoRead(ctx);
+    long start = System.nanoTime();
+    try {
+      server.lookups.execute(() -> answer(ctx, requestId, ids, start));
+    } catch (RejectedExecutionException e) {
+      inFlight--;
+      updateAutoRead(ctx);
+      int code = server.isClosed() ? RpcFormat.ERR_SHUTTING_DOWN : RpcFormat.ERR_OVERLOADED;
+      writeError(ctx, requestId, code, "lookup queue full, retry later or elsewhere");
+    }
+  }
+
+  /** Runs on the lookup pool. Always answers, so the in-flight count always comes back down. */
+  private void answer(ChannelHandlerContext ctx, long requestId, long[] ids, long start) {
+    ByteBuf out;
+    try {
+      byte[] statuses = new byte[ids.length];
+      String[] messages = new String[ids.length];
+      Document[] docs = lookup(ids, statuses, messages);
+      out = RpcFrames.docs(
+          ctx.alloc(), requestId, statuses, docs, messages, server.options.maxResponseBytes);
+    } catch (RuntimeException e) {
+      log.error("rpc: request {} failed", requestId, e);
+      countError(RpcFormat.ERR_INTERNAL);
+      out = RpcFrames.error(ctx.alloc(), requestId, RpcFormat.ERR_INTERNAL, String.valueOf(e));
+    }
+    ctx.writeAndFlush(out)
+        .addListener(
+            f -> {
+              inFlight--;
+              updateAutoRead(ctx);
+              server.latency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            });
+  }
+
+  private Document[] lookup(long[] ids, byte[] statuses, String[] messages) {
+    Document[] docs;
+    try {
+      docs = server.source.getAll(ids);
+      if (docs == null || docs.length != ids.length) {
+        throw new IllegalStateException("DocumentSource.getAll returned a wrong-sized result");
+      }
+    } catch (IOException | RuntimeException batchFailure) {
+      // Find which documents fail so the others are still served.
+      docs = new Document[ids.length];
+      for (int i = 0; i < ids.length; i++) {
+        try {
+          docs[i] = server.source.get(ids[i]);
+        } catch (CorruptionException e) {
+          statuses[i] = RpcFormat.STATUS_CORRUPT;
+          messages[i] = e.getMessage();
+          // The store logs corruption with file and offset; here it is counted per document.
+          log.debug("rpc: document {} is corrupt: {}", ids[i], e.getMessage());
+        } catch (IOException | RuntimeException e) {
+          statuses[i] = RpcFormat.STATUS_ERROR;
+          messages[i] = String.valueOf(e.getMessage());
+          log.warn("rpc: lookup of document {} failed", ids[i], e);
+        }
+      }
+    }
+    for (int i = 0; i < ids.length; i++) {
+      if (statuses[i] == RpcFormat.STATUS_FOUND) {
+        if (docs[i] == null) {
+          statuses[i] = RpcFormat.STATUS_MISSING;
+          server.missing.increment();
+        } else {
+          server.found.increment();
+        }
+      } else if (statuses[i] == RpcFormat.STATUS_CORRUPT) {
+        server.corrupt.increment();
+      } else {
+        server.failed.increment();
+      }
+    }
+    return docs;
+  }
+
+  /** Reads while this connection has room for more in-flight requests and its writes drain. */
+  private void updateAutoRead(ChannelHandlerContext ctx) {
+    boolean read = inFlight < server.options.maxInFlightPerConnection && ctx.channel().isWritable();
+    if (ctx.channel().config().isAutoRead() != read) {
+      ctx.channel().config().setAutoRead(read);
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    updateAutoRead(ctx);
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent) {
+      IdleState state = ((IdleStateEvent) evt).state();
+      if (state == IdleState.READER_IDLE && decoder.hasPartialFrame()) {
+        errorAndClose(ctx, RpcFormat.NO_REQUEST_ID, RpcFormat.ERR_MALFORMED,
+            "incomplete frame for " + server.options.frameTimeout.toMillis() + " ms");
+      } else if (state == IdleState.ALL_IDLE && inFlight == 0) {
+        ctx.close();
+      }
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+    if (c instanceof RpcProtocolException) {
+      RpcProtocolException e = (RpcProtocolException) c;
+      errorAndClose(ctx, RpcFormat.NO_REQUEST_ID, e.code(), e.detail());
+    } else if (c instanceof IOException) {
+      log.debug("rpc: connection {} failed: {}", ctx.channel().remoteAddress(), c.toString());
+      ctx.close();
+    } else {
+      log.warn("rpc: unexpected error on {}", ctx.channel().remoteAddress(), c);
+      ctx.close();
+    }
+  }
+
+  private void error(ChannelHandlerContext ctx, long requestId, int code, String message) {
+    countError(code);
+    writeError(ctx, requestId, code, message);
+  }
+
+  private void writeError(ChannelHandlerContext ctx, long requestId, int code, String message) {
+    ctx.writeAndFlush(RpcFrames.error(ctx.alloc(), requestId, code, message));
+  }
+
+  private void errorAndClose(ChannelHandlerContext ctx, long requestId, int code, String message) {
+    countError(code);
+    log.debug("rpc: closing {} after {}: {}", ctx.channel().remoteAddress(),
+        RpcFormat.errorName(code), message);
+    ctx.writeAndFlush(RpcFrames.error(ctx.alloc(), requestId, code, message))
+        .addListener(ChannelFutureListener.CLOSE);
+  }
+
+  private void countError(int code) {
+    server.registry.counter("docstore.rpc.errors", "code", RpcFormat.errorName(code)).increment();
+  }
+}

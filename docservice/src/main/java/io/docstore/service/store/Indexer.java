@@ -1,0 +1,149 @@
+package io.docstore.service.store;
+
+import io.docstore.index.LsmIndex;
+import io.docstore.queue.Op;
+import io.docstore.queue.QueueTailer;
+import io.docstore.queue.Record;
+import io.docstore.service.cache.DocCache;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Applies queue records to the index and the cache strictly in sequence order, reading them back
+ * from the queue with one tailer. It is the only writer of the index, so the index can never map an
+ * ID to an older version than one already applied, and recovery (re-indexing after the checkpoint)
+ * runs the very same code as live ingestion.
+ *
+ * <p>Writers call {@link #catchUpTo} with a sequence they know durable; whichever writer holds the
+ * lock applies every record up to its own sequence (possibly other writers' records too), so no
+ * record is applied before it is durable, and none is skipped.
+ *
+ * <p>Thread-safe: {@link #catchUpTo} serialises on one lock; {@link #appliedThrough} is lock-free.
+ */
+public final class Indexer implements Closeable {
+
+  private static final int BATCH = 1024;
+
+  private final QueueTailer tailer;
+  private final LsmIndex index;
+  private final DocCache cache;
+  private final StoreMetrics metrics;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final long[] ids = new long[BATCH];
+  private final long[] values = new long[BATCH];
+  private final Record[] batch = new Record[BATCH];
+  private volatile long appliedThrough;
+
+  /**
+   * @param tailer positioned at {@code appliedThrough + 1}
+   * @param appliedThrough the sequence already reflected in the index (the checkpoint)
+   */
+  public Indexer(QueueTailer tailer, LsmIndex index, DocCache cache, StoreMetrics metrics, long appliedThrough) {
+    this.tailer = tailer;
+    this.index = index;
+    this.cache = cache;
+    this.metrics = metrics;
+    this.appliedThrough = appliedThrough;
+  }
+
+  /** The highest sequence whose record is visible through the index (and cache). */
+  public long appliedThrough() {
+    return appliedThrough;
+  }
+
+  /**
+   * Applies every record up to {@code sequence}, which the caller knows durable and readable; waits
+   * at most {@code timeoutMillis} for the tailer to surface it.
+   *
+   * @param live whether to record freshness (false while recovering old records at open)
+   */
+  public void catchUpTo(long sequence, long timeoutMillis, boolean live) throws IOException {
+    if (appliedThrough >= sequence) {
+      return;
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    lock.lock();
+    try {
+      while (appliedThrough < sequence) {
+        int n = 0;
+        while (n < BATCH && appliedThrough + n < sequence) {
+          Record r = n == 0 ? nextOrTimeout(deadline, sequence) : tailer.poll();
+          if (r == null) {
+            break;
+          }
+          long expected = appliedThrough + n + 1;
+          if (r.sequence() != expected) {
+            throw new IOException("queue tailer returned sequence " + r.sequence() + ", expected " + expected
+                + ": the queue has a gap; refusing to index past it");
+          }
+          batch[n++] = r;
+        }
+        apply(n, live);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while indexing through sequence " + sequence, e);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Applies whatever the tailer has available now, up to {@code lastSequence} (recovery at open).
+   *
+   * @return the number of records applied
+   */
+  public long recover(long lastSequence) throws IOException {
+    long before = appliedThrough;
+    catchUpTo(lastSequence, 30_000, false);
+    metrics.recoveredRecords.increment(appliedThrough - before);
+    return appliedThrough - before;
+  }
+
+  private Record nextOrTimeout(long deadline, long sequence) throws IOException, InterruptedException {
+    long wait = deadline - System.nanoTime();
+    Record r = wait > 0 ? tailer.next(wait, TimeUnit.NANOSECONDS) : tailer.poll();
+    if (r == null) {
+      throw new IOException("record " + (appliedThrough + 1) + " (awaited up to " + sequence
+          + ") is durable but the queue tailer did not surface it in time");
+    }
+    return r;
+  }
+
+  private void apply(int n, boolean live) throws IOException {
+    for (int i = 0; i < n; i++) {
+      Record r = batch[i];
+      ids[i] = r.id();
+      values[i] = r.op() == Op.DELETE ? LsmIndex.DELETED : r.address();
+    }
+    index.putAll(ids, values, n);
+    long now = System.currentTimeMillis();
+    for (int i = 0; i < n; i++) {
+      Record r = batch[i];
+      if (r.op() == Op.DELETE) {
+        cache.setDeleted(r.id(), r.sequence());
+      } else {
+        cache.set(r.id(), r.sequence(), r.body());
+      }
+      if (live) {
+        metrics.recordAcceptedToReadable(now - r.acceptedAtMillis());
+      }
+      batch[i] = null;
+    }
+    if (n > 0) {
+      appliedThrough += n;
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    lock.lock();
+    try {
+      tailer.close();
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,156 @@
+package io.docstore.service.updater;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import io.docstore.service.Update;
+import java.io.IOException;
+import java.util.Arrays;
+
+/**
+ * Parses and validates updates: a document body (must be one JSON object) and NDJSON update lines
+ * ({@code {"id": N, "doc": {...}}} or {@code {"id": N, "op": "delete"}}), the format shared by
+ * {@code POST /docs/_bulk}, the inbox and {@code docstore import}.
+ *
+ * <p>A line's {@code doc} is stored byte-exact (sliced from the input, not re-serialised). A
+ * top-level numeric {@code discovered_at} of the document (epoch millis) is picked up for the
+ * freshness metric. Thread-safe (the Jackson factory is).
+ */
+public final class UpdateParser {
+
+  private static final JsonFactory JSON = JsonFactory.builder()
+      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(200).build())
+      .build();
+
+  private final int maxBodyBytes;
+
+  public UpdateParser(int maxBodyBytes) {
+    this.maxBodyBytes = maxBodyBytes;
+  }
+
+  /**
+   * Validates a whole document body.
+   *
+   * @return its top-level {@code discovered_at}, or -1
+   */
+  public long validateDocument(byte[] buf, int off, int len) throws InvalidUpdateException {
+    if (len > maxBodyBytes) {
+      throw new InvalidUpdateException("document is " + len + " bytes, over the limit of " + maxBodyBytes);
+    }
+    try (JsonParser p = JSON.createParser(buf, off, len)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new InvalidUpdateException("document must be a JSON object");
+      }
+      long discovered = readObject(p);
+      if (p.nextToken() != null) {
+        throw new InvalidUpdateException("unexpected content after the JSON document");
+      }
+      return discovered;
+    } catch (JsonParseException e) {
+      throw new InvalidUpdateException("invalid JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new InvalidUpdateException("invalid JSON: " + e.getMessage());
+    }
+  }
+
+  /** Parses one NDJSON update line (without its line terminator). */
+  public Update parseLine(byte[] buf, int off, int len) throws InvalidUpdateException {
+    long id = -1;
+    byte[] doc = null;
+    long discovered = -1;
+    String op = null;
+    try (JsonParser p = JSON.createParser(buf, off, len)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new InvalidUpdateException("line must be a JSON object");
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken t = p.nextToken();
+        switch (name) {
+          case "id" -> id = readId(p, t);
+          case "op" -> {
+            if (t != JsonToken.VALUE_STRING) {
+              throw new InvalidUpdateException("\"op\" must be a string");
+            }
+            op = p.getText();
+          }
+          case "doc" -> {
+            if (t != JsonToken.START_OBJECT) {
+              throw new InvalidUpdateException("\"doc\" must be a JSON object");
+            }
+            int start = (int) p.currentTokenLocation().getByteOffset();
+            discovered = readObject(p);
+            int end = (int) p.currentLocation().getByteOffset();
+            if (end - start > maxBodyBytes) {
+              throw new InvalidUpdateException("document is " + (end - start) + " bytes, over the limit of " + maxBodyBytes);
+            }
+            doc = Arrays.copyOfRange(buf, off + start, off + end);
+          }
+          default -> p.skipChildren();
+        }
+      }
+      if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
+        throw new InvalidUpdateException("unexpected content after the JSON object");
+      }
+    } catch (JsonParseException e) {
+      throw new InvalidUpdateException("invalid JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new InvalidUpdateException("invalid JSON: " + e.getMessage());
+    }
+    if (id < 0) {
+      throw new InvalidUpdateException("missing \"id\"");
+    }
+    if (op == null || op.equals("put")) {
+      if (doc == null) {
+        throw new InvalidUpdateException("missing \"doc\" (or \"op\":\"delete\")");
+      }
+      return new Update(id, doc, discovered);
+    }
+    if (op.equals("delete")) {
+      if (doc != null) {
+        throw new InvalidUpdateException("a delete carries no \"doc\"");
+      }
+      return Update.delete(id);
+    }
+    throw new InvalidUpdateException("unknown \"op\" '" + op + "': expected put or delete");
+  }
+
+  private static long readId(JsonParser p, JsonToken t) throws IOException, InvalidUpdateException {
+    if (t != JsonToken.VALUE_NUMBER_INT) {
+      throw new InvalidUpdateException("\"id\" must be a non-negative integer");
+    }
+    if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+      throw new InvalidUpdateException("\"id\" " + p.getText() + " is out of range (max " + Long.MAX_VALUE + ")");
+    }
+    long id = p.getLongValue();
+    if (id < 0) {
+      throw new InvalidUpdateException("\"id\" must be non-negative, got " + id);
+    }
+    return id;
+  }
+
+  /**
+   * Reads an object whose START_OBJECT is the current token through its END_OBJECT, validating
+   * everything inside; returns its top-level integral {@code discovered_at} or -1.
+   */
+  private static long readObject(JsonParser p) throws IOException {
+    long discovered = -1;
+    JsonToken t;
+    while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      JsonToken v = p.nextToken();
+      if (v == JsonToken.START_OBJECT || v == JsonToken.START_ARRAY) {
+        p.skipChildren();
+      } else if (name.equals("discovered_at") && v == JsonToken.VALUE_NUMBER_INT
+          && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+        discovered = p.getLongValue();
+      }
+    }
+    if (t != JsonToken.END_OBJECT) {
+      throw new JsonParseException(p, "unterminated object");
+    }
+    return discovered;
+  }
+}

@@ -1,0 +1,102 @@
+package io.docstore.service.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.docstore.service.DocStore;
+import io.docstore.service.DocStoreOptions;
+import io.docstore.service.MapDocCache;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** serve, import, get and stats as a user runs them. */
+class CliCommandsTest {
+
+  @TempDir Path dir;
+
+  /** Runs the CLI in-process, returning exit code and captured stdout. */
+  private static String[] run(String... args) {
+    PrintStream old = System.out;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+    int code;
+    try {
+      code = Main.run(args);
+    } finally {
+      System.setOut(old);
+    }
+    return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8)};
+  }
+
+  @Test
+  void importThenGetAndStatsOffline() throws Exception {
+    Path data = dir.resolve("data");
+    Path file = dir.resolve("in.ndjson");
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < 500; i++) {
+      b.append("{\"id\":").append(i).append(",\"doc\":{\"n\":").append(i).append("}}\n");
+    }
+    b.append("{\"id\":\"bad\"}\n{\"id\":7,\"op\":\"delete\"}\n");
+    Files.writeString(file, b);
+    String[] r = run("import", file.toString(), "--data", data.toString(), "--batch", "64");
+    assertThat(r[0]).isEqualTo("1");
+    assertThat(r[1]).contains("imported 501 updates").contains("1 invalid lines").contains("last sequence 501");
+
+    r = run("get", "42", "--data", data.toString());
+    assertThat(r[0]).isEqualTo("0");
+    assertThat(r[1].trim()).isEqualTo("{\"n\":42}");
+    assertThat(run("get", "7", "--data", data.toString())[0]).isEqualTo("1");
+
+    r = run("stats", "--data", data.toString());
+    assertThat(r[0]).isEqualTo("0");
+    assertThat(r[1]).contains("\"lastSequence\" : 501");
+    assertThat(run("import", dir.resolve("missing.ndjson").toString(), "--data", data.toString())[0]).isEqualTo("2");
+  }
+
+  @Test
+  void badConfigurationFailsFastWithExit2() throws Exception {
+    Path conf = dir.resolve("bad.conf");
+    Files.writeString(conf, "docstore.http.read.port = -1");
+    assertThat(run("serve", "--config", conf.toString(), "--data", dir.toString())[0]).isEqualTo("2");
+    assertThat(run("serve", "--config", dir.resolve("nope.conf").toString())[0]).isEqualTo("2");
+  }
+
+  @Test
+  void serveAnswersTheCliAndStopsGracefullyOnSigterm() throws Exception {
+    Path data = dir.resolve("data");
+    HttpClient http = HttpClient.newHttpClient();
+    try (ServeProcess serve = ServeProcess.start(data)) {
+      for (int i = 0; i < 20; i++) {
+        HttpResponse<String> put = http.send(HttpRequest.newBuilder(URI.create(serve.adminUrl + "/docs/" + i))
+            .PUT(HttpRequest.BodyPublishers.ofString("{\"i\":" + i + "}")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(put.statusCode()).isEqualTo(200);
+      }
+      String[] r = run("get", "5", "--server", serve.readUrl.replace("http://", ""));
+      assertThat(r[0]).isEqualTo("0");
+      assertThat(r[1].trim()).isEqualTo("{\"i\":5}");
+      r = run("stats", "--server", serve.adminUrl.replace("http://", ""));
+      assertThat(r[0]).isEqualTo("0");
+      assertThat(r[1]).contains("\"lastSequence\":20");
+      assertThat(http.send(HttpRequest.newBuilder(URI.create(serve.adminUrl + "/readyz")).build(),
+          HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+
+      serve.process.destroy(); // SIGTERM
+      assertThat(serve.process.waitFor(30, TimeUnit.SECONDS)).as("stopped within the shutdown timeout").isTrue();
+    }
+    // The graceful stop synced the index and wrote a final checkpoint: nothing to re-index.
+    try (DocStore s = DocStore.open(data, DocStoreOptions.builder(new MapDocCache()).build())) {
+      assertThat(s.lastSequence()).isEqualTo(20);
+      assertThat(s.checkpointedThrough()).isEqualTo(20);
+      assertThat(new String(s.get(19).body(), StandardCharsets.UTF_8)).isEqualTo("{\"i\":19}");
+    }
+  }
+}

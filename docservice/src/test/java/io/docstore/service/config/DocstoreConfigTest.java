@@ -1,0 +1,98 @@
+package io.docstore.service.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.docstore.io.SyncPolicy;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DocstoreConfigTest {
+
+  @TempDir Path dir;
+
+  private Path file(String content) throws IOException {
+    Path f = dir.resolve("test.conf");
+    Files.writeString(f, content);
+    return f;
+  }
+
+  @Test
+  void defaultsAreSafe() {
+    DocstoreConfig c = DocstoreConfig.load();
+    assertThat(c.sync()).isEqualTo(SyncPolicy.ALWAYS);
+    assertThat(c.readAddress().getAddress().isLoopbackAddress()).isTrue();
+    assertThat(c.adminAddress().getAddress().isLoopbackAddress()).isTrue();
+    assertThat(c.readAddress().getPort()).isEqualTo(8080);
+    assertThat(c.adminAddress().getPort()).isEqualTo(8081);
+    assertThat(c.maxIdsPerRequest()).isEqualTo(1000);
+    assertThat(c.memcachedServers()).isEmpty();
+    assertThat(c.inboxDir()).isNull();
+    assertThat(c.dataDir()).isEqualTo(Path.of("data"));
+  }
+
+  @Test
+  void fileThenOverridesWin() throws IOException {
+    Path f = file("docstore { sync = \"interval:20\", http.read.port = 9000, cache.memcached.servers = [\"127.0.0.1:11311\"] }");
+    DocstoreConfig c = DocstoreConfig.load(f, Map.of("docstore.http.read.port", 9001));
+    assertThat(c.sync()).isEqualTo(SyncPolicy.interval(20));
+    assertThat(c.readAddress().getPort()).isEqualTo(9001);
+    assertThat(c.memcachedServers()).hasSize(1);
+    assertThat(c.memcachedServers().get(0).getPort()).isEqualTo(11311);
+  }
+
+  @Test
+  void systemPropertiesOverrideTheFile() throws IOException {
+    Path f = file("docstore.index.checkpoint-interval = 2s");
+    System.setProperty("docstore.index.checkpoint-interval", "3s");
+    try {
+      assertThat(DocstoreConfig.load(f, Map.of()).checkpointInterval()).isEqualTo(Duration.ofSeconds(3));
+    } finally {
+      System.clearProperty("docstore.index.checkpoint-interval");
+    }
+  }
+
+  @Test
+  void unknownKeysAreRejectedByName() throws IOException {
+    Path f = file("docstore.http.raed.port = 1");
+    assertThatThrownBy(() -> DocstoreConfig.load(f, Map.of()))
+        .isInstanceOf(ConfigError.class).hasMessageContaining("docstore.http.raed.port").hasMessageContaining("unknown key");
+  }
+
+  @Test
+  void badValuesNameTheKeyAndReason() throws IOException {
+    String[][] cases = {
+        {"docstore.http.read.port = 70000", "docstore.http.read.port", "between 0 and 65535"},
+        {"docstore.sync = sometimes", "docstore.sync", "unknown sync policy"},
+        {"docstore.queue.block-size = lots", "docstore.queue.block-size", ""},
+        {"docstore.index.bloom-false-positive-rate = 1.5", "docstore.index.bloom-false-positive-rate", "strictly between"},
+        {"docstore.http.idle-timeout = 0s", "docstore.http.idle-timeout", "positive"},
+        {"docstore.cache.memcached.servers = [\"nohostport\"]", "docstore.cache.memcached.servers", "host:port"},
+        {"docstore.http.admin.host = \"0.0.0.0\"", "docstore.http.admin.token", "loopback"},
+        {"docstore.http.max-request-line = 1K", "docstore.http.max-request-line", "multi-get"},
+        {"docstore.data-dir = \"\"", "docstore.data-dir", "empty"},
+    };
+    for (String[] c : cases) {
+      Path f = file(c[0]);
+      assertThatThrownBy(() -> DocstoreConfig.load(f, Map.of())).as(c[0])
+          .isInstanceOf(ConfigError.class).hasMessageContaining(c[1]).hasMessageContaining(c[2]);
+    }
+  }
+
+  @Test
+  void missingConfigFileFailsFast() {
+    assertThatThrownBy(() -> DocstoreConfig.load(dir.resolve("nope.conf"), Map.of()))
+        .isInstanceOf(ConfigError.class).hasMessageContaining("does not exist");
+  }
+
+  @Test
+  void adminOffLoopbackIsAllowedWithAToken() throws IOException {
+    Path f = file("docstore.http.admin { host = \"0.0.0.0\", token = \"s3cret\" }");
+    assertThat(DocstoreConfig.load(f, Map.of()).adminToken()).isEqualTo("s3cret");
+  }
+}

@@ -1,0 +1,133 @@
+package io.docstore.queue.block;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.docstore.io.Checksums;
+import io.docstore.io.CorruptionException;
+import io.docstore.queue.format.BlockFormat;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Block encoding (BlockBuilder) and decoding (BlockReader, DecodedBlock) round trips and checks. */
+class BlockBuilderTest {
+
+  @TempDir
+  Path dir;
+
+  private DecodedBlock roundTrip(ByteBuffer block) throws IOException {
+    Path f = dir.resolve("b" + System.nanoTime());
+    byte[] bytes = new byte[block.remaining()];
+    block.get(bytes);
+    Files.write(f, bytes);
+    try (FileChannel ch = FileChannel.open(f)) {
+      DecodedBlock d = new DecodedBlock();
+      new BlockReader(64).read(ch, f, 0, bytes.length, d);
+      return d;
+    }
+  }
+
+  @Test
+  void compressibleRecordsAreStoredLz4AndReadBack() throws IOException {
+    BlockBuilder b = new BlockBuilder();
+    for (int i = 0; i < 10; i++) {
+      b.add(100 + i, i, 1000 + i, i % 2 == 0 ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE,
+          i % 2 == 0 ? "hello hello hello hello".getBytes(StandardCharsets.US_ASCII) : new byte[0]);
+    }
+    assertThat(b.rawLength()).isEqualTo(10 * 4 + 10 * 17 + 5 * 23);
+    ByteBuffer block = b.finish();
+    assertThat(b.isEmpty()).isTrue();
+    assertThat(b.lastSequence()).isEqualTo(109);
+    DecodedBlock d = roundTrip(block);
+    assertThat(d.compressed()).isTrue();
+    assertThat(d.count()).isEqualTo(10);
+    assertThat(d.firstSequence()).isEqualTo(100);
+    assertThat(d.crc()).isEqualTo(b.lastCrc());
+    for (int i = 0; i < 10; i++) {
+      assertThat(d.id(i)).isEqualTo(i);
+      assertThat(d.acceptedAtMillis(i)).isEqualTo(1000 + i);
+      assertThat(d.op(i)).isEqualTo(i % 2 == 0 ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE);
+      assertThat(d.bodyLength(i)).isEqualTo(i % 2 == 0 ? 23 : 0);
+    }
+    assertThat(new String(d.body(0), StandardCharsets.US_ASCII)).isEqualTo("hello hello hello hello");
+  }
+
+  @Test
+  void incompressibleRecordsAreStoredRaw() throws IOException {
+    BlockBuilder b = new BlockBuilder();
+    byte[] noise = new byte[3000];
+    new Random(3).nextBytes(noise);
+    b.add(1, 42, 7, BlockFormat.OP_PUT, noise);
+    DecodedBlock d = roundTrip(b.finish());
+    assertThat(d.compressed()).isFalse();
+    assertThat(d.storedLength()).isEqualTo(d.rawLength());
+    assertThat(d.body(0)).isEqualTo(noise);
+  }
+
+  @Test
+  void fitsRespectsBlockSizeButAlwaysTakesAFirstRecord() {
+    BlockBuilder b = new BlockBuilder();
+    assertThat(b.fits(1 << 20, 512)).isTrue();
+    b.add(1, 1, 1, BlockFormat.OP_PUT, new byte[512 - BlockFormat.rawRecordCost(0)]);
+    assertThat(b.rawLength()).isEqualTo(512);
+    assertThat(b.fits(0, 512)).isFalse();
+    assertThat(b.full(512)).isTrue();
+    assertThatThrownBy(() -> b.add(5, 1, 1, BlockFormat.OP_PUT, new byte[0])).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void checksumCoversEveryByteAndAValidChecksumOverABadTableIsStillCaught() throws IOException {
+    BlockBuilder b = new BlockBuilder();
+    byte[] noise = new byte[100];
+    new Random(4).nextBytes(noise);
+    byte[] noise2 = new byte[100];
+    new Random(5).nextBytes(noise2);
+    b.add(1, 1, 1, BlockFormat.OP_PUT, noise);
+    b.add(2, 2, 2, BlockFormat.OP_PUT, noise2);
+    ByteBuffer block = b.finish();
+    byte[] bytes = new byte[block.remaining()];
+    block.get(bytes);
+    for (int i = 0; i < bytes.length; i++) {
+      byte[] damaged = bytes.clone();
+      damaged[i] ^= 0x10;
+      assertThatThrownBy(() -> roundTrip(ByteBuffer.wrap(damaged))).as("flip at %d", i).isInstanceOf(CorruptionException.class);
+    }
+    byte[] badTable = bytes.clone();
+    ByteBuffer w = ByteBuffer.wrap(badTable);
+    w.putInt(BlockFormat.HEADER_LENGTH + 4, 3);
+    w.putInt(BlockFormat.CRC, Checksums.crc32c(badTable, 4, badTable.length - 4));
+    assertThatThrownBy(() -> roundTrip(ByteBuffer.wrap(badTable))).isInstanceOf(CorruptionException.class)
+        .hasMessageContaining("passes its checksum but offset table entry 1");
+    assertThatThrownBy(() -> roundTrip(ByteBuffer.wrap(new byte[200]))).isInstanceOf(CorruptionException.class);
+  }
+
+  @Test
+  void readerNeedsASecondReadOnlyForOversizedBlocks() throws IOException {
+    BlockBuilder b = new BlockBuilder();
+    byte[] big = new byte[100_000];
+    new Random(5).nextBytes(big);
+    b.add(9, 9, 9, BlockFormat.OP_PUT, big);
+    ByteBuffer block = b.finish();
+    Path f = dir.resolve("big");
+    Files.write(f, new byte[0]);
+    try (FileChannel ch = FileChannel.open(f, StandardOpenOption.WRITE)) {
+      ch.write(block);
+    }
+    try (FileChannel ch = FileChannel.open(f)) {
+      DecodedBlock d = new DecodedBlock();
+      BlockReader r = new BlockReader(4096);
+      r.read(ch, f, 0, ch.size(), d);
+      assertThat(d.body(0)).isEqualTo(big);
+      assertThatThrownBy(() -> r.read(ch, f, 0, ch.size() - 1, d)).isInstanceOf(CorruptionException.class)
+          .hasMessageContaining("runs past the end");
+    }
+  }
+}

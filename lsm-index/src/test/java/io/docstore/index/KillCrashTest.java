@@ -1,0 +1,98 @@
+package io.docstore.index;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.docstore.io.SyncPolicy;
+import io.docstore.io.TestSupport;
+import java.io.BufferedReader;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Kills a real child JVM ({@link CrashChild}) with SIGKILL while it writes, flushes and compacts,
+ * or lets it halt itself at a named kill point inside flush or compaction, then reopens and checks
+ * every acknowledged batch: all its puts and deletes are there, and the one batch in flight is
+ * either wholly there or wholly absent (a batch is one WAL record). The same directory is reused
+ * across kills, so recovery of a recovered index is exercised too.
+ */
+class KillCrashTest {
+
+  private static final List<String> KILL_POINTS = List.of(
+      "index.flush.before-write", "index.flush.after-write", "index.flush.before-manifest",
+      "index.flush.after-manifest", "index.compaction.before-write", "index.compaction.mid-write",
+      "index.compaction.after-install");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
+  void everyAcknowledgedBatchSurvivesKills() throws Exception {
+    long seed = TestSupport.seed("KillCrashTest");
+    SplittableRandom rnd = new SplittableRandom(seed);
+    int kills = 21 * TestSupport.scale();
+    long nextBatch = 0;
+    for (int k = 0; k < kills; k++) {
+      boolean atKillPoint = k % 3 != 2;
+      List<String> jvmArgs = atKillPoint
+          ? List.of("-Ddocstore.killpoint=" + KILL_POINTS.get(k % KILL_POINTS.size()) + "@" + (1 + rnd.nextInt(2)))
+          : List.of();
+      Process p = TestSupport.startJvm(CrashChild.class, jvmArgs, dir.toString(), Long.toString(nextBatch));
+      long lastAck = nextBatch - 1;
+      int stopAfter = 2 + rnd.nextInt(10);
+      try (BufferedReader out = TestSupport.stdout(p)) {
+        String line;
+        int acks = 0;
+        while ((line = out.readLine()) != null) {
+          if (line.startsWith("ACK ")) {
+            lastAck = Long.parseLong(line.substring(4));
+            if (!atKillPoint && ++acks >= stopAfter) {
+              TestSupport.kill9(p);
+              break;
+            }
+          }
+          if (atKillPoint && acks > 400) {
+            TestSupport.kill9(p);
+            break;
+          }
+        }
+      }
+      TestSupport.kill9(p);
+      assertThat(p.exitValue()).as("child exit (kill %d)", k).isIn(137, 143, -1, 9);
+      nextBatch = check(lastAck, seed, k);
+    }
+  }
+
+  /** Verifies batches 0..lastAck and the in-flight batch; returns the first batch number to write next. */
+  private long check(long lastAck, long seed, int kill) throws Exception {
+    IndexOptions opts = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(8 * 1024).build();
+    try (LsmIndex index = LsmIndex.open(dir, opts)) {
+      long inFlight = lastAck + 1;
+      boolean inFlightDurable = index.get(CrashChild.id(inFlight, 0)) == CrashChild.value(inFlight, 0);
+      long lastDurable = inFlightDurable ? inFlight : lastAck;
+      for (int i = 0; i < CrashChild.PUTS; i++) {
+        long v = index.get(CrashChild.id(inFlight, i));
+        assertThat(v).as("in-flight batch %d is all or nothing (kill %d, seed %d)", inFlight, kill, seed)
+            .isEqualTo(inFlightDurable ? CrashChild.value(inFlight, i) : LsmIndex.ABSENT);
+      }
+      for (long b = Math.max(0, lastAck - 30); b <= lastAck; b++) {
+        for (int i = 0; i < CrashChild.PUTS; i++) {
+          long v = index.get(CrashChild.id(b, i));
+          boolean deleted = i < CrashChild.DELETES && b + 3 <= lastDurable;
+          if (deleted) {
+            assertThat(v).as("batch %d entry %d deleted (kill %d, seed %d)", b, i, kill, seed)
+                .isIn(LsmIndex.DELETED, LsmIndex.ABSENT);
+          } else {
+            assertThat(v).as("batch %d entry %d (kill %d, seed %d)", b, i, kill, seed).isEqualTo(CrashChild.value(b, i));
+          }
+        }
+      }
+      return lastDurable + 1;
+    }
+  }
+}

@@ -1,0 +1,139 @@
+package io.docstore.index;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.docstore.index.file.FileNames;
+import io.docstore.io.SyncPolicy;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The facade's contract: validation, absent/deleted, batches, scans as snapshots, stats, orphans. */
+class LsmIndexTest {
+
+  @TempDir
+  Path dir;
+
+  private IndexOptions small() {
+    return IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(4096).build();
+  }
+
+  @Test
+  void validatesArguments() throws IOException {
+    try (LsmIndex index = LsmIndex.open(dir, IndexOptions.defaults())) {
+      assertThatThrownBy(() -> index.put(-1, 0)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> index.put(1, -1)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> index.delete(-5)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> index.putAll(new long[] {1, 2}, new long[] {1, -3}, 2))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThat(index.get(1)).as("a rejected batch writes nothing").isEqualTo(LsmIndex.ABSENT);
+      assertThatThrownBy(() -> index.putAll(new long[1], new long[1], 2)).isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void absentDeletedAndBatches() throws IOException {
+    try (LsmIndex index = LsmIndex.open(dir, IndexOptions.defaults())) {
+      index.put(1, 10);
+      index.delete(2);
+      index.putAll(new long[] {3, 4, 1}, new long[] {30, LsmIndex.DELETED, 11}, 3);
+      index.sync();
+      assertThat(index.get(1)).isEqualTo(11);
+      assertThat(index.get(2)).isEqualTo(LsmIndex.DELETED);
+      assertThat(index.get(3)).isEqualTo(30);
+      assertThat(index.get(4)).isEqualTo(LsmIndex.DELETED);
+      assertThat(index.get(5)).isEqualTo(LsmIndex.ABSENT);
+      IndexStats s = index.stats();
+      assertThat(s.puts()).isEqualTo(3);
+      assertThat(s.deletes()).isEqualTo(2);
+      assertThat(s.gets()).isEqualTo(5);
+      assertThat(s.walFsyncs()).isPositive();
+    }
+    try (LsmIndex index = LsmIndex.open(dir, IndexOptions.defaults())) {
+      assertThat(index.get(1)).isEqualTo(11);
+      assertThat(index.get(4)).isEqualTo(LsmIndex.DELETED);
+    }
+  }
+
+  @Test
+  void scanIsASnapshotUnaffectedByLaterWritesAndFlushes() throws IOException {
+    try (LsmIndex index = LsmIndex.open(dir, small())) {
+      for (long i = 0; i < 1000; i++) {
+        index.put(i, i);
+      }
+      try (IndexCursor c = index.scan(500)) {
+        for (long i = 0; i < 1000; i++) {
+          index.put(i, i + 1);
+        }
+        index.delete(600);
+        index.flush();
+        for (long i = 500; i < 1000; i++) {
+          assertThat(c.next()).isTrue();
+          assertThat(c.id()).isEqualTo(i);
+          assertThat(c.value()).isEqualTo(i);
+        }
+        assertThat(c.next()).isFalse();
+      }
+      try (IndexCursor c = index.scan(599)) {
+        assertThat(c.next()).isTrue();
+        assertThat(c.id()).isEqualTo(599);
+        assertThat(c.next()).isTrue();
+        assertThat(c.id()).isEqualTo(601);
+        assertThat(c.value()).isEqualTo(602);
+      }
+    }
+  }
+
+  @Test
+  void flushesCompactAndObsoleteFilesAreDeleted() throws IOException {
+    try (LsmIndex index = LsmIndex.open(dir, small())) {
+      for (int round = 0; round < 4; round++) {
+        for (long i = 0; i < 100; i++) {
+          index.put(round * 100 + i, i);
+        }
+        index.flush();
+      }
+      assertThat(index.indexSizes()).containsExactly(400L);
+      IndexStats s = index.stats();
+      assertThat(s.flushes()).isGreaterThanOrEqualTo(4);
+      assertThat(s.compactions()).isPositive();
+      assertThat(s.indexCount()).isEqualTo(1);
+      assertThat(s.tableEntriesWritten()).isGreaterThanOrEqualTo(800);
+    }
+    try (Stream<Path> files = Files.list(dir)) {
+      assertThat(files.map(FileNames::parse).filter(p -> p != null && p.kind() == FileNames.Kind.TABLE).count())
+          .isEqualTo(1);
+    }
+  }
+
+  @Test
+  void orphansAreDeletedAtOpen() throws IOException {
+    try (LsmIndex index = LsmIndex.open(dir, small())) {
+      index.put(1, 1);
+    }
+    Files.write(dir.resolve("0000000999.idx"), new byte[10]);
+    Files.write(dir.resolve("0000000999.bloom"), new byte[10]);
+    Files.write(dir.resolve(".MANIFEST.1.2.tmp"), new byte[10]);
+    Files.write(dir.resolve("notes.txt"), new byte[1]);
+    try (LsmIndex index = LsmIndex.open(dir, small())) {
+      assertThat(index.get(1)).isEqualTo(1);
+    }
+    assertThat(dir.resolve("0000000999.idx")).doesNotExist();
+    assertThat(dir.resolve("0000000999.bloom")).doesNotExist();
+    assertThat(dir.resolve(".MANIFEST.1.2.tmp")).doesNotExist();
+    assertThat(dir.resolve("notes.txt")).exists();
+  }
+
+  @Test
+  void closedIndexRejectsCalls() throws IOException {
+    LsmIndex index = LsmIndex.open(dir, small());
+    index.close();
+    index.close();
+    assertThatThrownBy(() -> index.put(1, 1)).isInstanceOf(IOException.class);
+    assertThatThrownBy(() -> index.get(1)).isInstanceOf(IOException.class);
+  }
+}

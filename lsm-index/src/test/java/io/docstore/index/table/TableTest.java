@@ -1,0 +1,65 @@
+package io.docstore.index.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.docstore.index.bloom.BloomBuilder;
+import io.docstore.io.FileSystem;
+import io.docstore.io.TestSupport;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** TableWriter, Table and TableIterator: every lookup, every iteration start, obsolete deletion. */
+class TableTest {
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void findsEveryEntryAndIteratesFromAnyId() throws Exception {
+    long seed = TestSupport.seed("TableTest");
+    SplittableRandom rnd = new SplittableRandom(seed);
+    TreeMap<Long, Long> model = new TreeMap<>();
+    int n = 1 + rnd.nextInt(3000);
+    while (model.size() < n) {
+      model.put(rnd.nextLong(Long.MAX_VALUE), rnd.nextInt(9) == 0 ? -2L : rnd.nextLong(Long.MAX_VALUE));
+    }
+    Path p = dir.resolve("0000000001.idx");
+    TableWriter w = new TableWriter(FileSystem.real(), p, new BloomBuilder(n, 0.01));
+    for (var e : model.entrySet()) {
+      w.add(e.getKey(), e.getValue());
+    }
+    assertThatThrownBy(() -> w.add(0, 0)).isInstanceOf(IllegalStateException.class);
+    TableWriter.Info info = w.finish();
+    assertThat(info.entries()).isEqualTo(n);
+    Table t = Table.open(FileSystem.real(), p, 1, null);
+    ByteBuffer page = ByteBuffer.allocateDirect(TableFormat.PAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+    for (var e : model.entrySet()) {
+      assertThat(t.find(e.getKey(), page)).as("seed %d", seed).isEqualTo(e.getValue());
+      assertThat(t.find(e.getKey() + 1, page)).isEqualTo(model.containsKey(e.getKey() + 1) ? model.get(e.getKey() + 1) : -1L);
+    }
+    for (int i = 0; i < 20; i++) {
+      long from = rnd.nextLong(Long.MAX_VALUE);
+      try (EntryIterator it = t.iterator(from)) {
+        for (var e : model.tailMap(from, true).entrySet()) {
+          assertThat(it.next()).isTrue();
+          assertThat(it.id()).isEqualTo(e.getKey());
+          assertThat(it.value()).isEqualTo(e.getValue());
+        }
+        assertThat(it.next()).isFalse();
+      }
+    }
+    assertThat(t.retain()).isTrue();
+    t.markObsolete();
+    t.release();
+    assertThat(p).exists();
+    t.release();
+    assertThat(p).doesNotExist();
+    assertThat(t.retain()).isFalse();
+  }
+}
