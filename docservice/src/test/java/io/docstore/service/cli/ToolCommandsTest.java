@@ -57,14 +57,15 @@ class ToolCommandsTest {
     return queueDir;
   }
 
+  /** The segment files of a queue directory, in name order (not its LOCK file). */
+  private static List<Path> segments(Path dir) throws IOException {
+    return files(dir).stream().filter(p -> SegmentFileName.parse(p).isPresent()).toList();
+  }
+
   private static List<Path> files(Path dir) throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
       return s.sorted().toList();
     }
-  }
-
-  private static List<Path> segments(Path queueDir) throws IOException {
-    return files(queueDir).stream().filter(p -> SegmentFileName.parse(p).isPresent()).toList();
   }
 
   @Test

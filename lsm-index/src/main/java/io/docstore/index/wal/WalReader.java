@@ -13,7 +13,9 @@ import java.nio.file.Path;
 /**
  * Replays a WAL file. Torn-tail policy (docs/formats/wal.md): in the newest WAL file, the first
  * record that is incomplete, has an impossible count or fails its checksum ends the log; it and
- * every byte after it are reported as dropped (the caller truncates them). In an older WAL file,
+ * every byte after it are reported as dropped (the caller truncates them), unless a whole valid
+ * record follows a record failing its checksum: that is damage in the middle of the log, a
+ * {@link CorruptionException}, never a tail to cut. In an older WAL file,
  * which was complete before a newer one was created, the same damage is a
  * {@link CorruptionException}.
  */
@@ -70,7 +72,9 @@ public final class WalReader {
           int expected = all.getInt(pos + WalFormat.CRC_OFFSET);
           int actual = Checksums.crc32c(all, pos + WalFormat.COUNT_OFFSET, len - WalFormat.COUNT_OFFSET);
           if (expected != actual) {
-            if (!newest) {
+            if (!newest || validRecordAt(all, pos + len)) {
+              // A torn write can only be the last record: a whole valid record after it means the
+              // damage is in the middle of the log, and cutting there would silently lose it.
               throw CorruptionException.checksum(path, pos, "WAL record", expected, actual);
             }
             bad = String.format("record checksum mismatch (expected %08x, actual %08x)", expected, actual);
@@ -96,5 +100,19 @@ public final class WalReader {
       pos += WalFormat.RECORD_HEADER + count * WalFormat.ENTRY_SIZE;
     }
     return new Result(size, 0, entries, null);
+  }
+
+  /** Whether a whole record with a matching checksum starts at {@code pos}. */
+  private static boolean validRecordAt(ByteBuffer all, int pos) {
+    int size = all.limit();
+    if (size - pos < WalFormat.RECORD_HEADER) {
+      return false;
+    }
+    int count = all.getInt(pos + WalFormat.COUNT_OFFSET);
+    if (count < 1 || count > WalFormat.MAX_COUNT || size - pos < WalFormat.RECORD_HEADER + (long) count * WalFormat.ENTRY_SIZE) {
+      return false;
+    }
+    int len = WalFormat.RECORD_HEADER + count * WalFormat.ENTRY_SIZE;
+    return all.getInt(pos + WalFormat.CRC_OFFSET) == Checksums.crc32c(all, pos + WalFormat.COUNT_OFFSET, len - WalFormat.COUNT_OFFSET);
   }
 }

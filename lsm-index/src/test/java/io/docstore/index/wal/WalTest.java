@@ -80,4 +80,28 @@ class WalTest {
     Files.write(p, new byte[10]);
     assertThat(WalReader.replay(FileSystem.real(), p, true, (id, v) -> { }).droppedBytes()).isEqualTo(10);
   }
+
+  @Test
+  void aDamagedRecordFollowedByAValidOneIsCorruptionEvenInTheNewest() throws Exception {
+    Path p = dir.resolve("0000000001.wal");
+    try (WalWriter w = WalWriter.create(FileSystem.real(), p, 1, SyncPolicy.NONE, n -> { })) {
+      w.append(1, 1);
+      w.append(2, 2);
+      w.append(3, 3);
+    }
+    byte[] b = Files.readAllBytes(p);
+    int second = WalFormat.HEADER_SIZE + WalFormat.RECORD_HEADER + WalFormat.ENTRY_SIZE;
+    b[second + WalFormat.ENTRIES_OFFSET] ^= 0x10; // a bit of the second record's id
+    Files.write(p, b);
+    assertThatThrownBy(() -> replay(FileSystem.real(), p, true)).isInstanceOf(CorruptionException.class)
+        .hasMessageContaining("offset " + second);
+    // The same damage in the last record is a torn tail.
+    int third = second + WalFormat.RECORD_HEADER + WalFormat.ENTRY_SIZE;
+    b[second + WalFormat.ENTRIES_OFFSET] ^= 0x10;
+    b[third + WalFormat.ENTRIES_OFFSET] ^= 0x10;
+    Files.write(p, b);
+    WalReader.Result r = WalReader.replay(FileSystem.real(), p, true, (id, v) -> { });
+    assertThat(r.entries()).isEqualTo(2);
+    assertThat(r.validBytes()).isEqualTo(third);
+  }
 }

@@ -1,0 +1,145 @@
+package io.docstore.service.torture;
+
+import io.docstore.service.cli.Main;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@code docstore serve} child JVM on free loopback ports (config overrides as {@code -D}), its
+ * stderr (the log) appended to a file the scenario can inspect, its stdout parsed for the URLs.
+ * Built like {@code TestSupport.startJvm} (same class path and flags) but keeps the log.
+ */
+final class ServeJvm implements AutoCloseable {
+
+  final Process process;
+  final String readUrl;
+  final String adminUrl;
+  final int rpcPort;
+  final Path log;
+  /** Milliseconds from launch to the URLs being printed (the store has recovered and serves). */
+  final long startMillis;
+
+  private ServeJvm(Process process, String readUrl, String adminUrl, int rpcPort, Path log, long startMillis) {
+    this.process = process;
+    this.readUrl = readUrl;
+    this.adminUrl = adminUrl;
+    this.rpcPort = rpcPort;
+    this.log = log;
+    this.startMillis = startMillis;
+  }
+
+  /** Starts {@code serve --data data}; {@code jvmArgs} add config overrides and kill points. */
+  static ServeJvm start(Path data, Path log, List<String> jvmArgs) throws IOException {
+    List<String> cmd = command(jvmArgs, "serve", "--data", data.toString());
+    long t0 = System.nanoTime();
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    String read = null;
+    String admin = null;
+    int rpc = -1;
+    String line;
+    while ((read == null || admin == null || rpc < 0) && (line = out.readLine()) != null) {
+      String t = line.trim();
+      if (t.startsWith("read ")) {
+        read = t.split("\\s+")[1].replace("/docs/{id}", "");
+      } else if (t.startsWith("admin ")) {
+        admin = t.split("\\s+")[1].replaceAll("/docs/\\{id}.*", "");
+      } else if (t.startsWith("rpc ")) {
+        String hp = t.split("\\s+")[1];
+        rpc = Integer.parseInt(hp.substring(hp.lastIndexOf(':') + 1));
+      }
+    }
+    if (read == null || admin == null) {
+      p.destroyForcibly();
+      throw new IOException("serve did not print its URLs; log " + log + ":\n" + tail(log));
+    }
+    long startMillis = (System.nanoTime() - t0) / 1_000_000;
+    Thread drain = new Thread(() -> {
+      try {
+        while (out.readLine() != null) {
+          // discard: only the URLs matter
+        }
+      } catch (IOException e) {
+        // the child is gone
+      }
+    }, "serve-stdout");
+    drain.setDaemon(true);
+    drain.start();
+    return new ServeJvm(p, read, admin, rpc, log, startMillis);
+  }
+
+  /** The java command line for {@link Main} with this JVM's class path, like {@code TestSupport.startJvm}. */
+  static List<String> command(List<String> jvmArgs, String... args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx256m");
+    cmd.add("-XX:+UseSerialGC");
+    cmd.add("-XX:TieredStopAtLevel=1");
+    String flags = System.getProperty("docstore.jvm.flags", "");
+    if (!flags.isBlank()) {
+      cmd.addAll(Arrays.asList(flags.trim().split("\\s+")));
+    }
+    cmd.add("-Ddocstore.http.read.port=0");
+    cmd.add("-Ddocstore.http.admin.port=0");
+    cmd.add("-Ddocstore.rpc.port=0");
+    cmd.addAll(jvmArgs);
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(Main.class.getName());
+    cmd.addAll(Arrays.asList(args));
+    return cmd;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** Open file descriptors of the child (Linux {@code /proc}), or -1 where not available. */
+  long openFds() {
+    try (var s = Files.list(Path.of("/proc", Long.toString(pid()), "fd"))) {
+      return s.count();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  void kill9() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor();
+  }
+
+  /** Waits for the child to exit by itself (a kill point halts it), up to {@code seconds}. */
+  boolean awaitExit(long seconds) throws InterruptedException {
+    return process.waitFor(seconds, TimeUnit.SECONDS);
+  }
+
+  static String tail(Path log) {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  /** SIGKILLs the child if it still runs (never leaves it behind). */
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+      try {
+        process.waitFor();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
