@@ -2,7 +2,9 @@ package io.docstore.service;
 
 import io.docstore.index.LsmIndex;
 import io.docstore.io.CorruptionException;
+import io.docstore.io.DirectoryLock;
 import io.docstore.io.FileSystem;
+import io.docstore.io.KillPoints;
 import io.docstore.queue.Appended;
 import io.docstore.queue.Op;
 import io.docstore.queue.Queue;
@@ -18,10 +20,7 @@ import io.docstore.service.store.StoreMetrics;
 import io.micrometer.core.instrument.Gauge;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -69,19 +68,19 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private final Indexer indexer;
   private final StoreMetrics metrics;
   private final int maxBodyBytes;
-  private final FileChannel lockChannel;
-  private final FileLock lock;
+  private final DirectoryLock lock;
   private final ScheduledExecutorService checkpointer;
   private final Object checkpointLock = new Object();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile long checkpointed;
+  /** The first write failure (fsync, disk full, queue damage); the queue and index refuse further writes. */
+  private volatile IOException writeFailure;
 
-  private DocStore(Path dir, DocStoreOptions o, FileChannel lockChannel, FileLock lock) throws IOException {
+  private DocStore(Path dir, DocStoreOptions o, DirectoryLock lock) throws IOException {
     this.dir = dir;
     this.fs = o.fileSystem;
     this.cache = o.cache;
     this.maxBodyBytes = o.maxBodyBytes;
-    this.lockChannel = lockChannel;
     this.lock = lock;
     this.metrics = new StoreMetrics(o.registry);
     Queue q = null;
@@ -116,6 +115,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     Gauge.builder("docstore.queue.last.sequence", queue, Queue::lastSequence).register(o.registry);
     Gauge.builder("docstore.index.applied.sequence", indexer, Indexer::appliedThrough).register(o.registry);
     Gauge.builder("docstore.index.checkpoint.sequence", this, s -> s.checkpointed).register(o.registry);
+    Gauge.builder("docstore.writable", this, s -> s.writeFailure == null ? 1 : 0)
+        .description("1 while writes succeed; 0 after a write failure (reads continue; restart to recover)")
+        .register(o.registry);
     checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "docstore-checkpoint");
       t.setDaemon(true);
@@ -128,25 +130,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   /** Opens (creating if needed) the store in {@code dir}; re-indexes queue records after the checkpoint. */
   public static DocStore open(Path dir, DocStoreOptions options) throws IOException {
     options.fileSystem.createDirectories(dir);
-    FileChannel ch = FileChannel.open(dir.resolve("LOCK"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-    FileLock lock;
+    DirectoryLock lock = DirectoryLock.acquire(dir);
     try {
-      lock = ch.tryLock();
-    } catch (java.nio.channels.OverlappingFileLockException e) {
-      lock = null; // held by this JVM already
-    } catch (IOException e) {
-      ch.close();
-      throw e;
-    }
-    if (lock == null) {
-      ch.close();
-      throw new IOException(dir + " is in use by another docstore process (LOCK is held)");
-    }
-    try {
-      return new DocStore(dir, options, ch, lock);
+      return new DocStore(dir, options, lock);
     } catch (IOException | RuntimeException e) {
-      lock.release();
-      ch.close();
+      lock.close();
       throw e;
     }
   }
@@ -168,15 +156,24 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     long now = System.currentTimeMillis();
     List<Written> out = new ArrayList<>(updates.size());
     long last = 0;
-    for (Update u : updates) {
-      Appended a = u.isDelete()
-          ? writer.append(u.id(), Op.DELETE, now, new byte[0])
-          : writer.append(u.id(), Op.PUT, now, u.body());
-      out.add(new Written(u.id(), a.sequence()));
-      last = Math.max(last, a.sequence());
+    try {
+      for (Update u : updates) {
+        Appended a = u.isDelete()
+            ? writer.append(u.id(), Op.DELETE, now, new byte[0])
+            : writer.append(u.id(), Op.PUT, now, u.body());
+        out.add(new Written(u.id(), a.sequence()));
+        last = Math.max(last, a.sequence());
+      }
+      writer.awaitDurable(last);
+      KillPoints.reach("docstore.durable-before-indexed");
+      indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);
+    } catch (IOException e) {
+      if (writeFailure == null) {
+        writeFailure = e;
+        log.error("writes are failing, the store serves reads only until it is restarted: {}", e.toString());
+      }
+      throw e;
     }
-    writer.awaitDurable(last);
-    indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);
     long readable = System.currentTimeMillis();
     int puts = 0;
     for (Update u : updates) {
@@ -303,6 +300,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     m.put("durableSequence", queue.durableSequence());
     m.put("indexedSequence", indexer.appliedThrough());
     m.put("checkpointSequence", checkpointed);
+    IOException failure = writeFailure;
+    m.put("writable", failure == null);
+    if (failure != null) {
+      m.put("writeError", failure.toString());
+    }
     m.put("queue", queue.stats());
     m.put("index", index.stats());
     m.put("cache", cache.stats());
@@ -322,6 +324,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       }
       long t0 = System.nanoTime();
       index.sync();
+      KillPoints.reach("docstore.checkpoint-synced-before-publish");
       IndexCheckpoint.publish(fs, dir, through, System.currentTimeMillis());
       checkpointed = through;
       metrics.checkpointed(System.nanoTime() - t0);
@@ -370,8 +373,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         }
       }
     } finally {
-      lock.release();
-      lockChannel.close();
+      lock.close();
     }
     if (failure != null) {
       throw failure;

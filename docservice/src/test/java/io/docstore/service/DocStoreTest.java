@@ -78,6 +78,49 @@ class DocStoreTest {
   }
 
   @Test
+  void anFsyncFailureStopsWritesButNotReads() throws IOException {
+    io.docstore.io.FaultInjectingFileSystem fs = new io.docstore.io.FaultInjectingFileSystem();
+    DocStoreOptions o = DocStoreOptions.builder(new MapDocCache()).fileSystem(fs)
+        .queueOptions(io.docstore.queue.QueueOptions.builder().fileSystem(fs).build())
+        .indexOptions(IndexOptions.builder().fileSystem(fs).syncPolicy(io.docstore.io.SyncPolicy.NONE).build())
+        .build();
+    try (DocStore s = DocStore.open(dir, o)) {
+      s.put(1, json("{\"a\":1}"));
+      assertThat(s.stats()).containsEntry("writable", true);
+      fs.failAfter(io.docstore.io.FaultInjectingFileSystem.Op.FORCE, 0);
+      assertThatThrownBy(() -> s.put(2, json("{\"b\":2}"))).isInstanceOf(IOException.class);
+      fs.clearFaults();
+      assertThatThrownBy(() -> s.put(3, json("{}"))).as("sticky until restart").isInstanceOf(IOException.class);
+      assertThat(s.get(1).body()).isEqualTo(json("{\"a\":1}"));
+      assertThat(s.get(2)).isNull();
+      assertThat(s.stats()).containsEntry("writable", false).containsKey("writeError");
+    } catch (IOException closeAfterFailure) {
+      // close reports the failed final sync; the data directory is what the next open recovers
+    }
+    try (DocStore s = open(new MapDocCache())) {
+      assertThat(s.get(1).body()).isEqualTo(json("{\"a\":1}"));
+      s.put(4, json("{\"d\":4}"));
+      assertThat(s.get(4).body()).isEqualTo(json("{\"d\":4}"));
+    }
+  }
+
+  @Test
+  void aCheckpointAheadOfTheQueueRefusesToOpenAndSaysHowToRebuild() throws IOException {
+    try (DocStore s = open(new MapDocCache())) {
+      s.put(1, json("{}"));
+      s.put(2, json("{}"));
+    }
+    io.docstore.service.store.IndexCheckpoint.publish(io.docstore.io.FileSystem.real(), dir, 5, 0);
+    assertThatThrownBy(() -> open(new MapDocCache())).isInstanceOf(IOException.class)
+        .hasMessageContaining("queue ends at 2").hasMessageContaining("to rebuild the index");
+    java.nio.file.Files.delete(dir.resolve("index.checkpoint"));
+    try (DocStore s = open(new MapDocCache())) {
+      assertThat(s.get(2)).isNotNull();
+      assertThat(s.appliedThrough()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void secondProcessCannotOpenTheSameDirectory() throws IOException {
     try (DocStore s = open(new MapDocCache())) {
       assertThatThrownBy(() -> open(new MapDocCache())).hasMessageContaining("in use");

@@ -50,8 +50,12 @@ public final class DirectoryLock implements Closeable {
     return new DirectoryLock(ch, lock);
   }
 
+  /** Releases the lock. Idempotent. */
   @Override
-  public void close() throws IOException {
+  public synchronized void close() throws IOException {
+    if (!channel.isOpen()) {
+      return;
+    }
     try {
       lock.release();
     } finally {

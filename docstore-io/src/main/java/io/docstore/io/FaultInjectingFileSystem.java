@@ -43,7 +43,8 @@ public final class FaultInjectingFileSystem implements FileSystem {
   private long spaceLeft = Long.MAX_VALUE;
   private int crashes;
 
-  private record PendingRename(Path source, Path target, byte[] previousTarget) {}
+  /** A rename not yet made durable; {@code newFile}: the source itself was never durable under any name. */
+  private record PendingRename(Path source, Path target, byte[] previousTarget, boolean newFile) {}
 
   /** Makes writes fail with "No space left on device" once {@code bytes} more bytes are written. */
   public void setSpaceLimit(long bytes) {
@@ -106,6 +107,9 @@ public final class FaultInjectingFileSystem implements FileSystem {
         }
         if (r.previousTarget() != null) {
           Files.write(r.target(), r.previousTarget());
+        }
+        if (r.newFile()) {
+          Files.deleteIfExists(r.source());
         }
       }
       for (Path p : undurableEntries) {
@@ -171,12 +175,10 @@ public final class FaultInjectingFileSystem implements FileSystem {
       if (synced != null) {
         syncedLength.put(target, synced);
       }
-      if (undurableEntries.remove(source)) {
-        // The file itself was never durable under any name: a crash simply loses it.
-        undurableEntries.add(target);
-      } else {
-        pendingRenames.add(new PendingRename(source, target, previous));
-      }
+      // Until the directory is synced, a crash brings back the old name and the old target (if the
+      // file was never durable under any name, it is simply lost).
+      boolean newFile = undurableEntries.remove(source);
+      pendingRenames.add(new PendingRename(source, target, previous, newFile));
     }
   }
 

@@ -62,6 +62,21 @@ class FaultInjectingFileSystemTest {
   }
 
   @Test
+  void crashBetweenRenameOfANewFileAndDirectorySyncBringsBackTheOldTarget() throws IOException {
+    Path target = dir.resolve("MANIFEST");
+    AtomicFiles.publish(fs, target, new byte[] {1});
+    Path tmp = dir.resolve("tmp");
+    try (WritableFile w = fs.create(tmp)) {
+      w.write(bytes(3, 2));
+      w.force();
+    }
+    fs.rename(tmp, target); // the temp file's entry was never synced, nor is the rename
+    fs.crash();
+    assertThat(Files.readAllBytes(target)).containsExactly(1);
+    assertThat(Files.exists(tmp)).isFalse();
+  }
+
+  @Test
   void atomicPublishSurvivesCrash() throws IOException {
     Path target = dir.resolve("CURRENT");
     AtomicFiles.publish(fs, target, new byte[] {7});

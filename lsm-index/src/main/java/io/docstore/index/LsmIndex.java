@@ -2,6 +2,7 @@ package io.docstore.index;
 
 import io.docstore.index.engine.Engine;
 import io.docstore.index.table.EntryIterator;
+import io.docstore.io.DirectoryLock;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,14 +30,24 @@ public final class LsmIndex implements java.io.Closeable {
   public static final long DELETED = -2L;
 
   private final Engine engine;
+  /** One open index per directory: held from open to close. */
+  private final DirectoryLock lock;
 
-  private LsmIndex(Engine engine) {
+  private LsmIndex(Engine engine, DirectoryLock lock) {
+    this.lock = lock;
     this.engine = engine;
   }
 
   /** Opens (creating the directory if needed) and recovers an index. */
   public static LsmIndex open(Path dir, IndexOptions options) throws IOException {
-    return new LsmIndex(Engine.open(dir, options));
+    options.fileSystem().createDirectories(dir);
+    DirectoryLock lock = DirectoryLock.acquire(dir);
+    try {
+      return new LsmIndex(Engine.open(dir, options), lock);
+    } catch (IOException | RuntimeException e) {
+      lock.close();
+      throw e;
+    }
   }
 
   private static void checkId(long id) {
@@ -142,6 +153,10 @@ public final class LsmIndex implements java.io.Closeable {
   /** Syncs the WAL and closes; readers still running fail with an IOException. */
   @Override
   public void close() throws IOException {
-    engine.close();
+    try {
+      engine.close();
+    } finally {
+      lock.close();
+    }
   }
 }

@@ -211,6 +211,21 @@ class CorruptionTest {
   }
 
   @Test
+  void tornCreateOfNewestWalIsDroppedAndStaysDroppedAcrossReopens() throws IOException {
+    List<Path> wals = files(FileNames.Kind.WAL);
+    Path newest = wals.get(wals.size() - 1);
+    truncate(newest, 0);
+    try (LsmIndex index = LsmIndex.open(dir, opts)) {
+      assertThat(index.get(5_000)).isEqualTo(1);
+      assertThat(index.get(5_001)).isEqualTo(LsmIndex.ABSENT);
+    }
+    assertThat(newest).doesNotExist();
+    try (LsmIndex index = LsmIndex.open(dir, opts)) {
+      assertThat(index.get(5_000)).isEqualTo(1);
+    }
+  }
+
+  @Test
   void flippedBitInOlderWalIsCorruption() throws IOException {
     List<Path> wals = files(FileNames.Kind.WAL);
     assertThat(wals).hasSizeGreaterThanOrEqualTo(2);

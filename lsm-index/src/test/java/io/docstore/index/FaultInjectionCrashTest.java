@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,12 +28,13 @@ class FaultInjectionCrashTest {
   Path dir;
 
   @Test
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void acknowledgedWritesSurvivePowerLoss() throws Exception {
     long seed = TestSupport.seed("FaultInjectionCrashTest");
     SplittableRandom rnd = new SplittableRandom(seed);
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     Map<Long, Long> acked = new HashMap<>();
-    int rounds = 25 * TestSupport.scale();
+    int rounds = 12 * TestSupport.scale();
     for (int round = 0; round < rounds; round++) {
       SyncPolicy policy = round % 2 == 0 ? SyncPolicy.ALWAYS : SyncPolicy.interval(5);
       CutoffFileSystem process = new CutoffFileSystem(fs);

@@ -8,7 +8,9 @@ import java.io.BufferedReader;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -29,6 +31,7 @@ class KillCrashTest {
   Path dir;
 
   @Test
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void everyAcknowledgedBatchSurvivesKills() throws Exception {
     long seed = TestSupport.seed("KillCrashTest");
     SplittableRandom rnd = new SplittableRandom(seed);
@@ -37,11 +40,11 @@ class KillCrashTest {
     for (int k = 0; k < kills; k++) {
       boolean atKillPoint = k % 3 != 2;
       List<String> jvmArgs = atKillPoint
-          ? List.of("-Ddocstore.killpoint=" + KILL_POINTS.get(k % KILL_POINTS.size()) + "@" + (1 + rnd.nextInt(3)))
+          ? List.of("-Ddocstore.killpoint=" + KILL_POINTS.get(k % KILL_POINTS.size()) + "@" + (1 + rnd.nextInt(2)))
           : List.of();
       Process p = TestSupport.startJvm(CrashChild.class, jvmArgs, dir.toString(), Long.toString(nextBatch));
       long lastAck = nextBatch - 1;
-      int stopAfter = 3 + rnd.nextInt(25);
+      int stopAfter = 2 + rnd.nextInt(10);
       try (BufferedReader out = TestSupport.stdout(p)) {
         String line;
         int acks = 0;

@@ -8,7 +8,9 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -21,6 +23,7 @@ class LsmIndexRandomizedTest {
   Path dir;
 
   @Test
+  @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void matchesTreeMapModel() throws Exception {
     long seed = TestSupport.seed("LsmIndexRandomizedTest");
     SplittableRandom rnd = new SplittableRandom(seed);

@@ -5,6 +5,8 @@ import io.docstore.index.IndexStats;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.SyncPolicy;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -38,6 +40,7 @@ public final class IndexBenchRunner {
         System.getProperty("java.version"));
     IndexOptions opts = IndexOptions.builder().syncPolicy(sync).build();
     try (LsmIndex index = LsmIndex.open(dir, opts)) {
+      cpuMark = THREADS.getCurrentThreadCpuTime();
       long t0 = System.nanoTime();
       for (int i = 0; i < n; i++) {
         index.put(ids[i], i);
@@ -48,6 +51,7 @@ public final class IndexBenchRunner {
       long flushedNanos = System.nanoTime() - t0;
       IndexStats afterPuts = index.stats();
       report("puts", n, putNanos);
+      cpuMark = THREADS.getCurrentThreadCpuTime();
       System.out.printf(Locale.ROOT, "  puts incl. final flush: %.0f ops/s%n", n / (flushedNanos / 1e9));
 
       t0 = System.nanoTime();
@@ -72,6 +76,7 @@ public final class IndexBenchRunner {
       long absentNanos = System.nanoTime() - t0;
       IndexStats end = index.stats();
       report("gets (absent)", n, absentNanos);
+      System.out.printf(Locale.ROOT, "  load average at end: %s%n", Files.readString(Path.of("/proc/loadavg")).trim());
       long absentPages = end.pagesRead() - afterGets.pagesRead();
       long[] probes = end.probesPerGet();
       long[] before = afterGets.probesPerGet();
@@ -89,8 +94,19 @@ public final class IndexBenchRunner {
     deleteContents(dir);
   }
 
+  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  private static long cpuMark = THREADS.getCurrentThreadCpuTime();
+
+  /**
+   * Prints wall-clock ops/s and ops per CPU-second of this thread since the last report: on a
+   * shared machine the second shows what the code costs when it gets a core.
+   */
   private static void report(String what, int n, long nanos) {
-    System.out.printf(Locale.ROOT, "%s: %,d in %.2f s = %,.0f ops/s%n", what, n, nanos / 1e9, n / (nanos / 1e9));
+    long cpu = THREADS.getCurrentThreadCpuTime();
+    long cpuNanos = cpu - cpuMark;
+    cpuMark = cpu;
+    System.out.printf(Locale.ROOT, "%s: %,d in %.2f s = %,.0f ops/s wall, %,.0f ops per CPU-second of the caller%n",
+        what, n, nanos / 1e9, n / (nanos / 1e9), n / (cpuNanos / 1e9));
   }
 
   private static long rssMiB() throws IOException {

@@ -3,6 +3,7 @@ package io.docstore.service.cache;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,7 +76,7 @@ public final class MemcachedDocCache implements DocCache {
   private final LongAdder bypassed = new LongAdder();
   private final LongAdder flushes = new LongAdder();
 
-  private MemcachedDocCache(List<InetSocketAddress> servers, Duration timeout) throws IOException {
+  private MemcachedDocCache(List<InetSocketAddress> servers, Duration timeout) {
     if (servers.isEmpty()) {
       throw new IllegalArgumentException("no memcached servers given");
     }
@@ -89,7 +90,12 @@ public final class MemcachedDocCache implements DocCache {
     builder.setHealSessionInterval(500);
     builder.setTranscoder(RawBytesTranscoder.INSTANCE);
     builder.addStateListener(new TopologyListener());
-    this.client = builder.build();
+    try {
+      this.client = builder.build();
+    } catch (IOException e) {
+      // Only the client's own reactor failing to start gets here; unreachable servers do not.
+      throw new UncheckedIOException("cannot start the memcached client", e);
+    }
     this.healer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -106,14 +112,13 @@ public final class MemcachedDocCache implements DocCache {
    *
    * @param timeout the longest any cache operation may delay a caller
    */
-  public static MemcachedDocCache create(List<InetSocketAddress> servers, Duration timeout)
-      throws IOException {
+  public static MemcachedDocCache create(List<InetSocketAddress> servers, Duration timeout) {
     return new MemcachedDocCache(servers, timeout);
   }
 
   /** As {@link #create(List, Duration)}, exporting {@code docstore.memcached.*} meters. */
   public static MemcachedDocCache create(
-      List<InetSocketAddress> servers, Duration timeout, MeterRegistry registry) throws IOException {
+      List<InetSocketAddress> servers, Duration timeout, MeterRegistry registry) {
     MemcachedDocCache cache = new MemcachedDocCache(servers, timeout);
     cache.register(registry);
     return cache;

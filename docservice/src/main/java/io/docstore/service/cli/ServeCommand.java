@@ -42,6 +42,9 @@ final class ServeCommand implements Callable<Integer> {
       log.warn("running as root: a flaw in the service or a hostile request could then change any file on this machine; "
           + "run docstore as an unprivileged user that owns only the data directory");
     }
+    if (cfg.sync().mode() == io.docstore.io.SyncPolicy.Mode.NONE) {
+      log.warn("sync = none: acknowledged writes survive a process crash but NOT a power failure or kernel crash");
+    }
     Service service = Service.start(cfg);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -261,7 +261,8 @@ public final class DocClient implements Closeable {
       int slot = slots.acquire(avoid, deadline - System.nanoTime());
       if (slot < 0) {
         throw new DocClientException(
-            "no server available within the request timeout (servers: " + addresses() + ")");
+            "no free slot on a connected server within the request timeout (all busy or down: "
+                + addresses() + ")");
       }
       return slot;
     } catch (InterruptedException e) {

@@ -69,14 +69,15 @@ public final class DocstoreConfig {
     dataDir = Path.of(r.nonEmpty("data-dir"));
     sync = r.sync("sync");
     queueBlockSize = r.intBytes("queue.block-size", 512, 16 << 20);
-    queueSegmentSize = r.bytes("queue.segment-size", 1 << 20, 1L << 40);
+    // Addresses hold a 31-bit offset within a segment.
+    queueSegmentSize = r.bytes("queue.segment-size", 1 << 20, (1L << 31) - 1);
     maxBodyBytes = r.intBytes("queue.max-body", 1, 64 << 20);
     if (maxBodyBytes >= queueSegmentSize) {
       throw new ConfigError(ROOT + ".queue.max-body", "must be smaller than queue.segment-size");
     }
     queueBlockCacheBytes = r.bytes("queue.block-cache", 0, Long.MAX_VALUE);
     indexMemtableBytes = r.bytes("index.memtable", 64 << 10, 1L << 36);
-    bloomFalsePositiveRate = r.doubleBetween("index.bloom-false-positive-rate", 0, 1);
+    bloomFalsePositiveRate = r.doubleBetween("index.bloom-false-positive-rate", 0, 0.5);
     bloomMemoryBytes = r.bytes("index.bloom-memory", 0, Long.MAX_VALUE);
     checkpointInterval = r.positiveDuration("index.checkpoint-interval");
     readAddress = r.address("http.read");

@@ -14,7 +14,9 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateEvent;
+import java.util.concurrent.TimeUnit;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -35,6 +37,8 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
 
   private static final Logger log = LoggerFactory.getLogger(HttpDispatcher.class);
   static final int MAX_IN_FLIGHT = 64;
+  /** How long a closing connection keeps draining a client that is still sending. */
+  static final long LINGER_MILLIS = 2_000;
 
   private final Routes routes;
   private final Executor workers;
@@ -137,8 +141,7 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
         continue;
       }
       if (head.close) {
-        r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+        closeAfter(ctx, r);
         drop();
         return;
       }
@@ -157,6 +160,28 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Sends a last response and closes without losing it: the output is shut down first (the client
+   * reads the response and end-of-stream) and the socket is closed when the client closes its side
+   * or after {@link #LINGER_MILLIS}. Closing at once while the client is still sending (a body
+   * over the limit, an endless request line) would make the kernel reset the connection and
+   * discard the response before the client reads it. Whatever arrives meanwhile is discarded by
+   * the decoder (its state after an error) or the aggregator.
+   */
+  static void closeAfter(ChannelHandlerContext ctx, FullHttpResponse r) {
+    r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    ctx.writeAndFlush(r).addListener((ChannelFutureListener) f -> {
+      if (f.channel() instanceof SocketChannel sc && f.isSuccess()) {
+        sc.shutdownOutput();
+        ctx.executor().schedule(() -> {
+          sc.close();
+        }, LINGER_MILLIS, TimeUnit.MILLISECONDS);
+      } else {
+        f.channel().close();
+      }
+    });
+  }
+
   /** After a closing response, later pipelined requests are abandoned. */
   private void drop() {
     for (Pending rest : inFlight) {
@@ -171,9 +196,7 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
     if (evt == RequestTimeoutHandler.TIMED_OUT) {
       if (inFlight.isEmpty()) {
-        FullHttpResponse r = Responses.error(HttpResponseStatus.REQUEST_TIMEOUT, "request not received in time");
-        r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-        ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+        closeAfter(ctx, Responses.error(HttpResponseStatus.REQUEST_TIMEOUT, "request not received in time"));
       } else {
         ctx.close();
       }

@@ -1,10 +1,6 @@
 package io.docstore.service.http;
 
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -24,9 +20,7 @@ final class OversizeAwareAggregator extends HttpObjectAggregator {
 
   @Override
   protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-    FullHttpResponse r = Responses.error(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
-        "request body over the limit of " + max + " bytes");
-    r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-    ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+    HttpDispatcher.closeAfter(ctx, Responses.error(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+        "request body over the limit of " + max + " bytes"));
   }
 }

@@ -283,7 +283,11 @@ public final class RpcServer implements Closeable {
     return closed;
   }
 
-  /** Stops accepting, closes every connection and waits briefly for running lookups. */
+  /**
+   * Stops accepting connections, lets queued and running lookups finish and their answers go out
+   * (at most 2 s; requests arriving meanwhile get SHUTTING_DOWN, which clients retry elsewhere),
+   * then closes every connection.
+   */
   @Override
   public void close() {
     if (closed) {
@@ -293,13 +297,14 @@ public final class RpcServer implements Closeable {
     if (serverChannel != null) {
       serverChannel.close().awaitUninterruptibly();
     }
-    channels.close().awaitUninterruptibly();
     lookups.shutdown();
     try {
       lookups.awaitTermination(2, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    // Answers were queued on each channel's event loop before this close, so they are written first.
+    channels.close().awaitUninterruptibly();
     ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
   }

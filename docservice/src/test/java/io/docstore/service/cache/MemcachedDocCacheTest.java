@@ -167,7 +167,7 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
         worst = Math.max(worst, System.nanoTime() - start);
       }
       // Each call waits at most the timeout (three calls per round), never hangs.
-      assertThat(worst).isLessThan(3 * TIMEOUT.toNanos() + TimeUnit.MILLISECONDS.toNanos(300));
+      assertThat(worst).isLessThan(3 * TIMEOUT.toNanos() + TimeUnit.MILLISECONDS.toNanos(1000));
       assertThat(c.stats().errors() + c.droppedWrites()).isPositive();
       own.restart();
       await(() -> c.isTrusted() && probe(c), "reconnect after restart");
@@ -191,7 +191,7 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
       long start = System.nanoTime();
       c.set(1, 2, body("new")); // times out: dropped
       assertThat(System.nanoTime() - start)
-          .isLessThan(TIMEOUT.toNanos() + TimeUnit.MILLISECONDS.toNanos(300));
+          .isLessThan(TIMEOUT.toNanos() + TimeUnit.MILLISECONDS.toNanos(1000));
       assertThat(c.droppedWrites()).isPositive();
       own.pause(false);
       // Until the cache is flushed, reads bypass it; afterwards the old version is gone.

@@ -34,6 +34,75 @@ class ServeKillTest {
   /** What one key may legitimately hold after the crash. */
   record Expect(String acked, long ackedSeq, String inFlight) {}
 
+  /**
+   * The process dies by itself at named kill points: between the queue fsync and the index update
+   * of a write, and between the index sync and the checkpoint publication.
+   */
+  @Test
+  void everyAcknowledgedPutSurvivesDeathAtKillPoints() throws Exception {
+    long seed = TestSupport.seed("ServeKillTest.killPoints");
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    Map<Long, Expect> expected = new ConcurrentHashMap<>();
+    String[] points = {"docstore.durable-before-indexed@" + (200 + new Random(seed).nextInt(300)),
+        "docstore.checkpoint-synced-before-publish@2"};
+    for (String point : points) {
+      try (ServeProcess serve = ServeProcess.start(dir, "-Ddocstore.killpoint=" + point)) {
+        verify(http, serve, expected);
+        long acks = load(http, serve, expected, seed, () -> !serve.process.isAlive());
+        assertThat(serve.process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(serve.process.exitValue()).as("died at kill point %s", point).isEqualTo(137);
+        System.out.println("ServeKillTest: " + acks + " acknowledged PUTs before kill point " + point);
+      }
+    }
+    try (ServeProcess serve = ServeProcess.start(dir)) {
+      verify(http, serve, expected);
+    }
+  }
+
+  /** Runs PUT writers against {@code serve} until {@code done}; returns the number acknowledged. */
+  private static long load(HttpClient http, ServeProcess serve, Map<Long, Expect> expected, long seed,
+      java.util.function.BooleanSupplier done) throws InterruptedException {
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong acks = new AtomicLong();
+    List<Thread> writers = new ArrayList<>();
+    for (int w = 0; w < WRITERS; w++) {
+      int writer = w;
+      Random rnd = new Random(seed + w);
+      Thread t = new Thread(() -> {
+        while (!stop.get()) {
+          long id = (long) writer * IDS_PER_WRITER + rnd.nextInt(IDS_PER_WRITER);
+          String body = "{\"w\":" + writer + ",\"r\":" + rnd.nextLong() + ",\"pad\":\"" + "x".repeat(rnd.nextInt(2000)) + "\"}";
+          Expect before = expected.get(id);
+          expected.put(id, new Expect(before == null ? null : before.acked(), before == null ? 0 : before.ackedSeq(), body));
+          try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(serve.adminUrl + "/docs/" + id))
+                .timeout(Duration.ofSeconds(20)).PUT(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 200) {
+              long seq = Long.parseLong(r.body().replaceAll(".*\"seq\":(\\d+).*", "$1"));
+              expected.put(id, new Expect(body, seq, null));
+              acks.incrementAndGet();
+            }
+          } catch (Exception e) {
+            return; // the server died under us; this PUT stays "in flight"
+          }
+        }
+      }, "writer-" + w);
+      t.start();
+      writers.add(t);
+    }
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    stop.set(true);
+    serve.kill9();
+    for (Thread t : writers) {
+      t.join(30_000);
+    }
+    return acks.get();
+  }
+
   @Test
   void everyAcknowledgedPutSurvivesKill9() throws Exception {
     long seed = TestSupport.seed("ServeKillTest");
@@ -43,45 +112,9 @@ class ServeKillTest {
     for (int round = 0; round < rounds; round++) {
       try (ServeProcess serve = ServeProcess.start(dir)) {
         verify(http, serve, expected);
-        AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong acks = new AtomicLong();
-        List<Thread> writers = new ArrayList<>();
-        for (int w = 0; w < WRITERS; w++) {
-          int writer = w;
-          Random rnd = new Random(seed + round * 31L + w);
-          Thread t = new Thread(() -> {
-            while (!stop.get()) {
-              long id = (long) writer * IDS_PER_WRITER + rnd.nextInt(IDS_PER_WRITER);
-              String body = "{\"w\":" + writer + ",\"r\":" + rnd.nextLong() + ",\"pad\":\"" + "x".repeat(rnd.nextInt(2000)) + "\"}";
-              Expect before = expected.get(id);
-              expected.put(id, new Expect(before == null ? null : before.acked(), before == null ? 0 : before.ackedSeq(), body));
-              try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(serve.adminUrl + "/docs/" + id))
-                    .timeout(Duration.ofSeconds(20)).PUT(HttpRequest.BodyPublishers.ofString(body)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200) {
-                  long seq = Long.parseLong(r.body().replaceAll(".*\"seq\":(\\d+).*", "$1"));
-                  expected.put(id, new Expect(body, seq, null));
-                  acks.incrementAndGet();
-                }
-              } catch (Exception e) {
-                return; // the server died under us; this PUT stays "in flight"
-              }
-            }
-          }, "writer-" + w);
-          t.start();
-          writers.add(t);
-        }
         long until = System.nanoTime() + 1_500_000_000L + new Random(seed + round).nextInt(1000) * 1_000_000L;
-        while (System.nanoTime() < until || acks.get() < 50) {
-          Thread.sleep(20);
-        }
-        serve.kill9();
-        stop.set(true);
-        for (Thread t : writers) {
-          t.join(30_000);
-        }
-        System.out.println("ServeKillTest round " + round + ": " + acks.get() + " acknowledged PUTs before kill -9");
+        long acks = load(http, serve, expected, seed + round * 31L, () -> System.nanoTime() >= until);
+        System.out.println("ServeKillTest round " + round + ": " + acks + " acknowledged PUTs before kill -9");
       }
     }
     try (ServeProcess serve = ServeProcess.start(dir)) {

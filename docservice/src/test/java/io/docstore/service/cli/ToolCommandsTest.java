@@ -8,6 +8,7 @@ import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Op;
 import io.docstore.queue.Queue;
 import io.docstore.queue.QueueOptions;
+import io.docstore.queue.format.SegmentFileName;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -56,10 +57,19 @@ class ToolCommandsTest {
     return queueDir;
   }
 
+  /** The segment files of a queue directory, in name order (not its LOCK file). */
+  private static List<Path> segments(Path dir) throws IOException {
+    return files(dir).stream().filter(p -> SegmentFileName.parse(p).isPresent()).toList();
+  }
+
   private static List<Path> files(Path dir) throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
       return s.sorted().toList();
     }
+  }
+
+  private static List<Path> segments(Path queueDir) throws IOException {
+    return files(queueDir).stream().filter(p -> SegmentFileName.parse(p).isPresent()).toList();
   }
 
   @Test
@@ -69,7 +79,7 @@ class ToolCommandsTest {
     assertThat(ok.exit()).as(ok.out()).isZero();
     assertThat(ok.out()).contains("verify: OK");
 
-    Path sealed = files(queueDir).get(0);
+    Path sealed = segments(queueDir).get(0);
     long offset = Files.size(sealed) / 2;
     try (FileChannel ch = FileChannel.open(sealed, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(1);
@@ -85,7 +95,7 @@ class ToolCommandsTest {
   @Test
   void dumpPrintsBlocksAndRecordsOfASegment() throws IOException {
     Path queueDir = fillQueue();
-    Path first = files(queueDir).get(0);
+    Path first = segments(queueDir).get(0);
     Run r = run("dump", first.toString());
     assertThat(r.exit()).as(r.out()).isZero();
     assertThat(r.out()).containsIgnoringCase("block").contains("seq");

@@ -22,6 +22,7 @@ public final class TestSource implements DocumentSource {
   private final AtomicLong calls = new AtomicLong();
   private volatile long delayMillis;
   private volatile long blockedId = -1;
+  private volatile boolean blockEverything;
   private volatile CountDownLatch gate = new CountDownLatch(0);
 
   /** Adds {@code id} with body "doc-ID" padded to {@code size} bytes, at sequence {@code seq}. */
@@ -67,6 +68,14 @@ public final class TestSource implements DocumentSource {
     return latch;
   }
 
+  /** Every lookup waits until the returned latch is counted down (a server that hangs). */
+  public CountDownLatch blockAll() {
+    CountDownLatch latch = new CountDownLatch(1);
+    gate = latch;
+    blockEverything = true;
+    return latch;
+  }
+
   /** getAll/get calls so far. */
   public long calls() {
     return calls.get();
@@ -90,7 +99,7 @@ public final class TestSource implements DocumentSource {
   }
 
   private Document lookup(long id) throws IOException {
-    if (id == blockedId) {
+    if (id == blockedId || blockEverything) {
       try {
         if (!gate.await(10, TimeUnit.SECONDS)) {
           throw new IOException("test gate never opened");

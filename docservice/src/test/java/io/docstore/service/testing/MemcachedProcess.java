@@ -98,6 +98,36 @@ public final class MemcachedProcess implements AutoCloseable {
     if (p.waitFor() != 0) {
       throw new IOException("kill " + (paused ? "-STOP" : "-CONT") + " failed");
     }
+    // kill returns once the signal is queued; wait until every thread has actually stopped (or
+    // resumed), or a request sent right after could still be served.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (allThreadsStopped() != paused) {
+      if (System.nanoTime() > deadline) {
+        throw new IOException("memcached did not " + (paused ? "stop" : "resume"));
+      }
+      Thread.onSpinWait();
+    }
+  }
+
+  private boolean allThreadsStopped() throws IOException {
+    File[] tasks = new File("/proc/" + process.pid() + "/task").listFiles();
+    if (tasks == null) {
+      throw new IOException("no /proc entry for memcached pid " + process.pid());
+    }
+    for (File task : tasks) {
+      String stat;
+      try {
+        stat = java.nio.file.Files.readString(new File(task, "stat").toPath());
+      } catch (java.nio.file.NoSuchFileException gone) {
+        continue; // thread exited
+      }
+      // Field 3, after the parenthesised command name, is the state; 'T' is stopped.
+      char state = stat.charAt(stat.lastIndexOf(')') + 2);
+      if (state != 'T') {
+        return false;
+      }
+    }
+    return true;
   }
 
   public int port() {

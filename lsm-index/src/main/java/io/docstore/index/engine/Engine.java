@@ -91,15 +91,11 @@ public final class Engine implements java.io.Closeable {
     this.wal = firstWal;
     long every = options.bloomRebalanceMillis();
     bloomTask.scheduleWithFixedDelay(this::rebalanceBloom, every, every, TimeUnit.MILLISECONDS);
-    if (first.frozen.length > 0 || first.active.isFull()) {
+    if (first.active.isFull()) {
+      // A replay larger than one memory table: freeze it now so it is flushed in the background.
       writeLock.lock();
       try {
-        if (first.active.isFull()) {
-          freeze();
-        }
-        for (int i = 0; i < first.frozen.length; i++) {
-          background.execute(flusher::flushOne);
-        }
+        freeze();
       } catch (IOException e) {
         backgroundFailure = e;
       } finally {
@@ -329,33 +325,7 @@ public final class Engine implements java.io.Closeable {
       for (Table t : s.tables) {
         sources.add(t.iterator(fromId));
       }
-      MergingIterator merged = new MergingIterator(sources, true);
-      return new EntryIterator() {
-        private boolean released;
-
-        @Override
-        public boolean next() throws IOException {
-          return merged.next();
-        }
-
-        @Override
-        public long id() {
-          return merged.id();
-        }
-
-        @Override
-        public long value() {
-          return merged.value();
-        }
-
-        @Override
-        public void close() {
-          if (!released) {
-            released = true;
-            s.release();
-          }
-        }
-      };
+      return new SnapshotCursor(new MergingIterator(sources, true), s);
     } catch (IOException | RuntimeException e) {
       s.release();
       throw e;

@@ -138,7 +138,13 @@ final class Flusher {
           engine.counters.compactionEntriesWritten.addAndGet(info.entries());
           engine.counters.compactionBytesWritten.addAndGet(info.bytes() + bloomBytes);
         }
-        created = Table.open(fs, tablePath, number, BloomFilter.open(fs, bloomPath, engine.pager));
+        BloomFilter filter = BloomFilter.open(fs, bloomPath, engine.pager);
+        try {
+          created = Table.open(fs, tablePath, number, filter);
+        } catch (IOException | RuntimeException e) {
+          filter.close();
+          throw e;
+        }
       } else {
         w.abort();
       }

@@ -103,13 +103,20 @@ final class Recovery {
         }
       }
       long[] counted = new long[1];
-      for (long w : wals) {
+      for (long w : new ArrayList<>(wals)) {
         Path wp = FileNames.path(dir, FileNames.Kind.WAL, w);
         WalReader.Result r = WalReader.replay(fs, wp, w == wals.last(), (id, v) -> counted[0]++);
         if (r.droppedBytes() > 0) {
           LOG.warn("WAL {}: dropping a torn tail of {} bytes at offset {} ({})", wp.getFileName(), r.droppedBytes(),
               r.validBytes(), r.dropReason());
           engine.counters.walBytesDropped.addAndGet(r.droppedBytes());
+        }
+        if (r.validBytes() == 0) {
+          // A torn create (not even a whole header): nothing to keep, and an empty file would
+          // read as corrupt once it is no longer the newest WAL.
+          fs.delete(wp);
+          wals.remove(w);
+        } else if (r.droppedBytes() > 0) {
           fs.truncate(wp, r.validBytes());
         }
       }
