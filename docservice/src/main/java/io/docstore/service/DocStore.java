@@ -283,6 +283,12 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return queue.lastSequence();
   }
 
+  /** The highest sequence number durable in the queue (what the replication manifest may declare). */
+  public long durableSequence() {
+    return queue.options().syncPolicy().mode() == io.docstore.io.SyncPolicy.Mode.NONE
+        ? queue.lastSequence() : queue.durableSequence();
+  }
+
   /** The highest sequence readable through the index. */
   public long appliedThrough() {
     return indexer.appliedThrough();

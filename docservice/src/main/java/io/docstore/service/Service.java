@@ -43,6 +43,8 @@ public final class Service implements Closeable {
   private final HttpServer admin;
   private final RpcServer rpc;
   private final Inbox inbox;
+  /** Publishes queue/replication.manifest for replicas; null when turned off. */
+  private final io.docstore.queue.replication.ManifestPublisher manifest;
   private volatile boolean ready;
   private volatile boolean closed;
 
@@ -105,6 +107,11 @@ public final class Service implements Closeable {
     this.rpc = rpcServer;
     this.admin = adminServer;
     this.inbox = in;
+    this.manifest = config.replicationManifestInterval().isZero() ? null
+        : new io.docstore.queue.replication.ManifestPublisher(io.docstore.io.FileSystem.real(),
+            config.dataDir().resolve("queue"), store::durableSequence,
+            io.docstore.queue.format.BlockFormat.HEADER_LENGTH + config.queueBlockSize(),
+            config.replicationManifestInterval().toMillis());
     this.ready = true;
   }
 
@@ -224,6 +231,9 @@ public final class Service implements Closeable {
       rpc.close();
     }
     read.close(remaining(grace, t0));
+    if (manifest != null) {
+      manifest.close();
+    }
     try {
       store.close();
     } finally {

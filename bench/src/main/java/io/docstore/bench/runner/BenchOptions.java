@@ -10,8 +10,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The runner's command line. A size profile ({@code --quick}, the default, about a minute per
- * workload set; {@code --medium}; {@code --full}, the issue's sizes) sets every size; single
+ * The runner's command line. A size profile ({@code --quick}, the default, about three minutes for
+ * everything; {@code --medium}; {@code --full}, the issue's sizes) sets every size; single
  * options override it.
  */
 final class BenchOptions {
@@ -87,7 +87,7 @@ final class BenchOptions {
     switch (name) {
       case "full" -> set(10_000_000, 1_000_000, 2_000_000, 1_000_000, 60, 20_000, 300, 4L << 30, 10, 4 * 3600);
       case "medium" -> set(2_000_000, 200_000, 400_000, 200_000, 20, 20_000, 60, 1L << 30, 5, 3600);
-      default -> set(200_000, 50_000, 100_000, 50_000, 5, 5_000, 5, 256L << 20, 2, 600);
+      default -> set(200_000, 30_000, 60_000, 20_000, 3, 5_000, 3, 256L << 20, 2, 600);
     }
   }
 

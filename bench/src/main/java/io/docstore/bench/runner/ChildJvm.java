@@ -60,7 +60,10 @@ final class ChildJvm {
     return classes + java.io.File.pathSeparator + deps;
   }
 
-  /** Runs one engine JVM to completion; its stderr goes to {@code log}. */
+  /**
+   * Runs one engine JVM to completion; its stderr goes to {@code log}, its stdout (the results) to
+   * {@code log} + ".out", so a hung engine cannot block the runner past the timeout.
+   */
   ChildResult run(String workload, String engine, Map<String, Object> args, Path dir, Path log, long timeoutSeconds)
       throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
@@ -70,17 +73,18 @@ final class ChildJvm {
     cmd.add(classPath(engine));
     cmd.add(EngineMain.class.getName());
     cmd.addAll(ChildArgs.format(args));
-    Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+    Path stdout = log.resolveSibling(log.getFileName() + ".out");
+    Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).redirectOutput(stdout.toFile()).start();
     p.getOutputStream().close();
-    byte[] out = p.getInputStream().readAllBytes();
     if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
       p.destroyForcibly();
+      p.waitFor();
       return ChildResult.failed(workload, engine, "timed out after " + timeoutSeconds + " s");
     }
     if (p.exitValue() != 0) {
       return ChildResult.failed(workload, engine, "engine JVM exited with " + p.exitValue() + "; see " + log);
     }
-    List<String> lines = new String(out, StandardCharsets.UTF_8).lines().toList();
+    List<String> lines = Files.readAllLines(stdout, StandardCharsets.UTF_8);
     return ChildResult.parse(workload, engine, lines, DiskUsage.allocatedBytes(dir));
   }
 }

@@ -152,13 +152,11 @@ public final class ReadWhileWritingWorkload implements Workload {
           }
           timer.record(System.nanoTime() - t0);
         }
-        long flushStart = System.nanoTime();
         engine.flush();
-        timer.addEngineTime(System.nanoTime() - flushStart);
       } catch (Throwable t) {
         failure = t;
       }
-      result = timer.finish(ops, 0, 0);
+      result = timer.finishAtWallClockRate(ops);
     }
   }
 }

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Append-only document store with an LSM index.",
-    subcommands = {ServeCommand.class, ImportCommand.class, GetCommand.class, StatsCommand.class,
+    subcommands = {ServeCommand.class, io.docstore.service.replica.ReplicaCommand.class, ImportCommand.class, GetCommand.class, StatsCommand.class,
         DumpCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 

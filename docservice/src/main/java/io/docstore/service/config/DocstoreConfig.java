@@ -63,6 +63,7 @@ public final class DocstoreConfig {
   private final Path inboxDir;
   private final Duration inboxPollInterval;
   private final Duration shutdownTimeout;
+  private final Duration replicationManifestInterval;
 
   private DocstoreConfig(Config c) {
     Reader r = new Reader(c);
@@ -112,6 +113,10 @@ public final class DocstoreConfig {
     inboxDir = inbox.isBlank() ? null : Path.of(inbox);
     inboxPollInterval = r.positiveDuration("inbox.poll-interval");
     shutdownTimeout = r.positiveDuration("shutdown-timeout");
+    replicationManifestInterval = r.get("replication.manifest-interval", c::getDuration);
+    if (replicationManifestInterval.isNegative()) {
+      throw new ConfigError(ROOT + ".replication.manifest-interval", "must be 0 (off) or positive");
+    }
   }
 
   /** The built-in defaults with system property and environment overrides. */
@@ -209,6 +214,8 @@ public final class DocstoreConfig {
   public Path inboxDir() { return inboxDir; }
   public Duration inboxPollInterval() { return inboxPollInterval; }
   public Duration shutdownTimeout() { return shutdownTimeout; }
+  /** How often the replication manifest is updated; zero: not published. */
+  public Duration replicationManifestInterval() { return replicationManifestInterval; }
 
   /** Typed, range-checked getters that name the full key in every error. */
   private static final class Reader {

@@ -68,10 +68,6 @@ class ToolCommandsTest {
     }
   }
 
-  private static List<Path> segments(Path queueDir) throws IOException {
-    return files(queueDir).stream().filter(p -> SegmentFileName.parse(p).isPresent()).toList();
-  }
-
   @Test
   void verifyPassesOnAHealthyStoreAndNamesTheDamagedPlace() throws IOException {
     Path queueDir = fillQueue();

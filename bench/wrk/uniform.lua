@@ -1,0 +1,11 @@
+-- GET /docs/{id} with ids uniform in [0, N); N from the environment (DOCS).
+local n = tonumber(os.getenv("DOCS") or "100000")
+function init(args)
+  math.randomseed(os.time() * 1000 + math.floor(os.clock() * 1000000))
+end
+function request()
+  return wrk.format("GET", "/docs/" .. math.random(0, n - 1))
+end
+function done(summary, latency, requests)
+  io.write(string.format("p99.9 latency %.2f ms\n", latency:percentile(99.9) / 1000))
+end

@@ -1,0 +1,324 @@
+package io.docstore.service.replica;
+
+import io.docstore.index.IndexOptions;
+import io.docstore.index.LsmIndex;
+import io.docstore.io.CorruptionException;
+import io.docstore.io.FileSystem;
+import io.docstore.io.SyncPolicy;
+import io.docstore.queue.Op;
+import io.docstore.queue.Record;
+import io.docstore.queue.follow.FollowPoint;
+import io.docstore.queue.follow.FollowerCounters;
+import io.docstore.queue.follow.QueueFollower;
+import io.docstore.queue.replication.ReplicationManifest;
+import io.docstore.service.Document;
+import io.docstore.service.DocumentSource;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A read replica: pulls the primary's queue with rsync every interval, ingests what the copied
+ * manifest declares durable into its own LSM index, persists its ingestion point, and serves reads
+ * ({@link DocumentSource}) from its verified copy.
+ *
+ * <p>Directory layout: {@code queue/} (rsync's copy; nothing else writes there), {@code index/},
+ * {@code replica.point} (where ingestion resumes after a restart).
+ *
+ * <p>Durability of the derived state, as on the primary: the index runs without its own fsync; at
+ * every checkpoint interval the ingest thread reads the point P (everything before it was put into
+ * the index on this very thread), syncs the index, then publishes P atomically. After a crash,
+ * ingestion resumes at P and re-puts records after it, in order, which yields the same index.
+ *
+ * <p>Thread-safety: one ingest thread does pulls, ingestion and checkpoints; reads from any thread.
+ */
+public final class ReplicaNode implements DocumentSource, Closeable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaNode.class);
+  public static final String POINT_FILE = "replica.point";
+  private static final int BATCH = 1024;
+
+  /** How a replica runs. */
+  public record Options(String source, Path dir, long pullIntervalMillis, int rsyncTimeoutSeconds,
+      long checkpointIntervalMillis, int expectedBlockBytes, String rsyncBinary, IndexOptions indexOptions) {
+
+    /** Defaults: 200 ms pulls, 30 s rsync timeout, 1 s checkpoints, the primary's default block size. */
+    public static Options defaults(String source, Path dir) {
+      return new Options(source, dir, 200, 30, 1000,
+          io.docstore.queue.format.BlockFormat.HEADER_LENGTH + io.docstore.queue.QueueOptions.DEFAULT_BLOCK_SIZE,
+          "rsync", IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build());
+    }
+
+    public Options withPullInterval(long millis) {
+      return new Options(source, dir, millis, rsyncTimeoutSeconds, checkpointIntervalMillis, expectedBlockBytes,
+          rsyncBinary, indexOptions);
+    }
+  }
+
+  private final Options options;
+  private final FileSystem fs = FileSystem.real();
+  private final RsyncPuller puller;
+  private final QueueFollower follower;
+  private final LsmIndex index;
+  private final Thread thread;
+  private final Object wake = new Object();
+  private final long[] ids = new long[BATCH];
+  private final long[] values = new long[BATCH];
+  private int pending;
+  private volatile boolean closed;
+  private volatile FollowPoint checkpointed;
+  private volatile long appliedThrough;
+  private volatile long lastLagMillis;
+  private volatile long pulls;
+  private volatile long pullFailures;
+  private volatile String lastPullError;
+  private long lastCheckpointNanos = System.nanoTime();
+  private final Timer pullTimer;
+  private final DistributionSummary lagSummary;
+
+  private ReplicaNode(Options options, MeterRegistry registry) throws IOException {
+    this.options = options;
+    Path queueDir = options.dir().resolve("queue");
+    fs.createDirectories(queueDir);
+    this.puller = new RsyncPuller(fs, options.rsyncBinary(), options.source(), queueDir, options.rsyncTimeoutSeconds());
+    FollowPoint start = FollowPoint.read(fs, options.dir().resolve(POINT_FILE));
+    this.checkpointed = start;
+    this.appliedThrough = start.ingestedThrough();
+    this.index = LsmIndex.open(options.dir().resolve("index"), options.indexOptions());
+    this.follower = new QueueFollower(fs, queueDir, start, options.expectedBlockBytes());
+    this.pullTimer = Timer.builder("docstore.replica.pull").description("one rsync pull").register(registry);
+    this.lagSummary = DistributionSummary.builder("docstore.replica.lag.millis")
+        .description("accepted on the primary to indexed on this replica, per record").baseUnit("milliseconds")
+        .publishPercentiles(0.5, 0.99).register(registry);
+    Gauge.builder("docstore.replica.applied.sequence", this, r -> r.appliedThrough).register(registry);
+    Gauge.builder("docstore.replica.behind.sequences", this, r -> r.sequencesBehind()).register(registry);
+    Gauge.builder("docstore.replica.behind.bytes", this, r -> r.bytesBehind()).register(registry);
+    Gauge.builder("docstore.replica.lag.last.millis", this, r -> r.lastLagMillis).register(registry);
+    FollowerCounters c = follower.counters();
+    counter(registry, "docstore.replica.checksum.failures", c, x -> x.checksumFailures.sum());
+    counter(registry, "docstore.replica.gaps", c, x -> x.gaps.sum());
+    counter(registry, "docstore.replica.shrunk.files", c, x -> x.shrunkFiles.sum());
+    counter(registry, "docstore.replica.chain.mismatches", c, x -> x.chainMismatches.sum());
+    counter(registry, "docstore.replica.refetches", c, x -> x.refetches.sum());
+    counter(registry, "docstore.replica.read.corruptions", c, x -> x.readCorruptions.sum());
+    counter(registry, "docstore.replica.ingested.bytes", c, x -> x.bytesIngested.sum());
+    FunctionCounter.builder("docstore.replica.pull.failures", this, r -> r.pullFailures).register(registry);
+    this.thread = new Thread(this::run, "replica-ingest");
+    this.thread.setDaemon(true);
+  }
+
+  private static void counter(MeterRegistry r, String name, FollowerCounters c, ToDoubleFunction<FollowerCounters> f) {
+    FunctionCounter.builder(name, c, f).register(r);
+  }
+
+  /** Opens the replica's index and point and starts pulling. */
+  public static ReplicaNode start(Options options, MeterRegistry registry) throws IOException {
+    ReplicaNode n = new ReplicaNode(options, registry);
+    n.thread.start();
+    return n;
+  }
+
+  private void run() {
+    while (!closed) {
+      long t0 = System.nanoTime();
+      try {
+        roundOnce();
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("replica round failed (will retry): {}", e.toString());
+      } catch (InterruptedException e) {
+        return;
+      }
+      long sleep = options.pullIntervalMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+      synchronized (wake) {
+        if (!closed && sleep > 0) {
+          try {
+            wake.wait(sleep);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }
+    }
+  }
+
+  /** One pull, one ingestion pass, and a checkpoint when due. Ingest thread only. */
+  private void roundOnce() throws IOException, InterruptedException {
+    RsyncPuller.Pull pull = puller.pull();
+    pulls++;
+    pullTimer.record(pull.nanos(), TimeUnit.NANOSECONDS);
+    if (!pull.ok()) {
+      pullFailures++;
+      lastPullError = "rsync exit " + pull.exitCode() + ": " + pull.output();
+      LOG.warn("pull from {} failed: {}", options.source(), lastPullError);
+    } else {
+      lastPullError = null;
+    }
+    follower.poll(this::apply);
+    flushBatch();
+    appliedThrough = follower.point().ingestedThrough();
+    if (System.nanoTime() - lastCheckpointNanos >= TimeUnit.MILLISECONDS.toNanos(options.checkpointIntervalMillis())) {
+      checkpoint();
+    }
+  }
+
+  private void apply(Record r) throws IOException {
+    ids[pending] = r.id();
+    values[pending] = r.op() == Op.DELETE ? LsmIndex.DELETED : r.address();
+    pending++;
+    long lag = System.currentTimeMillis() - r.acceptedAtMillis();
+    lastLagMillis = lag;
+    lagSummary.record(lag);
+    if (pending == BATCH) {
+      flushBatch();
+    }
+  }
+
+  private void flushBatch() throws IOException {
+    if (pending > 0) {
+      index.putAll(ids, values, pending);
+      pending = 0;
+    }
+  }
+
+  /** Syncs the index and publishes the point (ordering in the class comment). Ingest thread or close. */
+  private void checkpoint() throws IOException {
+    FollowPoint p = follower.point();
+    lastCheckpointNanos = System.nanoTime();
+    if (p.equals(checkpointed)) {
+      return;
+    }
+    index.sync();
+    p.publish(fs, options.dir().resolve(POINT_FILE), System.currentTimeMillis());
+    checkpointed = p;
+  }
+
+  @Override
+  public Document get(long id) throws IOException {
+    if (id < 0) {
+      throw new IllegalArgumentException("document ID must be non-negative, got " + id);
+    }
+    long address = index.get(id);
+    if (address < 0) {
+      return null;
+    }
+    Record r = follower.read(address);
+    if (r.id() != id || r.op() != Op.PUT) {
+      throw new CorruptionException(follower.directory(), address, "index maps id " + id + " to a record of id "
+          + r.id() + " (" + r.op() + ")");
+    }
+    return new Document(id, r.sequence(), r.acceptedAtMillis(), r.body());
+  }
+
+  @Override
+  public Document[] getAll(long[] ids) throws IOException {
+    Document[] out = new Document[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      out[i] = get(ids[i]);
+    }
+    return out;
+  }
+
+  /** The queue address the index maps {@code id} to, or a negative "absent"/"deleted" value (tools, tests). */
+  public long addressOf(long id) throws IOException {
+    return index.get(id);
+  }
+
+  /** The highest sequence readable here (everything up to it is indexed). */
+  public long appliedThrough() {
+    return appliedThrough;
+  }
+
+  /** Waits until sequence {@code s} is readable here (read-your-writes from a replica); false on timeout. */
+  public boolean awaitSequence(long s, long timeoutMillis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    while (appliedThrough < s) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(5);
+    }
+    return true;
+  }
+
+  public QueueFollower follower() {
+    return follower;
+  }
+
+  public RsyncPuller puller() {
+    return puller;
+  }
+
+  private long sequencesBehind() {
+    ReplicationManifest m = follower.manifest();
+    return m == null ? 0 : Math.max(0, m.lastSequence() - appliedThrough);
+  }
+
+  private long bytesBehind() {
+    ReplicationManifest m = follower.manifest();
+    FollowPoint p = follower.point();
+    if (m == null || p.segment() > m.segment()) {
+      return 0;
+    }
+    return p.segment() == m.segment() ? Math.max(0, m.durableLength() - p.offset()) : m.durableLength();
+  }
+
+  /** The {@code /stats} figures of the replica. */
+  public Map<String, Object> stats() {
+    Map<String, Object> s = new LinkedHashMap<>();
+    ReplicationManifest m = follower.manifest();
+    FollowerCounters c = follower.counters();
+    s.put("role", "replica");
+    s.put("source", options.source());
+    s.put("appliedSequence", appliedThrough);
+    s.put("primaryDurableSequence", m == null ? 0 : m.lastSequence());
+    s.put("behindSequences", sequencesBehind());
+    s.put("behindBytes", bytesBehind());
+    s.put("lastLagMillis", lastLagMillis);
+    s.put("point", follower.point().toString());
+    s.put("checkpoint", checkpointed.toString());
+    s.put("pulls", pulls);
+    s.put("pullFailures", pullFailures);
+    s.put("lastPullError", lastPullError);
+    s.put("ingestError", follower.lastError());
+    s.put("checksumFailures", c.checksumFailures.sum());
+    s.put("gaps", c.gaps.sum());
+    s.put("shrunkFiles", c.shrunkFiles.sum());
+    s.put("chainMismatches", c.chainMismatches.sum());
+    s.put("refetches", c.refetches.sum());
+    s.put("readCorruptions", c.readCorruptions.sum());
+    s.put("index", index.stats());
+    return s;
+  }
+
+  /** Stops the ingest thread (waiting for a pull in progress), checkpoints and closes. */
+  @Override
+  public void close() throws IOException {
+    synchronized (wake) {
+      closed = true;
+      wake.notifyAll();
+    }
+    try {
+      thread.join(TimeUnit.SECONDS.toMillis(2L * options.rsyncTimeoutSeconds() + 10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    try {
+      flushBatch();
+      checkpoint();
+    } finally {
+      follower.close();
+      index.close();
+    }
+  }
+}

@@ -1,0 +1,100 @@
+package io.docstore.service.replica;
+
+import io.docstore.index.IndexOptions;
+import io.docstore.io.SyncPolicy;
+import io.docstore.queue.QueueOptions;
+import io.docstore.queue.format.BlockFormat;
+import io.docstore.service.config.DocstoreConfig;
+import io.docstore.service.http.HttpServer;
+import io.docstore.service.http.ReadRoutes;
+import io.docstore.service.metrics.Metrics;
+import io.docstore.service.rpc.RpcServer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * The composition root of a running replica: metrics, the {@link ReplicaNode} (pulling and
+ * ingesting), the read port and RPC port over it (the same read API as the primary), and an admin
+ * port without write paths. Starts in that order, stops in reverse. Thread-safe close.
+ */
+public final class ReplicaServer implements Closeable {
+
+  private final PrometheusMeterRegistry registry;
+  private final ReplicaNode node;
+  private final HttpServer read;
+  private final RpcServer rpc;
+  private final HttpServer admin;
+  private boolean closed;
+
+  private ReplicaServer(DocstoreConfig cfg, ReplicaConfig rc) throws IOException, InterruptedException {
+    registry = Metrics.newRegistry();
+    ReplicaNode.Options o = new ReplicaNode.Options(rc.source(), cfg.dataDir(), rc.pullInterval().toMillis(),
+        (int) rc.rsyncTimeout().toSeconds(), rc.checkpointInterval().toMillis(),
+        BlockFormat.HEADER_LENGTH + Math.max(cfg.queueBlockSize(), QueueOptions.MIN_BLOCK_SIZE), rc.rsync(),
+        IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(cfg.indexMemtableBytes())
+            .bloomFalsePositiveRate(cfg.bloomFalsePositiveRate()).bloomMemoryBytes(cfg.bloomMemoryBytes()).build());
+    node = ReplicaNode.start(o, registry);
+    HttpServer r = null;
+    RpcServer p = null;
+    try {
+      r = new HttpServer("read", cfg.readAddress(), limits(cfg), new ReadRoutes(node, cfg.maxIdsPerRequest())).start();
+      if (cfg.rpcEnabled()) {
+        p = new RpcServer(node, RpcServer.Options.builder().host(cfg.rpcAddress().getAddress().getHostAddress())
+            .port(cfg.rpcAddress().getPort()).maxFrameBytes(cfg.rpcMaxFrameBytes()).maxIdsPerRequest(cfg.rpcMaxBatch())
+            .maxConnections(cfg.maxConnections()).idleTimeout(cfg.idleTimeout()).frameTimeout(cfg.requestTimeout())
+            .build(), registry);
+        p.start();
+      }
+      admin = new HttpServer("admin", cfg.adminAddress(), limits(cfg),
+          new ReplicaAdminRoutes(node::stats, () -> node.follower().manifest() != null, registry)).start();
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      if (p != null) {
+        p.close();
+      }
+      if (r != null) {
+        r.close(Duration.ZERO);
+      }
+      node.close();
+      throw e;
+    }
+    read = r;
+    rpc = p;
+  }
+
+  public static ReplicaServer start(DocstoreConfig cfg, ReplicaConfig rc) throws IOException, InterruptedException {
+    return new ReplicaServer(cfg, rc);
+  }
+
+  private static HttpServer.Limits limits(DocstoreConfig c) {
+    return new HttpServer.Limits(c.maxRequestLine(), c.maxHeaderSize(), 8 * 1024, c.idleTimeout(), c.requestTimeout(),
+        c.maxConnections(), c.workerThreads(), c.workerQueue());
+  }
+
+  public ReplicaNode node() {
+    return node;
+  }
+
+  public int readPort() {
+    return read.port();
+  }
+
+  public int adminPort() {
+    return admin.port();
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    admin.close(Duration.ofSeconds(1));
+    if (rpc != null) {
+      rpc.close();
+    }
+    read.close(Duration.ofSeconds(5));
+    node.close();
+  }
+}

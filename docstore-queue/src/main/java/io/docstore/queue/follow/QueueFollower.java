@@ -1,0 +1,438 @@
+package io.docstore.queue.follow;
+
+import static io.docstore.queue.format.SegmentFormat.HEADER_LENGTH;
+
+import io.docstore.io.CorruptionException;
+import io.docstore.io.FileSystem;
+import io.docstore.queue.Op;
+import io.docstore.queue.Record;
+import io.docstore.queue.block.BlockReader;
+import io.docstore.queue.block.DecodedBlock;
+import io.docstore.queue.format.Address;
+import io.docstore.queue.format.BlockFormat;
+import io.docstore.queue.replication.BlockChain;
+import io.docstore.queue.replication.ReplicationManifest;
+import io.docstore.queue.segment.SegmentHeader;
+import io.docstore.queue.segment.SegmentScanner;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows a queue directory that rsync fills (a replica's copy of a primary's queue).
+ *
+ * <p>Ingestion ({@link #poll}) is bounded by the copied {@code replication.manifest}: segments below
+ * the manifest's are ingested only from a {@code .sealed} copy whose every block, sequence and
+ * footer verify ({@link SegmentScanner}); the manifest's own segment only up to its durable length,
+ * and only once every block up to there verifies and their {@link BlockChain} equals the
+ * manifest's. A copy shorter than the manifest is lag (it was copied earlier), not an error. A
+ * block that fails, a gap, a diverged chain or a copy that shrank below what was ingested is an
+ * error: it is logged, counted, the copy is deleted so that the next pull fetches it whole, and
+ * ingestion stops there until then. So no record of a half-copied or damaged block is ever handed on.
+ *
+ * <p>Reads by address ({@link #read}) go to the newest verified copy of each segment; rsync
+ * replacing a file by rename is seen by comparing file keys and the copy is reopened (readers that
+ * raced with the close retry once). A read that finds damage reports the segment, which the next
+ * {@link #poll} deletes for re-fetch.
+ *
+ * <p>Thread-safety: {@link #poll} from one thread at a time (the ingesting thread); {@link #read},
+ * {@link #point}, {@link #manifest} and {@link #counters} from any thread.
+ */
+public final class QueueFollower implements Closeable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(QueueFollower.class);
+
+  /** What one {@link #poll} did: records handed on, and the error that stopped it, if any. */
+  public record Result(long records, String error) {}
+
+  private final FileSystem fs;
+  private final Path dir;
+  private final int expectedBlockBytes;
+  private final BlockReader reader;
+  private final DecodedBlock block = new DecodedBlock();
+  private final FollowerCounters counters = new FollowerCounters();
+  private final Map<Long, SegmentCopy> copies = new ConcurrentHashMap<>();
+  private final Set<Long> damaged = ConcurrentHashMap.newKeySet();
+  private final ThreadLocal<ReadBuffers> readBuffers;
+  private volatile FollowPoint point;
+  private volatile ReplicationManifest manifest;
+  private volatile String lastError;
+
+  private static final class ReadBuffers {
+    final BlockReader reader;
+    final DecodedBlock block = new DecodedBlock();
+
+    ReadBuffers(int expected) {
+      reader = new BlockReader(expected);
+    }
+  }
+
+  /**
+   * @param start where to resume ({@link FollowPoint#START} for an empty replica)
+   * @param expectedBlockBytes the primary's block header + block size: the usual read size
+   */
+  public QueueFollower(FileSystem fs, Path dir, FollowPoint start, int expectedBlockBytes) {
+    this.fs = fs;
+    this.dir = dir;
+    this.expectedBlockBytes = expectedBlockBytes;
+    this.reader = new BlockReader(expectedBlockBytes);
+    this.readBuffers = ThreadLocal.withInitial(() -> new ReadBuffers(expectedBlockBytes));
+    this.point = start;
+  }
+
+  public Path directory() {
+    return dir;
+  }
+
+  /** Everything before this point was verified and handed on. */
+  public FollowPoint point() {
+    return point;
+  }
+
+  /** The last manifest read from the copy, or null. */
+  public ReplicationManifest manifest() {
+    return manifest;
+  }
+
+  public FollowerCounters counters() {
+    return counters;
+  }
+
+  /** The error that stopped the last poll, or null if it ended cleanly. */
+  public String lastError() {
+    return lastError;
+  }
+
+  /** Ingests what the copy now holds and the manifest allows, handing records to {@code sink} in order. */
+  public Result poll(RecordSink sink) throws IOException {
+    repairDamaged();
+    ReplicationManifest m;
+    try {
+      m = ReplicationManifest.read(fs, dir);
+    } catch (CorruptionException e) {
+      counters.manifestErrors.increment();
+      return fail("damaged replication manifest, deleted for re-fetch: " + e.getMessage(), dir.resolve(
+          io.docstore.queue.replication.ManifestFormat.FILE_NAME), null);
+    }
+    if (m == null) {
+      return done(0);
+    }
+    manifest = m;
+    long before = counters.recordsIngested.sum();
+    while (true) {
+      FollowPoint p = point;
+      if (p.segment() > m.segment()) {
+        break; // the copied manifest is older than what was already ingested
+      }
+      SegmentCopy copy;
+      try {
+        copy = copyFor(p.segment());
+      } catch (CorruptionException e) {
+        counters.checksumFailures.increment();
+        return fail("damaged segment header, deleted for re-fetch: " + e.getMessage(), e.file(), null);
+      }
+      if (copy == null) {
+        break; // not copied yet
+      }
+      long size = copy.channel().size();
+      if (size < p.offset()) {
+        counters.shrunkFiles.increment();
+        return fail(copy.path() + " shrank to " + size + " bytes below the ingested offset " + p.offset()
+            + "; deleted for re-fetch", copy.path(), copy);
+      }
+      if (p.segment() < m.segment()) {
+        if (!copy.sealed()) {
+          break; // the sealed copy has not arrived yet
+        }
+        String problem = ingestSealed(copy, sink);
+        if (problem != null) {
+          return fail(problem, copy.path(), copy);
+        }
+        continue;
+      }
+      if (p.offset() >= m.durableLength() || size < m.durableLength()) {
+        break; // nothing new declared durable, or the copy predates the manifest
+      }
+      String problem = ingestActive(copy, m, sink);
+      if (problem != null) {
+        return fail(problem, copy.path(), copy);
+      }
+      break;
+    }
+    return done(counters.recordsIngested.sum() - before);
+  }
+
+  private Result done(long records) {
+    lastError = null;
+    return new Result(records, null);
+  }
+
+  private Result fail(String problem, Path file, SegmentCopy copy) throws IOException {
+    LOG.error("replica ingestion stopped: {}", problem);
+    lastError = problem;
+    if (copy == null || copy.current(dir)) {
+      fs.delete(file);
+      fs.syncDirectory(dir);
+      counters.refetches.increment();
+    }
+    return new Result(0, problem);
+  }
+
+  /** The newest copy of a segment, reopened if rsync replaced the file; null if none exists. */
+  private SegmentCopy copyFor(long segment) throws IOException {
+    SegmentCopy c = copies.get(segment);
+    if (c != null && c.current(dir)) {
+      return c;
+    }
+    SegmentCopy fresh = SegmentCopy.open(fs, dir, segment);
+    if (fresh == null) {
+      return c;
+    }
+    SegmentHeader h;
+    try {
+      h = SegmentHeader.read(fresh.channel(), fresh.path());
+      if (h.segment() != segment) {
+        throw new CorruptionException(fresh.path(), 0, "header names segment " + h.segment());
+      }
+    } catch (IOException e) {
+      fresh.close();
+      throw e;
+    }
+    install(fresh);
+    return fresh;
+  }
+
+  private void install(SegmentCopy fresh) {
+    SegmentCopy old;
+    synchronized (copies) {
+      old = copies.put(fresh.segment(), fresh);
+    }
+    if (old != null && old != fresh) {
+      counters.reopens.increment();
+      old.close(); // readers on it retry with the fresh copy
+    }
+  }
+
+  /** Verifies a whole sealed copy, then hands on its blocks from the point. Null or the problem. */
+  private String ingestSealed(SegmentCopy copy, RecordSink sink) throws IOException {
+    FollowPoint p = point;
+    long size = copy.channel().size();
+    SegmentScanner scan;
+    try {
+      scan = new SegmentScanner(copy.path(), copy.channel(), size, reader);
+      DecodedBlock scratch = new DecodedBlock();
+      if (p.nextSequence() != 0 && p.offset() == HEADER_LENGTH && scan.header().baseSequence() != p.nextSequence()) {
+        counters.gaps.increment();
+        return copy.path() + " starts at sequence " + scan.header().baseSequence() + ", expected " + p.nextSequence();
+      }
+      while (scan.next(scratch) == SegmentScanner.Kind.BLOCK) {
+        // verifying every block, the sequences and the footer's digest
+      }
+    } catch (CorruptionException e) {
+      counters.checksumFailures.increment();
+      return "sealed copy failed verification: " + e.getMessage();
+    }
+    long end = scan.footer().blocksEnd();
+    String problem = emit(copy, p.offset(), end, sink);
+    if (problem != null) {
+      return problem;
+    }
+    FollowPoint q = point;
+    point = new FollowPoint(q.segment() + 1, HEADER_LENGTH, q.nextSequence(), BlockChain.START);
+    return null;
+  }
+
+  /** Verifies the blocks up to the manifest's durable length and their chain, then hands them on. */
+  private String ingestActive(SegmentCopy copy, ReplicationManifest m, RecordSink sink) throws IOException {
+    FollowPoint p = point;
+    long pos = p.offset();
+    int chain = p.chain();
+    long next = p.nextSequence();
+    if (next == 0) {
+      next = m.baseSequence();
+    }
+    while (pos < m.durableLength()) {
+      try {
+        reader.read(copy.channel(), copy.path(), pos, m.durableLength(), block);
+      } catch (CorruptionException e) {
+        counters.checksumFailures.increment();
+        return "block in the durable region failed verification: " + e.getMessage();
+      }
+      if (block.firstSequence() != next) {
+        counters.gaps.increment();
+        return copy.path() + " at offset " + pos + ": block starts at sequence " + block.firstSequence()
+            + ", expected " + next;
+      }
+      chain = BlockChain.next(chain, block.crc());
+      next = block.lastSequence() + 1;
+      pos = block.end();
+    }
+    if (chain != m.chain() || next - 1 != m.lastSequence()) {
+      counters.chainMismatches.increment();
+      return copy.path() + " up to " + m.durableLength() + " does not match the manifest (chain "
+          + Integer.toHexString(chain) + " vs " + Integer.toHexString(m.chain()) + ", last sequence " + (next - 1)
+          + " vs " + m.lastSequence() + ")";
+    }
+    return emit(copy, p.offset(), m.durableLength(), sink);
+  }
+
+  /** Hands on the records of the (already verified) blocks in [from, to), advancing the point per block. */
+  private String emit(SegmentCopy copy, long from, long to, RecordSink sink) throws IOException {
+    long pos = from;
+    while (pos < to) {
+      try {
+        reader.read(copy.channel(), copy.path(), pos, to, block);
+      } catch (CorruptionException e) {
+        counters.checksumFailures.increment();
+        return "block changed after verification: " + e.getMessage();
+      }
+      FollowPoint p = point;
+      long expected = p.nextSequence() == 0 ? block.firstSequence() : p.nextSequence();
+      if (block.firstSequence() != expected) {
+        counters.gaps.increment();
+        return copy.path() + " at offset " + pos + ": block starts at sequence " + block.firstSequence()
+            + ", expected " + expected;
+      }
+      for (int i = 0; i < block.count(); i++) {
+        Op op = block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
+        sink.accept(new Record(Address.of(copy.segment(), block.offset(), i), block.id(i), block.firstSequence() + i,
+            op, block.acceptedAtMillis(i), block.body(i)));
+      }
+      counters.blocksIngested.increment();
+      counters.recordsIngested.add(block.count());
+      counters.bytesIngested.add(block.end() - pos);
+      pos = block.end();
+      point = new FollowPoint(p.segment(), pos, block.lastSequence() + 1, BlockChain.next(p.chain(), block.crc()));
+    }
+    return null;
+  }
+
+  /**
+   * The record at {@code address}, read from the newest copy of its segment; the caller checks the
+   * ID. Only addresses this follower handed on are meaningful.
+   *
+   * @throws CorruptionException if the block is damaged in the copy (the segment is then re-fetched)
+   * @throws IllegalArgumentException if the address is past what was ingested
+   */
+  public Record read(long address) throws IOException {
+    long segment = Address.segment(address);
+    FollowPoint p = point;
+    // Blocks of the point's own segment may be read while their records are being handed on (the
+    // index sees them first); they were verified before that started.
+    if (segment > p.segment()) {
+      throw new IllegalArgumentException("address " + Address.toString(address) + " is past the ingested point " + p);
+    }
+    for (int attempt = 0; ; attempt++) {
+      SegmentCopy c = copies.get(segment);
+      if (c == null) {
+        c = openForReads(segment);
+      }
+      ReadBuffers b = readBuffers.get();
+      try {
+        b.reader.read(c.channel(), c.path(), Address.blockOffset(address), c.channel().size(), b.block);
+      } catch (ClosedChannelException replaced) {
+        if (attempt < 2) {
+          continue;
+        }
+        throw replaced;
+      } catch (CorruptionException e) {
+        counters.readCorruptions.increment();
+        damaged.add(segment);
+        throw e;
+      }
+      int i = Address.index(address);
+      if (i >= b.block.count()) {
+        throw new CorruptionException(c.path(), Address.blockOffset(address), "address " + Address.toString(address)
+            + " names record " + i + " of a block holding " + b.block.count());
+      }
+      Op op = b.block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
+      return new Record(address, b.block.id(i), b.block.firstSequence() + i, op, b.block.acceptedAtMillis(i),
+          b.block.body(i));
+    }
+  }
+
+  /**
+   * A copy of a segment ingested before a restart (verified then; damage since is caught by each
+   * block's checksum as it is read).
+   */
+  private SegmentCopy openForReads(long segment) throws IOException {
+    synchronized (copies) {
+      SegmentCopy c = copies.get(segment);
+      if (c != null) {
+        return c;
+      }
+      c = SegmentCopy.open(fs, dir, segment);
+      if (c == null) {
+        throw new IOException("no copy of segment " + segment + " in " + dir + " (being re-fetched)");
+      }
+      copies.put(segment, c);
+      return c;
+    }
+  }
+
+  /**
+   * Segments readers found damaged: a sealed copy that still is the damaged file is deleted (the next
+   * pull fetches it whole); a new copy that arrived is verified in full before readers switch to it.
+   */
+  private void repairDamaged() throws IOException {
+    for (Long segment : damaged) {
+      SegmentCopy old = copies.get(segment);
+      if (old != null && old.current(dir)) {
+        if (verifies(old)) {
+          damaged.remove(segment); // a transient or already-repaired damage
+          continue;
+        }
+        LOG.error("segment {} is damaged in {}; deleting it for re-fetch", segment, old.path());
+        fs.delete(old.path());
+        fs.syncDirectory(dir);
+        counters.refetches.increment();
+        continue;
+      }
+      SegmentCopy fresh = SegmentCopy.open(fs, dir, segment);
+      if (fresh == null) {
+        continue;
+      }
+      if (segment < point.segment() && !verifies(fresh)) {
+        fresh.close();
+        continue; // still arriving, or damaged again: the next pull brings another copy
+      }
+      install(fresh);
+      damaged.remove(segment);
+      LOG.info("segment {} re-fetched and verified", segment);
+    }
+  }
+
+  /** Whether a copy verifies block by block: in full when sealed, up to the ingested point otherwise. */
+  private boolean verifies(SegmentCopy copy) throws IOException {
+    FollowPoint p = point;
+    long end = copy.segment() < p.segment() ? copy.channel().size() : p.offset();
+    try {
+      SegmentScanner scan = new SegmentScanner(copy.path(), copy.channel(), copy.channel().size(), new BlockReader(
+          expectedBlockBytes));
+      DecodedBlock scratch = new DecodedBlock();
+      while (scan.position() < end) {
+        if (scan.next(scratch) != SegmentScanner.Kind.BLOCK) {
+          break;
+        }
+      }
+      return scan.position() >= end && (copy.segment() >= p.segment() || scan.footer() != null);
+    } catch (CorruptionException e) {
+      return false;
+    }
+  }
+
+  /** Closes every open copy. */
+  @Override
+  public void close() {
+    for (SegmentCopy c : copies.values()) {
+      c.close();
+    }
+    copies.clear();
+  }
+}

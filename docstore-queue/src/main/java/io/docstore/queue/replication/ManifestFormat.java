@@ -1,0 +1,41 @@
+package io.docstore.queue.replication;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Byte layout of the replication manifest (big-endian); see {@code docs/formats/replication-manifest.md}.
+ *
+ * <pre>
+ * manifest := magic:u32 formatName:16 bytes ASCII version:u32 segment:u64 baseSequence:u64
+ *             durableLength:u64 lastSequence:u64 blockCount:u64 chain:u32 publishedAtMillis:u64 crc:u32
+ * </pre>
+ *
+ * <p>{@code crc} is the masked CRC32C of every byte before it. {@code chain} is the
+ * {@link BlockChain} value over the crc fields of the segment's first {@code blockCount} blocks.
+ */
+public final class ManifestFormat {
+
+  public static final String FILE_NAME = "replication.manifest";
+  public static final int MAGIC_VALUE = 0xD0C5_4E9F;
+  public static final String FORMAT_NAME = "docstore.replman";
+  public static final byte[] FORMAT_NAME_BYTES = FORMAT_NAME.getBytes(StandardCharsets.US_ASCII);
+  public static final int VERSION = 1;
+
+  public static final int MAGIC = 0;
+  public static final int NAME = MAGIC + 4;
+  public static final int NAME_LENGTH = 16;
+  public static final int FORMAT_VERSION = NAME + NAME_LENGTH;
+  public static final int SEGMENT = FORMAT_VERSION + 4;
+  public static final int BASE_SEQUENCE = SEGMENT + 8;
+  public static final int DURABLE_LENGTH = BASE_SEQUENCE + 8;
+  public static final int LAST_SEQUENCE = DURABLE_LENGTH + 8;
+  public static final int BLOCK_COUNT = LAST_SEQUENCE + 8;
+  public static final int CHAIN = BLOCK_COUNT + 8;
+  public static final int PUBLISHED_AT = CHAIN + 4;
+  public static final int CRC = PUBLISHED_AT + 8;
+  public static final int LENGTH = CRC + 4;
+
+  private ManifestFormat() {
+    assert FORMAT_NAME_BYTES.length == NAME_LENGTH;
+  }
+}
