@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The security defaults, each checked against the running service: the read port has no write
  * path, the admin port binds to loopback by default and needs the configured token (or refuses to
  * start) elsewhere, IDs are validated before any lookup, limits are enforced, and {@code serve}
- * run as root warns and names the risk.
+ * run as root warns and names the risk; the rsync module replicas pull is read-only, loopback-only
+ * and chrooted when run as root.
  */
 class TortureSecurityTest {
 
@@ -88,5 +89,22 @@ class TortureSecurityTest {
     }
     String text = Files.readString(log);
     assertThat(text).contains("WARN").contains("running as root").contains("change any file");
+  }
+
+  @Test
+  void rsyncModuleIsReadOnlyLoopbackAndChrootedWhenRoot() throws Exception {
+    Path scripts = null;
+    for (Path d = Path.of("").toAbsolutePath(); d != null && scripts == null; d = d.getParent()) {
+      if (Files.isRegularFile(d.resolve("scripts/rsyncd.conf.template"))) {
+        scripts = d.resolve("scripts");
+      }
+    }
+    assertThat(scripts).as("scripts/rsyncd.conf.template").isNotNull();
+    String conf = Files.readString(scripts.resolve("rsyncd.conf.template"));
+    assertThat(conf).containsPattern("(?m)^\\s*read only = yes").containsPattern("(?m)^\\s*use chroot = @USE_CHROOT@")
+        .containsPattern("(?m)^\\s*hosts deny = \\*");
+    String script = Files.readString(scripts.resolve("rsync-primary"));
+    assertThat(script).contains("address=127.0.0.1").contains("hosts=127.0.0.1")
+        .containsPattern("\\[ \"\\$\\(id -u\\)\" -eq 0 \\] && chroot=yes");
   }
 }
