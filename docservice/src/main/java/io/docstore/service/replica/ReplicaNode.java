@@ -76,6 +76,12 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   private final long[] ids = new long[BATCH];
   private final long[] values = new long[BATCH];
   private int pending;
+  /**
+   * Set when the index refused a batch (disk full, I/O error): the follower has moved past records
+   * the index may lack, so ingestion stops and no point is persisted any more; reads go on serving
+   * what was indexed. A restart resumes from the last persisted point, which is before the gap.
+   */
+  private volatile Exception ingestFailure;
   private volatile boolean closed;
   private volatile FollowPoint checkpointed;
   private volatile long appliedThrough;
@@ -114,6 +120,8 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     counter(registry, "docstore.replica.read.corruptions", c, x -> x.readCorruptions.sum());
     counter(registry, "docstore.replica.ingested.bytes", c, x -> x.bytesIngested.sum());
     FunctionCounter.builder("docstore.replica.pull.failures", this, r -> r.pullFailures).register(registry);
+    Gauge.builder("docstore.replica.ingest.stopped", this, r -> r.ingestFailure == null ? 0 : 1)
+        .description("1 when the index refused a batch and ingestion stopped until restart").register(registry);
     this.thread = new Thread(this::run, "replica-ingest");
     this.thread.setDaemon(true);
   }
@@ -130,7 +138,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   }
 
   private void run() {
-    while (!closed) {
+    while (!closed && ingestFailure == null) {
       long t0 = System.nanoTime();
       try {
         roundOnce();
@@ -186,13 +194,24 @@ public final class ReplicaNode implements DocumentSource, Closeable {
 
   private void flushBatch() throws IOException {
     if (pending > 0) {
-      index.putAll(ids, values, pending);
-      pending = 0;
+      try {
+        index.putAll(ids, values, pending);
+      } catch (IOException | RuntimeException e) {
+        ingestFailure = e;
+        LOG.error("replica index refused a batch ({}); ingestion stopped after sequence {}: restart the replica to"
+            + " resume from its last persisted point", e.toString(), checkpointed.ingestedThrough());
+        throw e;
+      } finally {
+        pending = 0;
+      }
     }
   }
 
   /** Syncs the index and publishes the point (ordering in the class comment). Ingest thread or close. */
   private void checkpoint() throws IOException {
+    if (ingestFailure != null) {
+      return; // the follower is past records the index may lack: keep the last good point
+    }
     FollowPoint p = follower.point();
     lastCheckpointNanos = System.nanoTime();
     if (p.equals(checkpointed)) {
@@ -290,6 +309,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     s.put("pulls", pulls);
     s.put("pullFailures", pullFailures);
     s.put("lastPullError", lastPullError);
+    s.put("ingestStopped", ingestFailure == null ? null : ingestFailure.toString());
     s.put("ingestError", follower.lastError());
     s.put("checksumFailures", c.checksumFailures.sum());
     s.put("gaps", c.gaps.sum());
