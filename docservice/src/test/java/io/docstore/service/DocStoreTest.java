@@ -1,5 +1,6 @@
 package io.docstore.service;
 
+import io.docstore.service.cache.InProcessDocCache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -26,7 +27,7 @@ class DocStoreTest {
 
   @TempDir Path dir;
 
-  private DocStore open(MapDocCache cache) throws IOException {
+  private DocStore open(InProcessDocCache cache) throws IOException {
     return DocStore.open(dir, DocStoreOptions.builder(cache).build());
   }
 
@@ -36,7 +37,7 @@ class DocStoreTest {
 
   @Test
   void putGetDeleteWithReadYourWrites() throws IOException {
-    try (DocStore s = open(new MapDocCache())) {
+    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
       Written w1 = s.put(7, json("{\"a\":1}"));
       Written w2 = s.put(7, json("{\"a\":2}"));
       assertThat(w2.sequence()).isGreaterThan(w1.sequence());
@@ -51,7 +52,7 @@ class DocStoreTest {
 
   @Test
   void readsFromDiskWhenTheCacheIsEmpty() throws IOException {
-    MapDocCache cache = new MapDocCache();
+    InProcessDocCache cache = new InProcessDocCache(64L << 20);
     try (DocStore s = open(cache)) {
       s.put(1, json("{\"x\":1}"));
       s.put(2, json("{\"x\":2}"));
@@ -69,7 +70,7 @@ class DocStoreTest {
 
   @Test
   void rejectsNegativeIdsAndOversizedBodies() throws IOException {
-    try (DocStore s = DocStore.open(dir, DocStoreOptions.builder(new MapDocCache()).maxBodyBytes(10).build())) {
+    try (DocStore s = DocStore.open(dir, DocStoreOptions.builder(new InProcessDocCache(64L << 20)).maxBodyBytes(10).build())) {
       assertThatThrownBy(() -> s.put(-1, json("{}"))).isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> s.get(-5)).isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> s.put(1, new byte[11])).isInstanceOf(IllegalArgumentException.class);
@@ -80,7 +81,7 @@ class DocStoreTest {
   @Test
   void anFsyncFailureStopsWritesButNotReads() throws IOException {
     io.docstore.io.FaultInjectingFileSystem fs = new io.docstore.io.FaultInjectingFileSystem();
-    DocStoreOptions o = DocStoreOptions.builder(new MapDocCache()).fileSystem(fs)
+    DocStoreOptions o = DocStoreOptions.builder(new InProcessDocCache(64L << 20)).fileSystem(fs)
         .queueOptions(io.docstore.queue.QueueOptions.builder().fileSystem(fs).build())
         .indexOptions(IndexOptions.builder().fileSystem(fs).syncPolicy(io.docstore.io.SyncPolicy.NONE).build())
         .build();
@@ -97,7 +98,7 @@ class DocStoreTest {
     } catch (IOException closeAfterFailure) {
       // close reports the failed final sync; the data directory is what the next open recovers
     }
-    try (DocStore s = open(new MapDocCache())) {
+    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
       assertThat(s.get(1).body()).isEqualTo(json("{\"a\":1}"));
       s.put(4, json("{\"d\":4}"));
       assertThat(s.get(4).body()).isEqualTo(json("{\"d\":4}"));
@@ -106,15 +107,15 @@ class DocStoreTest {
 
   @Test
   void aCheckpointAheadOfTheQueueRefusesToOpenAndSaysHowToRebuild() throws IOException {
-    try (DocStore s = open(new MapDocCache())) {
+    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
       s.put(1, json("{}"));
       s.put(2, json("{}"));
     }
     io.docstore.service.store.IndexCheckpoint.publish(io.docstore.io.FileSystem.real(), dir, 5, 0);
-    assertThatThrownBy(() -> open(new MapDocCache())).isInstanceOf(IOException.class)
+    assertThatThrownBy(() -> open(new InProcessDocCache(64L << 20))).isInstanceOf(IOException.class)
         .hasMessageContaining("queue ends at 2").hasMessageContaining("to rebuild the index");
     java.nio.file.Files.delete(dir.resolve("index.checkpoint"));
-    try (DocStore s = open(new MapDocCache())) {
+    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
       assertThat(s.get(2)).isNotNull();
       assertThat(s.appliedThrough()).isEqualTo(2);
     }
@@ -122,8 +123,8 @@ class DocStoreTest {
 
   @Test
   void secondProcessCannotOpenTheSameDirectory() throws IOException {
-    try (DocStore s = open(new MapDocCache())) {
-      assertThatThrownBy(() -> open(new MapDocCache())).hasMessageContaining("in use");
+    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
+      assertThatThrownBy(() -> open(new InProcessDocCache(64L << 20))).hasMessageContaining("in use");
     }
   }
 
@@ -133,7 +134,7 @@ class DocStoreTest {
     Random rnd = new Random(seed);
     Map<Long, byte[]> model = new HashMap<>();
     for (int round = 0; round < 4; round++) {
-      try (DocStore s = open(new MapDocCache())) {
+      try (DocStore s = open(new InProcessDocCache(64L << 20))) {
         for (Map.Entry<Long, byte[]> e : model.entrySet()) {
           assertThat(s.get(e.getKey())).as("seed %d id %d", seed, e.getKey()).isNotNull();
           assertThat(s.get(e.getKey()).body()).as("seed %d", seed).isEqualTo(e.getValue());
@@ -179,7 +180,7 @@ class DocStoreTest {
   void concurrentWritersLeaveTheNewestVersionOfEveryId() throws Exception {
     ConcurrentHashMap<Long, Long> newest = new ConcurrentHashMap<>();
     ConcurrentHashMap<Long, byte[]> bodies = new ConcurrentHashMap<>();
-    try (DocStore s = open(new MapDocCache())) {
+    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
       ExecutorService pool = Executors.newFixedThreadPool(8);
       List<Future<?>> fs = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
@@ -215,7 +216,7 @@ class DocStoreTest {
 
   @Test
   void indexMappingToAnotherIdsRecordIsCorruptionNeverAWrongDocument() throws IOException {
-    try (DocStore s = open(new MapDocCache())) {
+    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
       s.put(5, json("{\"five\":5}"));
       s.put(7, json("{\"seven\":7}"));
     }
@@ -223,7 +224,7 @@ class DocStoreTest {
       idx.put(5, idx.get(7));
       idx.sync();
     }
-    try (DocStore s = open(new MapDocCache())) {
+    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
       assertThatThrownBy(() -> s.get(5)).isInstanceOf(CorruptionException.class).hasMessageContaining("id 7");
       assertThatThrownBy(() -> s.getAll(new long[] {7, 5})).isInstanceOf(CorruptionException.class);
       assertThat(s.get(7).body()).isEqualTo(json("{\"seven\":7}"));

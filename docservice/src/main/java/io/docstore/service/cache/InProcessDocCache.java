@@ -119,8 +119,13 @@ public final class InProcessDocCache implements DocCache {
     return cache.size();
   }
 
+  /** Drops every entry; later reads miss and fill again from the store. */
+  public void clear() {
+    cache.invalidateAll();
+  }
+
   @Override
   public void close() {
-    cache.invalidateAll();
+    clear();
   }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
-import io.docstore.service.MapDocCache;
+import io.docstore.service.cache.InProcessDocCache;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.URI;
@@ -93,7 +93,7 @@ class CliCommandsTest {
       assertThat(serve.process.waitFor(30, TimeUnit.SECONDS)).as("stopped within the shutdown timeout").isTrue();
     }
     // The graceful stop synced the index and wrote a final checkpoint: nothing to re-index.
-    try (DocStore s = DocStore.open(data, DocStoreOptions.builder(new MapDocCache()).build())) {
+    try (DocStore s = DocStore.open(data, DocStoreOptions.builder(new InProcessDocCache(64L << 20)).build())) {
       assertThat(s.lastSequence()).isEqualTo(20);
       assertThat(s.checkpointedThrough()).isEqualTo(20);
       assertThat(new String(s.get(19).body(), StandardCharsets.UTF_8)).isEqualTo("{\"i\":19}");
