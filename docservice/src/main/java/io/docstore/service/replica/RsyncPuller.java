@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Flags and why (docs/replication.md, docs/decisions.md "Replicas"):
  * <ul>
- *   <li>default transfer mode: every changed file is rebuilt in a temp file ({@code .seg-….XXXXXX},
+ *   <li>default transfer mode: every changed file is rebuilt in a temp file ({@code .seg-….Ab12Cd}, a random suffix,
  *       a name the segment-name parser ignores) and renamed over the old one, so a reader never
  *       sees a file rsync is writing; never {@code --inplace} or {@code --append};
  *   <li>{@code --include} the manifest and segment names only, {@code --exclude=*} the rest (temp
