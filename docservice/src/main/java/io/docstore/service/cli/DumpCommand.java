@@ -3,6 +3,12 @@ package io.docstore.service.cli;
 import io.docstore.index.file.FileNames;
 import io.docstore.index.tools.IndexDump;
 import io.docstore.io.FileSystem;
+import io.docstore.queue.follow.FollowPoint;
+import io.docstore.queue.replication.ManifestFormat;
+import io.docstore.queue.replication.ReplicationManifest;
+import io.docstore.service.replica.ReplicaNode;
+import io.docstore.service.store.CheckpointFormat;
+import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.queue.format.SegmentFileName;
 import io.docstore.queue.tools.SegmentDump;
 import java.nio.file.Files;
@@ -14,7 +20,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code docstore dump FILE}: prints any docstore file in human-readable form. */
 @Command(name = "dump", mixinStandardHelpOptions = true,
-    description = "Print a docstore file: a queue segment (header, blocks, records), an index table, bloom file, WAL or MANIFEST.")
+    description = "Print a docstore file: a queue segment (header, blocks, records), an index table, bloom file, WAL or MANIFEST, the index checkpoint, a replication manifest or a replica point.")
 final class DumpCommand implements Callable<Integer> {
 
   @Parameters(paramLabel = "FILE", description = "The file to dump.")
@@ -33,11 +39,31 @@ final class DumpCommand implements Callable<Integer> {
       System.err.println("dump: not a file: " + file);
       return 2;
     }
+    FileSystem fs = FileSystem.real();
     if (SegmentFileName.parse(file).isPresent()) {
-      return SegmentDump.dump(FileSystem.real(), file, System.out, !noRecords) ? 0 : 1;
+      return SegmentDump.dump(fs, file, System.out, !noRecords) ? 0 : 1;
     }
-    if (FileNames.parse(file) != null || file.getFileName().toString().equals(FileNames.MANIFEST)) {
-      IndexDump.dump(FileSystem.real(), file, System.out, maxEntries);
+    String name = file.getFileName().toString();
+    Path dir = file.toAbsolutePath().getParent();
+    switch (name) {
+      case CheckpointFormat.FILE_NAME -> {
+        System.out.println("index checkpoint " + file + ": indexed through sequence " + IndexCheckpoint.read(fs, dir));
+        return 0;
+      }
+      case ManifestFormat.FILE_NAME -> {
+        System.out.println("replication manifest " + file + ": " + ReplicationManifest.read(fs, dir));
+        return 0;
+      }
+      case ReplicaNode.POINT_FILE -> {
+        System.out.println("replica point " + file + ": " + FollowPoint.read(fs, file));
+        return 0;
+      }
+      default -> {
+        // a segment or an index file, below
+      }
+    }
+    if (FileNames.parse(file) != null || name.equals(FileNames.MANIFEST)) {
+      IndexDump.dump(fs, file, System.out, maxEntries);
       return 0;
     }
     System.err.println("dump: not a docstore file name: " + file.getFileName());

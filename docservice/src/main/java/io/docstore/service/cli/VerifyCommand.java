@@ -4,7 +4,11 @@ import io.docstore.index.file.FileNames;
 import io.docstore.index.tools.IndexVerifier;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
+import io.docstore.queue.follow.FollowPoint;
 import io.docstore.queue.format.SegmentFileName;
+import io.docstore.queue.replication.ManifestFormat;
+import io.docstore.queue.replication.ReplicationManifest;
+import io.docstore.service.replica.ReplicaNode;
 import io.docstore.queue.tools.QueueVerifier;
 import io.docstore.service.store.IndexCheckpoint;
 import java.io.IOException;
@@ -20,7 +24,8 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code docstore verify DIR}: checks every checksum under a data directory: the queue
  * ({@code queue/}, or DIR itself when it holds segments), the index ({@code index/}, or DIR itself
- * when it holds an index MANIFEST) and the index checkpoint. Prints one line per problem (file,
+ * when it holds an index MANIFEST), the index checkpoint, the replication manifest and a replica's
+ * ingestion point. Prints one line per problem (file,
  * offset, what) and exits 1 if there is any, 0 when all is well, 2 when DIR holds no docstore data.
  * Run it on a stopped store: a running writer's unfinished tail looks like a torn tail.
  */
@@ -43,15 +48,17 @@ final class VerifyCommand implements Callable<Integer> {
     for (Path queueDir : candidates(dir, "queue", VerifyCommand::holdsSegments)) {
       checked++;
       QueueVerifier.verify(fs, queueDir).forEach(p -> problems.add(p.toString()));
+      if (fs.exists(queueDir.resolve(ManifestFormat.FILE_NAME))) {
+        check(problems, () -> ReplicationManifest.read(fs, queueDir));
+      }
     }
     for (Path indexDir : candidates(dir, "index", d -> Files.exists(d.resolve(FileNames.MANIFEST)))) {
       checked++;
       IndexVerifier.verify(fs, indexDir).forEach(p -> problems.add(p.toString()));
     }
-    try {
-      IndexCheckpoint.read(fs, dir);
-    } catch (CorruptionException e) {
-      problems.add(e.getMessage());
+    check(problems, () -> IndexCheckpoint.read(fs, dir));
+    if (fs.exists(dir.resolve(ReplicaNode.POINT_FILE))) {
+      check(problems, () -> FollowPoint.read(fs, dir.resolve(ReplicaNode.POINT_FILE)));
     }
     if (checked == 0) {
       System.err.println("verify: no docstore data under " + dir);
@@ -60,6 +67,19 @@ final class VerifyCommand implements Callable<Integer> {
     problems.forEach(System.out::println);
     System.out.println(problems.isEmpty() ? "verify: OK" : "verify: " + problems.size() + " problem(s)");
     return problems.isEmpty() ? 0 : 1;
+  }
+
+  private interface Read {
+    Object read() throws IOException;
+  }
+
+  /** Reads one small state file; damage becomes a problem line naming file and offset. */
+  private static void check(List<String> problems, Read read) throws IOException {
+    try {
+      read.read();
+    } catch (CorruptionException e) {
+      problems.add(e.getMessage());
+    }
   }
 
   private interface DirTest {

@@ -133,6 +133,21 @@ class ToolCommandsTest {
   }
 
   @Test
+  void dumpAndVerifyReadTheSmallStateFiles() throws IOException {
+    fillQueue();
+    io.docstore.service.store.IndexCheckpoint.publish(io.docstore.io.FileSystem.real(), data, 42, 1_700_000_000_000L);
+    Run dump = run("dump", data.resolve("index.checkpoint").toString());
+    assertThat(dump.exit()).as(dump.out()).isZero();
+    assertThat(dump.out()).contains("indexed through sequence 42");
+    assertThat(run("verify", data.toString()).exit()).isZero();
+
+    Files.write(data.resolve("index.checkpoint"), new byte[7]);
+    Run bad = run("verify", data.toString());
+    assertThat(bad.exit()).isEqualTo(1);
+    assertThat(bad.out()).contains("index.checkpoint");
+  }
+
+  @Test
   void toolsRejectWhatIsNotDocstoreData() throws IOException {
     Path stray = Files.writeString(data.resolve("notes.txt"), "hello");
     assertThat(run("dump", stray.toString()).exit()).isEqualTo(2);
