@@ -144,8 +144,14 @@ class TortureHostileClientTest {
             Document d = client.get(id);
             body = d == null ? new byte[0] : d.body();
           }
-          if (!new String(body, StandardCharsets.UTF_8).startsWith("{\"doc\":" + id + ",")) {
-            throw new IOException("wrong body for " + id);
+          String text = new String(body, StandardCharsets.UTF_8);
+          if (text.isEmpty()) {
+            throw new IOException("document " + id + " missing");
+          }
+          // The fuzzer's admin-port writes (mutated PUT/bulk templates) may legitimately replace a
+          // document with a body that is not one of ours; another document's body never may.
+          if (!text.startsWith("{\"doc\":" + id + ",") && text.startsWith("{\"doc\":")) {
+            throw new IOException("wrong body for " + id + ": " + text.substring(0, Math.min(40, text.length())));
           }
           ok.incrementAndGet();
         } catch (IOException | RuntimeException e) {
