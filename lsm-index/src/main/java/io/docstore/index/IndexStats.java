@@ -36,6 +36,7 @@ public final class IndexStats {
   private final long indexCount;
   private final long frozenTables;
   private final long memTableEntries;
+  private final int backgroundWork;
 
   private IndexStats(Engine e) {
     IndexCounters c = e.counters();
@@ -74,6 +75,7 @@ public final class IndexStats {
     indexCount = shape[0];
     frozenTables = shape[1];
     memTableEntries = shape[2] + shape[3];
+    backgroundWork = c.backgroundWork.get();
   }
 
   static IndexStats of(Engine e) {
@@ -192,6 +194,16 @@ public final class IndexStats {
 
   public long memTableEntries() {
     return memTableEntries;
+  }
+
+  /** True while a memory table is being written to disk alone (no merge). */
+  public boolean flushRunning() {
+    return backgroundWork == IndexCounters.FLUSHING;
+  }
+
+  /** True while a memory table is being merged with on-disk indexes (a compaction). */
+  public boolean compactionRunning() {
+    return backgroundWork == IndexCounters.COMPACTING;
   }
 
   @Override

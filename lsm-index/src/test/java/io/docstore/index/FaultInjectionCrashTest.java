@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.docstore.io.FaultInjectingFileSystem;
+import io.docstore.io.FileSystem;
+import io.docstore.io.InterceptingFileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.io.TestSupport;
 import java.io.IOException;
@@ -12,6 +14,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +40,14 @@ class FaultInjectionCrashTest {
     int rounds = 12 * TestSupport.scale();
     for (int round = 0; round < rounds; round++) {
       SyncPolicy policy = round % 2 == 0 ? SyncPolicy.ALWAYS : SyncPolicy.interval(5);
-      CutoffFileSystem process = new CutoffFileSystem(fs);
+      // The process's view of the disk: dead from the power loss on, so its background threads
+      // (flushes, compactions) cannot write after the simulated crash.
+      AtomicBoolean dead = new AtomicBoolean();
+      FileSystem process = new InterceptingFileSystem(fs, (op, p) -> {
+        if (dead.get()) {
+          throw new IOException("process is dead (simulated crash): " + op + " " + p);
+        }
+      });
       IndexOptions opts = IndexOptions.builder().fileSystem(process).syncPolicy(policy).memTableBytes(4 * 1024)
           .bloomMemoryBytes(32 * 1024).build();
       LsmIndex index = LsmIndex.open(dir, opts);
@@ -71,7 +81,7 @@ class FaultInjectionCrashTest {
         }
       }
       // Power loss while background flushes may be running: freeze the seam, drop unsynced state.
-      process.cut();
+      dead.set(true);
       fs.crash();
       try {
         index.close();

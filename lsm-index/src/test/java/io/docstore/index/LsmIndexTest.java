@@ -4,10 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.docstore.index.file.FileNames;
+import io.docstore.io.FaultInjectingFileSystem.Op;
+import io.docstore.io.FileSystem;
+import io.docstore.io.InterceptingFileSystem;
 import io.docstore.io.SyncPolicy;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -107,6 +114,55 @@ class LsmIndexTest {
     try (Stream<Path> files = Files.list(dir)) {
       assertThat(files.map(FileNames::parse).filter(p -> p != null && p.kind() == FileNames.Kind.TABLE).count())
           .isEqualTo(1);
+    }
+  }
+
+  @Test
+  void statsTellWhetherAFlushOrACompactionIsWriting() throws Exception {
+    Semaphore writing = new Semaphore(0);
+    Semaphore proceed = new Semaphore(0);
+    // Holds the background thread as it creates an index file, so the test can look at the stats
+    // while that flush (or compaction) is in progress.
+    FileSystem fs = new InterceptingFileSystem(FileSystem.real(), (op, p) -> {
+      FileNames.Parsed parsed = FileNames.parse(p);
+      if (op == Op.CREATE && parsed != null && parsed.kind() == FileNames.Kind.TABLE) {
+        writing.release();
+        try {
+          if (!proceed.tryAcquire(30, TimeUnit.SECONDS)) {
+            throw new IOException("test never let the flush proceed");
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException(e);
+        }
+      }
+    });
+    IndexOptions opts = IndexOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).memTableBytes(64 * 1024).build();
+    try (LsmIndex index = LsmIndex.open(dir, opts)) {
+      assertThat(index.stats().flushRunning()).isFalse();
+      for (int round = 0; round < 2; round++) {
+        for (long i = 0; i < 100; i++) {
+          index.put(round * 100 + i, i);
+        }
+        CompletableFuture<Void> flush = CompletableFuture.runAsync(() -> {
+          try {
+            index.flush();
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
+        assertThat(writing.tryAcquire(30, TimeUnit.SECONDS)).as("flush reached the table file").isTrue();
+        IndexStats during = index.stats();
+        // The first flush has nothing to merge with; the second absorbs the first's equal-sized index.
+        assertThat(during.flushRunning()).isEqualTo(round == 0);
+        assertThat(during.compactionRunning()).isEqualTo(round == 1);
+        proceed.release();
+        flush.get(30, TimeUnit.SECONDS);
+        IndexStats after = index.stats();
+        assertThat(after.flushRunning()).isFalse();
+        assertThat(after.compactionRunning()).isFalse();
+      }
+      assertThat(index.indexSizes()).containsExactly(200L);
     }
   }
 

@@ -63,6 +63,8 @@ final class Flusher {
         engine.stateLock.notifyAll();
       }
       engine.retryLater();
+    } finally {
+      engine.counters.backgroundWork.set(IndexCounters.IDLE); // also after a failed or empty flush
     }
   }
 
@@ -101,6 +103,7 @@ final class Flusher {
       throw new IOException("not enough disk space in " + engine.dir + " to flush " + sorted.ids().length
           + " entries (" + free + " bytes free)");
     }
+    engine.counters.backgroundWork.set(k > 0 ? IndexCounters.COMPACTING : IndexCounters.FLUSHING);
     boolean oldest = k == s.tables.length;
     long expected = sorted.ids().length;
     List<EntryIterator> sources = new ArrayList<>();
@@ -206,6 +209,8 @@ final class Flusher {
     if (k > 0) {
       engine.counters.compactions.incrementAndGet();
     }
+    // The writing is over; said before the install wakes anyone waiting in flush().
+    engine.counters.backgroundWork.set(IndexCounters.IDLE);
     List<Long> obsoleteWals;
     synchronized (engine.stateLock) {
       Snapshot cur = engine.currentLocked();

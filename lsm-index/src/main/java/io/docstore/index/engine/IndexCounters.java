@@ -1,5 +1,6 @@
 package io.docstore.index.engine;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -32,6 +33,15 @@ public final class IndexCounters {
   public final AtomicLong walFsyncMaxNanos = new AtomicLong();
   public final AtomicLong walBytesDropped = new AtomicLong();
   public final AtomicLong walBytesWritten = new AtomicLong();
+  /** What the background thread is writing right now: {@link #IDLE}, {@link #FLUSHING} or {@link #COMPACTING}. */
+  public final AtomicInteger backgroundWork = new AtomicInteger(IDLE);
+
+  /** {@link #backgroundWork}: no table is being written. */
+  public static final int IDLE = 0;
+  /** {@link #backgroundWork}: a memory table is being written alone. */
+  public static final int FLUSHING = 1;
+  /** {@link #backgroundWork}: a memory table is being merged with on-disk indexes. */
+  public static final int COMPACTING = 2;
 
   public IndexCounters() {
     for (int i = 0; i < PROBE_BUCKETS; i++) {
