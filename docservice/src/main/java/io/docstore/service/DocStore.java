@@ -14,6 +14,7 @@ import io.docstore.queue.Record;
 import io.docstore.queue.format.Address;
 import io.docstore.service.cache.CachedDoc;
 import io.docstore.service.cache.DocCache;
+import io.docstore.service.metrics.StoreMeters;
 import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.service.store.Indexer;
 import io.docstore.service.store.StoreMetrics;
@@ -118,6 +119,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     Gauge.builder("docstore.writable", this, s -> s.writeFailure == null ? 1 : 0)
         .description("1 while writes succeed; 0 after a write failure (reads continue; restart to recover)")
         .register(o.registry);
+    StoreMeters.bind(o.registry, queue::stats, index::stats);
     checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "docstore-checkpoint");
       t.setDaemon(true);

@@ -179,7 +179,13 @@ class HttpApiTest {
         .contains("docstore_reads_total")
         .contains("docstore_freshness_accepted_to_readable_seconds_count 1")
         .contains("docstore_freshness_discovered_to_readable_seconds_count 1")
-        .contains("jvm_memory_used_bytes");
+        .contains("jvm_memory_used_bytes")
+        .contains("docstore_queue_appends_total 1.0")
+        .contains("docstore_queue_fsyncs_total")
+        .contains("docstore_index_bloom_answers_total{answer=\"no\"}")
+        .contains("docstore_index_compaction_bytes_written_total")
+        .contains("docstore_index_runs ")
+        .contains("docstore_index_background_work ");
     assertThat(s.adminGet("/healthz").body()).contains("up");
     assertThat(s.adminGet("/readyz").statusCode()).isEqualTo(200);
     HttpResponse<String> stats = s.adminGet("/stats");
