@@ -1,6 +1,7 @@
 package io.docstore.bench.engines;
 
 import io.docstore.index.IndexOptions;
+import io.docstore.index.IndexStats;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Appended;
@@ -98,6 +99,13 @@ final class DocstoreEngine implements Engine {
     queue.writer().flush();
     index.putAll(ids, addresses, pending);
     pending = 0;
+  }
+
+  /** The index's flush or compaction; the queue has no background work (blocks are written by the writer). */
+  @Override
+  public int backgroundJobs() throws IOException {
+    IndexStats s = index.stats();
+    return s.flushRunning() || s.compactionRunning() ? 1 : 0;
   }
 
   @Override

@@ -26,4 +26,13 @@ public interface Engine extends Closeable {
 
   /** The settings in effect, one line, for the results file. */
   String settings();
+
+  /**
+   * How many flushes and compactions the engine is running right now, or -1 when it does not say.
+   * Polled about every millisecond by a sampler thread next to the reader and writer, so it must be
+   * cheap and thread-safe.
+   */
+  default int backgroundJobs() throws IOException {
+    return -1;
+  }
 }

@@ -73,6 +73,12 @@ final class LmdbEngine implements Engine {
     }
   }
 
+  /** None: a B-tree writes its pages inside the writer's own commit, never in the background. */
+  @Override
+  public int backgroundJobs() {
+    return 0;
+  }
+
   @Override
   public String settings() {
     return "lmdbjava 0.9.3 (LMDB native 0.9.33); map size " + MAP_SIZE

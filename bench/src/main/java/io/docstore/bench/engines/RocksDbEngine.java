@@ -106,6 +106,15 @@ final class RocksDbEngine implements Engine {
   }
 
   @Override
+  public int backgroundJobs() throws IOException {
+    try {
+      return (int) (db.getLongProperty("rocksdb.num-running-flushes") + db.getLongProperty("rocksdb.num-running-compactions"));
+    } catch (RocksDBException e) {
+      throw new IOException(e);
+    }
+  }
+
+  @Override
   public String settings() {
     return settings;
   }

@@ -10,12 +10,23 @@ final class PhaseTimer {
 
   private final String phase;
   private final Histogram latency = PhaseResult.newHistogram();
-  private final ProcSelf.Io ioAtStart = ProcSelf.io();
+  /** Null for a timer of a subset of another phase's operations: the process's I/O is not theirs alone. */
+  private final ProcSelf.Io ioAtStart;
   private final long start = System.nanoTime();
   private long engineNanos;
 
   PhaseTimer(String phase) {
+    this(phase, ProcSelf.io());
+  }
+
+  private PhaseTimer(String phase, ProcSelf.Io ioAtStart) {
     this.phase = phase;
+    this.ioAtStart = ioAtStart;
+  }
+
+  /** A timer for some of the operations of a phase timed elsewhere; it reports no I/O. */
+  static PhaseTimer subset(String phase) {
+    return new PhaseTimer(phase, null);
   }
 
   /** One operation's latency; also counted as time inside the engine. */
@@ -40,11 +51,15 @@ final class PhaseTimer {
    */
   PhaseResult finishAtWallClockRate(long ops) {
     long nanos = System.nanoTime() - start;
-    return new PhaseResult(phase, ops, nanos, nanos, latency, 0, 0, ProcSelf.io().minus(ioAtStart));
+    return new PhaseResult(phase, ops, nanos, nanos, latency, 0, 0, io());
   }
 
   PhaseResult finish(long ops, long misses, long wrong) {
     long nanos = System.nanoTime() - start;
-    return new PhaseResult(phase, ops, nanos, engineNanos, latency, misses, wrong, ProcSelf.io().minus(ioAtStart));
+    return new PhaseResult(phase, ops, nanos, engineNanos, latency, misses, wrong, io());
+  }
+
+  private ProcSelf.Io io() {
+    return ioAtStart == null ? ProcSelf.Io.NONE : ProcSelf.io().minus(ioAtStart);
   }
 }

@@ -20,6 +20,9 @@ public final class ProcSelf {
 
   /** Counters at one instant; subtract two with {@link #minus}. */
   public record Io(long readBytes, long writeBytes, long readCalls, long deviceReads) {
+    /** No I/O at all. */
+    public static final Io NONE = new Io(0, 0, 0, 0);
+
     public Io minus(Io earlier) {
       return new Io(readBytes - earlier.readBytes, writeBytes - earlier.writeBytes, readCalls - earlier.readCalls,
           deviceReads - earlier.deviceReads);

@@ -4,6 +4,7 @@ import io.docstore.bench.data.JobDocGenerator;
 import io.docstore.bench.engines.Engine;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,9 +14,11 @@ import java.util.concurrent.locks.LockSupport;
  * One reader thread of uniformly random job IDs, first alone for {@code rwSeconds} (after the
  * preload, with the engine's background work given time to settle), then for as long again next to
  * one writer that updates random jobs at a fixed rate. The reader's p99.9 under writes against its
- * p99.9 alone shows how much the engine's flushes and compactions get in the way of reads (the
- * engine-neutral stand-in for "p99.9 during compaction vs without": no peer exposes the same
- * compaction signal). Reads are verified by the document's ID prefix, since any version is right.
+ * p99.9 alone shows how much the engine's writes get in the way of reads. For engines that say
+ * whether a flush or compaction is running ({@link Engine#backgroundJobs()}: docstore, RocksDB;
+ * LMDB has none), a sampler polls that every millisecond and the reads under writes are also split
+ * into those that overlapped background work and those that did not: the issue's "p99.9 during
+ * compaction vs without". Reads are verified by the document's ID prefix, since any version is right.
  */
 public final class ReadWhileWritingWorkload implements Workload {
 
@@ -29,21 +32,36 @@ public final class ReadWhileWritingWorkload implements Workload {
     WorkloadParams p = ctx.params();
     try (Engine engine = ctx.opener().open()) {
       PhaseResult preload = preload(engine, p);
-      PhaseResult alone = read("read-alone", engine, p, p.seed() + 1);
+      PhaseResult alone = read("read-alone", engine, p, p.seed() + 1, null).get(0);
+      Sampler sampler = engine.backgroundJobs() >= 0 ? new Sampler(engine) : null;
+      Thread samplerThread = sampler == null ? null : new Thread(sampler, "bench-background-sampler");
       Writer writer = new Writer(engine, p);
       Thread thread = new Thread(writer, "bench-writer");
+      if (samplerThread != null) {
+        samplerThread.start();
+      }
       thread.start();
-      PhaseResult underWrites;
+      List<PhaseResult> underWrites;
       try {
-        underWrites = read("read-under-writes", engine, p, p.seed() + 2);
+        underWrites = read("read-under-writes", engine, p, p.seed() + 2, sampler);
       } finally {
         writer.stop.set(true);
         joinUninterruptibly(thread);
+        if (sampler != null) {
+          sampler.stop.set(true);
+          joinUninterruptibly(samplerThread);
+        }
       }
       if (writer.failure != null) {
         throw new IOException("writer failed", writer.failure);
       }
-      return List.of(preload, alone, underWrites, writer.result);
+      if (sampler != null && sampler.failure != null) {
+        throw new IOException("background sampler failed", sampler.failure);
+      }
+      List<PhaseResult> phases = new ArrayList<>(List.of(preload, alone));
+      phases.addAll(underWrites);
+      phases.add(writer.result);
+      return phases;
     }
   }
 
@@ -64,9 +82,17 @@ public final class ReadWhileWritingWorkload implements Workload {
     return timer.finish(p.keys(), 0, 0);
   }
 
-  private static PhaseResult read(String phase, Engine engine, WorkloadParams p, long seed) throws IOException {
+  /**
+   * Reads for {@code rwSeconds}; with a sampler, also the same reads split by whether the engine's
+   * background work overlapped them (seen running just before or just after the read).
+   */
+  private static List<PhaseResult> read(String phase, Engine engine, WorkloadParams p, long seed, Sampler sampler)
+      throws IOException {
     SplittableRandom random = new SplittableRandom(seed);
     PhaseTimer timer = new PhaseTimer(phase);
+    PhaseTimer busy = PhaseTimer.subset("reads-during-flush-or-compaction");
+    PhaseTimer quiet = PhaseTimer.subset("reads-without-background-work");
+    long busyOps = 0;
     long capNanos = p.rwSeconds() * 1_000_000_000L;
     long ops = 0;
     long misses = 0;
@@ -74,17 +100,31 @@ public final class ReadWhileWritingWorkload implements Workload {
     while ((ops & 255) != 0 || timer.elapsedNanos() < capNanos) {
       long id = random.nextLong(p.keys());
       byte[] key = Keys.bytes(id);
+      boolean busyBefore = sampler != null && sampler.busy;
       long t0 = System.nanoTime();
       byte[] value = engine.get(key);
-      timer.record(System.nanoTime() - t0);
+      long nanos = System.nanoTime() - t0;
+      timer.record(nanos);
       ops++;
+      if (sampler != null) {
+        if (busyBefore || sampler.busy) {
+          busy.record(nanos);
+          busyOps++;
+        } else {
+          quiet.record(nanos);
+        }
+      }
       if (value == null) {
         misses++;
       } else if (!hasId(value, id)) {
         wrong++;
       }
     }
-    return timer.finish(ops, misses, wrong);
+    PhaseResult all = timer.finish(ops, misses, wrong);
+    if (sampler == null) {
+      return List.of(all);
+    }
+    return List.of(all, busy.finish(busyOps, 0, 0), quiet.finish(ops - busyOps, 0, 0));
   }
 
   static boolean hasId(byte[] doc, long id) {
@@ -111,6 +151,30 @@ public final class ReadWhileWritingWorkload implements Workload {
     }
     if (interrupted) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Polls {@link Engine#backgroundJobs()} about every millisecond until stopped. */
+  private static final class Sampler implements Runnable {
+    final AtomicBoolean stop = new AtomicBoolean();
+    private final Engine engine;
+    volatile boolean busy;
+    volatile Throwable failure;
+
+    Sampler(Engine engine) {
+      this.engine = engine;
+    }
+
+    @Override
+    public void run() {
+      try {
+        while (!stop.get()) {
+          busy = engine.backgroundJobs() > 0;
+          LockSupport.parkNanos(1_000_000);
+        }
+      } catch (Throwable t) {
+        failure = t;
+      }
     }
   }
 

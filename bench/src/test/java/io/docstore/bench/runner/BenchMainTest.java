@@ -71,6 +71,7 @@ class BenchMainTest {
     String tables = out.toString(StandardCharsets.UTF_8);
     assertThat(ok).as(tables).isTrue();
     assertThat(tables).contains("### jobs", "### indeed-kv-512m", "random 4 KiB reads/s at QD1", "pages evicted",
-        "### readwhilewriting", "phase `read-alone`", "phase `read-under-writes`", "phase `writer`");
+        "### readwhilewriting", "phase `read-alone`", "phase `read-under-writes`", "phase `writer`",
+        "phase `reads-during-flush-or-compaction`", "phase `reads-without-background-work`");
   }
 }
