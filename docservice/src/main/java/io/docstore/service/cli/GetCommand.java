@@ -3,12 +3,8 @@ package io.docstore.service.cli;
 import io.docstore.service.DocStore;
 import io.docstore.service.Document;
 import io.docstore.service.config.DocstoreConfig;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -24,19 +20,10 @@ final class GetCommand implements Callable<Integer> {
   long id;
 
   @ArgGroup(exclusive = true)
-  Target target = new Target();
+  Source source = new Source();
 
   @Option(names = "--config", paramLabel = "FILE", description = "Configuration file (for the data directory and limits).")
   Path config;
-
-  /** Where to read from. */
-  static final class Target {
-    @Option(names = "--data", paramLabel = "DIR", description = "Read the data directory directly (no server may be running on it).")
-    Path data;
-
-    @Option(names = "--server", paramLabel = "HOST:PORT", description = "Ask a running server's read port.")
-    String server;
-  }
 
   @Override
   public Integer call() throws Exception {
@@ -44,10 +31,8 @@ final class GetCommand implements Callable<Integer> {
       System.err.println("get: ID must be non-negative");
       return 2;
     }
-    if (target.server != null) {
-      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-      HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create("http://" + target.server + "/docs/" + id))
-          .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofByteArray());
+    if (source.server != null) {
+      HttpResponse<byte[]> r = source.fetch("/docs/" + id, null);
       if (r.statusCode() == 200) {
         System.out.write(r.body());
         System.out.println();
@@ -56,7 +41,7 @@ final class GetCommand implements Callable<Integer> {
       System.err.println("get: " + r.statusCode() + " " + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
       return 1;
     }
-    DocstoreConfig cfg = Offline.config(config, target.data);
+    DocstoreConfig cfg = Offline.config(config, source.data);
     try (DocStore store = Offline.open(cfg)) {
       Document d = store.get(id);
       if (d == null) {
