@@ -119,7 +119,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     Gauge.builder("docstore.writable", this, s -> s.writeFailure == null ? 1 : 0)
         .description("1 while writes succeed; 0 after a write failure (reads continue; restart to recover)")
         .register(o.registry);
-    StoreMeters.bind(o.registry, queue::stats, index::stats);
+    StoreMeters.bind(o.registry, this, queue::stats, index::stats);
     checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "docstore-checkpoint");
       t.setDaemon(true);

@@ -155,6 +155,7 @@ public final class Service implements Closeable {
             .memTableBytes(config.indexMemtableBytes())
             .bloomFalsePositiveRate(config.bloomFalsePositiveRate())
             .bloomMemoryBytes(config.bloomMemoryBytes())
+            .backgroundWriteRate(config.indexBackgroundWriteRate())
             .build())
         .build();
   }

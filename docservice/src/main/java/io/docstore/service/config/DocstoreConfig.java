@@ -39,6 +39,7 @@ public final class DocstoreConfig {
   private final long indexMemtableBytes;
   private final double bloomFalsePositiveRate;
   private final long bloomMemoryBytes;
+  private final long indexBackgroundWriteRate;
   private final Duration checkpointInterval;
   private final InetSocketAddress readAddress;
   private final InetSocketAddress adminAddress;
@@ -80,6 +81,7 @@ public final class DocstoreConfig {
     indexMemtableBytes = r.bytes("index.memtable", 64 << 10, 1L << 36);
     bloomFalsePositiveRate = r.doubleBetween("index.bloom-false-positive-rate", 0, 0.5);
     bloomMemoryBytes = r.bytes("index.bloom-memory", 0, Long.MAX_VALUE);
+    indexBackgroundWriteRate = r.bytes("index.background-write-rate", 0, Long.MAX_VALUE);
     checkpointInterval = r.positiveDuration("index.checkpoint-interval");
     readAddress = r.address("http.read");
     adminAddress = r.address("http.admin");
@@ -187,6 +189,7 @@ public final class DocstoreConfig {
   public long indexMemtableBytes() { return indexMemtableBytes; }
   public double bloomFalsePositiveRate() { return bloomFalsePositiveRate; }
   public long bloomMemoryBytes() { return bloomMemoryBytes; }
+  public long indexBackgroundWriteRate() { return indexBackgroundWriteRate; }
   public Duration checkpointInterval() { return checkpointInterval; }
   public InetSocketAddress readAddress() { return readAddress; }
   public InetSocketAddress adminAddress() { return adminAddress; }

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +53,9 @@ public final class Engine implements java.io.Closeable {
   private final ScheduledThreadPoolExecutor background;
   private final ScheduledThreadPoolExecutor bloomTask;
   final Flusher flusher;
+  final BackgroundPacer pacer;
+  /** Threads waiting in {@link #flush()} for the frozen tables to reach the disk. */
+  private final AtomicInteger flushWaiters = new AtomicInteger();
   private volatile Snapshot current;
   /** Guarded by stateLock. */
   long nextFileNumber;
@@ -67,6 +71,12 @@ public final class Engine implements java.io.Closeable {
     this.background = executor("index-flush-" + dir.getFileName());
     this.bloomTask = executor("index-bloom-" + dir.getFileName());
     this.flusher = new Flusher(this);
+    this.pacer = new BackgroundPacer(options.backgroundWriteRate(), this::backgroundUrgent);
+  }
+
+  /** Someone waits for the background thread: a writer on full frozen tables, a flush, a close. */
+  private boolean backgroundUrgent() {
+    return closed || flushWaiters.get() > 0 || current.frozen.length >= options.maxFrozenTables();
   }
 
   /** A one-thread daemon executor whose delayed tasks (flush retries) are dropped at shutdown. */
@@ -362,6 +372,15 @@ public final class Engine implements java.io.Closeable {
   }
 
   private void awaitFlushes() throws IOException {
+    flushWaiters.incrementAndGet();
+    try {
+      awaitFlushesPaced();
+    } finally {
+      flushWaiters.decrementAndGet();
+    }
+  }
+
+  private void awaitFlushesPaced() throws IOException {
     long failuresBefore = counters.backgroundFailures.get();
     background.execute(flusher::flushOne);
     synchronized (stateLock) {

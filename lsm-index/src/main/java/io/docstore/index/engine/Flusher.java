@@ -40,6 +40,8 @@ final class Flusher {
   private static final Logger LOG = LoggerFactory.getLogger(Flusher.class);
   /** Headroom over the estimated output size (bloom file, page padding, file system slack). */
   private static final double SPACE_HEADROOM = 1.25;
+  /** Entries written between two calls to the pacer (64 KiB of table). */
+  private static final int PACE_ENTRIES = 4096;
 
   private final Engine engine;
 
@@ -129,6 +131,9 @@ final class Flusher {
         w.add(merged.id(), merged.value());
         if (++n == expected / 2 && k > 0) {
           KillPoints.reach("index.compaction.mid-write");
+        }
+        if (n % PACE_ENTRIES == 0) {
+          engine.pacer.written(PACE_ENTRIES * TableFormat.ENTRY_SIZE);
         }
       }
       if (w.entries() > 0) {
