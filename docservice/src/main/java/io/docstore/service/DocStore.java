@@ -215,6 +215,19 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   }
 
   @Override
+  public Document getIfCached(long id) {
+    if (closed.get() || id < 0) {
+      return null;
+    }
+    CachedDoc c = cache.getIfLocal(id);
+    if (c == null) {
+      return null;
+    }
+    metrics.cacheHit();
+    return new Document(id, c.sequence(), 0, c.body());
+  }
+
+  @Override
   public Document[] getAll(long[] ids) throws IOException {
     ensureOpen();
     for (long id : ids) {

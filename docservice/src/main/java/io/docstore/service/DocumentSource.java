@@ -15,6 +15,15 @@ public interface DocumentSource {
   Document get(long id) throws IOException;
 
   /**
+   * The newest version of {@code id} if it can be had without blocking (an in-process cache hit),
+   * else null: then ask {@link #get} on a thread that may block. A null says nothing about whether
+   * the document exists. For network threads; must never block or throw for a valid ID.
+   */
+  default Document getIfCached(long id) {
+    return null;
+  }
+
+  /**
    * The newest versions of several documents; the result has one slot per requested ID, in order,
    * null where absent or deleted. Implementations batch (one cache multi-get, sorted index lookups).
    */

@@ -19,6 +19,15 @@ public interface DocCache extends Closeable {
   /** The cached entry for {@code id}, or null on a miss (or any cache failure). */
   CachedDoc get(long id);
 
+  /**
+   * The cached live document {@code id} if this cache can answer without blocking (an in-process
+   * cache), else null: on a miss, for a cached deletion, or when the cache is remote. Lets a network thread answer a hit without a hand-off to a
+   * worker; a null sends the caller to {@link #get} on a worker. Misses here are not counted.
+   */
+  default CachedDoc getIfLocal(long id) {
+    return null;
+  }
+
   /** One batched lookup; the result has one slot per ID, null for misses. */
   CachedDoc[] getAll(long[] ids);
 

@@ -66,6 +66,20 @@ public final class InProcessDocCache implements DocCache {
     return doc;
   }
 
+  /**
+   * Never blocks: a concurrent hash map lookup. Only live documents are returned (and counted as
+   * hits); misses and deletions are left to the {@link #get} that follows, which counts them.
+   */
+  @Override
+  public CachedDoc getIfLocal(long id) {
+    CachedDoc doc = map.get(id);
+    if (doc == null || doc.deleted()) {
+      return null;
+    }
+    hits.increment();
+    return doc;
+  }
+
   @Override
   public CachedDoc[] getAll(long[] ids) {
     CachedDoc[] out = new CachedDoc[ids.length];

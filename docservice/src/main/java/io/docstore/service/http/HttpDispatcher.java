@@ -24,8 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Per-connection request dispatch: runs each decoded request's {@link Routes} on the worker
- * executor (the network thread never blocks on the store) and writes the responses back in
+ * Per-connection request dispatch: answers on the network thread what {@link
+ * Routes#handleWithoutBlocking} can (cache hits), runs every other request's {@link Routes} on the
+ * worker executor (the network thread never blocks on the store), and writes the responses back in
  * request order, which HTTP/1.1 pipelining requires even when later requests finish first.
  *
  * <p>Back-pressure: with more than {@link #MAX_IN_FLIGHT} requests of one connection outstanding,
@@ -91,6 +92,12 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       req.release();
       complete(ctx, p, Responses.error(v.protocolName().equals("HTTP") ? HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED
           : HttpResponseStatus.BAD_REQUEST, "unsupported protocol " + v.text() + ": HTTP/1.0 and HTTP/1.1 only"), true);
+      return;
+    }
+    FullHttpResponse answered = routes.handleWithoutBlocking(req);
+    if (answered != null) {
+      req.release();
+      complete(ctx, p, answered, false);
       return;
     }
     try {

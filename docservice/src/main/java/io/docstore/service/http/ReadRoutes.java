@@ -52,6 +52,27 @@ public final class ReadRoutes implements Routes {
     }
   }
 
+  /**
+   * {@code GET|HEAD /docs/{id}} of a document in the in-process cache; null for anything else
+   * (other paths, query strings, invalid IDs, misses), which {@link #handle} then answers.
+   */
+  @Override
+  public FullHttpResponse handleWithoutBlocking(FullHttpRequest req) {
+    String uri = req.uri();
+    HttpMethod m = req.method();
+    if (!uri.startsWith("/docs/") || uri.indexOf('?') >= 0 || !(m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD))) {
+      return null;
+    }
+    long id;
+    try {
+      id = Ids.parse(uri.substring("/docs/".length()));
+    } catch (BadRequest e) {
+      return null;
+    }
+    Document d = source.getIfCached(id);
+    return d == null ? null : found(req, d);
+  }
+
   private FullHttpResponse route(FullHttpRequest req) throws BadRequest, IOException {
     QueryStringDecoder qs;
     try {
@@ -82,6 +103,11 @@ public final class ReadRoutes implements Routes {
     if (d == null) {
       return Responses.error(HttpResponseStatus.NOT_FOUND, "document " + id + " not found");
     }
+    return found(req, d);
+  }
+
+  /** 200 with the body and ETag = sequence, or 304 when If-None-Match names that ETag. */
+  private static FullHttpResponse found(FullHttpRequest req, Document d) {
     String etag = "\"" + d.sequence() + "\"";
     String inm = req.headers().get(HttpHeaderNames.IF_NONE_MATCH);
     if (inm != null && matches(inm, etag)) {

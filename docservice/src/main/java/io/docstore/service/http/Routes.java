@@ -4,8 +4,9 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 
 /**
- * The request handling of one port. Called on a worker thread (never the network thread), so it
- * may block on the store. Must not retain {@code request} after returning.
+ * The request handling of one port. {@link #handle} is called on a worker thread (never the network
+ * thread), so it may block on the store; {@link #handleWithoutBlocking} is tried first on the
+ * network thread. Neither may retain {@code request} after returning.
  */
 @FunctionalInterface
 public interface Routes {
@@ -15,4 +16,13 @@ public interface Routes {
    * thrown here is answered 500 and logged.
    */
   FullHttpResponse handle(FullHttpRequest request) throws Exception;
+
+  /**
+   * The response to {@code request} if it can be made without blocking (on the network thread,
+   * saving the hand-off to a worker and back), else null: then {@link #handle} runs on a worker.
+   * Must not block, throw, or retain {@code request}.
+   */
+  default FullHttpResponse handleWithoutBlocking(FullHttpRequest request) {
+    return null;
+  }
 }

@@ -3,8 +3,15 @@ package io.docstore.service.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.service.ServiceFixture;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -165,6 +172,39 @@ class HttpApiTest {
     assertThat(s.get("/docs/2").body()).isEqualTo("{\"b\":[1,2,{\"c\":null}]}");
     assertThat(s.get("/docs/1").statusCode()).isEqualTo(404);
     assertThat(s.service.store().lastSequence()).isEqualTo(3);
+  }
+
+  @Test
+  void cachedDocumentsAreAnsweredOnTheNetworkThreadAndOnlyThey() throws Exception {
+    s.put(7, "{\"a\":7}");
+    ReadRoutes routes = new ReadRoutes(s.service.store(), 10);
+    FullHttpResponse fast = routes.handleWithoutBlocking(request(HttpMethod.GET, "/docs/7"));
+    assertThat(fast).as("a document cached by its write is answered without a worker").isNotNull();
+    try {
+      HttpResponse<String> viaWorker = s.get("/docs/7");
+      assertThat(fast.status().code()).isEqualTo(200);
+      assertThat(fast.content().toString(StandardCharsets.UTF_8)).isEqualTo(viaWorker.body()).isEqualTo("{\"a\":7}");
+      assertThat(fast.headers().get(HttpHeaderNames.ETAG)).isEqualTo(viaWorker.headers().firstValue("etag").orElseThrow());
+    } finally {
+      fast.release();
+    }
+    FullHttpRequest conditional = request(HttpMethod.GET, "/docs/7");
+    conditional.headers().set(HttpHeaderNames.IF_NONE_MATCH, "\"" + s.service.store().lastSequence() + "\"");
+    FullHttpResponse notModified = routes.handleWithoutBlocking(conditional);
+    assertThat(notModified.status().code()).isEqualTo(304);
+    notModified.release();
+    // Everything else goes to a worker: misses, multi-gets, queries, bad IDs, other methods, deletions.
+    for (String uri : new String[] {"/docs/8", "/docs?ids=7", "/docs/7?x=1", "/docs/abc", "/nope"}) {
+      assertThat(routes.handleWithoutBlocking(request(HttpMethod.GET, uri))).as(uri).isNull();
+    }
+    assertThat(routes.handleWithoutBlocking(request(HttpMethod.POST, "/docs/7"))).isNull();
+    s.delete(7);
+    assertThat(routes.handleWithoutBlocking(request(HttpMethod.GET, "/docs/7"))).as("deleted").isNull();
+    assertThat(s.get("/docs/7").statusCode()).isEqualTo(404);
+  }
+
+  private static FullHttpRequest request(HttpMethod method, String uri) {
+    return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri);
   }
 
   @Test
