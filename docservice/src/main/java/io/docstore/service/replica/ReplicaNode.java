@@ -317,6 +317,8 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     s.put("chainMismatches", c.chainMismatches.sum());
     s.put("refetches", c.refetches.sum());
     s.put("readCorruptions", c.readCorruptions.sum());
+    s.put("ingestedRecords", c.recordsIngested.sum()); // since this process started: a resumed replica re-ingests little
+    s.put("ingestedBytes", c.bytesIngested.sum());
     s.put("index", index.stats());
     return s;
   }
