@@ -40,6 +40,7 @@ public final class DocstoreConfig {
   private final double bloomFalsePositiveRate;
   private final long bloomMemoryBytes;
   private final long indexBackgroundWriteRate;
+  private final long indexPageCacheBytes;
   private final Duration checkpointInterval;
   private final InetSocketAddress readAddress;
   private final InetSocketAddress adminAddress;
@@ -77,11 +78,13 @@ public final class DocstoreConfig {
     if (maxBodyBytes >= queueSegmentSize) {
       throw new ConfigError(ROOT + ".queue.max-body", "must be smaller than queue.segment-size");
     }
-    queueBlockCacheBytes = r.bytes("queue.block-cache", 0, Long.MAX_VALUE);
+    queueBlockCacheBytes = r.bytes("queue.block-cache", 0, 16L << 30);
     indexMemtableBytes = r.bytes("index.memtable", 64 << 10, 1L << 36);
     bloomFalsePositiveRate = r.doubleBetween("index.bloom-false-positive-rate", 0, 0.5);
     bloomMemoryBytes = r.bytes("index.bloom-memory", 0, Long.MAX_VALUE);
     indexBackgroundWriteRate = r.bytes("index.background-write-rate", 0, Long.MAX_VALUE);
+    // The slot cache holds at most 16 stripes of 1 GiB.
+    indexPageCacheBytes = r.bytes("index.page-cache", 0, 16L << 30);
     checkpointInterval = r.positiveDuration("index.checkpoint-interval");
     readAddress = r.address("http.read");
     adminAddress = r.address("http.admin");
@@ -190,6 +193,7 @@ public final class DocstoreConfig {
   public double bloomFalsePositiveRate() { return bloomFalsePositiveRate; }
   public long bloomMemoryBytes() { return bloomMemoryBytes; }
   public long indexBackgroundWriteRate() { return indexBackgroundWriteRate; }
+  public long indexPageCacheBytes() { return indexPageCacheBytes; }
   public Duration checkpointInterval() { return checkpointInterval; }
   public InetSocketAddress readAddress() { return readAddress; }
   public InetSocketAddress adminAddress() { return adminAddress; }

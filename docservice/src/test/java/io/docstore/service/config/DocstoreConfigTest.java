@@ -34,6 +34,19 @@ class DocstoreConfigTest {
     assertThat(c.memcachedServers()).isEmpty();
     assertThat(c.inboxDir()).isNull();
     assertThat(c.dataDir()).isEqualTo(Path.of("data"));
+    assertThat(c.indexPageCacheBytes()).isEqualTo(256L << 20);
+    assertThat(c.queueBlockCacheBytes()).isZero();
+  }
+
+  @Test
+  void primaryAndReplicaShareTheIndexOptions() {
+    DocstoreConfig c = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "8M", "docstore.index.bloom-memory", "1M"));
+    io.docstore.index.IndexOptions o = io.docstore.service.Service.indexOptions(c).build();
+    assertThat(o.pageCacheBytes()).isEqualTo(8L << 20);
+    assertThat(o.bloomMemoryBytes()).isEqualTo(1L << 20);
+    assertThat(o.syncPolicy()).isEqualTo(SyncPolicy.NONE);
+    assertThatThrownBy(() -> DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "17G")))
+        .hasMessageContaining("docstore.index.page-cache");
   }
 
   @Test

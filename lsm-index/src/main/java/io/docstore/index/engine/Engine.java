@@ -10,6 +10,7 @@ import io.docstore.index.memtable.MemTable;
 import io.docstore.index.table.EntryIterator;
 import io.docstore.index.table.Table;
 import io.docstore.index.wal.WalWriter;
+import io.docstore.io.cache.SlotCache;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -46,6 +47,8 @@ public final class Engine implements java.io.Closeable {
   final Path dir;
   final IndexCounters counters = new IndexCounters();
   final BloomPager pager;
+  /** Verified table pages, off heap; null when {@code pageCacheBytes} is 0. */
+  final SlotCache pageCache;
   final ReentrantLock writeLock = new ReentrantLock();
   final Object stateLock = new Object();
   /** WAL files on disk, by number; guarded by stateLock. */
@@ -68,6 +71,9 @@ public final class Engine implements java.io.Closeable {
     this.options = options;
     this.dir = dir;
     this.pager = pager;
+    this.pageCache = options.pageCacheBytes() >= io.docstore.index.table.TableFormat.PAGE_SIZE
+        ? new SlotCache(options.pageCacheBytes(), io.docstore.index.table.TableFormat.PAGE_SIZE, ByteOrder.LITTLE_ENDIAN)
+        : null;
     this.background = executor("index-flush-" + dir.getFileName());
     this.bloomTask = executor("index-bloom-" + dir.getFileName());
     this.flusher = new Flusher(this);
@@ -128,6 +134,11 @@ public final class Engine implements java.io.Closeable {
 
   public BloomPager pager() {
     return pager;
+  }
+
+  /** The index page cache, or null if off. */
+  public SlotCache pageCache() {
+    return pageCache;
   }
 
   long allocateFileNumber() {
@@ -300,7 +311,7 @@ public final class Engine implements java.io.Closeable {
         (answer == BloomFilter.MAYBE ? counters.bloomMaybe : counters.bloomNotResident).increment();
         probed++;
         counters.pagesRead.increment();
-        v = t.find(id, page);
+        v = t.find(id, page, pageCache);
         if (v != -1L) {
           return v;
         }
