@@ -63,18 +63,8 @@ public final class QueueWriter {
    *     DELETE with a body
    */
   public Appended append(long id, Op op, long acceptedAtMillis, byte[] body) throws IOException {
-    Objects.requireNonNull(op, "op");
     Objects.requireNonNull(body, "body");
-    if (id < 0) {
-      throw new IllegalArgumentException("document id must be >= 0, got " + id);
-    }
-    if (body.length > options.maxBodyBytes()) {
-      throw new IllegalArgumentException("body of " + body.length + " bytes exceeds the maximum of "
-          + options.maxBodyBytes() + " bytes (maxBodyBytes) for document " + id);
-    }
-    if (op == Op.DELETE && body.length != 0) {
-      throw new IllegalArgumentException("a DELETE carries no body, got " + body.length + " bytes for document " + id);
-    }
+    validate(id, op, body.length, options.maxBodyBytes());
     lock.lock();
     try {
       checkUsable();
@@ -99,6 +89,77 @@ public final class QueueWriter {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** The checks of {@link #append}, shared with {@link BulkAppender}. */
+  static void validate(long id, Op op, int bodyLength, int maxBodyBytes) {
+    Objects.requireNonNull(op, "op");
+    if (id < 0) {
+      throw new IllegalArgumentException("document id must be >= 0, got " + id);
+    }
+    if (bodyLength > maxBodyBytes) {
+      throw new IllegalArgumentException("body of " + bodyLength + " bytes exceeds the maximum of "
+          + maxBodyBytes + " bytes (maxBodyBytes) for document " + id);
+    }
+    if (op == Op.DELETE && bodyLength != 0) {
+      throw new IllegalArgumentException("a DELETE carries no body, got " + bodyLength + " bytes for document " + id);
+    }
+  }
+
+  /**
+   * Starts a bulk load: takes the lock (held by the calling thread until {@link #bulkEnd}) and
+   * writes the open block, so the bulk load's blocks follow every earlier append.
+   */
+  BulkAppender bulk(int threads, BulkAppender.Sink sink) throws IOException {
+    Objects.requireNonNull(sink, "sink");
+    lock.lock();
+    try {
+      checkUsable();
+      if (!builder.isEmpty()) {
+        writeBlock();
+      }
+      return new BulkAppender(this, options, threads, sink, lastAssigned);
+    } catch (IOException | RuntimeException e) {
+      lock.unlock();
+      throw e;
+    }
+  }
+
+  /** Bulk load, lock held: writes an encoded block at the tail and returns its address (index 0). */
+  long writeEncodedBlock(ByteBuffer block, int crc, long lastSequence, int rawLength, int count, long bodyBytes)
+      throws IOException {
+    checkUsable();
+    long segment = appender.segment();
+    long offset = appender.position();
+    int stored = block.remaining();
+    try {
+      appender.write(block, crc, lastSequence);
+    } catch (IOException | RuntimeException e) {
+      failure = e instanceof IOException io ? io : new IOException(e);
+      throw e;
+    }
+    counters.appends.add(count);
+    counters.bodyBytes.add(bodyBytes);
+    counters.blocks.increment();
+    counters.rawBytes.add(rawLength);
+    if (stored - BlockFormat.HEADER_LENGTH < rawLength) {
+      counters.compressedBlocks.increment();
+    }
+    lastWritten = lastSequence;
+    signal.signal();
+    return Address.of(segment, offset, 0);
+  }
+
+  /** Bulk load, lock held: fsyncs whatever the policy. */
+  void bulkSync() throws IOException {
+    checkUsable();
+    commit.syncNow();
+  }
+
+  /** Ends a bulk load: the next append follows {@code lastSequence}; releases the lock. */
+  void bulkEnd(long lastSequence) {
+    lastAssigned = lastSequence;
+    lock.unlock();
   }
 
   /** Writes the open block: afterwards every appended record is readable by readers and tailers. */

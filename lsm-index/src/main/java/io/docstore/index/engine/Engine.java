@@ -410,6 +410,33 @@ public final class Engine implements java.io.Closeable {
     }
   }
 
+  /** Writes strictly ascending entries as one new newest index file; see {@link Ingester}. */
+  public void ingestSorted(long[] ids, long[] values, int count) throws IOException {
+    checkOpen();
+    Ingester.ingest(this, ids, values, count);
+  }
+
+  /** Runs {@code task} on the background thread, so no flush or compaction runs meanwhile. */
+  <T> T onBackground(java.util.concurrent.Callable<T> task) throws IOException {
+    try {
+      return background.submit(task).get();
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      throw new IOException("index " + dir + " is closed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while waiting for the index's background thread", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof IOException io) {
+        throw io;
+      }
+      if (c instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IOException(c);
+    }
+  }
+
   /** Sizes for stats: [on-disk tables, frozen tables, active entries]. */
   public long[] shape() throws IOException {
     Snapshot s = acquire();
