@@ -1,6 +1,7 @@
 package io.docstore.queue;
 
 import io.docstore.io.GroupCommit;
+import io.docstore.io.NoSpaceException;
 import io.docstore.queue.block.BlockBuilder;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
@@ -18,8 +19,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * (group commit).
  *
  * <p>A record is readable once its block is written: when the block fills, or on {@link #flush},
- * {@link #awaitDurable} or {@link #sync}. A failed write is sticky: the writer refuses further
- * appends (the file's tail is unknown); reopening the queue recovers.
+ * {@link #awaitDurable} or {@link #sync}.
+ *
+ * <p>A block write that fails for lack of space ({@link NoSpaceException}) is not sticky: the
+ * segment is cut back to its previous length, the records of the open block are discarded and
+ * their sequence numbers handed out again, and the writer stays usable (the next write retries).
+ * Callers learn that their records were discarded from {@link #awaitDurable(long, long)}, which
+ * compares {@link #discards()} with the value read before appending. Any other failed write is
+ * sticky: the writer refuses further appends (the file's tail is unknown); reopening the queue
+ * recovers. A failed fsync is sticky in {@link GroupCommit}.
  */
 public final class QueueWriter {
 
@@ -36,6 +44,8 @@ public final class QueueWriter {
   private long openBlockOffset;
   private IOException failure;
   private boolean closed;
+  /** Open blocks discarded after a write failed for lack of space. */
+  private volatile long discards;
 
   QueueWriter(SegmentAppender appender, QueueOptions options, QueueCounters counters, AppendSignal signal, long lastSequence) {
     this.appender = appender;
@@ -73,6 +83,7 @@ public final class QueueWriter {
         writeBlock();
       }
       if (builder.isEmpty()) {
+        appender.prepare();
         openBlockSegment = appender.segment();
         openBlockOffset = appender.position();
       }
@@ -176,6 +187,34 @@ public final class QueueWriter {
   }
 
   /**
+   * How many open blocks were discarded so far because their write failed for lack of space.
+   * Read it before appending a batch and pass it to {@link #awaitDurable(long, long)}.
+   */
+  public long discards() {
+    return discards;
+  }
+
+  /**
+   * {@link #awaitDurable(long)} for records appended after {@link #discards()} returned
+   * {@code discardsBefore}: throws {@link NoSpaceException} if a block was discarded since, because
+   * the caller's records may have been among the discarded ones (and their sequence numbers handed
+   * out again). Conservative: it may also fail a batch whose records were in fact written; such a
+   * batch was not acknowledged and may still become visible, like a write whose answer was lost.
+   */
+  public void awaitDurable(long sequence, long discardsBefore) throws IOException {
+    checkNotDiscarded(discardsBefore);
+    awaitDurable(sequence);
+    checkNotDiscarded(discardsBefore);
+  }
+
+  private void checkNotDiscarded(long discardsBefore) throws NoSpaceException {
+    if (discards != discardsBefore) {
+      throw new NoSpaceException("No space left on device: a queue block write failed and the open block was "
+          + "discarded; this batch is not acknowledged");
+    }
+  }
+
+  /**
    * Returns once {@code sequence} is durable under the sync policy ({@code always}: fsynced, shared
    * with concurrent callers; {@code interval}: by the next periodic fsync; {@code none}: written to
    * the OS only). Writes the open block first if it holds the record.
@@ -185,6 +224,10 @@ public final class QueueWriter {
       lock.lock();
       try {
         if (sequence > lastAssigned) {
+          if (discards > 0) {
+            throw new NoSpaceException("No space left on device: sequence " + sequence
+                + " was discarded with a block that could not be written");
+          }
           throw new IllegalArgumentException("sequence " + sequence + " was never appended (last is " + lastAssigned + ")");
         }
         if (sequence > lastWritten) {
@@ -223,6 +266,12 @@ public final class QueueWriter {
             + " but the segment is at " + appender.segment() + "/" + appender.position());
       }
       appender.write(block, builder.lastCrc(), builder.lastSequence());
+    } catch (NoSpaceException e) {
+      // The appender cut the segment back: forget the block and hand its sequences out again.
+      lastAssigned = lastWritten;
+      discards++;
+      counters.noSpaceFailures.increment();
+      throw e;
     } catch (IOException | RuntimeException e) {
       failure = e instanceof IOException io ? io : new IOException(e);
       throw e;
