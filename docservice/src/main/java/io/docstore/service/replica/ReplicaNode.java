@@ -21,6 +21,7 @@ import io.micrometer.core.instrument.Timer;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -228,9 +229,10 @@ public final class ReplicaNode implements DocumentSource, Closeable {
       throw new IllegalArgumentException("document ID must be non-negative, got " + id);
     }
     long address = index.get(id);
-    if (address < 0) {
-      return null;
-    }
+    return address < 0 ? null : read(id, address);
+  }
+
+  private Document read(long id, long address) throws IOException {
     Record r = follower.read(address);
     if (r.id() != id || r.op() != Op.PUT) {
       throw new CorruptionException(follower.directory(), address, "index maps id " + id + " to a record of id "
@@ -239,11 +241,29 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     return new Document(id, r.sequence(), r.acceptedAtMillis(), r.body());
   }
 
+  /** As on the primary: index lookups in ID order, queue reads in address order (both walk their files forwards). */
   @Override
   public Document[] getAll(long[] ids) throws IOException {
-    Document[] out = new Document[ids.length];
+    for (long id : ids) {
+      if (id < 0) {
+        throw new IllegalArgumentException("document ID must be non-negative, got " + id);
+      }
+    }
+    Integer[] order = new Integer[ids.length];
     for (int i = 0; i < ids.length; i++) {
-      out[i] = get(ids[i]);
+      order[i] = i;
+    }
+    Arrays.sort(order, (a, b) -> Long.compare(ids[a], ids[b]));
+    long[] addresses = new long[ids.length];
+    for (int slot : order) {
+      addresses[slot] = index.get(ids[slot]);
+    }
+    Arrays.sort(order, (a, b) -> Long.compare(addresses[a], addresses[b]));
+    Document[] out = new Document[ids.length];
+    for (int slot : order) {
+      if (addresses[slot] >= 0) {
+        out[slot] = read(ids[slot], addresses[slot]);
+      }
     }
     return out;
   }
