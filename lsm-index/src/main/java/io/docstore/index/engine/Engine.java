@@ -10,6 +10,7 @@ import io.docstore.index.memtable.MemTable;
 import io.docstore.index.table.EntryIterator;
 import io.docstore.index.table.Table;
 import io.docstore.index.wal.WalWriter;
+import io.docstore.io.NoSpaceException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -193,15 +194,18 @@ public final class Engine implements java.io.Closeable {
       int chunkMax = Math.min(io.docstore.index.wal.WalFormat.MAX_COUNT, Math.max(1, current.active.maxEntries() / 2));
       List<int[]> chunks = new ArrayList<>();
       long pos = 0;
+      int staged = 0; // entries in chunks, not yet in the memory table
       for (int from = 0; from < count; ) {
         int n = Math.min(chunkMax, count - from);
-        if (!current.active.hasRoomFor(n)) {
+        if (!current.active.hasRoomFor(staged + n)) {
           applyAndAwait(ids, values, chunks, pos);
           chunks.clear();
+          staged = 0;
           freeze();
         }
         pos = wal.append(ids, values, from, n);
         chunks.add(new int[] {from, n});
+        staged += n;
         from += n;
       }
       applyAndAwait(ids, values, chunks, pos);
@@ -236,9 +240,12 @@ public final class Engine implements java.io.Closeable {
   void freeze() throws IOException {
     synchronized (stateLock) {
       while (current.frozen.length >= options.maxFrozenTables()) {
-        if (backgroundFailure != null) {
-          throw new IOException("index flush is failing and " + current.frozen.length
-              + " memory tables are waiting; refusing more writes until it recovers", backgroundFailure);
+        IOException failing = backgroundFailure;
+        if (failing != null) {
+          String m = "index flush is failing and " + current.frozen.length
+              + " memory tables are waiting; refusing more writes until it recovers";
+          throw NoSpaceException.isNoSpace(failing)
+              ? new NoSpaceException("No space left on device: " + m, failing) : new IOException(m, failing);
         }
         try {
           stateLock.wait(100);
@@ -248,12 +255,31 @@ public final class Engine implements java.io.Closeable {
         }
       }
     }
+    // The new WAL is created before the old one is closed, so that a full disk at either step
+    // leaves the old WAL open and the writer usable (the next freeze retries).
     WalWriter old = wal;
-    old.close();
-    counters.walBytesWritten.addAndGet(old.size());
     long number = allocateFileNumber();
-    wal = WalWriter.create(options.fileSystem(), FileNames.path(dir, FileNames.Kind.WAL, number), number,
-        options.syncPolicy(), counters::walFsync);
+    Path next = FileNames.path(dir, FileNames.Kind.WAL, number);
+    WalWriter created;
+    try {
+      created = WalWriter.create(options.fileSystem(), next, number, options.syncPolicy(), counters::walFsync);
+    } catch (IOException e) {
+      discardWal(next, e);
+      throw NoSpaceException.classify(e);
+    }
+    try {
+      old.finish();
+    } catch (IOException | RuntimeException e) {
+      try {
+        created.close();
+      } catch (IOException | RuntimeException t) {
+        e.addSuppressed(t);
+      }
+      discardWal(next, e);
+      throw e;
+    }
+    counters.walBytesWritten.addAndGet(old.size());
+    wal = created;
     synchronized (stateLock) {
       walFiles.add(number);
       Snapshot s = current;
@@ -264,6 +290,15 @@ public final class Engine implements java.io.Closeable {
       installLocked(new Snapshot(new MemTable(options.memTableBytes(), 0, number), frozen, s.tables));
     }
     background.execute(flusher::flushOne);
+  }
+
+  /** Deletes a WAL file that was never used (a failed rotation); failures go to {@code cause}. */
+  private void discardWal(Path path, Throwable cause) {
+    try {
+      options.fileSystem().delete(path);
+    } catch (IOException | RuntimeException t) {
+      cause.addSuppressed(t);
+    }
   }
 
   void retryLater() {
