@@ -38,7 +38,7 @@ class IndexDiskFullTest {
         .maxFrozenTables(2).build();
     Map<Long, Long> acked = new HashMap<>();
     int refused = 0;
-    int rounds = 40 * TestSupport.scale();
+    int rounds = 12 * TestSupport.scale();
     LsmIndex index = LsmIndex.open(d, opts);
     try {
       for (int round = 0; round < rounds; round++) {
@@ -48,7 +48,7 @@ class IndexDiskFullTest {
         }
         long[] ids = null;
         long[] values = null;
-        for (int b = 0; b < 30; b++) {
+        for (int b = 0; b < 20; b++) {
           if (ids == null) {
             int n = 1 + rnd.nextInt(200);
             ids = new long[n];

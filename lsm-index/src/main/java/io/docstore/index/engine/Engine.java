@@ -239,9 +239,15 @@ public final class Engine implements java.io.Closeable {
    */
   void freeze() throws IOException {
     synchronized (stateLock) {
+      long failuresBefore = -1;
       while (current.frozen.length >= options.maxFrozenTables()) {
         IOException failing = backgroundFailure;
-        if (failing != null) {
+        if (failing != null && failuresBefore < 0) {
+          // The flusher is failing (a full disk, say): try it once more now instead of waiting for
+          // its next retry, so the first write after space is freed goes through.
+          failuresBefore = counters.backgroundFailures.get();
+          background.execute(flusher::flushOne);
+        } else if (failing != null && counters.backgroundFailures.get() != failuresBefore) {
           String m = "index flush is failing and " + current.frozen.length
               + " memory tables are waiting; refusing more writes until it recovers";
           throw NoSpaceException.isNoSpace(failing)
