@@ -194,10 +194,17 @@ public final class Engine implements java.io.Closeable {
       int chunkMax = Math.min(io.docstore.index.wal.WalFormat.MAX_COUNT, Math.max(1, current.active.maxEntries() / 2));
       List<int[]> chunks = new ArrayList<>();
       long pos = 0;
-      int staged = 0; // entries in chunks, not yet in the memory table
+      // A batch goes into one memory table (one WAL) when it can, so a crash keeps all or none of
+      // it: freeze first if the whole batch does not fit a non-empty table; past the budget only
+      // while the table's arrays can hold it (staged: entries in chunks, not yet in the table).
+      int staged = 0;
       for (int from = 0; from < count; ) {
         int n = Math.min(chunkMax, count - from);
-        if (!current.active.hasRoomFor(staged + n)) {
+        MemTable active = current.active;
+        boolean split = staged == 0
+            ? !active.hasRoomFor(n) || (from == 0 && active.size() > 0 && !active.hasRoomFor(count))
+            : !active.canHold(staged + n);
+        if (split) {
           applyAndAwait(ids, values, chunks, pos);
           chunks.clear();
           staged = 0;
