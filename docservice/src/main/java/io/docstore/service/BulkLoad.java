@@ -27,7 +27,8 @@ import java.util.function.LongConsumer;
  *
  * <ol>
  *   <li>the input is cut into chunks of whole lines (about 1 MiB) and the chunks are parsed and
- *       validated on {@code threads} threads (invalid lines are reported, never applied);
+ *       validated on {@code threads} threads (invalid lines are reported, never applied), by a
+ *       single-pass scanner ({@link BulkLineScanner}) with Jackson deciding whatever it is unsure of;
  *   <li>in input order, the documents go to a {@link BulkAppender}, which encodes (LZ4, checksum)
  *       the queue blocks on {@code threads} threads and writes them in order, then fsyncs once;
  *   <li>the (id, address) pairs are gathered in a {@link SortedRun}, radix-sorted (the last update
@@ -266,6 +267,7 @@ public final class BulkLoad {
     final List<String> errorReasons = new ArrayList<>();
 
     static Chunk parse(UpdateParser parser, byte[] buf, int n, int maxLineBytes) {
+      BulkLineScanner fast = new BulkLineScanner(parser.maxBodyBytes());
       Chunk c = new Chunk();
       c.buf = buf;
       c.bytes = n;
@@ -284,7 +286,8 @@ public final class BulkLoad {
           c.error("line longer than " + maxLineBytes + " bytes");
         } else if (!blank(buf, start, l)) {
           try {
-            c.add(parser.parseSlice(buf, start, l - start));
+            UpdateParser.Slice slice = fast.parse(buf, start, l - start);
+            c.add(slice != null ? slice : parser.parseSlice(buf, start, l - start));
           } catch (InvalidUpdateException e) {
             c.error(e.getMessage());
           }

@@ -30,6 +30,11 @@ public final class UpdateParser {
     this.maxBodyBytes = maxBodyBytes;
   }
 
+  /** The document size limit. */
+  public int maxBodyBytes() {
+    return maxBodyBytes;
+  }
+
   /**
    * Validates a whole document body.
    *
