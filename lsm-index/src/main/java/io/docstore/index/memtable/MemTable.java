@@ -27,12 +27,8 @@ public final class MemTable {
   private static final double LOAD_FACTOR = 0.6;
   private static final int MIN_SLOTS = 64;
 
-  /**
-   * Slot {@code i} is {@code [2i] = ~id, [2i + 1] = value}: key and value share a cache line, so a
-   * lookup in a table far larger than the CPU caches pays one memory miss, not two (the two were
-   * separate arrays; profiled in the indeed-kv read loop, docs/benchmarks.md).
-   */
-  private final long[] slots;
+  private final long[] keys;
+  private final long[] values;
   private final int mask;
   private final int maxEntries;
   private final long walNumber;
@@ -54,10 +50,11 @@ public final class MemTable {
     while (slots * LOAD_FACTOR < minEntries + 1) {
       slots <<= 1;
     }
-    if (slots > (1 << 29)) { // two longs per slot in one array
+    if (slots > (1 << 30)) {
       throw new IllegalArgumentException("memory table of " + slots + " slots is too large");
     }
-    this.slots = new long[(int) slots * 2];
+    this.keys = new long[(int) slots];
+    this.values = new long[(int) slots];
     this.mask = (int) slots - 1;
     // Full at the budget's load even when recovery sized the arrays larger to hold a replay.
     this.maxEntries = (int) (budgetSlots * LOAD_FACTOR);
@@ -79,7 +76,7 @@ public final class MemTable {
 
   /** Bytes of heap the slot arrays take. */
   public long bytes() {
-    return 8L * slots.length;
+    return 16L * keys.length;
   }
 
   public boolean isFull() {
@@ -101,14 +98,14 @@ public final class MemTable {
     long key = ~id;
     int i = slot(id) & mask;
     while (true) {
-      long k = slots[2 * i];
+      long k = keys[i];
       if (k == key) {
-        LONGS.setRelease(slots, 2 * i + 1, value);
+        LONGS.setRelease(values, i, value);
         return;
       }
       if (k == 0) {
-        slots[2 * i + 1] = value;
-        LONGS.setRelease(slots, 2 * i, key);
+        values[i] = value;
+        LONGS.setRelease(keys, i, key);
         count = count + 1;
         return;
       }
@@ -121,9 +118,9 @@ public final class MemTable {
     long key = ~id;
     int i = slot(id) & mask;
     while (true) {
-      long k = (long) LONGS.getAcquire(slots, 2 * i);
+      long k = (long) LONGS.getAcquire(keys, i);
       if (k == key) {
-        return (long) LONGS.getAcquire(slots, 2 * i + 1);
+        return (long) LONGS.getAcquire(values, i);
       }
       if (k == 0) {
         return MISSING;
@@ -142,8 +139,8 @@ public final class MemTable {
     }
     long[] ids = new long[count];
     int n = 0;
-    for (int i = 0; i < slots.length; i += 2) {
-      long k = (long) LONGS.getAcquire(slots, i);
+    for (int i = 0; i < keys.length; i++) {
+      long k = (long) LONGS.getAcquire(keys, i);
       if (k != 0 && n < ids.length) {
         ids[n++] = ~k;
       }
