@@ -148,16 +148,22 @@ public final class Service implements Closeable {
             .maxBodyBytes(config.maxBodyBytes())
             .blockCacheBytes(config.queueBlockCacheBytes())
             .build())
-        .indexOptions(IndexOptions.builder()
-            .fileSystem(fs)
-            // Derived from the queue: no fsync per write; DocStore syncs it at each checkpoint.
-            .syncPolicy(SyncPolicy.NONE)
-            .memTableBytes(config.indexMemtableBytes())
-            .bloomFalsePositiveRate(config.bloomFalsePositiveRate())
-            .bloomMemoryBytes(config.bloomMemoryBytes())
-            .backgroundWriteRate(config.indexBackgroundWriteRate())
-            .build())
+        .indexOptions(indexOptions(config).fileSystem(fs).build())
         .build();
+  }
+
+  /**
+   * The index options the configuration asks for, shared by the primary and by replicas. The index
+   * is derived from the queue: no fsync per write; its owner syncs it at each checkpoint.
+   */
+  public static IndexOptions.Builder indexOptions(DocstoreConfig config) {
+    return IndexOptions.builder()
+        .syncPolicy(SyncPolicy.NONE)
+        .memTableBytes(config.indexMemtableBytes())
+        .bloomFalsePositiveRate(config.bloomFalsePositiveRate())
+        .bloomMemoryBytes(config.bloomMemoryBytes())
+        .backgroundWriteRate(config.indexBackgroundWriteRate())
+        .pageCacheBytes(config.indexPageCacheBytes());
   }
 
   private static HttpServer.Limits limits(DocstoreConfig c, int maxBody) {

@@ -38,6 +38,8 @@ public final class Queue implements java.io.Closeable {
   private final QueueReader reader;
   private final AppendSignal signal = new AppendSignal();
   private boolean closed;
+  /** The off-heap decoded-block cache, or null if off. */
+  private final BlockCache cache;
 
   private Queue(Path dir, QueueOptions options, QueueCounters counters, SegmentRecovery.Recovered r, DirectoryLock lock)
       throws IOException {
@@ -56,7 +58,8 @@ public final class Queue implements java.io.Closeable {
         appender::force, r.lastSequence());
     commit.onSync(nanos -> counters.fsyncs.increment());
     writer.attach(commit);
-    BlockCache cache = options.blockCacheBytes() > 0 ? new BlockCache(options.blockCacheBytes()) : null;
+    BlockCache cache = options.blockCacheBytes() >= BlockCache.HEADER + options.blockSize() ? new BlockCache(options.blockCacheBytes(), options.blockSize()) : null;
+    this.cache = cache;
     this.reader = new QueueReader(segments, counters, cache, expectedBlockBytes(options));
   }
 
@@ -100,6 +103,14 @@ public final class Queue implements java.io.Closeable {
     return writer;
   }
 
+  /**
+   * A bulk appender encoding blocks on {@code threads} threads; it holds the writer (other appenders
+   * wait) until its {@code finish} or {@code close}, and must be used from the calling thread.
+   */
+  public BulkAppender bulkAppender(int threads, BulkAppender.Sink sink) throws IOException {
+    return writer.bulk(threads, sink);
+  }
+
   /** The reader; thread-safe and shareable. */
   public QueueReader reader() {
     return reader;
@@ -133,7 +144,9 @@ public final class Queue implements java.io.Closeable {
     QueueCounters c = counters;
     return new QueueStats(c.appends.sum(), c.bodyBytes.sum(), c.rawBytes.sum(), c.storedBytes.sum(), c.blocks.sum(),
         c.compressedBlocks.sum(), c.segmentsCreated.sum(), c.segmentsSealed.sum(), c.fsyncs.sum(),
-        c.tornTailBytesDropped.sum(), c.blockReads.sum(), c.blockCacheHits.sum());
+        c.tornTailBytesDropped.sum(), c.blockReads.sum(), c.blockCacheHits.sum(),
+        cache == null ? 0 : cache.slots().misses(), cache == null ? 0 : cache.slots().evictions(),
+        cache == null ? 0 : cache.bytes(), cache == null ? 0 : cache.slots().capacityBytes());
   }
 
   /** Writes the open block, fsyncs and closes the files. Idempotent. */

@@ -120,7 +120,10 @@ public final class QueueOptions {
       return this;
     }
 
-    /** Budget of the decoded-block cache in raw payload bytes; 0 (the default) turns it off. */
+    /**
+     * Bytes of the off-heap decoded-block cache, in slots of one block each ({@code blockSize} + 16
+     * bytes); 0 (the default), or less than one slot, turns it off.
+     */
     public Builder blockCacheBytes(long blockCacheBytes) {
       this.blockCacheBytes = blockCacheBytes;
       return this;

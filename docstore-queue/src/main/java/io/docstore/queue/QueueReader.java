@@ -10,10 +10,11 @@ import io.docstore.queue.segment.QueueCounters;
 import io.docstore.queue.segment.SegmentInfo;
 import io.docstore.queue.segment.SegmentSet;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 
 /**
  * Random reads by address: one positional read of the block, checksum, decompress, slice (or a
- * hit in the optional decoded-block cache). Sealed segments are verified this way, block by block,
+ * hit in the optional off-heap decoded-block cache, which copies out just the record). Sealed segments are verified this way, block by block,
  * as they are read.
  *
  * <p>Thread-safe and shareable: each thread has its own read buffers (ThreadLocal), the segment
@@ -71,21 +72,23 @@ public final class QueueReader {
       throw new IllegalArgumentException("address " + Address.toString(address) + " is outside the written blocks of "
           + segment.path().getFileName() + " (" + SegmentFormat.HEADER_LENGTH + ".." + end + ")");
     }
-    DecodedBlock block = cache == null ? null : cache.get(Address.blockKey(address));
-    if (block != null) {
-      counters.blockCacheHits.increment();
-    } else {
-      Buffers b = buffers.get();
-      block = b.block;
-      long key = Address.blockKey(address);
-      if (b.key != key) {
-        b.key = -1;
-        b.reader.read(segment.channel(), segment.path(), offset, end, block);
-        b.key = key;
-        counters.blockReads.increment();
-        if (cache != null) {
-          cache.put(key, block);
+    long key = Address.blockKey(address);
+    Buffers b = buffers.get();
+    DecodedBlock block = b.block;
+    if (b.key != key) {
+      if (cache != null) {
+        Record r = cache.read(key, QueueReader::cachedRecord, address);
+        if (r != null) {
+          counters.blockCacheHits.increment();
+          return r;
         }
+      }
+      b.key = -1;
+      b.reader.read(segment.channel(), segment.path(), offset, end, block);
+      b.key = key;
+      counters.blockReads.increment();
+      if (cache != null) {
+        cache.put(key, block);
       }
     }
     if (index >= block.count()) {
@@ -93,5 +96,23 @@ public final class QueueReader {
           + " of a block holding " + block.count());
     }
     return QueueTailer.toRecord(block, index, address);
+  }
+
+  /** Copies one record out of a cached block (see {@link BlockCache} for the slot layout). */
+  private static Record cachedRecord(ByteBuffer slab, int off, int len, long address) {
+    int index = Address.index(address);
+    int count = BlockCache.count(slab, off);
+    if (index >= count) {
+      throw new IllegalArgumentException("address " + Address.toString(address) + " names record " + index
+          + " of a block holding " + count);
+    }
+    int start = BlockCache.recordStart(slab, off, len, index);
+    int end = BlockCache.recordEnd(slab, off, len, index, start);
+    int at = off + BlockCache.HEADER + start;
+    byte[] body = new byte[end - start - BlockFormat.RECORD_BODY];
+    slab.get(at + BlockFormat.RECORD_BODY, body);
+    Op op = slab.get(at + BlockFormat.RECORD_OP) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
+    return new Record(address, slab.getLong(at + BlockFormat.RECORD_ID), BlockCache.firstSequence(slab, off) + index, op,
+        slab.getLong(at + BlockFormat.RECORD_ACCEPTED_AT), body);
   }
 }

@@ -15,6 +15,11 @@ package io.docstore.queue;
  * @param tornTailBytesDropped bytes cut from the active segment's torn tail at open
  * @param blockReads blocks read from files by readers and tailers
  * @param blockCacheHits reads answered by the decoded-block cache
+ * @param blockCacheMisses reads of a block the cache did not hold (0 when it is off)
+ * @param blockCacheEvictions blocks evicted from the cache
+ * @param blockCacheBytes bytes of cache slots holding a block now
+ * @param blockCacheCapacityBytes the cache's size (0: off)
  */
 public record QueueStats(long appends, long bodyBytes, long rawBytes, long storedBytes, long blocks, long compressedBlocks,
-    long segmentsCreated, long segmentsSealed, long fsyncs, long tornTailBytesDropped, long blockReads, long blockCacheHits) {}
+    long segmentsCreated, long segmentsSealed, long fsyncs, long tornTailBytesDropped, long blockReads, long blockCacheHits,
+    long blockCacheMisses, long blockCacheEvictions, long blockCacheBytes, long blockCacheCapacityBytes) {}

@@ -16,18 +16,38 @@ class QueueReaderTest {
 
   @Test
   void blockCacheAnswersRepeatedReads() throws Exception {
-    QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockCacheBytes(1 << 20).build();
+    QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).blockCacheBytes(1 << 20).build();
     try (Queue q = Queue.open(dir, o)) {
       List<Appended> a = new ArrayList<>();
       for (int i = 0; i < 50; i++) {
-        a.add(q.writer().append(i, Op.PUT, i, new byte[] {(byte) i}));
+        a.add(q.writer().append(i, Op.PUT, 1000 + i, i == 7 ? new byte[0] : new byte[] {(byte) i, 2, 3}));
       }
+      a.add(q.writer().append(50, Op.DELETE, 1050, new byte[0]));
       q.writer().flush();
-      for (Appended x : a) {
-        assertThat(q.reader().get(x.address()).body()).containsExactly((byte) (x.sequence() - 1));
+      // Alternating between blocks defeats the thread's own last block: every read after the first
+      // of each block is a cache hit, which copies out just that record.
+      for (int round = 0; round < 3; round++) {
+        for (int i : new int[] {0, 50, 7, 25}) {
+          Record r = q.reader().get(a.get(i).address());
+          assertThat(r.id()).isEqualTo(i);
+          assertThat(r.sequence()).isEqualTo(a.get(i).sequence());
+          assertThat(r.acceptedAtMillis()).isEqualTo(1000 + i);
+          assertThat(r.op()).isEqualTo(i == 50 ? Op.DELETE : Op.PUT);
+          assertThat(r.body()).isEqualTo(i == 50 || i == 7 ? new byte[0] : new byte[] {(byte) i, 2, 3});
+          assertThat(r.address()).isEqualTo(a.get(i).address());
+        }
       }
-      assertThat(q.stats().blockReads()).isEqualTo(1);
-      assertThat(q.stats().blockCacheHits()).isEqualTo(49);
+      QueueStats s = q.stats();
+      assertThat(s.blockReads()).isEqualTo(3); // 0 and 7 share the first block
+      // 7 in round 0, then 0, 50 and 7 in rounds 1 and 2; 25 comes from the thread's own last block (read last).
+      assertThat(s.blockCacheHits()).isEqualTo(7);
+      assertThat(s.blockCacheMisses()).isEqualTo(3);
+      assertThat(s.blockCacheBytes()).isPositive().isLessThanOrEqualTo(s.blockCacheCapacityBytes());
+      long inFirst = a.get(7).address();
+      long pastEnd = inFirst + 200; // same block, a record index the block does not have
+      q.reader().get(a.get(50).address());
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> q.reader().get(pastEnd))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("names record");
     }
   }
 

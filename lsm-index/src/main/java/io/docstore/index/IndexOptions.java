@@ -17,6 +17,7 @@ public final class IndexOptions {
   private final long bloomRebalanceMillis;
   private final int maxFrozenTables;
   private final long backgroundWriteRate;
+  private final long pageCacheBytes;
 
   private IndexOptions(Builder b) {
     this.fileSystem = b.fileSystem;
@@ -28,6 +29,7 @@ public final class IndexOptions {
     this.bloomRebalanceMillis = b.bloomRebalanceMillis;
     this.maxFrozenTables = b.maxFrozenTables;
     this.backgroundWriteRate = b.backgroundWriteRate;
+    this.pageCacheBytes = b.pageCacheBytes;
   }
 
   public static Builder builder() {
@@ -83,6 +85,14 @@ public final class IndexOptions {
     return backgroundWriteRate;
   }
 
+  /**
+   * Bytes of the off-heap cache of verified 4 KiB table pages (0: off, every page probe is a
+   * positional read and a checksum). A hit costs no system call and no allocation.
+   */
+  public long pageCacheBytes() {
+    return pageCacheBytes;
+  }
+
   /** Builder with the defaults documented per method. */
   public static final class Builder {
     private FileSystem fileSystem = FileSystem.real();
@@ -94,6 +104,7 @@ public final class IndexOptions {
     private long bloomRebalanceMillis = 500;
     private int maxFrozenTables = 2;
     private long backgroundWriteRate = 64L << 20;
+    private long pageCacheBytes;
 
     private Builder() {}
 
@@ -166,6 +177,18 @@ public final class IndexOptions {
         throw new IllegalArgumentException("background write rate must be >= 0, got " + bytesPerSecond);
       }
       this.backgroundWriteRate = bytesPerSecond;
+      return this;
+    }
+
+    /**
+     * Default: 0 (off; the service turns it on with {@code docstore.index.page-cache}). Below one
+     * 4 KiB page means off. Pages are cached after their second miss once the cache is full.
+     */
+    public Builder pageCacheBytes(long bytes) {
+      if (bytes < 0) {
+        throw new IllegalArgumentException("page cache must be >= 0 bytes, got " + bytes);
+      }
+      this.pageCacheBytes = bytes;
       return this;
     }
 

@@ -37,6 +37,11 @@ public final class IndexStats {
   private final long frozenTables;
   private final long memTableEntries;
   private final int backgroundWork;
+  private final long pageCacheHits;
+  private final long pageCacheMisses;
+  private final long pageCacheEvictions;
+  private final long pageCacheBytes;
+  private final long pageCacheCapacityBytes;
 
   private IndexStats(Engine e) {
     IndexCounters c = e.counters();
@@ -76,6 +81,12 @@ public final class IndexStats {
     frozenTables = shape[1];
     memTableEntries = shape[2] + shape[3];
     backgroundWork = c.backgroundWork.get();
+    io.docstore.io.cache.SlotCache pc = e.pageCache();
+    pageCacheHits = pc == null ? 0 : pc.hits();
+    pageCacheMisses = pc == null ? 0 : pc.misses();
+    pageCacheEvictions = pc == null ? 0 : pc.evictions();
+    pageCacheBytes = pc == null ? 0 : pc.bytesUsed();
+    pageCacheCapacityBytes = pc == null ? 0 : pc.capacityBytes();
   }
 
   static IndexStats of(Engine e) {
@@ -102,6 +113,30 @@ public final class IndexStats {
   /** Index pages read by gets (one positional read each). */
   public long pagesRead() {
     return pagesRead;
+  }
+
+  /** Page probes answered by the index page cache (no read). */
+  public long pageCacheHits() {
+    return pageCacheHits;
+  }
+
+  /** Page probes the index page cache did not hold (read from the file; 0 when the cache is off). */
+  public long pageCacheMisses() {
+    return pageCacheMisses;
+  }
+
+  public long pageCacheEvictions() {
+    return pageCacheEvictions;
+  }
+
+  /** Bytes of slots holding a page now. */
+  public long pageCacheBytes() {
+    return pageCacheBytes;
+  }
+
+  /** The page cache's size (0: off). */
+  public long pageCacheCapacityBytes() {
+    return pageCacheCapacityBytes;
   }
 
   public long bloomNo() {

@@ -35,7 +35,7 @@ class ConcurrencyTest {
   void readersNeverSeeAWrongValueOrLoseAnAcknowledgedId() throws Exception {
     long seed = TestSupport.seed("ConcurrencyTest");
     IndexOptions opts = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(16 * 1024)
-        .bloomMemoryBytes(64 * 1024).bloomRebalanceMillis(5).build();
+        .bloomMemoryBytes(64 * 1024).bloomRebalanceMillis(5).pageCacheBytes(16 * 4096).build();
     int writes = 150_000 * TestSupport.scale();
     AtomicLong acked = new AtomicLong(-1);
     ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();

@@ -29,7 +29,10 @@ class LsmIndexRandomizedTest {
     SplittableRandom rnd = new SplittableRandom(seed);
     int ops = 1_000_000 * TestSupport.scale();
     IndexOptions opts = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(128 * 1024)
-        .bloomMemoryBytes(256 * 1024).bloomRebalanceMillis(20).build();
+        .bloomMemoryBytes(256 * 1024).bloomRebalanceMillis(20)
+        // Off, or a page cache far smaller than the tables, so fills, hits and evictions all happen.
+        .pageCacheBytes(rnd.nextBoolean() ? 0 : (1 + rnd.nextInt(64)) * 4096L).build();
+    System.out.println("LsmIndexRandomizedTest: page cache " + opts.pageCacheBytes() + " bytes");
     TreeMap<Long, Long> model = new TreeMap<>();
     LsmIndex index = LsmIndex.open(dir, opts);
     long idRange = 20_000;

@@ -67,6 +67,36 @@ class LsmIndexTest {
   }
 
   @Test
+  void pageCacheAnswersRepeatedLookupsWithoutReadingPages() throws IOException {
+    IndexOptions opts = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(64 * 1024)
+        .pageCacheBytes(1 << 20).build();
+    int n = 20_000;
+    try (LsmIndex index = LsmIndex.open(dir, opts)) {
+      for (long id = 0; id < n; id++) {
+        index.put(id * 3, id + 100);
+      }
+      index.flush();
+      for (int round = 0; round < 2; round++) {
+        for (long id = 0; id < n; id++) {
+          assertThat(index.get(id * 3)).isEqualTo(id + 100);
+          assertThat(index.get(id * 3 + 1)).isIn(LsmIndex.ABSENT);
+        }
+      }
+      IndexStats s = index.stats();
+      assertThat(s.pageCacheCapacityBytes()).isEqualTo(1 << 20);
+      assertThat(s.pageCacheHits()).as("second round served from the cache").isGreaterThanOrEqualTo(n);
+      assertThat(s.pageCacheMisses()).as("a page is read once while the cache has room").isLessThanOrEqualTo(s.pagesRead() - s.pageCacheHits());
+      assertThat(s.pageCacheBytes()).isPositive().isLessThanOrEqualTo(1 << 20);
+      assertThat(s.pageCacheEvictions()).isZero();
+    }
+    try (LsmIndex index = LsmIndex.open(dir, small())) {
+      assertThat(index.stats().pageCacheCapacityBytes()).isZero();
+      assertThat(index.get(3)).isEqualTo(101);
+      assertThat(index.stats().pageCacheHits()).isZero();
+    }
+  }
+
+  @Test
   void scanIsASnapshotUnaffectedByLaterWritesAndFlushes() throws IOException {
     try (LsmIndex index = LsmIndex.open(dir, small())) {
       for (long i = 0; i < 1000; i++) {

@@ -9,6 +9,7 @@ import io.docstore.queue.Op;
 import io.docstore.queue.Queue;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.Record;
+import io.docstore.service.BulkLoad;
 import java.io.IOException;
 import java.util.Arrays;
 
@@ -21,8 +22,10 @@ import java.util.Arrays;
  * <p>Batches: appends accumulate in the queue writer's open block and the (ID, address) pairs in
  * arrays; {@link #flush()} writes the open block (now readable) and only then puts the batch into
  * the index with one {@code putAll}, so the index never points at a record a reader cannot read.
- * Both use sync policy {@code none}, the peers' "WAL on, no fsync per write". Memory budget: a
- * quarter for the index's resident Bloom filters, the rest for the queue's decoded-block cache.
+ * Both use sync policy {@code none}, the peers' "WAL on, no fsync per write". Memory budget (all
+ * off heap): a quarter for the index's resident Bloom filters, a quarter for its page cache, half
+ * for the queue's decoded-block cache; {@code DOCSTORE_BENCH_SPLIT=b:p:q} in the environment (parts
+ * of the budget for bloom, index pages, blocks) tries another split.
  */
 final class DocstoreEngine implements Engine {
 
@@ -34,11 +37,14 @@ final class DocstoreEngine implements Engine {
   private final String settings;
 
   DocstoreEngine(EngineSettings s) throws IOException {
-    long bloomBytes = s.memoryBytes() / 4;
-    long blockCacheBytes = s.memoryBytes() - bloomBytes;
+    long[] split = split(System.getenv("DOCSTORE_BENCH_SPLIT"));
+    long parts = split[0] + split[1] + split[2];
+    long bloomBytes = s.memoryBytes() * split[0] / parts;
+    long pageCacheBytes = s.memoryBytes() * split[1] / parts;
+    long blockCacheBytes = s.memoryBytes() - bloomBytes - pageCacheBytes;
     QueueOptions qo = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockCacheBytes(blockCacheBytes).build();
     IndexOptions io = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(s.writeBufferBytes())
-        .bloomMemoryBytes(bloomBytes).build();
+        .bloomMemoryBytes(bloomBytes).pageCacheBytes(pageCacheBytes).build();
     queue = Queue.open(s.dir().resolve("queue"), qo);
     LsmIndex opened;
     try {
@@ -49,8 +55,25 @@ final class DocstoreEngine implements Engine {
     }
     index = opened;
     settings = "docstore queue (block " + qo.blockSize() + " B raw, LZ4, decoded-block cache " + blockCacheBytes
-        + " B, sync none) + LsmIndex (memtable " + io.memTableBytes() + " B, resident bloom " + bloomBytes
-        + " B at FP " + io.bloomFalsePositiveRate() + ", sync none); index updated per batch with putAll";
+        + " B off heap, sync none) + LsmIndex (memtable " + io.memTableBytes() + " B, resident bloom " + bloomBytes
+        + " B at FP " + io.bloomFalsePositiveRate() + ", page cache " + pageCacheBytes
+        + " B off heap, sync none); index updated per batch with putAll";
+  }
+
+  /** Budget parts for bloom, index pages, blocks: "1:1:2" unless {@code spec} says otherwise. */
+  static long[] split(String spec) {
+    if (spec == null || spec.isBlank()) {
+      return new long[] {1, 1, 2};
+    }
+    String[] p = spec.split(":");
+    if (p.length != 3) {
+      throw new IllegalArgumentException("DOCSTORE_BENCH_SPLIT must be bloom:pages:blocks, got " + spec);
+    }
+    long[] parts = {Long.parseLong(p[0]), Long.parseLong(p[1]), Long.parseLong(p[2])};
+    if (parts[0] < 0 || parts[1] < 0 || parts[2] < 0 || parts[0] + parts[1] + parts[2] == 0) {
+      throw new IllegalArgumentException("DOCSTORE_BENCH_SPLIT parts must be >= 0 and not all 0, got " + spec);
+    }
+    return parts;
   }
 
   static long id(byte[] key) {
@@ -99,6 +122,28 @@ final class DocstoreEngine implements Engine {
     queue.writer().flush();
     index.putAll(ids, addresses, pending);
     pending = 0;
+  }
+
+  /**
+   * The product's bulk path, the one {@code docstore import --bulk} runs ({@link BulkLoad#loadInto}):
+   * lines parsed and validated on {@code threads} threads, queue blocks LZ4-compressed on
+   * {@code threads} threads and written in order with one fsync, the (id, address) pairs radix-sorted
+   * and written as one index file installed through the manifest.
+   */
+  @Override
+  public void bulkLoad(java.nio.file.Path ndjson, int threads, int batch) throws IOException {
+    flush();
+    try (java.io.InputStream in = java.nio.file.Files.newInputStream(ndjson)) {
+      BulkLoad.Result r = BulkLoad.loadInto(queue, index, in, threads, queue.options().maxBodyBytes(), p -> { });
+      if (r.failed() > 0) {
+        throw new IOException(r.failed() + " invalid lines in " + ndjson + ": " + r.errors());
+      }
+    }
+  }
+
+  @Override
+  public String bulkPath() {
+    return "BulkLoad (docstore import --bulk): parse and LZ4 blocks on N threads, one fsync, index file ingested";
   }
 
   /** The index's flush or compaction; the queue has no background work (blocks are written by the writer). */

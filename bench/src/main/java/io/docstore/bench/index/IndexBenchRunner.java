@@ -20,7 +20,7 @@ import java.util.stream.Stream;
  * written per entry (WAL + index + bloom files: write amplification), resident memory, on-disk index
  * count, index pages read per get, and the fraction of absent gets answered without an index page.
  *
- * <p>Usage: {@code IndexBenchRunner [entries=10000000] [sync=none|interval:N|always] [dir]}.
+ * <p>Usage: {@code IndexBenchRunner [entries=10000000] [sync=none|interval:N|always] [dir] [page-cache-MiB=0]}.
  */
 public final class IndexBenchRunner {
 
@@ -30,15 +30,16 @@ public final class IndexBenchRunner {
     int n = args.length > 0 ? Integer.parseInt(args[0].replace("_", "")) : 10_000_000;
     SyncPolicy sync = SyncPolicy.parse(args.length > 1 ? args[1] : "none");
     Path dir = args.length > 2 ? Path.of(args[2]) : Files.createTempDirectory("index-bench");
+    long pageCacheBytes = args.length > 3 ? Long.parseLong(args[3]) << 20 : 0;
     deleteContents(dir);
     long[] ids = new long[n];
     SplittableRandom rnd = new SplittableRandom(42);
     for (int i = 0; i < n; i++) {
       ids[i] = rnd.nextLong() & Long.MAX_VALUE;
     }
-    System.out.printf(Locale.ROOT, "index benchmark: %,d entries, sync=%s, dir=%s, java %s%n", n, sync, dir,
-        System.getProperty("java.version"));
-    IndexOptions opts = IndexOptions.builder().syncPolicy(sync).build();
+    System.out.printf(Locale.ROOT, "index benchmark: %,d entries, sync=%s, page cache %d MiB, dir=%s, java %s%n", n, sync,
+        pageCacheBytes >> 20, dir, System.getProperty("java.version"));
+    IndexOptions opts = IndexOptions.builder().syncPolicy(sync).pageCacheBytes(pageCacheBytes).build();
     try (LsmIndex index = LsmIndex.open(dir, opts)) {
       cpuMark = THREADS.getCurrentThreadCpuTime();
       long t0 = System.nanoTime();
@@ -63,7 +64,8 @@ public final class IndexBenchRunner {
       IndexStats afterGets = index.stats();
       report("gets (present)", n, getNanos);
       long pages = afterGets.pagesRead() - afterPuts.pagesRead();
-      System.out.printf(Locale.ROOT, "  index pages read per get: %.3f (checksum %d)%n", pages / (double) n, sum);
+      System.out.printf(Locale.ROOT, "  index pages read per get: %.3f, of them from the page cache %.3f (checksum %d)%n",
+          pages / (double) n, (afterGets.pageCacheHits() - afterPuts.pageCacheHits()) / (double) n, sum);
 
       SplittableRandom absent = new SplittableRandom(4242);
       t0 = System.nanoTime();

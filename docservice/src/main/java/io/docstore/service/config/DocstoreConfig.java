@@ -40,6 +40,7 @@ public final class DocstoreConfig {
   private final double bloomFalsePositiveRate;
   private final long bloomMemoryBytes;
   private final long indexBackgroundWriteRate;
+  private final long indexPageCacheBytes;
   private final Duration checkpointInterval;
   private final InetSocketAddress readAddress;
   private final InetSocketAddress adminAddress;
@@ -77,11 +78,13 @@ public final class DocstoreConfig {
     if (maxBodyBytes >= queueSegmentSize) {
       throw new ConfigError(ROOT + ".queue.max-body", "must be smaller than queue.segment-size");
     }
-    queueBlockCacheBytes = r.bytes("queue.block-cache", 0, Long.MAX_VALUE);
+    queueBlockCacheBytes = r.bytes("queue.block-cache", 0, 16L << 30);
     indexMemtableBytes = r.bytes("index.memtable", 64 << 10, 1L << 36);
     bloomFalsePositiveRate = r.doubleBetween("index.bloom-false-positive-rate", 0, 0.5);
     bloomMemoryBytes = r.bytes("index.bloom-memory", 0, Long.MAX_VALUE);
     indexBackgroundWriteRate = r.bytes("index.background-write-rate", 0, Long.MAX_VALUE);
+    // The slot cache holds at most 16 stripes of 1 GiB.
+    indexPageCacheBytes = r.bytes("index.page-cache", 0, 16L << 30);
     checkpointInterval = r.positiveDuration("index.checkpoint-interval");
     readAddress = r.address("http.read");
     adminAddress = r.address("http.admin");
@@ -190,6 +193,35 @@ public final class DocstoreConfig {
   public double bloomFalsePositiveRate() { return bloomFalsePositiveRate; }
   public long bloomMemoryBytes() { return bloomMemoryBytes; }
   public long indexBackgroundWriteRate() { return indexBackgroundWriteRate; }
+  public long indexPageCacheBytes() { return indexPageCacheBytes; }
+
+  /** Bytes of direct memory the caches may take: index bloom pages, index page cache, queue block cache. */
+  public long offHeapCacheBytes() {
+    return bloomMemoryBytes + indexPageCacheBytes + queueBlockCacheBytes;
+  }
+
+  /**
+   * Stops a start whose caches cannot fit this JVM: the caches must leave a quarter of the direct
+   * memory limit to I/O buffers (Netty, block and WAL buffers). Called by {@code serve} and
+   * {@code replica} before they open anything, so the error names the keys instead of an
+   * {@code OutOfMemoryError} from deep inside the index.
+   *
+   * @param directMemoryLimit this JVM's limit ({@link JvmMemory#directLimit()})
+   */
+  public void requireCachesFit(long directMemoryLimit) {
+    long allowed = directMemoryLimit / 4 * 3;
+    if (offHeapCacheBytes() > allowed) {
+      throw new ConfigError(ROOT + ".index.page-cache", "the off-heap caches (index.page-cache " + mib(indexPageCacheBytes)
+          + " + index.bloom-memory " + mib(bloomMemoryBytes) + " + queue.block-cache " + mib(queueBlockCacheBytes)
+          + ") need " + mib(offHeapCacheBytes()) + ", more than 3/4 of this JVM's direct memory limit of "
+          + mib(directMemoryLimit) + " (-XX:MaxDirectMemorySize, default = -Xmx): lower them, or raise the limit"
+          + " (DOCSTORE_JAVA_OPTS=-XX:MaxDirectMemorySize=... for scripts/docstore)");
+    }
+  }
+
+  private static String mib(long bytes) {
+    return (bytes >> 20) + " MiB";
+  }
   public Duration checkpointInterval() { return checkpointInterval; }
   public InetSocketAddress readAddress() { return readAddress; }
   public InetSocketAddress adminAddress() { return adminAddress; }

@@ -12,7 +12,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Exports the queue's and the index's own counters as meters: append and compression volume,
- * fsyncs, block reads and cache hits; index runs, flushes and compactions with the bytes they wrote,
+ * fsyncs, block reads and the block cache; index runs, the page cache, flushes and compactions with the bytes they wrote,
  * bloom answers (the usefulness policy at work), WAL fsyncs and what a flush or compaction is doing
  * now. One scrape reads each stats snapshot at most once a second, however many meters it has.
  */
@@ -40,8 +40,26 @@ public final class StoreMeters {
     counter(r, owner, "docstore.queue.block.reads", "blocks read from segment files", q, QueueStats::blockReads);
     counter(r, owner, "docstore.queue.block.cache.hits", "block reads answered by the decoded-block cache", q,
         QueueStats::blockCacheHits);
+    counter(r, owner, "docstore.queue.block.cache.misses", "block reads the decoded-block cache did not hold", q,
+        QueueStats::blockCacheMisses);
+    counter(r, owner, "docstore.queue.block.cache.evictions", "blocks evicted from the decoded-block cache", q,
+        QueueStats::blockCacheEvictions);
+    gauge(r, owner, "docstore.queue.block.cache.bytes", "decoded-block cache slots in use (off heap)", q,
+        QueueStats::blockCacheBytes);
+    gauge(r, owner, "docstore.queue.block.cache.capacity.bytes", "decoded-block cache size (off heap; 0 = off)", q,
+        QueueStats::blockCacheCapacityBytes);
     counter(r, owner, "docstore.index.gets", "index lookups", i, IndexStats::gets);
     counter(r, owner, "docstore.index.pages.read", "index file pages read by lookups", i, IndexStats::pagesRead);
+    counter(r, owner, "docstore.index.page.cache.hits", "index page probes answered by the page cache (no read)", i,
+        IndexStats::pageCacheHits);
+    counter(r, owner, "docstore.index.page.cache.misses", "index page probes read from the file", i,
+        IndexStats::pageCacheMisses);
+    counter(r, owner, "docstore.index.page.cache.evictions", "pages evicted from the index page cache", i,
+        IndexStats::pageCacheEvictions);
+    gauge(r, owner, "docstore.index.page.cache.bytes", "index page cache slots in use (off heap)", i,
+        IndexStats::pageCacheBytes);
+    gauge(r, owner, "docstore.index.page.cache.capacity.bytes", "index page cache size (off heap; 0 = off)", i,
+        IndexStats::pageCacheCapacityBytes);
     bloom(r, owner, "no", "resident bloom page answered no: no index page read", i, IndexStats::bloomNo);
     bloom(r, owner, "maybe", "resident bloom page answered maybe", i, IndexStats::bloomMaybe);
     bloom(r, owner, "not_resident", "bloom page not resident: counted as maybe", i, IndexStats::bloomNotResident);

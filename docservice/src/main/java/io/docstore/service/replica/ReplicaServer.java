@@ -1,8 +1,7 @@
 package io.docstore.service.replica;
 
-import io.docstore.index.IndexOptions;
-import io.docstore.io.SyncPolicy;
 import io.docstore.queue.QueueOptions;
+import io.docstore.service.Service;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.service.config.DocstoreConfig;
 import io.docstore.service.http.HttpServer;
@@ -33,8 +32,7 @@ public final class ReplicaServer implements Closeable {
     ReplicaNode.Options o = new ReplicaNode.Options(rc.source(), cfg.dataDir(), rc.pullInterval().toMillis(),
         (int) rc.rsyncTimeout().toSeconds(), rc.checkpointInterval().toMillis(),
         BlockFormat.HEADER_LENGTH + Math.max(cfg.queueBlockSize(), QueueOptions.MIN_BLOCK_SIZE), rc.rsync(),
-        IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(cfg.indexMemtableBytes())
-            .bloomFalsePositiveRate(cfg.bloomFalsePositiveRate()).bloomMemoryBytes(cfg.bloomMemoryBytes()).build());
+        Service.indexOptions(cfg).build());
     node = ReplicaNode.start(o, registry);
     HttpServer r = null;
     RpcServer p = null;

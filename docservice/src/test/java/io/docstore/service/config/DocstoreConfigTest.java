@@ -23,6 +23,18 @@ class DocstoreConfigTest {
   }
 
   @Test
+  void cachesThatDoNotFitTheJvmsDirectMemoryStopTheStartWithTheKeys() {
+    DocstoreConfig c = DocstoreConfig.load();
+    assertThatThrownBy(() -> c.requireCachesFit(256L << 20)).isInstanceOf(ConfigError.class)
+        .hasMessageContaining("docstore.index.page-cache").hasMessageContaining("index.bloom-memory 64 MiB")
+        .hasMessageContaining("need 320 MiB").hasMessageContaining("MaxDirectMemorySize");
+    c.requireCachesFit(1L << 30);
+    DocstoreConfig small = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "32M"));
+    small.requireCachesFit(256L << 20);
+    assertThat(JvmMemory.directLimit()).isPositive();
+  }
+
+  @Test
   void defaultsAreSafe() {
     DocstoreConfig c = DocstoreConfig.load();
     assertThat(c.sync()).isEqualTo(SyncPolicy.ALWAYS);
@@ -34,6 +46,19 @@ class DocstoreConfigTest {
     assertThat(c.memcachedServers()).isEmpty();
     assertThat(c.inboxDir()).isNull();
     assertThat(c.dataDir()).isEqualTo(Path.of("data"));
+    assertThat(c.indexPageCacheBytes()).isEqualTo(256L << 20);
+    assertThat(c.queueBlockCacheBytes()).isZero();
+  }
+
+  @Test
+  void primaryAndReplicaShareTheIndexOptions() {
+    DocstoreConfig c = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "8M", "docstore.index.bloom-memory", "1M"));
+    io.docstore.index.IndexOptions o = io.docstore.service.Service.indexOptions(c).build();
+    assertThat(o.pageCacheBytes()).isEqualTo(8L << 20);
+    assertThat(o.bloomMemoryBytes()).isEqualTo(1L << 20);
+    assertThat(o.syncPolicy()).isEqualTo(SyncPolicy.NONE);
+    assertThatThrownBy(() -> DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "17G")))
+        .hasMessageContaining("docstore.index.page-cache");
   }
 
   @Test

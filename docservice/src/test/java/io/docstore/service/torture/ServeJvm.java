@@ -101,6 +101,12 @@ public final class ServeJvm implements AutoCloseable {
     return m.find() ? m.group(1) : null;
   }
 
+  /**
+   * Caches sized for a child with a 256 MiB heap (and so 256 MiB of direct memory): {@code serve}
+   * refuses to start when its caches do not fit.
+   */
+  public static final String SMALL_CACHES = "-Ddocstore.index.page-cache=32M";
+
   /** The java command line for {@link Main} with this JVM's class path, like {@code TestSupport.startJvm}. */
   static List<String> command(List<String> jvmArgs, String... args) {
     List<String> cmd = new ArrayList<>();
@@ -112,6 +118,7 @@ public final class ServeJvm implements AutoCloseable {
     if (!flags.isBlank()) {
       cmd.addAll(Arrays.asList(flags.trim().split("\\s+")));
     }
+    cmd.add(SMALL_CACHES);
     cmd.add("-Ddocstore.http.read.port=0");
     cmd.add("-Ddocstore.http.admin.port=0");
     cmd.add("-Ddocstore.rpc.port=0");

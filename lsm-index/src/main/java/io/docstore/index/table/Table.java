@@ -5,6 +5,7 @@ import io.docstore.index.file.FileHeader;
 import io.docstore.io.Checksums;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
+import io.docstore.io.cache.SlotCache;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -195,9 +196,26 @@ public final class Table {
    * caller has checked the id range and the bloom filter.
    */
   public long find(long id, ByteBuffer page) throws IOException {
+    return find(id, page, null);
+  }
+
+  /**
+   * As {@link #find(long, ByteBuffer)}, but the page comes from {@code cache} (index page cache,
+   * slots of {@link TableFormat#PAGE_SIZE} bytes, little-endian) when it is there: no system call,
+   * no allocation. A page read from the file is verified against its checksum and then offered to
+   * the cache (its entries only), so a cached page was verified once, on fill.
+   */
+  public long find(long id, ByteBuffer page, SlotCache cache) throws IOException {
     int p = pageFor(id);
     if (p < 0) {
       return -1L;
+    }
+    long key = cache == null ? 0 : pageKey(p);
+    if (cache != null) {
+      long v = cache.getLong(key, Table::searchSlot, id);
+      if (v != SlotCache.MISS) {
+        return v;
+      }
     }
     page.clear();
     readFully(ch, page, TableFormat.pageOffset(p), path);
@@ -205,17 +223,35 @@ public final class Table {
     if (actual != pageCrcs[p]) {
       throw CorruptionException.checksum(path, TableFormat.pageOffset(p), "table page " + p, pageCrcs[p], actual);
     }
+    int entries = entriesInPage(p);
+    if (cache != null) {
+      cache.put(key, page, 0, entries * TableFormat.ENTRY_SIZE);
+    }
+    return search(page, 0, entries, id);
+  }
+
+  /** Cache key of page {@code p}: table number in the high half, page number in the low half. */
+  private long pageKey(int p) {
+    return (number << 32) | p;
+  }
+
+  private static long searchSlot(ByteBuffer slab, int offset, int length, long id) {
+    return search(slab, offset, length / TableFormat.ENTRY_SIZE, id);
+  }
+
+  /** Binary search of {@code entries} sorted (id, value) pairs from {@code offset}; the value or -1. */
+  private static long search(ByteBuffer buf, int offset, int entries, long id) {
     int lo = 0;
-    int hi = entriesInPage(p) - 1;
+    int hi = entries - 1;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
-      long m = page.getLong(mid * TableFormat.ENTRY_SIZE);
+      long m = buf.getLong(offset + mid * TableFormat.ENTRY_SIZE);
       if (m < id) {
         lo = mid + 1;
       } else if (m > id) {
         hi = mid - 1;
       } else {
-        return page.getLong(mid * TableFormat.ENTRY_SIZE + 8);
+        return buf.getLong(offset + mid * TableFormat.ENTRY_SIZE + 8);
       }
     }
     return -1L;
