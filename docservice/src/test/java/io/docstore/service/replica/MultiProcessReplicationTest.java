@@ -59,9 +59,9 @@ class MultiProcessReplicationTest {
 
   private static final ObjectMapper JSON = new ObjectMapper();
   /** IDs written once, in order, in phase 1 (they fill the first, sealed, segments). */
-  private static final int FIRST = 3000;
+  private static final int FIRST = 1600;
   /** IDs updated and deleted at random in phase 2. */
-  private static final int SECOND = 1000;
+  private static final int SECOND = 600;
   private static final int BATCH = 100;
   /** Small segments, so that several are sealed (max-body must stay below the segment size). */
   private static final List<String> SEGMENTS = List.of("-Ddocstore.queue.segment-size=1M", "-Ddocstore.queue.max-body=64K");
@@ -82,135 +82,150 @@ class MultiProcessReplicationTest {
     ExecutorService pool = Executors.newFixedThreadPool(4);
     AtomicBoolean killing = new AtomicBoolean(true);
     Random killerRnd = new Random(seed + 1);
-    try (ServeJvm primary = ServeJvm.start(tmp.resolve("primary"), tmp.resolve("primary.log"), primaryArgs);
-        RsyncDaemon daemon = RsyncDaemon.start(tmp.resolve("primary/queue"), tmp.resolve("rsyncd"))) {
+    long t0 = System.nanoTime();
+    List<String> phases = new ArrayList<>();
+    // The daemon serves the (still empty) queue directory, so that all three JVMs start at once.
+    Files.createDirectories(tmp.resolve("primary/queue"));
+    List<CompletableFuture<ServeJvm>> replicaStarts = new ArrayList<>();
+    try (RsyncDaemon daemon = RsyncDaemon.start(tmp.resolve("primary/queue"), tmp.resolve("rsyncd"))) {
       Path confA = replicaConfig("a", daemon.url());
       Path confB = replicaConfig("b", daemon.url());
-      CompletableFuture<ServeJvm> startA = CompletableFuture.supplyAsync(() -> startReplica(confA, "a"), pool);
-      ServeJvm b = startReplica(confB, "b");
-      ServeJvm a = startA.get(60, TimeUnit.SECONDS);
-      ServeJvm[] replicaB = {b};
-      try {
-        // rsync killed mid-transfer, on both sides, while the writer runs.
-        AtomicInteger clientKills = new AtomicInteger();
-        AtomicInteger daemonKills = new AtomicInteger();
-        Future<?> killer = pool.submit(() -> {
-          for (int i = 0; killing.get() && clientKills.get() + daemonKills.get() < 8; i++) {
-            Thread.sleep(150 + killerRnd.nextInt(100));
-            if (i % 2 == 0) {
-              ServeJvm victim = i % 4 == 0 ? a : replicaB[0];
-              List<ProcessHandle> rsyncs = victim.process.toHandle().descendants().filter(
-                  MultiProcessReplicationTest::isRsync).toList();
-              rsyncs.forEach(ProcessHandle::destroyForcibly);
-              clientKills.addAndGet(rsyncs.isEmpty() ? 0 : 1);
-            } else {
-              List<ProcessHandle> conns = daemon.connections();
-              conns.forEach(c -> {
-                c.descendants().forEach(ProcessHandle::destroyForcibly);
-                c.destroyForcibly();
-              });
-              daemonKills.addAndGet(conns.isEmpty() ? 0 : 1);
+      replicaStarts.add(CompletableFuture.supplyAsync(() -> startReplica(confA, "a"), pool));
+      replicaStarts.add(CompletableFuture.supplyAsync(() -> startReplica(confB, "b"), pool));
+      try (ServeJvm primary = ServeJvm.start(tmp.resolve("primary"), tmp.resolve("primary.log"), primaryArgs)) {
+        ServeJvm a = replicaStarts.get(0).get(120, TimeUnit.SECONDS);
+        ServeJvm b = replicaStarts.get(1).get(120, TimeUnit.SECONDS);
+        ServeJvm[] replicaB = {b};
+        phases.add("start " + millisSince(t0));
+        try {
+          // rsync killed mid-transfer, on both sides, while the writer runs.
+          AtomicInteger clientKills = new AtomicInteger();
+          AtomicInteger daemonKills = new AtomicInteger();
+          Future<?> killer = pool.submit(() -> {
+            for (int i = 0; killing.get() && clientKills.get() + daemonKills.get() < 8; i++) {
+              Thread.sleep(150 + killerRnd.nextInt(100));
+              if (i % 2 == 0) {
+                ServeJvm victim = i % 4 == 0 ? a : replicaB[0];
+                List<ProcessHandle> rsyncs = victim.process.toHandle().descendants().filter(
+                    MultiProcessReplicationTest::isRsync).toList();
+                rsyncs.forEach(ProcessHandle::destroyForcibly);
+                clientKills.addAndGet(rsyncs.isEmpty() ? 0 : 1);
+              } else {
+                List<ProcessHandle> conns = daemon.connections();
+                conns.forEach(c -> {
+                  c.descendants().forEach(ProcessHandle::destroyForcibly);
+                  c.destroyForcibly();
+                });
+                daemonKills.addAndGet(conns.isEmpty() ? 0 : 1);
+              }
+            }
+            return null;
+          });
+
+          // Phase 1: IDs 0..FIRST-1 written once each. B is SIGKILLed after a persisted point exists.
+          FollowPoint saved = null;
+          for (int id = 0; id < FIRST; id += BATCH) {
+            List<long[]> ops = new ArrayList<>();
+            for (int i = id; i < id + BATCH; i++) {
+              ops.add(new long[] {i, 1});
+            }
+            write(primary, ops);
+            if (id == FIRST / 2) {
+              Path point = tmp.resolve("b").resolve(ReplicaNode.POINT_FILE);
+              await("replica b persisted a point", 30, () -> Files.exists(point)
+                  && FollowPoint.read(FileSystem.real(), point).ingestedThrough() > 0);
+              List<ProcessHandle> tree = b.process.toHandle().descendants().toList();
+              b.kill9(); // like kill -9 of the process group: the JVM, then its rsync children
+              tree.forEach(ProcessHandle::destroyForcibly);
+              saved = FollowPoint.read(FileSystem.real(), point);
+            }
+            if (id == FIRST / 2 + 2 * BATCH) {
+              replicaStarts.add(CompletableFuture.supplyAsync(() -> startReplica(confB, "b"), pool)); // while writes go on
             }
           }
-          return null;
-        });
+          // Phase 2: IDs FIRST..FIRST+SECOND-1 put and deleted at random.
+          for (int round = 0; round < 20; round++) {
+            List<long[]> ops = new ArrayList<>();
+            for (int i = 0; i < BATCH; i++) {
+              long id = FIRST + rnd.nextInt(SECOND);
+              ops.add(new long[] {id, model.containsKey(id) && rnd.nextInt(4) == 0 ? 0 : 1});
+            }
+            write(primary, ops);
+          }
+          replicaB[0] = b = replicaStarts.get(2).get(120, TimeUnit.SECONDS);
+          killing.set(false);
+          killer.get(30, TimeUnit.SECONDS);
+          phases.add("writes " + millisSince(t0));
+          System.out.printf("multi-process replication (seed %d): rsync killed %d times in replica trees, %d daemon"
+              + " connections killed%n", seed, clientKills.get(), daemonKills.get());
+          assertThat(clientKills.get()).as("rsync clients caught mid-transfer").isPositive();
+          assertThat(daemonKills.get()).as("daemon connections caught mid-transfer").isPositive();
 
-        // Phase 1: IDs 0..FIRST-1 written once each. B is SIGKILLed after a persisted point exists.
-        FollowPoint saved = null;
-        for (int id = 0; id < FIRST; id += BATCH) {
-          List<long[]> ops = new ArrayList<>();
-          for (int i = id; i < id + BATCH; i++) {
-            ops.add(new long[] {i, 1});
+          long last = stats(primary).get("durableSequence").asLong();
+          assertThat(last).isEqualTo((long) FIRST + 20 * BATCH);
+          ServeJvm bb = b;
+          await("both replicas at sequence " + last, 60,
+              () -> applied(a) >= last && applied(bb) >= last);
+          for (ServeJvm r : List.of(a, b)) {
+            List<String> wrong = compare(r, range(0, FIRST + SECOND), pool);
+            assertThat(wrong).as("reads from %s", r.readUrl).isEmpty();
           }
-          write(primary, ops);
-          if (id == FIRST / 2) {
-            Path point = tmp.resolve("b").resolve(ReplicaNode.POINT_FILE);
-            await("replica b persisted a point", 30, () -> Files.exists(point)
-                && FollowPoint.read(FileSystem.real(), point).ingestedThrough() > 0);
-            List<ProcessHandle> tree = b.process.toHandle().descendants().toList();
-            b.kill9(); // like kill -9 of the process group: the JVM, then its rsync children
-            tree.forEach(ProcessHandle::destroyForcibly);
-            saved = FollowPoint.read(FileSystem.real(), point);
-          }
-          if (id == FIRST / 2 + 5 * BATCH) {
-            replicaB[0] = b = startReplica(confB, "b");
-          }
-        }
-        // Phase 2: IDs FIRST..FIRST+SECOND-1 put and deleted at random.
-        for (int round = 0; round < 20; round++) {
-          List<long[]> ops = new ArrayList<>();
-          for (int i = 0; i < BATCH; i++) {
-            long id = FIRST + rnd.nextInt(SECOND);
-            ops.add(new long[] {id, model.containsKey(id) && rnd.nextInt(4) == 0 ? 0 : 1});
-          }
-          write(primary, ops);
-        }
-        killing.set(false);
-        killer.get(30, TimeUnit.SECONDS);
-        System.out.printf("multi-process replication (seed %d): rsync killed %d times in replica trees, %d daemon"
-            + " connections killed%n", seed, clientKills.get(), daemonKills.get());
-        assertThat(clientKills.get()).as("rsync clients caught mid-transfer").isPositive();
-        assertThat(daemonKills.get()).as("daemon connections caught mid-transfer").isPositive();
+          phases.add("converged and compared " + millisSince(t0));
+          assertThat(model.size()).as("some phase-2 IDs were deleted").isLessThan(FIRST + SECOND);
 
-        long last = stats(primary).get("durableSequence").asLong();
-        assertThat(last).isEqualTo((long) FIRST + 20 * BATCH);
-        ServeJvm bb = b;
-        await("both replicas at sequence " + last, 60,
-            () -> applied(a) >= last && applied(bb) >= last);
-        for (ServeJvm r : List.of(a, b)) {
-          List<String> wrong = compare(r, 0, FIRST + SECOND, pool);
-          assertThat(wrong).as("reads from %s", r.readUrl).isEmpty();
-        }
-        assertThat(model.size()).as("some phase-2 IDs were deleted").isLessThan(FIRST + SECOND);
+          // B resumed at its persisted point instead of re-indexing everything.
+          JsonNode sb = stats(b);
+          assertThat(saved.ingestedThrough()).isPositive();
+          assertThat(sb.get("ingestedRecords").asLong()).as("records B ingested after its restart: %s", sb)
+              .isEqualTo(last - saved.ingestedThrough());
 
-        // B resumed at its persisted point instead of re-indexing everything.
-        JsonNode sb = stats(b);
-        assertThat(saved.ingestedThrough()).isPositive();
-        assertThat(sb.get("ingestedRecords").asLong()).as("records B ingested after its restart: %s", sb)
-            .isEqualTo(last - saved.ingestedThrough());
-
-        // Damage two sealed segments of A's copy, keeping size and mtime.
-        List<Path> sealed;
-        try (Stream<Path> s = Files.list(tmp.resolve("a/queue"))) {
-          sealed = s.filter(p -> p.getFileName().toString().endsWith(".sealed")).sorted().toList();
-        }
-        assertThat(sealed.size()).as("sealed segments in A's copy: %s", sealed).isGreaterThanOrEqualTo(2);
-        keepingSizeAndMtime(sealed.get(0), f -> {
-          long len = f.length();
-          f.setLength(len / 2); // the tail is lost (as a torn copy would lose it) ...
-          f.setLength(len); // ... and reads back as zeros
-        });
-        keepingSizeAndMtime(sealed.get(1), f -> {
-          long at = f.length() / 2;
-          f.seek(at);
-          int v = f.read();
-          f.seek(at);
-          f.write(v ^ 0x10);
-        });
-        long corruptAnswers = 0;
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        List<String> wrong;
-        while (true) {
-          wrong = compare(a, 0, FIRST, pool);
-          corruptAnswers += wrong.stream().filter(w -> w.contains("status 500")).count();
-          assertThat(wrong).as("only failed reads, never wrong bytes").allMatch(w -> w.contains("status 500"));
-          if (wrong.isEmpty() || System.nanoTime() > deadline) {
-            break;
+          // Damage two sealed segments of A's copy, keeping size and mtime.
+          List<Path> sealed;
+          try (Stream<Path> s = Files.list(tmp.resolve("a/queue"))) {
+            sealed = s.filter(p -> p.getFileName().toString().endsWith(".sealed")).sorted().toList();
           }
-          Thread.sleep(200);
+          assertThat(sealed.size()).as("sealed segments in A's copy: %s", sealed).isGreaterThanOrEqualTo(2);
+          keepingSizeAndMtime(sealed.get(0), f -> {
+            long len = f.length();
+            f.setLength(len / 2); // the tail is lost (as a torn copy would lose it) ...
+            f.setLength(len); // ... and reads back as zeros
+          });
+          keepingSizeAndMtime(sealed.get(1), f -> {
+            long at = f.length() / 2;
+            f.seek(at);
+            int v = f.read();
+            f.seek(at);
+            f.write(v ^ 0x10);
+          });
+          long corruptAnswers = 0;
+          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+          long[] ids = range(0, FIRST);
+          while (ids.length > 0 && System.nanoTime() < deadline) {
+            List<String> wrong = compare(a, ids, pool);
+            corruptAnswers += wrong.size();
+            assertThat(wrong).as("only failed reads, never wrong bytes").allMatch(w -> w.contains("status 500"));
+            ids = wrong.stream().mapToLong(w -> Long.parseLong(w.split(" ")[1].replace(":", ""))).toArray();
+            if (ids.length > 0) {
+              Thread.sleep(200); // re-ask only the failed ones until the re-fetched copies serve them
+            }
+          }
+          assertThat(compare(a, range(0, FIRST + SECOND), pool)).as("A serves every document again after the"
+              + " re-fetch; stats %s", stats(a)).isEmpty();
+          phases.add("repaired " + millisSince(t0));
+          System.out.println("multi-process replication: ms since start: " + phases + "; 500s answered during the"
+              + " repair: " + corruptAnswers);
+          JsonNode sa = stats(a);
+          assertThat(corruptAnswers).as("damaged blocks answered 500").isPositive();
+          assertThat(sa.get("readCorruptions").asLong()).as("%s", sa).isGreaterThanOrEqualTo(2);
+          assertThat(sa.get("refetches").asLong()).as("%s", sa).isGreaterThanOrEqualTo(2);
+        } finally {
+          killing.set(false);
         }
-        assertThat(wrong).as("A serves every document again after the re-fetch; stats %s", stats(a)).isEmpty();
-        JsonNode sa = stats(a);
-        assertThat(corruptAnswers).as("damaged blocks answered 500").isPositive();
-        assertThat(sa.get("readCorruptions").asLong()).as("%s", sa).isGreaterThanOrEqualTo(2);
-        assertThat(sa.get("refetches").asLong()).as("%s", sa).isGreaterThanOrEqualTo(2);
-        assertThat(compare(b, 0, FIRST + SECOND, pool)).isEmpty();
-      } finally {
-        killing.set(false);
-        a.close();
-        replicaB[0].close();
       }
     } finally {
+      for (CompletableFuture<ServeJvm> f : replicaStarts) {
+        f.thenAccept(ServeJvm::close); // now, or when a start still running completes
+      }
       pool.shutdownNow();
     }
   }
@@ -283,7 +298,7 @@ class MultiProcessReplicationTest {
   }
 
   private byte[] document(long id) {
-    char[] text = new char[600 + rnd.nextInt(800)];
+    char[] text = new char[1200 + rnd.nextInt(1200)];
     for (int i = 0; i < text.length; i++) {
       text[i] = (char) ('0' + rnd.nextInt(75)); // '0'..'z': barely compressible, so segments fill
       if (text[i] == '\\') {
@@ -293,14 +308,15 @@ class MultiProcessReplicationTest {
     return ("{\"id\":" + id + ",\"text\":\"" + new String(text) + "\"}").getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Reads IDs {@code [from, to)} from {@code r} over HTTP; one line per answer that differs from the model. */
-  private List<String> compare(ServeJvm r, int from, int to, ExecutorService pool) throws Exception {
+  /** Reads {@code ids} from {@code r} over HTTP; one line per answer that differs from the model ("id N: ..."). */
+  private List<String> compare(ServeJvm r, long[] ids, ExecutorService pool) throws Exception {
     List<Future<String>> answers = new ArrayList<>();
     for (int t = 0; t < 4; t++) {
       int part = t;
       answers.add(pool.submit(() -> {
         StringBuilder wrong = new StringBuilder();
-        for (long id = from + part; id < to; id += 4) {
+        for (int k = part; k < ids.length; k += 4) {
+          long id = ids[k];
           HttpResponse<byte[]> resp = http.send(HttpRequest.newBuilder(URI.create(r.readUrl + "/docs/" + id))
               .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofByteArray());
           byte[] want = model.get(id);
@@ -325,6 +341,14 @@ class MultiProcessReplicationTest {
       }
     }
     return out;
+  }
+
+  private static long millisSince(long t0) {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+  }
+
+  private static long[] range(int from, int to) {
+    return java.util.stream.LongStream.range(from, to).toArray();
   }
 
   private JsonNode stats(ServeJvm s) throws Exception {
