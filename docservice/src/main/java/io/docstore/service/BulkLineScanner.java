@@ -91,6 +91,9 @@ final class BulkLineScanner {
         if (d == NONE - 1) {
           return null;
         }
+        if (p - start > maxBodyBytes) {
+          return null; // Jackson rejects every over-long doc, also one a later doc would replace
+        }
         discovered = d;
         docOff = start;
         docLen = p - start;
@@ -113,7 +116,7 @@ final class BulkLineScanner {
     if (op == 2) {
       return docOff < 0 ? new UpdateParser.Slice(id, -1, 0, -1) : null;
     }
-    if (docOff < 0 || docLen > maxBodyBytes) {
+    if (docOff < 0) {
       return null;
     }
     return new UpdateParser.Slice(id, docOff, docLen, discovered);

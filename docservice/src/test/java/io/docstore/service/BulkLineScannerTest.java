@@ -111,7 +111,7 @@ class BulkLineScannerTest {
     BulkLineScanner fast = new BulkLineScanner(200);
     int fastAccepted = 0;
     int valid = 0;
-    for (int i = 0; i < 100_000; i++) {
+    for (int i = 0; i < 50_000; i++) {
       byte[] line = line().getBytes(StandardCharsets.UTF_8);
       if (i % 2 == 1) {
         line = mutate(line);
