@@ -37,7 +37,7 @@ public final class SlotCache {
   private static final int MAX_STRIPES = 16;
   /** A stripe's slots stay below 1 GiB, so offsets fit an int. */
   private static final long MAX_STRIPE_BYTES = 1L << 30;
-  /** Slot memory is allocated in chunks of about this size as slots are first filled. */
+  /** Slot memory is allocated in chunks of at most this size (a power of two of slots) as slots are first filled. */
   private static final int CHUNK_BYTES = 1 << 20;
 
   /** Reads a cached slot into a primitive answer. */
@@ -330,6 +330,7 @@ public final class SlotCache {
     /** Slot memory in chunks of {@link #chunkSlots} slots, allocated on first use (RSS follows use). */
     final ByteBuffer[] chunks;
     final int chunkSlots;
+    final int chunkShift;
     final ByteOrder order;
     final int slots;
     final int slotSize;
@@ -350,7 +351,9 @@ public final class SlotCache {
       this.slots = slots;
       this.slotSize = slotSize;
       this.order = order;
-      this.chunkSlots = Math.max(1, Math.min(slots, CHUNK_BYTES / slotSize));
+      // A power of two, so a slot's chunk and offset are a shift and a mask.
+      this.chunkSlots = Integer.highestOneBit(Math.max(1, Math.min(slots, CHUNK_BYTES / slotSize)));
+      this.chunkShift = Integer.numberOfTrailingZeros(chunkSlots);
       this.chunks = new ByteBuffer[(slots + chunkSlots - 1) / chunkSlots];
       int buckets = Integer.highestOneBit(Math.max(2, slots) * 2 - 1) << 1;
       this.table = new int[buckets];
@@ -369,16 +372,16 @@ public final class SlotCache {
      * throw; the cache then validates its stamp, fails, and retries under the read lock.
      */
     ByteBuffer chunk(int s) {
-      return chunks[s / chunkSlots];
+      return chunks[s >>> chunkShift];
     }
 
     int offset(int s) {
-      return (s % chunkSlots) * slotSize;
+      return (s & (chunkSlots - 1)) * slotSize;
     }
 
     /** The chunk of slot {@code s}, allocated if this is its first slot to be filled. Caller holds the write lock. */
     ByteBuffer chunkForFill(int s) {
-      int c = s / chunkSlots;
+      int c = s >>> chunkShift;
       if (chunks[c] == null) {
         int n = Math.min(chunkSlots, slots - c * chunkSlots);
         chunks[c] = ByteBuffer.allocateDirect(n * slotSize).order(order);

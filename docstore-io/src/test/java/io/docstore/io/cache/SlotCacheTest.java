@@ -177,8 +177,8 @@ class SlotCacheTest {
     for (long k = 0; k < 3; k++) {
       c.put(k, page, 0, 4096);
     }
-    // Three keys land in at most three stripes: one 1 MiB chunk each.
-    assertThat(direct.getMemoryUsed() - afterEmpty).isBetween(1L << 20, 3L << 20 + 4096);
+    // Three keys land in at most three stripes: one chunk of 256 pages (1 MiB) each.
+    assertThat(direct.getMemoryUsed() - afterEmpty).isBetween(1L << 20, (3L << 20) + 4096);
     assertThat(c.capacityBytes()).isEqualTo(256L << 20);
   }
 
