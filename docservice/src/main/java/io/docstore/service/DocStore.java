@@ -20,6 +20,7 @@ import io.docstore.service.store.Indexer;
 import io.docstore.service.store.StoreMetrics;
 import io.micrometer.core.instrument.Gauge;
 import java.io.Closeable;
+import io.docstore.io.NoSpaceException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -74,8 +75,13 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private final Object checkpointLock = new Object();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile long checkpointed;
-  /** The first write failure (fsync, disk full, queue damage); the queue and index refuse further writes. */
+  /** The first write failure (fsync, queue damage); the queue and index refuse further writes. */
   private volatile IOException writeFailure;
+  /** Writes refused for lack of disk space (not sticky: the next write retries). */
+  private final java.util.concurrent.atomic.AtomicLong noSpaceRefusals = new java.util.concurrent.atomic.AtomicLong();
+  private volatile long noSpaceLoggedNanos;
+  private long checkpointNoSpaceLoggedNanos = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
+  private volatile String lastNoSpace;
 
   private DocStore(Path dir, DocStoreOptions o, DirectoryLock lock) throws IOException {
     this.dir = dir;
@@ -158,6 +164,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     long now = System.currentTimeMillis();
     List<Written> out = new ArrayList<>(updates.size());
     long last = 0;
+    long discards = writer.discards();
     try {
       for (Update u : updates) {
         Appended a = u.isDelete()
@@ -166,10 +173,14 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         out.add(new Written(u.id(), a.sequence()));
         last = Math.max(last, a.sequence());
       }
-      writer.awaitDurable(last);
+      writer.awaitDurable(last, discards);
       KillPoints.reach("docstore.durable-before-indexed");
       indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);
     } catch (IOException e) {
+      if (NoSpaceException.isNoSpace(e)) {
+        refusedForSpace(e);
+        throw NoSpaceException.classify(e);
+      }
       if (writeFailure == null) {
         writeFailure = e;
         log.error("writes are failing, the store serves reads only until it is restarted: {}", e.toString());
@@ -189,6 +200,21 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     }
     metrics.written(puts, updates.size() - puts, System.nanoTime() - t0);
     return out;
+  }
+
+  /**
+   * A write refused for lack of space: not sticky (the queue cut its file back, the indexer keeps
+   * its batch), so the next write retries. Logged once, then at most every 30 s while it lasts.
+   */
+  private void refusedForSpace(IOException e) {
+    long n = noSpaceRefusals.incrementAndGet();
+    lastNoSpace = e.getMessage();
+    long now = System.nanoTime();
+    if (n == 1 || now - noSpaceLoggedNanos >= TimeUnit.SECONDS.toNanos(30)) {
+      noSpaceLoggedNanos = now;
+      log.warn("disk full: write refused, nothing acknowledged ({} refused so far); reads continue and writes resume "
+          + "once space is freed: {}", n, e.toString());
+    }
   }
 
   @Override
@@ -326,6 +352,10 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     if (failure != null) {
       m.put("writeError", failure.toString());
     }
+    m.put("noSpaceRefusals", noSpaceRefusals.get());
+    if (lastNoSpace != null) {
+      m.put("lastNoSpace", lastNoSpace);
+    }
     m.put("queue", queue.stats());
     m.put("index", index.stats());
     m.put("cache", cache.stats());
@@ -356,6 +386,15 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     try {
       checkpoint();
     } catch (IOException | RuntimeException e) {
+      if (NoSpaceException.isNoSpace(e)) {
+        long now = System.nanoTime();
+        if (now - checkpointNoSpaceLoggedNanos >= TimeUnit.SECONDS.toNanos(30)) {
+          checkpointNoSpaceLoggedNanos = now;
+          log.warn("index checkpoint failed for lack of disk space (retried every interval, logged every 30 s): {}",
+              e.toString());
+        }
+        return;
+      }
       log.warn("index checkpoint failed (will retry; a crash now re-indexes more of the queue): {}", e.toString());
     }
   }

@@ -2,6 +2,8 @@ package io.docstore.io;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
@@ -30,6 +32,32 @@ public final class AtomicFiles {
     }
     fs.rename(tmp, target);
     fs.syncDirectory(dir);
+  }
+
+  /**
+   * Reads a small state file of a fixed {@code length} whole, or returns null if there is none.
+   *
+   * @throws CorruptionException if the file has another size ({@code what} names it in the message)
+   */
+  public static byte[] readFixed(FileSystem fs, Path file, int length, String what) throws IOException {
+    if (!fs.exists(file)) {
+      return null;
+    }
+    try (FileChannel ch = fs.openRead(file)) {
+      long size = ch.size();
+      if (size != length) {
+        throw new CorruptionException(file, 0, what + " is " + size + " bytes, expected " + length);
+      }
+      ByteBuffer buf = ByteBuffer.allocate(length);
+      while (buf.hasRemaining()) {
+        if (ch.read(buf, buf.position()) < 0) {
+          throw new CorruptionException(file, buf.position(), what + " ends early");
+        }
+      }
+      return buf.array();
+    } catch (NoSuchFileException e) {
+      return null;
+    }
   }
 
   /** True for temp files left by an interrupted {@link #publish}; safe to delete at open. */

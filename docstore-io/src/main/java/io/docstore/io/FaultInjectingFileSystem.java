@@ -282,7 +282,7 @@ public final class FaultInjectingFileSystem implements FileSystem {
       src.position(src.position() + allowed);
       position = pos;
       if (full) {
-        throw new IOException("No space left on device (injected): " + path);
+        throw new NoSpaceException("No space left on device (injected): " + path);
       }
     }
 

@@ -19,7 +19,10 @@ import java.util.function.LongSupplier;
  *
  * <p>A failed fsync is sticky (as after Linux's fsync error the page cache state is unknown): every
  * later {@link #awaitDurable} throws, so the owner goes read-only instead of acknowledging data it
- * could not persist. A restart, which re-reads the files, is the recovery.
+ * could not persist. A restart, which re-reads the files, is the recovery. The one exception is a
+ * {@link NoSpaceException} raised by the force callback before it fsyncs (a buffered writer
+ * draining its buffer into a full disk): nothing reached the file, so it fails only the waiters of
+ * that round and the next round retries.
  *
  * <p>Thread-safe. The {@code written} supplier is read before each force, so the position reported
  * durable never runs ahead of what the force covered.
@@ -125,7 +128,10 @@ public final class GroupCommit implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    runSync();
+    IOException noSpace = runSync();
+    if (noSpace != null) {
+      throw noSpace;
+    }
     lock.lock();
     try {
       checkHealthy();
@@ -137,8 +143,11 @@ public final class GroupCommit implements AutoCloseable {
     }
   }
 
-  /** Runs one fsync as leader; {@code syncing} must have been set by the caller. */
-  private void runSync() {
+  /**
+   * Runs one fsync as leader; {@code syncing} must have been set by the caller. Returns a
+   * (non-sticky) {@link NoSpaceException} of the force callback, else null.
+   */
+  private IOException runSync() {
     long target = written.getAsLong();
     IOException err = null;
     long t0 = System.nanoTime();
@@ -153,6 +162,10 @@ public final class GroupCommit implements AutoCloseable {
     lock.lock();
     try {
       syncing = false;
+      if (err instanceof NoSpaceException) {
+        changed.signalAll();
+        return err;
+      }
       if (err != null) {
         if (failure == null) {
           failure = err;
@@ -167,6 +180,7 @@ public final class GroupCommit implements AutoCloseable {
     if (err == null) {
       syncNanosListener.accept(nanos);
     }
+    return null;
   }
 
   private void waitForTicker(long position) throws IOException {

@@ -126,8 +126,13 @@ final class RealFileSystem implements FileSystem {
     @Override
     public void write(ByteBuffer src) throws IOException {
       long pos = position;
-      while (src.hasRemaining()) {
-        pos += ch.write(src, pos);
+      try {
+        while (src.hasRemaining()) {
+          pos += ch.write(src, pos);
+        }
+      } catch (IOException e) {
+        position = pos;
+        throw NoSpaceException.classify(e);
       }
       position = pos;
     }

@@ -16,7 +16,11 @@ public interface WritableFile extends Closeable {
 
   Path path();
 
-  /** Writes all remaining bytes of {@code src} at the end of the file. */
+  /**
+   * Writes all remaining bytes of {@code src} at the end of the file. On failure part of
+   * {@code src} may have been written ({@link #position} counts it): the owner cuts the file back
+   * with {@link #truncate} to the length it had before. A full disk is a {@link NoSpaceException}.
+   */
   void write(ByteBuffer src) throws IOException;
 
   /** Bytes written so far (the file's length as this handle sees it). */

@@ -103,6 +103,14 @@ public final class Queue implements java.io.Closeable {
     return writer;
   }
 
+  /**
+   * A bulk appender encoding blocks on {@code threads} threads; it holds the writer (other appenders
+   * wait) until its {@code finish} or {@code close}, and must be used from the calling thread.
+   */
+  public BulkAppender bulkAppender(int threads, BulkAppender.Sink sink) throws IOException {
+    return writer.bulk(threads, sink);
+  }
+
   /** The reader; thread-safe and shareable. */
   public QueueReader reader() {
     return reader;

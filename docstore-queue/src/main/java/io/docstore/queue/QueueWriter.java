@@ -1,6 +1,7 @@
 package io.docstore.queue;
 
 import io.docstore.io.GroupCommit;
+import io.docstore.io.NoSpaceException;
 import io.docstore.queue.block.BlockBuilder;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
@@ -18,8 +19,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * (group commit).
  *
  * <p>A record is readable once its block is written: when the block fills, or on {@link #flush},
- * {@link #awaitDurable} or {@link #sync}. A failed write is sticky: the writer refuses further
- * appends (the file's tail is unknown); reopening the queue recovers.
+ * {@link #awaitDurable} or {@link #sync}.
+ *
+ * <p>A block write that fails for lack of space ({@link NoSpaceException}) is not sticky: the
+ * segment is cut back to its previous length, the records of the open block are discarded and
+ * their sequence numbers handed out again, and the writer stays usable (the next write retries).
+ * Callers learn that their records were discarded from {@link #awaitDurable(long, long)}, which
+ * compares {@link #discards()} with the value read before appending. Any other failed write is
+ * sticky: the writer refuses further appends (the file's tail is unknown); reopening the queue
+ * recovers. A failed fsync is sticky in {@link GroupCommit}.
  */
 public final class QueueWriter {
 
@@ -36,6 +44,8 @@ public final class QueueWriter {
   private long openBlockOffset;
   private IOException failure;
   private boolean closed;
+  /** Open blocks discarded after a write failed for lack of space. */
+  private volatile long discards;
 
   QueueWriter(SegmentAppender appender, QueueOptions options, QueueCounters counters, AppendSignal signal, long lastSequence) {
     this.appender = appender;
@@ -63,18 +73,8 @@ public final class QueueWriter {
    *     DELETE with a body
    */
   public Appended append(long id, Op op, long acceptedAtMillis, byte[] body) throws IOException {
-    Objects.requireNonNull(op, "op");
     Objects.requireNonNull(body, "body");
-    if (id < 0) {
-      throw new IllegalArgumentException("document id must be >= 0, got " + id);
-    }
-    if (body.length > options.maxBodyBytes()) {
-      throw new IllegalArgumentException("body of " + body.length + " bytes exceeds the maximum of "
-          + options.maxBodyBytes() + " bytes (maxBodyBytes) for document " + id);
-    }
-    if (op == Op.DELETE && body.length != 0) {
-      throw new IllegalArgumentException("a DELETE carries no body, got " + body.length + " bytes for document " + id);
-    }
+    validate(id, op, body.length, options.maxBodyBytes());
     lock.lock();
     try {
       checkUsable();
@@ -83,6 +83,7 @@ public final class QueueWriter {
         writeBlock();
       }
       if (builder.isEmpty()) {
+        appender.prepare();
         openBlockSegment = appender.segment();
         openBlockOffset = appender.position();
       }
@@ -101,6 +102,77 @@ public final class QueueWriter {
     }
   }
 
+  /** The checks of {@link #append}, shared with {@link BulkAppender}. */
+  static void validate(long id, Op op, int bodyLength, int maxBodyBytes) {
+    Objects.requireNonNull(op, "op");
+    if (id < 0) {
+      throw new IllegalArgumentException("document id must be >= 0, got " + id);
+    }
+    if (bodyLength > maxBodyBytes) {
+      throw new IllegalArgumentException("body of " + bodyLength + " bytes exceeds the maximum of "
+          + maxBodyBytes + " bytes (maxBodyBytes) for document " + id);
+    }
+    if (op == Op.DELETE && bodyLength != 0) {
+      throw new IllegalArgumentException("a DELETE carries no body, got " + bodyLength + " bytes for document " + id);
+    }
+  }
+
+  /**
+   * Starts a bulk load: takes the lock (held by the calling thread until {@link #bulkEnd}) and
+   * writes the open block, so the bulk load's blocks follow every earlier append.
+   */
+  BulkAppender bulk(int threads, BulkAppender.Sink sink) throws IOException {
+    Objects.requireNonNull(sink, "sink");
+    lock.lock();
+    try {
+      checkUsable();
+      if (!builder.isEmpty()) {
+        writeBlock();
+      }
+      return new BulkAppender(this, options, threads, sink, lastAssigned);
+    } catch (IOException | RuntimeException e) {
+      lock.unlock();
+      throw e;
+    }
+  }
+
+  /** Bulk load, lock held: writes an encoded block at the tail and returns its address (index 0). */
+  long writeEncodedBlock(ByteBuffer block, int crc, long lastSequence, int rawLength, int count, long bodyBytes)
+      throws IOException {
+    checkUsable();
+    long segment = appender.segment();
+    long offset = appender.position();
+    int stored = block.remaining();
+    try {
+      appender.write(block, crc, lastSequence);
+    } catch (IOException | RuntimeException e) {
+      failure = e instanceof IOException io ? io : new IOException(e);
+      throw e;
+    }
+    counters.appends.add(count);
+    counters.bodyBytes.add(bodyBytes);
+    counters.blocks.increment();
+    counters.rawBytes.add(rawLength);
+    if (stored - BlockFormat.HEADER_LENGTH < rawLength) {
+      counters.compressedBlocks.increment();
+    }
+    lastWritten = lastSequence;
+    signal.signal();
+    return Address.of(segment, offset, 0);
+  }
+
+  /** Bulk load, lock held: fsyncs whatever the policy. */
+  void bulkSync() throws IOException {
+    checkUsable();
+    commit.syncNow();
+  }
+
+  /** Ends a bulk load: the next append follows {@code lastSequence}; releases the lock. */
+  void bulkEnd(long lastSequence) {
+    lastAssigned = lastSequence;
+    lock.unlock();
+  }
+
   /** Writes the open block: afterwards every appended record is readable by readers and tailers. */
   public void flush() throws IOException {
     lock.lock();
@@ -115,6 +187,34 @@ public final class QueueWriter {
   }
 
   /**
+   * How many open blocks were discarded so far because their write failed for lack of space.
+   * Read it before appending a batch and pass it to {@link #awaitDurable(long, long)}.
+   */
+  public long discards() {
+    return discards;
+  }
+
+  /**
+   * {@link #awaitDurable(long)} for records appended after {@link #discards()} returned
+   * {@code discardsBefore}: throws {@link NoSpaceException} if a block was discarded since, because
+   * the caller's records may have been among the discarded ones (and their sequence numbers handed
+   * out again). Conservative: it may also fail a batch whose records were in fact written; such a
+   * batch was not acknowledged and may still become visible, like a write whose answer was lost.
+   */
+  public void awaitDurable(long sequence, long discardsBefore) throws IOException {
+    checkNotDiscarded(discardsBefore);
+    awaitDurable(sequence);
+    checkNotDiscarded(discardsBefore);
+  }
+
+  private void checkNotDiscarded(long discardsBefore) throws NoSpaceException {
+    if (discards != discardsBefore) {
+      throw new NoSpaceException("No space left on device: a queue block write failed and the open block was "
+          + "discarded; this batch is not acknowledged");
+    }
+  }
+
+  /**
    * Returns once {@code sequence} is durable under the sync policy ({@code always}: fsynced, shared
    * with concurrent callers; {@code interval}: by the next periodic fsync; {@code none}: written to
    * the OS only). Writes the open block first if it holds the record.
@@ -124,6 +224,10 @@ public final class QueueWriter {
       lock.lock();
       try {
         if (sequence > lastAssigned) {
+          if (discards > 0) {
+            throw new NoSpaceException("No space left on device: sequence " + sequence
+                + " was discarded with a block that could not be written");
+          }
           throw new IllegalArgumentException("sequence " + sequence + " was never appended (last is " + lastAssigned + ")");
         }
         if (sequence > lastWritten) {
@@ -162,6 +266,12 @@ public final class QueueWriter {
             + " but the segment is at " + appender.segment() + "/" + appender.position());
       }
       appender.write(block, builder.lastCrc(), builder.lastSequence());
+    } catch (NoSpaceException e) {
+      // The appender cut the segment back: forget the block and hand its sequences out again.
+      lastAssigned = lastWritten;
+      discards++;
+      counters.noSpaceFailures.increment();
+      throw e;
     } catch (IOException | RuntimeException e) {
       failure = e instanceof IOException io ? io : new IOException(e);
       throw e;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.docstore.io.FaultInjectingFileSystem;
+import io.docstore.io.NoSpaceException;
 import io.docstore.io.SyncPolicy;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -80,29 +81,62 @@ class QueueWriterTest {
   }
 
   @Test
-  void aFullDiskLeavesATornTailThatTheNextOpenCuts() throws Exception {
+  void aFullDiskIsCutBackAndWritesResumeWithoutAReopen() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     QueueOptions o = QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).blockSize(1024).build();
-    long acknowledged = 0;
+    long acknowledged;
     try (Queue q = Queue.open(dir, o)) {
       fs.setSpaceLimit(10_000);
       byte[] body = new byte[300];
       new java.util.Random(1).nextBytes(body);
       assertThatThrownBy(() -> {
         while (true) {
+          long d = q.writer().discards();
           Appended a = q.writer().append(1, Op.PUT, 0, body);
-          q.writer().awaitDurable(a.sequence());
+          q.writer().awaitDurable(a.sequence(), d);
         }
-      }).isInstanceOf(IOException.class).hasMessageContaining("No space left");
+      }).isInstanceOf(NoSpaceException.class).hasMessageContaining("No space left");
       acknowledged = q.durableSequence();
+      assertThat(q.lastSequence()).isEqualTo(acknowledged);
+      assertThat(q.writer().discards()).isEqualTo(1);
+      // still full: refused again, nothing half-written stays behind
+      long d = q.writer().discards();
+      Appended refused = q.writer().append(2, Op.PUT, 0, body);
+      assertThat(refused.sequence()).isEqualTo(acknowledged + 1);
+      assertThatThrownBy(() -> q.writer().awaitDurable(refused.sequence(), d)).isInstanceOf(NoSpaceException.class);
       fs.clearSpaceLimit();
+      long d2 = q.writer().discards();
+      Appended next = q.writer().append(3, Op.PUT, 0, new byte[] {7});
+      assertThat(next.sequence()).as("the discarded sequences are handed out again").isEqualTo(acknowledged + 1);
+      q.writer().awaitDurable(next.sequence(), d2);
+      assertThat(q.reader().get(next.address()).body()).containsExactly(7);
+      acknowledged = next.sequence();
     }
     try (Queue q = Queue.open(dir, o)) {
-      assertThat(q.stats().tornTailBytesDropped()).isPositive();
+      assertThat(q.stats().tornTailBytesDropped()).isZero();
       assertThat(q.lastSequence()).isEqualTo(acknowledged);
-      Appended next = q.writer().append(2, Op.PUT, 0, new byte[] {7});
-      q.writer().awaitDurable(next.sequence());
-      assertThat(q.reader().get(next.address()).body()).containsExactly(7);
+      try (QueueTailer t = q.tailer(1)) {
+        for (long s = 1; s <= acknowledged; s++) {
+          assertThat(t.poll().sequence()).isEqualTo(s);
+        }
+        assertThat(t.poll()).isNull();
+      }
+    }
+  }
+
+  @Test
+  void aFailedFsyncStaysSticky() throws Exception {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    try (Queue q = Queue.open(dir, QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).build())) {
+      fs.failAfter(FaultInjectingFileSystem.Op.FORCE, 0);
+      Appended a = q.writer().append(1, Op.PUT, 0, new byte[10]);
+      assertThatThrownBy(() -> q.writer().awaitDurable(a.sequence())).isInstanceOf(IOException.class)
+          .isNotInstanceOf(NoSpaceException.class);
+      fs.clearFaults();
+      Appended b = q.writer().append(2, Op.PUT, 0, new byte[10]);
+      assertThatThrownBy(() -> q.writer().awaitDurable(b.sequence())).hasMessageContaining("earlier fsync failed");
+    } catch (IOException closeAfterFailedFsync) {
+      // close does not fsync over a failed one either
     }
   }
 }

@@ -90,6 +90,30 @@ public final class LsmIndex implements java.io.Closeable {
     }
   }
 
+  /**
+   * Bulk load: writes {@code count} entries with strictly ascending ids (a value of
+   * {@link #DELETED} is a tombstone) as one new index file, off the WAL and memory-table path, and
+   * installs it atomically through the manifest as the newest index: afterwards it wins over every
+   * entry written before the call, and every later write wins over it. Durable when it returns,
+   * whatever the sync policy (files forced, manifest published); a crash before that leaves the
+   * index as it was. Flushes the memory tables first and blocks writers while it installs.
+   * {@link io.docstore.index.bulk.SortedRun} sorts and deduplicates unsorted input.
+   */
+  public void ingestSorted(long[] ids, long[] values, int count) throws IOException {
+    if (count < 0 || count > ids.length || count > values.length) {
+      throw new IllegalArgumentException("count " + count + " out of range for arrays of " + ids.length + " and " + values.length);
+    }
+    for (int i = 0; i < count; i++) {
+      checkId(ids[i]);
+      if (values[i] < 0 && values[i] != DELETED) {
+        throw new IllegalArgumentException("value must be >= 0 or DELETED, got " + values[i] + " at " + i);
+      }
+    }
+    if (count > 0) {
+      engine.ingestSorted(ids, values, count);
+    }
+  }
+
   /** The value, {@link #ABSENT} or {@link #DELETED}. Never blocks on flush or compaction. */
   public long get(long id) throws IOException {
     checkId(id);

@@ -24,6 +24,38 @@ public interface Engine extends Closeable {
   /** Ends the current batch; see the class comment for what that guarantees. */
   void flush() throws IOException;
 
+  /**
+   * The bulk workload: loads every line of a {@link BulkInput} file as fast as the engine can and
+   * returns with all of it readable and durable under the contract above. The default is the
+   * engine's ordinary batched write path ({@code batch} puts per {@link #flush()}); engines with a
+   * bulk path of their own override it and {@link #bulkPath()}.
+   */
+  default void bulkLoad(java.nio.file.Path ndjson, int threads, int batch) throws IOException {
+    long[] n = {0};
+    BulkInput.forEachLine(ndjson, (id, buf, off, len) -> {
+      put(BulkInput.key(id), java.util.Arrays.copyOfRange(buf, off, off + len));
+      if (++n[0] % batch == 0) {
+        flush();
+      }
+    });
+    flush();
+  }
+
+  /** How {@link #bulkLoad} loads, one line for the table. */
+  default String bulkPath() {
+    return "no bulk path: its batched writes, one thread";
+  }
+
+  /** False for a reference that only measures a speed (e.g. LZ4 compression) and keeps nothing to read. */
+  default boolean keepsData() {
+    return true;
+  }
+
+  /** Whether the bulk workload can close and reopen it and find everything it loaded (see LsmtreeEngine). */
+  default boolean reopensAfterBulk() {
+    return true;
+  }
+
   /** The settings in effect, one line, for the results file. */
   String settings();
 

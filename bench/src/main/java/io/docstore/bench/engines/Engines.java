@@ -8,6 +8,8 @@ public final class Engines {
 
   /** Every engine, docstore first (it is the numerator of every ratio). */
   public static final List<String> ALL = List.of("docstore", "rocksdb", "rocksdb-blob", "leveldb", "lmdb", "lsmtree");
+  /** Not engines: speed references of the bulk workload (LZ4 compression of the same input). */
+  public static final List<String> REFERENCES = List.of("lz4");
 
   private Engines() {}
 
@@ -19,6 +21,7 @@ public final class Engines {
       case "leveldb" -> new LevelDbEngine(settings);
       case "lmdb" -> new LmdbEngine(settings);
       case "lsmtree" -> new LsmtreeEngine(settings);
+      case "lz4" -> new Lz4Reference();
       default -> throw new IllegalArgumentException("unknown engine " + name + "; known: " + ALL);
     };
   }

@@ -20,8 +20,9 @@ final class BenchOptions {
       usage: scripts/bench [--quick|--medium|--full] [--workload W[,W]] [--engine E[,E]]
                            [--keys N] [--batch N] [--memory-mb N] [--write-buffer-mb N] [--heap SIZE]
                            [--cold-limit-mb N] [--seed N] [--out DIR] [--data DIR]
+                           [--bulk-docs N] [--bulk-threads N]
         workloads: %s
-        engines:   %s
+        engines:   %s (the bulk workload adds the reference %s)
       """;
 
   String profile = "quick";
@@ -45,6 +46,10 @@ final class BenchOptions {
   Path out;
   Path data;
   long timeoutSeconds;
+  long bulkDocs;
+  int bulkThreads = Runtime.getRuntime().availableProcessors();
+  /** Documents read back and verified after a bulk load (all of them when fewer). */
+  long bulkVerifyReads = 100_000;
 
   static BenchOptions parse(String[] args, Path benchDir) {
     BenchOptions o = new BenchOptions();
@@ -55,7 +60,7 @@ final class BenchOptions {
       switch (a) {
         case "--quick", "--medium", "--full" -> { }
         case "--workload" -> o.workloads = split(args[++i], Workloads.ALL);
-        case "--engine" -> o.engines = split(args[++i], Engines.ALL);
+        case "--engine" -> o.engines = split(args[++i], Engines.ALL, Engines.REFERENCES);
         case "--keys" -> o.kvKeys = Long.parseLong(args[++i]);
         case "--batch" -> o.batch = Integer.parseInt(args[++i]);
         case "--memory-mb" -> o.memoryBytes = Long.parseLong(args[++i]) << 20;
@@ -65,6 +70,8 @@ final class BenchOptions {
         case "--seed" -> o.seed = Long.parseLong(args[++i]);
         case "--out" -> o.out = Path.of(args[++i]);
         case "--data" -> o.data = Path.of(args[++i]);
+        case "--bulk-docs" -> o.bulkDocs = Long.parseLong(args[++i]);
+        case "--bulk-threads" -> o.bulkThreads = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + a + "\n" + usage());
       }
     }
@@ -79,7 +86,7 @@ final class BenchOptions {
   }
 
   static String usage() {
-    return String.format(USAGE, Workloads.ALL, Engines.ALL);
+    return String.format(USAGE, Workloads.ALL, Engines.ALL, Engines.REFERENCES);
   }
 
   private void applyProfile(String name) {
@@ -89,6 +96,11 @@ final class BenchOptions {
       case "medium" -> set(2_000_000, 200_000, 400_000, 200_000, 20, 20_000, 60, 1L << 30, 5, 3600);
       default -> set(200_000, 30_000, 60_000, 20_000, 3, 5_000, 3, 256L << 20, 2, 600);
     }
+    bulkDocs = switch (name) {
+      case "full" -> 5_000_000;
+      case "medium" -> 500_000;
+      default -> 50_000;
+    };
   }
 
   private void set(long kvKeys, long jobs, long jobReads, long rwKeys, int rwSeconds, int writeRate, int coldSeconds,
@@ -105,7 +117,12 @@ final class BenchOptions {
     this.timeoutSeconds = timeoutSeconds;
   }
 
-  private static List<String> split(String csv, List<String> known) {
+  @SafeVarargs
+  private static List<String> split(String csv, List<String>... knownLists) {
+    List<String> known = new ArrayList<>();
+    for (List<String> k : knownLists) {
+      known.addAll(k);
+    }
     List<String> names = Arrays.stream(csv.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
     for (String n : names) {
       if (!known.contains(n)) {
@@ -120,11 +137,16 @@ final class BenchOptions {
     return switch (workload) {
       case "jobs" -> jobs;
       case "readwhilewriting" -> rwKeys;
+      case "bulk" -> bulkDocs;
       default -> kvKeys;
     };
   }
 
   long readsFor(String workload) {
-    return workload.equals("jobs") ? jobReads : keysFor(workload);
+    return switch (workload) {
+      case "jobs" -> jobReads;
+      case "bulk" -> Math.min(bulkDocs, bulkVerifyReads);
+      default -> keysFor(workload);
+    };
   }
 }

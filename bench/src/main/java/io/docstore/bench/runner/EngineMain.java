@@ -49,7 +49,8 @@ public final class EngineMain {
       notes.add(note);
       return note;
     };
-    List<PhaseResult> results = Workloads.byName(a.get("workload")).run(new WorkloadContext(opener, params, coldStart));
+    List<PhaseResult> results = Workloads.byName(a.get("workload"), a, notes::add)
+        .run(new WorkloadContext(opener, params, coldStart));
     PrintStream out = System.out;
     for (PhaseResult r : results) {
       StringBuilder line = new StringBuilder("RESULT");

@@ -14,7 +14,8 @@ import java.util.Map;
 final class ResultFiles {
 
   static final List<String> PHASE_COLUMNS = List.of("phase", "ops", "seconds", "engine_seconds", "ops_per_s", "p50_us", "p99_us",
-      "p999_us", "max_us", "misses", "wrong", "read_bytes", "write_bytes", "read_calls", "device_reads");
+      "p999_us", "max_us", "misses", "wrong", "read_bytes", "write_bytes", "read_calls", "device_reads",
+      "input_mb_per_s");
 
   private ResultFiles() {}
 

@@ -29,9 +29,11 @@ final class ResultTable {
         .findFirst().orElse(null);
     for (String phase : phases) {
       sb.append('\n').append("phase `").append(phase).append("`\n\n");
-      sb.append("| engine | ops/s | p50 us | p99 us | p99.9 us | misses | wrong | KiB read/op | dev reads/op"
+      boolean input = results.stream().map(r -> r.phase(phase)).anyMatch(p -> p != null && p.containsKey("input_mb_per_s"));
+      sb.append("| engine | ops/s |").append(input ? " input MB/s |" : "")
+          .append(" p50 us | p99 us | p99.9 us | misses | wrong | KiB read/op | dev reads/op"
           + " | disk MB | written MB | peak RSS MB | docstore/engine |\n");
-      sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      sb.append("|---|---:|").append(input ? "---:|" : "").append("---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       for (ChildResult r : results) {
         Map<String, String> p = r.phase(phase);
         if (p == null) {
@@ -41,6 +43,9 @@ final class ResultTable {
         List<String> cells = new ArrayList<>();
         cells.add(r.engine());
         cells.add(p.get("ops_per_s"));
+        if (input) {
+          cells.add(p.getOrDefault("input_mb_per_s", "-"));
+        }
         cells.add(p.get("p50_us"));
         cells.add(p.get("p99_us"));
         cells.add(p.get("p999_us"));

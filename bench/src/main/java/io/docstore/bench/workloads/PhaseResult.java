@@ -16,9 +16,20 @@ import org.HdrHistogram.Histogram;
  * @param misses reads that found nothing where a value was expected
  * @param wrong reads that found a value other than the one expected (or a value where none was)
  * @param io this process's I/O counters over the phase
+ * @param inputBytes bytes of input the phase consumed (the bulk load's file), else 0
  */
 public record PhaseResult(String phase, long ops, long nanos, long engineNanos, Histogram latency, long misses, long wrong,
-    ProcSelf.Io io) {
+    ProcSelf.Io io, long inputBytes) {
+
+  public PhaseResult(String phase, long ops, long nanos, long engineNanos, Histogram latency, long misses, long wrong,
+      ProcSelf.Io io) {
+    this(phase, ops, nanos, engineNanos, latency, misses, wrong, io, 0);
+  }
+
+  /** MB (10^6 bytes) of input per second of engine time; 0 for a phase without input bytes. */
+  public double inputMegabytesPerSecond() {
+    return engineNanos == 0 ? 0 : inputBytes * 1e3 / engineNanos;
+  }
 
   public double opsPerSecond() {
     return engineNanos == 0 ? 0 : ops * 1e9 / engineNanos;
@@ -42,6 +53,10 @@ public record PhaseResult(String phase, long ops, long nanos, long engineNanos, 
     f.put("write_bytes", io.writeBytes());
     f.put("read_calls", io.readCalls());
     f.put("device_reads", io.deviceReads());
+    if (inputBytes > 0) {
+      f.put("input_bytes", inputBytes);
+      f.put("input_mb_per_s", round(inputMegabytesPerSecond()));
+    }
     return f;
   }
 

@@ -59,6 +59,12 @@ final class PhaseTimer {
     return new PhaseResult(phase, ops, nanos, engineNanos, latency, misses, wrong, io());
   }
 
+  /** A phase that consumed {@code inputBytes} of input (the bulk load): its table shows MB/s. */
+  PhaseResult finishBulk(long ops, long inputBytes) {
+    long nanos = System.nanoTime() - start;
+    return new PhaseResult(phase, ops, nanos, engineNanos, latency, 0, 0, io(), inputBytes);
+  }
+
   private ProcSelf.Io io() {
     return ioAtStart == null ? ProcSelf.Io.NONE : ProcSelf.io().minus(ioAtStart);
   }

@@ -63,6 +63,28 @@ class BenchMainTest {
     }
   }
 
+  /** The bulk workload on every engine at a tiny size (Indeed lsmtree included), plus the LZ4 reference. */
+  @Test
+  void everyEngineRunsTheBulkWorkload() throws Exception {
+    BenchOptions o = tiny(List.of("bulk"), Engines.ALL);
+    o.bulkDocs = 2000;
+    o.bulkThreads = 2;
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    boolean ok = BenchMain.run(o, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+    String tables = out.toString(StandardCharsets.UTF_8);
+    assertThat(ok).as(tables).isTrue();
+    assertThat(tables).contains("### bulk", "phase `bulk`", "phase `verify`", "phase `verify-reopened`", "input MB/s", "| lz4 | ",
+        "SstFileWriter", "rocksdb-blob: not run").doesNotContain("FAILED");
+    for (String engine : Engines.ALL) {
+      if (!engine.equals("rocksdb-blob")) {
+        assertThat(tables).contains("| " + engine + " | ");
+      }
+    }
+    try (var s = Files.list(tmp.resolve("data"))) {
+      assertThat(s.toList()).as("engine directories and the input are removed").isEmpty();
+    }
+  }
+
   @Test
   void jobsColdAndReadWhileWritingWorkloadsRunOnDocstore() throws Exception {
     BenchOptions o = tiny(List.of("jobs", "indeed-kv-512m", "readwhilewriting"), List.of("docstore"));

@@ -1,6 +1,7 @@
 package io.docstore.service.cli;
 
 import io.docstore.service.DocStore;
+import io.docstore.service.DocStoreOptions;
 import io.docstore.service.Service;
 import io.docstore.service.cache.InProcessDocCache;
 import io.docstore.service.config.DocstoreConfig;
@@ -23,8 +24,24 @@ final class Offline {
 
   /** Opens the store; fails with a hint when a server holds the directory. */
   static DocStore open(DocstoreConfig cfg) throws IOException {
+    return withHint(() -> DocStore.open(cfg.dataDir(), storeOptions(cfg)));
+  }
+
+  /** The store's options for an offline command. */
+  static DocStoreOptions storeOptions(DocstoreConfig cfg) {
+    return Service.storeOptions(cfg, new InProcessDocCache(CACHE_BYTES), new SimpleMeterRegistry());
+  }
+
+  /** Something that opens the data directory. */
+  @FunctionalInterface
+  interface Opening<T> {
+    T run() throws IOException;
+  }
+
+  /** Runs {@code opening}; when a server holds the directory, the failure says so. */
+  static <T> T withHint(Opening<T> opening) throws IOException {
     try {
-      return DocStore.open(cfg.dataDir(), Service.storeOptions(cfg, new InProcessDocCache(CACHE_BYTES), new SimpleMeterRegistry()));
+      return opening.run();
     } catch (IOException e) {
       if (e.getMessage() != null && e.getMessage().contains("in use")) {
         throw new IOException(e.getMessage() + "; a server is running on it: use --server host:port", e);

@@ -41,9 +41,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Replicas and read-your-writes.</b> Replicas lag the primary (bounded, measured). A caller
  * that must see its own write either (a) reads through a client built with only the primary's
  * address, or (b) keeps the sequence number the write was acknowledged with and calls
- * {@link #getAtLeast(long, long)}, which asks other servers (and waits) until one returns that
- * version or newer. A deletion carries no version on the read side, so confirm deletes on the
- * primary.
+ * {@link #getAtLeast(long, long)}, which asks every server, in rounds until the request timeout,
+ * until one returns that version or newer. A deletion carries no version on the read side, so
+ * confirm deletes on the primary. docs/replication.md, "Read-your-writes".
  *
  * <p>Thread-safe; share one instance. {@link #close()} fails waiting callers.
  */
@@ -106,31 +106,74 @@ public final class DocClient implements Closeable {
 
   /**
    * Waits until some server returns {@code id} at version {@code minSequence} or newer (the
-   * read-your-writes option for replicas), asking servers other than the ones that answered with
-   * an older version first. Returns null if the document is absent everywhere it was asked.
+   * read-your-writes option for replicas). Each round asks every connected server once, one after
+   * the other (starting at a different server each call, to spread the load), and returns the first
+   * answer at {@code minSequence} or newer; rounds repeat, briefly spaced, until the request
+   * timeout. Returns null if the document is absent everywhere it was asked: in a round where every
+   * server that answered reported it absent (a deletion carries no version on the read side).
    *
    * @throws DocClientException if no server has that version within the request timeout
    */
   public Document getAtLeast(long id, long minSequence) {
+    if (id < 0) {
+      throw new IllegalArgumentException("negative document ID " + id);
+    }
     long deadline = System.nanoTime() + requestTimeoutNanos;
-    int avoid = -1;
     Document newest = null;
+    DocClientException lastFailure = null;
+    int first = (int) Math.floorMod(requestIds.get(), (long) servers.length);
     while (true) {
-      Document[] one = new Document[1];
-      int server = ask(id, one, avoid, true);
-      Document doc = one[0];
-      if (doc != null && doc.sequence() >= minSequence) {
-        return doc;
+      int answered = 0;
+      int present = 0;
+      for (int k = 0; k < servers.length; k++) {
+        int server = (first + k) % servers.length;
+        if (!slots.isUp(server)) {
+          continue;
+        }
+        Document[] one = new Document[1];
+        Attempt a = attemptOn(server, id, one, deadline);
+        if (a == null) {
+          continue; // disconnected meanwhile, or no free slot in time
+        }
+        if (a.failure != null || a.retryIds.length > 0) {
+          lastFailure = a.failure != null ? a.failure : new DocClientException(a.retryReason);
+          continue;
+        }
+        answered++;
+        Document doc = one[0];
+        if (doc != null) {
+          present++;
+          if (doc.sequence() >= minSequence) {
+            return doc;
+          }
+          if (newest == null || doc.sequence() > newest.sequence()) {
+            newest = doc;
+          }
+        }
       }
-      newest = doc;
-      avoid = server;
+      if (answered > 0 && present == 0) {
+        return null;
+      }
       if (System.nanoTime() >= deadline) {
-        throw new DocClientException(
-            "no server has document " + id + " at sequence >= " + minSequence + " (newest seen: "
-                + (newest == null ? "absent" : newest.sequence()) + ")");
+        String msg = "no server has document " + id + " at sequence >= " + minSequence + " (newest seen: "
+            + (newest == null ? "none" : newest.sequence()) + ")";
+        throw lastFailure == null ? new DocClientException(msg) : new DocClientException(msg + "; last failure: "
+            + lastFailure.getMessage(), lastFailure);
       }
       sleepBriefly();
     }
+  }
+
+  /** One single-ID request to {@code server}, or null if it offered no slot before {@code deadline}. */
+  private Attempt attemptOn(int server, long id, Document[] out, long deadline) {
+    int slot;
+    try {
+      slot = slots.acquireOn(server, deadline - System.nanoTime());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DocClientException("interrupted while waiting for a free slot");
+    }
+    return slot < 0 ? null : call(slot, new long[] {id}, new int[1], out, 0);
   }
 
   private static void sleepBriefly() {
@@ -183,9 +226,13 @@ public final class DocClient implements Closeable {
   }
 
   private Attempt attempt(long[] ids, int[] positions, Document[] out, int base, int avoid) {
+    return call(acquire(avoid, System.nanoTime() + requestTimeoutNanos), ids, positions, out, base);
+  }
+
+  /** One request on an acquired {@code slot} (released here), within the request timeout. */
+  private Attempt call(int slot, long[] ids, int[] positions, Document[] out, int base) {
     Attempt a = new Attempt();
     long deadline = System.nanoTime() + requestTimeoutNanos;
-    int slot = acquire(avoid, deadline);
     a.server = slots.serverOf(slot);
     ServerConnection conn = servers[a.server];
     RpcResponse r;
@@ -239,21 +286,6 @@ public final class DocClient implements Closeable {
     a.notSentIds = pick(ids, notSent);
     a.notSentPos = pickPos(positions, notSent);
     return a;
-  }
-
-  /**
-   * One single-ID request for {@code getAtLeast} into {@code out[0]}; returns the server that
-   * answered. Retries once on another server when a connection fails.
-   */
-  private int ask(long id, Document[] out, int avoid, boolean retry) {
-    Attempt a = attempt(new long[] {id}, new int[1], out, 0, avoid);
-    if (a.failure != null || a.retryIds.length > 0) {
-      if (!retry) {
-        throw a.failure != null ? a.failure : new DocClientException(a.retryReason);
-      }
-      return ask(id, out, a.server, false);
-    }
-    return a.server;
   }
 
   private int acquire(int avoid, long deadline) {

@@ -2,6 +2,8 @@ package io.docstore.service.client;
 
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 
 /**
  * Boxcar-style request slots: each server offers {@code slotsPerServer} slots, numbered so that
@@ -36,17 +38,47 @@ final class SlotTable {
    * timeout or when closed.
    */
   int acquire(int avoid, long timeoutNanos) throws InterruptedException {
+    return await(timeoutNanos, () -> false, () -> {
+      boolean avoidIt = avoid >= 0 && otherServerUp(avoid);
+      for (int slot = 0; slot < busy.length; slot++) {
+        int server = slot % servers;
+        if (!busy[slot] && up[server] && !(avoidIt && server == avoid)) {
+          return slot;
+        }
+      }
+      return -1;
+    });
+  }
+
+  /**
+   * Takes the lowest-numbered free slot of {@code server}. Waits up to {@code timeoutNanos} for one
+   * to free; returns the slot number, or -1 at once when that server is not connected, or on timeout
+   * or when closed.
+   */
+  int acquireOn(int server, long timeoutNanos) throws InterruptedException {
+    return await(timeoutNanos, () -> !up[server], () -> {
+      for (int slot = server; slot < busy.length; slot += servers) {
+        if (!busy[slot]) {
+          return slot;
+        }
+      }
+      return -1;
+    });
+  }
+
+  /**
+   * Under the lock: takes the slot {@code free} names, waiting for changes up to {@code
+   * timeoutNanos}; -1 on timeout, when closed, or as soon as {@code hopeless} holds.
+   */
+  private int await(long timeoutNanos, BooleanSupplier hopeless, IntSupplier free) throws InterruptedException {
     long remaining = timeoutNanos;
     lock.lock();
     try {
-      while (!closed) {
-        boolean avoidIt = avoid >= 0 && otherServerUp(avoid);
-        for (int slot = 0; slot < busy.length; slot++) {
-          int server = slot % servers;
-          if (!busy[slot] && up[server] && !(avoidIt && server == avoid)) {
-            busy[slot] = true;
-            return slot;
-          }
+      while (!closed && !hopeless.getAsBoolean()) {
+        int slot = free.getAsInt();
+        if (slot >= 0) {
+          busy[slot] = true;
+          return slot;
         }
         if (remaining <= 0) {
           return -1;
@@ -57,6 +89,11 @@ final class SlotTable {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** How many servers the table holds. */
+  int servers() {
+    return servers;
   }
 
   private boolean otherServerUp(int server) {

@@ -194,6 +194,34 @@ public final class DocstoreConfig {
   public long bloomMemoryBytes() { return bloomMemoryBytes; }
   public long indexBackgroundWriteRate() { return indexBackgroundWriteRate; }
   public long indexPageCacheBytes() { return indexPageCacheBytes; }
+
+  /** Bytes of direct memory the caches may take: index bloom pages, index page cache, queue block cache. */
+  public long offHeapCacheBytes() {
+    return bloomMemoryBytes + indexPageCacheBytes + queueBlockCacheBytes;
+  }
+
+  /**
+   * Stops a start whose caches cannot fit this JVM: the caches must leave a quarter of the direct
+   * memory limit to I/O buffers (Netty, block and WAL buffers). Called by {@code serve} and
+   * {@code replica} before they open anything, so the error names the keys instead of an
+   * {@code OutOfMemoryError} from deep inside the index.
+   *
+   * @param directMemoryLimit this JVM's limit ({@link JvmMemory#directLimit()})
+   */
+  public void requireCachesFit(long directMemoryLimit) {
+    long allowed = directMemoryLimit / 4 * 3;
+    if (offHeapCacheBytes() > allowed) {
+      throw new ConfigError(ROOT + ".index.page-cache", "the off-heap caches (index.page-cache " + mib(indexPageCacheBytes)
+          + " + index.bloom-memory " + mib(bloomMemoryBytes) + " + queue.block-cache " + mib(queueBlockCacheBytes)
+          + ") need " + mib(offHeapCacheBytes()) + ", more than 3/4 of this JVM's direct memory limit of "
+          + mib(directMemoryLimit) + " (-XX:MaxDirectMemorySize, default = -Xmx): lower them, or raise the limit"
+          + " (DOCSTORE_JAVA_OPTS=-XX:MaxDirectMemorySize=... for scripts/docstore)");
+    }
+  }
+
+  private static String mib(long bytes) {
+    return (bytes >> 20) + " MiB";
+  }
   public Duration checkpointInterval() { return checkpointInterval; }
   public InetSocketAddress readAddress() { return readAddress; }
   public InetSocketAddress adminAddress() { return adminAddress; }

@@ -16,6 +16,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.io.ByteArrayOutputStream;
+import io.docstore.io.NoSpaceException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -74,8 +75,12 @@ public final class AdminRoutes implements Routes {
       return route(req);
     } catch (BadRequest e) {
       return Responses.error(HttpResponseStatus.valueOf(e.status()), e.getMessage());
+    } catch (NoSpaceException e) {
+      // Disk full: nothing acknowledged, not sticky (the store logs it, rate-limited).
+      return Responses.error(HttpResponseStatus.INSUFFICIENT_STORAGE, "disk full, nothing acknowledged; reads "
+          + "continue and writes resume once space is freed: " + e.getMessage());
     } catch (IOException e) {
-      // The store could not make the write durable (disk full, fsync failure): nothing acknowledged.
+      // The store could not make the write durable (fsync failure, I/O error): nothing acknowledged.
       log.error("write failed: {}", e.toString());
       return Responses.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "write failed, nothing acknowledged: " + e.getMessage());
     }

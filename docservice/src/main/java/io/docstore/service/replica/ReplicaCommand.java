@@ -44,6 +44,7 @@ public final class ReplicaCommand implements Callable<Integer> {
         System.setProperty("docstore.replica.source", source);
       }
       cfg = DocstoreConfig.load(config, overrides);
+      cfg.requireCachesFit(io.docstore.service.config.JvmMemory.directLimit());
       rc = ReplicaConfig.load(config);
     } catch (ConfigError e) {
       System.err.println("docstore: " + e.getMessage());
@@ -60,9 +61,16 @@ public final class ReplicaCommand implements Callable<Integer> {
         stopped.countDown();
       }
     }, "docstore-replica-shutdown"));
-    System.out.println("docstore replica of " + rc.source() + " in " + cfg.dataDir().toAbsolutePath() + "\n  read   http://"
-        + cfg.readAddress().getHostString() + ":" + server.readPort() + "/docs/{id}\n  admin  http://"
-        + cfg.adminAddress().getHostString() + ":" + server.adminPort() + "/stats, /metrics (writes: 403)");
+    StringBuilder b = new StringBuilder();
+    b.append("docstore replica of ").append(rc.source()).append(" in ").append(cfg.dataDir().toAbsolutePath()).append('\n');
+    b.append("  read   http://").append(cfg.readAddress().getHostString()).append(':').append(server.readPort())
+        .append("/docs/{id}\n");
+    b.append("  admin  http://").append(cfg.adminAddress().getHostString()).append(':').append(server.adminPort())
+        .append("/stats, /metrics (writes: 403)");
+    if (server.rpcPort() > 0) {
+      b.append("\n  rpc    ").append(cfg.rpcAddress().getAddress().getHostAddress()).append(':').append(server.rpcPort());
+    }
+    System.out.println(b);
     System.out.flush();
     stopped.await();
     return 0;

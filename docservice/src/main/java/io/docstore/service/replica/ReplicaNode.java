@@ -4,6 +4,7 @@ import io.docstore.index.IndexOptions;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
+import io.docstore.io.NoSpaceException;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Op;
 import io.docstore.queue.Record;
@@ -21,6 +22,7 @@ import io.micrometer.core.instrument.Timer;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +42,13 @@ import org.slf4j.LoggerFactory;
  * every checkpoint interval the ingest thread reads the point P (everything before it was put into
  * the index on this very thread), syncs the index, then publishes P atomically. After a crash,
  * ingestion resumes at P and re-puts records after it, in order, which yields the same index.
+ *
+ * <p>When the index refuses a batch, ingestion recovers in place, without a restart: a full disk
+ * ({@link NoSpaceException}) keeps the batch and retries it first in every round until it goes in
+ * (the follower re-delivers the block it was in; re-putting records in order is idempotent); no
+ * point is persisted meanwhile. Any other index failure reopens the index and rewinds the follower
+ * to the last persisted point (reads fail for that moment, and the applied sequence steps back to
+ * the point, since the reopened index may lack what came after it), then ingestion goes on.
  *
  * <p>Thread-safety: one ingest thread does pulls, ingestion and checkpoints; reads from any thread.
  */
@@ -69,19 +78,24 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   private final Options options;
   private final FileSystem fs = FileSystem.real();
   private final RsyncPuller puller;
-  private final QueueFollower follower;
-  private final LsmIndex index;
+  private final Path queueDir;
+  /** Replaced (ingest thread) when a failed index is reopened and the follower rewound. */
+  private volatile QueueFollower follower;
+  private volatile LsmIndex index;
   private final Thread thread;
   private final Object wake = new Object();
   private final long[] ids = new long[BATCH];
   private final long[] values = new long[BATCH];
   private int pending;
   /**
-   * Set when the index refused a batch (disk full, I/O error): the follower has moved past records
-   * the index may lack, so ingestion stops and no point is persisted any more; reads go on serving
-   * what was indexed. A restart resumes from the last persisted point, which is before the gap.
+   * The index's refusal of the pending batch while it lasts (null once a batch goes in): the
+   * follower has moved past records the index may lack, so no point is persisted meanwhile.
    */
   private volatile Exception ingestFailure;
+  /** The index failed otherwise than for space: reopen it and rewind the follower. Ingest thread only. */
+  private boolean indexBroken;
+  private long refusals;
+  private long noSpaceLoggedNanos;
   private volatile boolean closed;
   private volatile FollowPoint checkpointed;
   private volatile long appliedThrough;
@@ -96,6 +110,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   private ReplicaNode(Options options, MeterRegistry registry) throws IOException {
     this.options = options;
     Path queueDir = options.dir().resolve("queue");
+    this.queueDir = queueDir;
     fs.createDirectories(queueDir);
     this.puller = new RsyncPuller(fs, options.rsyncBinary(), options.source(), queueDir, options.rsyncTimeoutSeconds());
     FollowPoint start = FollowPoint.read(fs, options.dir().resolve(POINT_FILE));
@@ -111,23 +126,24 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     Gauge.builder("docstore.replica.behind.sequences", this, r -> r.sequencesBehind()).register(registry);
     Gauge.builder("docstore.replica.behind.bytes", this, r -> r.bytesBehind()).register(registry);
     Gauge.builder("docstore.replica.lag.last.millis", this, r -> r.lastLagMillis).register(registry);
-    FollowerCounters c = follower.counters();
-    counter(registry, "docstore.replica.checksum.failures", c, x -> x.checksumFailures.sum());
-    counter(registry, "docstore.replica.gaps", c, x -> x.gaps.sum());
-    counter(registry, "docstore.replica.shrunk.files", c, x -> x.shrunkFiles.sum());
-    counter(registry, "docstore.replica.chain.mismatches", c, x -> x.chainMismatches.sum());
-    counter(registry, "docstore.replica.refetches", c, x -> x.refetches.sum());
-    counter(registry, "docstore.replica.read.corruptions", c, x -> x.readCorruptions.sum());
-    counter(registry, "docstore.replica.ingested.bytes", c, x -> x.bytesIngested.sum());
+    counter(registry, "docstore.replica.checksum.failures", x -> x.checksumFailures.sum());
+    counter(registry, "docstore.replica.gaps", x -> x.gaps.sum());
+    counter(registry, "docstore.replica.shrunk.files", x -> x.shrunkFiles.sum());
+    counter(registry, "docstore.replica.chain.mismatches", x -> x.chainMismatches.sum());
+    counter(registry, "docstore.replica.refetches", x -> x.refetches.sum());
+    counter(registry, "docstore.replica.read.corruptions", x -> x.readCorruptions.sum());
+    counter(registry, "docstore.replica.ingested.bytes", x -> x.bytesIngested.sum());
     FunctionCounter.builder("docstore.replica.pull.failures", this, r -> r.pullFailures).register(registry);
     Gauge.builder("docstore.replica.ingest.stopped", this, r -> r.ingestFailure == null ? 0 : 1)
-        .description("1 when the index refused a batch and ingestion stopped until restart").register(registry);
+        .description("1 while the index refuses a batch (retried every round; a full disk recovers once space is freed)")
+        .register(registry);
     this.thread = new Thread(this::run, "replica-ingest");
     this.thread.setDaemon(true);
   }
 
-  private static void counter(MeterRegistry r, String name, FollowerCounters c, ToDoubleFunction<FollowerCounters> f) {
-    FunctionCounter.builder(name, c, f).register(r);
+  /** A counter over the current follower's counters (a rewound follower starts its own at 0). */
+  private void counter(MeterRegistry r, String name, ToDoubleFunction<FollowerCounters> f) {
+    FunctionCounter.builder(name, this, n -> f.applyAsDouble(n.follower.counters())).register(r);
   }
 
   /** Opens the replica's index and point and starts pulling. */
@@ -138,12 +154,14 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   }
 
   private void run() {
-    while (!closed && ingestFailure == null) {
+    while (!closed) {
       long t0 = System.nanoTime();
       try {
         roundOnce();
       } catch (IOException | RuntimeException e) {
-        LOG.warn("replica round failed (will retry): {}", e.toString());
+        if (!NoSpaceException.isNoSpace(e)) { // a full index disk is logged by flushBatch, rate-limited
+          LOG.warn("replica round failed (will retry): {}", e.toString());
+        }
       } catch (InterruptedException e) {
         return;
       }
@@ -162,6 +180,10 @@ public final class ReplicaNode implements DocumentSource, Closeable {
 
   /** One pull, one ingestion pass, and a checkpoint when due. Ingest thread only. */
   private void roundOnce() throws IOException, InterruptedException {
+    if (indexBroken) {
+      reopenIndex();
+    }
+    flushBatch(); // a batch the index refused last round goes first
     RsyncPuller.Pull pull = puller.pull();
     pulls++;
     pullTimer.record(pull.nanos(), TimeUnit.NANOSECONDS);
@@ -192,24 +214,62 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     }
   }
 
+  /** Puts the pending batch; on failure keeps it for the next round (see the class comment). */
   private void flushBatch() throws IOException {
-    if (pending > 0) {
-      try {
-        index.putAll(ids, values, pending);
-      } catch (IOException | RuntimeException e) {
-        ingestFailure = e;
-        LOG.error("replica index refused a batch ({}); ingestion stopped after sequence {}: restart the replica to"
-            + " resume from its last persisted point", e.toString(), checkpointed.ingestedThrough());
-        throw e;
-      } finally {
-        pending = 0;
-      }
+    if (pending == 0) {
+      return;
     }
+    try {
+      index.putAll(ids, values, pending);
+    } catch (IOException | RuntimeException e) {
+      ingestFailure = e;
+      refusals++;
+      if (NoSpaceException.isNoSpace(e)) {
+        long now = System.nanoTime();
+        if (refusals == 1 || now - noSpaceLoggedNanos >= TimeUnit.SECONDS.toNanos(30)) {
+          noSpaceLoggedNanos = now;
+          LOG.warn("replica index disk full: batch of {} records refused ({} times so far); retried every round, "
+              + "ingestion resumes once space is freed: {}", pending, refusals, e.toString());
+        }
+      } else {
+        indexBroken = true;
+        LOG.error("replica index refused a batch ({}); reopening it and resuming from the persisted point {}",
+            e.toString(), checkpointed.ingestedThrough());
+      }
+      throw e;
+    }
+    pending = 0;
+    if (ingestFailure != null) {
+      LOG.info("replica index accepts batches again after {} refusals", refusals);
+      ingestFailure = null;
+      refusals = 0;
+    }
+  }
+
+  /**
+   * Reopens a failed index and rewinds the follower to the last persisted point; the records after
+   * it are ingested again (idempotent). Ingest thread only; on failure the next round tries again.
+   */
+  private void reopenIndex() throws IOException {
+    try {
+      index.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("closing the failed replica index: {}", e.toString());
+    }
+    index = LsmIndex.open(options.dir().resolve("index"), options.indexOptions());
+    FollowPoint p = checkpointed;
+    QueueFollower old = follower;
+    follower = new QueueFollower(fs, queueDir, p, options.expectedBlockBytes());
+    old.close();
+    pending = 0;
+    appliedThrough = p.ingestedThrough();
+    indexBroken = false;
+    LOG.info("replica index reopened; ingestion resumes after sequence {}", p.ingestedThrough());
   }
 
   /** Syncs the index and publishes the point (ordering in the class comment). Ingest thread or close. */
   private void checkpoint() throws IOException {
-    if (ingestFailure != null) {
+    if (pending > 0 || indexBroken) {
       return; // the follower is past records the index may lack: keep the last good point
     }
     FollowPoint p = follower.point();
@@ -228,9 +288,10 @@ public final class ReplicaNode implements DocumentSource, Closeable {
       throw new IllegalArgumentException("document ID must be non-negative, got " + id);
     }
     long address = index.get(id);
-    if (address < 0) {
-      return null;
-    }
+    return address < 0 ? null : read(id, address);
+  }
+
+  private Document read(long id, long address) throws IOException {
     Record r = follower.read(address);
     if (r.id() != id || r.op() != Op.PUT) {
       throw new CorruptionException(follower.directory(), address, "index maps id " + id + " to a record of id "
@@ -239,11 +300,29 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     return new Document(id, r.sequence(), r.acceptedAtMillis(), r.body());
   }
 
+  /** As on the primary: index lookups in ID order, queue reads in address order (both walk their files forwards). */
   @Override
   public Document[] getAll(long[] ids) throws IOException {
-    Document[] out = new Document[ids.length];
+    for (long id : ids) {
+      if (id < 0) {
+        throw new IllegalArgumentException("document ID must be non-negative, got " + id);
+      }
+    }
+    Integer[] order = new Integer[ids.length];
     for (int i = 0; i < ids.length; i++) {
-      out[i] = get(ids[i]);
+      order[i] = i;
+    }
+    Arrays.sort(order, (a, b) -> Long.compare(ids[a], ids[b]));
+    long[] addresses = new long[ids.length];
+    for (int slot : order) {
+      addresses[slot] = index.get(ids[slot]);
+    }
+    Arrays.sort(order, (a, b) -> Long.compare(addresses[a], addresses[b]));
+    Document[] out = new Document[ids.length];
+    for (int slot : order) {
+      if (addresses[slot] >= 0) {
+        out[slot] = read(ids[slot], addresses[slot]);
+      }
     }
     return out;
   }
@@ -317,6 +396,8 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     s.put("chainMismatches", c.chainMismatches.sum());
     s.put("refetches", c.refetches.sum());
     s.put("readCorruptions", c.readCorruptions.sum());
+    s.put("ingestedRecords", c.recordsIngested.sum()); // since this process started: a resumed replica re-ingests little
+    s.put("ingestedBytes", c.bytesIngested.sum());
     s.put("index", index.stats());
     return s;
   }

@@ -82,6 +82,11 @@ public final class ReplicaServer implements Closeable {
     return admin.port();
   }
 
+  /** The RPC port, or -1 when RPC is off. */
+  public int rpcPort() {
+    return rpc == null ? -1 : rpc.port();
+  }
+
   @Override
   public synchronized void close() throws IOException {
     if (closed) {

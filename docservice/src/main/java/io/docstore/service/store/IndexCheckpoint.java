@@ -7,7 +7,6 @@ import io.docstore.io.FileSystem;
 import io.docstore.io.UnsupportedFormatException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -26,22 +25,9 @@ public final class IndexCheckpoint {
   /** The checkpointed sequence in {@code dir}, or 0 when there is no checkpoint yet. */
   public static long read(FileSystem fs, Path dir) throws IOException {
     Path file = dir.resolve(CheckpointFormat.FILE_NAME);
-    if (!fs.exists(file)) {
+    byte[] bytes = AtomicFiles.readFixed(fs, file, CheckpointFormat.LENGTH, "checkpoint");
+    if (bytes == null) {
       return 0;
-    }
-    byte[] bytes;
-    try (FileChannel ch = fs.openRead(file)) {
-      long size = ch.size();
-      if (size != CheckpointFormat.LENGTH) {
-        throw new CorruptionException(file, 0, "checkpoint is " + size + " bytes, expected " + CheckpointFormat.LENGTH);
-      }
-      ByteBuffer buf = ByteBuffer.allocate(CheckpointFormat.LENGTH);
-      while (buf.hasRemaining()) {
-        if (ch.read(buf, buf.position()) < 0) {
-          throw new CorruptionException(file, buf.position(), "checkpoint ends early");
-        }
-      }
-      bytes = buf.array();
     }
     return decode(file, bytes);
   }

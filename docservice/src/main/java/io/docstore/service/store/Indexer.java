@@ -35,6 +35,11 @@ public final class Indexer implements Closeable {
   private final long[] values = new long[BATCH];
   private final Record[] batch = new Record[BATCH];
   private volatile long appliedThrough;
+  /**
+   * Records read from the tailer into {@link #batch} but not yet applied: the index refused them
+   * (a full disk), so the next {@link #catchUpTo} applies them first instead of skipping them.
+   */
+  private int pending;
 
   /**
    * @param tailer positioned at {@code appliedThrough + 1}
@@ -67,7 +72,7 @@ public final class Indexer implements Closeable {
     lock.lock();
     try {
       while (appliedThrough < sequence) {
-        int n = 0;
+        int n = pending;
         while (n < BATCH && appliedThrough + n < sequence) {
           Record r = n == 0 ? nextOrTimeout(deadline, sequence) : tailer.poll();
           if (r == null) {
@@ -79,6 +84,7 @@ public final class Indexer implements Closeable {
                 + ": the queue has a gap; refusing to index past it");
           }
           batch[n++] = r;
+          pending = n;
         }
         apply(n, live);
       }
@@ -118,7 +124,8 @@ public final class Indexer implements Closeable {
       ids[i] = r.id();
       values[i] = r.op() == Op.DELETE ? LsmIndex.DELETED : r.address();
     }
-    index.putAll(ids, values, n);
+    index.putAll(ids, values, n); // on failure the batch stays pending for the next call
+    pending = 0;
     long now = System.currentTimeMillis();
     for (int i = 0; i < n; i++) {
       Record r = batch[i];

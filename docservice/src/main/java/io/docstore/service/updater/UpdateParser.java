@@ -30,6 +30,11 @@ public final class UpdateParser {
     this.maxBodyBytes = maxBodyBytes;
   }
 
+  /** The document size limit. */
+  public int maxBodyBytes() {
+    return maxBodyBytes;
+  }
+
   /**
    * Validates a whole document body.
    *
@@ -55,10 +60,28 @@ public final class UpdateParser {
     }
   }
 
+  /**
+   * One parsed line whose document was not copied: it is {@code buf[docOffset, docOffset+docLength)}
+   * of the parsed buffer; {@code docOffset} is -1 for a delete.
+   */
+  public record Slice(long id, int docOffset, int docLength, long discoveredAtMillis) {
+    public boolean isDelete() {
+      return docOffset < 0;
+    }
+  }
+
   /** Parses one NDJSON update line (without its line terminator). */
   public Update parseLine(byte[] buf, int off, int len) throws InvalidUpdateException {
+    Slice s = parseSlice(buf, off, len);
+    return s.isDelete() ? Update.delete(s.id())
+        : new Update(s.id(), Arrays.copyOfRange(buf, s.docOffset(), s.docOffset() + s.docLength()), s.discoveredAtMillis());
+  }
+
+  /** {@link #parseLine} without copying the document (the bulk loader copies it straight into a block). */
+  public Slice parseSlice(byte[] buf, int off, int len) throws InvalidUpdateException {
     long id = -1;
-    byte[] doc = null;
+    int docOff = -1;
+    int docLen = 0;
     long discovered = -1;
     String op = null;
     try (JsonParser p = JSON.createParser(buf, off, len)) {
@@ -86,7 +109,8 @@ public final class UpdateParser {
             if (end - start > maxBodyBytes) {
               throw new InvalidUpdateException("document is " + (end - start) + " bytes, over the limit of " + maxBodyBytes);
             }
-            doc = Arrays.copyOfRange(buf, off + start, off + end);
+            docOff = off + start;
+            docLen = end - start;
           }
           default -> p.skipChildren();
         }
@@ -103,16 +127,16 @@ public final class UpdateParser {
       throw new InvalidUpdateException("missing \"id\"");
     }
     if (op == null || op.equals("put")) {
-      if (doc == null) {
+      if (docOff < 0) {
         throw new InvalidUpdateException("missing \"doc\" (or \"op\":\"delete\")");
       }
-      return new Update(id, doc, discovered);
+      return new Slice(id, docOff, docLen, discovered);
     }
     if (op.equals("delete")) {
-      if (doc != null) {
+      if (docOff >= 0) {
         throw new InvalidUpdateException("a delete carries no \"doc\"");
       }
-      return Update.delete(id);
+      return new Slice(id, -1, 0, -1);
     }
     throw new InvalidUpdateException("unknown \"op\" '" + op + "': expected put or delete");
   }

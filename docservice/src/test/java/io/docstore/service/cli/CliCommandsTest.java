@@ -63,6 +63,26 @@ class CliCommandsTest {
   }
 
   @Test
+  void bulkImportThenGetOffline() throws Exception {
+    Path data = dir.resolve("data");
+    Path file = dir.resolve("in.ndjson");
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < 500; i++) {
+      b.append("{\"id\":").append(i).append(",\"doc\":{\"n\":").append(i).append("}}\n");
+    }
+    b.append("{\"id\":\"bad\"}\n{\"id\":7,\"op\":\"delete\"}\n");
+    Files.writeString(file, b);
+    String[] r = run("import", "--bulk", "--threads", "2", file.toString(), "--data", data.toString());
+    assertThat(r[0]).isEqualTo("1");
+    assertThat(r[1]).contains("bulk-loaded 501 updates").contains("1 invalid lines").contains("last sequence 501");
+    r = run("get", "42", "--data", data.toString());
+    assertThat(r[0]).isEqualTo("0");
+    assertThat(r[1].trim()).isEqualTo("{\"n\":42}");
+    assertThat(run("get", "7", "--data", data.toString())[0]).isEqualTo("1");
+    assertThat(run("import", "--threads", "2", file.toString(), "--data", data.toString())[0]).isEqualTo("2");
+  }
+
+  @Test
   void badConfigurationFailsFastWithExit2() throws Exception {
     Path conf = dir.resolve("bad.conf");
     Files.writeString(conf, "docstore.http.read.port = -1");

@@ -23,7 +23,7 @@ final class ServeProcess implements AutoCloseable {
   static ServeProcess start(Path data, String... extraJvmArgs) throws IOException {
     List<String> jvm = new ArrayList<>(List.of(
         "-Ddocstore.http.read.port=0", "-Ddocstore.http.admin.port=0", "-Ddocstore.rpc.port=0",
-        "-Ddocstore.index.checkpoint-interval=300ms"));
+        "-Ddocstore.index.checkpoint-interval=300ms", io.docstore.service.torture.ServeJvm.SMALL_CACHES));
     jvm.addAll(List.of(extraJvmArgs));
     Process p = TestSupport.startJvm(Main.class, jvm, "serve", "--data", data.toString());
     BufferedReader out = TestSupport.stdout(p);

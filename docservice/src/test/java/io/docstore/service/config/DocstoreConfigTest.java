@@ -23,6 +23,18 @@ class DocstoreConfigTest {
   }
 
   @Test
+  void cachesThatDoNotFitTheJvmsDirectMemoryStopTheStartWithTheKeys() {
+    DocstoreConfig c = DocstoreConfig.load();
+    assertThatThrownBy(() -> c.requireCachesFit(256L << 20)).isInstanceOf(ConfigError.class)
+        .hasMessageContaining("docstore.index.page-cache").hasMessageContaining("index.bloom-memory 64 MiB")
+        .hasMessageContaining("need 320 MiB").hasMessageContaining("MaxDirectMemorySize");
+    c.requireCachesFit(1L << 30);
+    DocstoreConfig small = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "32M"));
+    small.requireCachesFit(256L << 20);
+    assertThat(JvmMemory.directLimit()).isPositive();
+  }
+
+  @Test
   void defaultsAreSafe() {
     DocstoreConfig c = DocstoreConfig.load();
     assertThat(c.sync()).isEqualTo(SyncPolicy.ALWAYS);

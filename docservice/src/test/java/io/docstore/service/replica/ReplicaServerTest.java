@@ -26,7 +26,8 @@ class ReplicaServerTest {
   @TempDir Path tmp;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  private static Map<String, Object> config(Path dir) {
+  /** A service or replica on free loopback ports with small segments and a fast manifest (RPC off). */
+  static Map<String, Object> config(Path dir) {
     Map<String, Object> o = new HashMap<>();
     o.put("docstore.data-dir", dir.toString());
     o.put("docstore.http.read.port", 0);
@@ -41,6 +42,10 @@ class ReplicaServerTest {
   }
 
   private HttpResponse<String> send(String method, String url, String body) throws Exception {
+    return send(http, method, url, body);
+  }
+
+  static HttpResponse<String> send(HttpClient http, String method, String url, String body) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
     b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());

@@ -72,6 +72,11 @@ final class RsyncDaemon implements AutoCloseable {
     }
   }
 
+  /** The daemon's forked children: one per client connection (transfers in progress). */
+  java.util.List<ProcessHandle> connections() {
+    return process.toHandle().children().toList();
+  }
+
   String url() {
     return "rsync://127.0.0.1:" + port + "/docstore/";
   }

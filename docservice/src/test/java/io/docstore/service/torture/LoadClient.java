@@ -43,6 +43,7 @@ final class LoadClient implements AutoCloseable {
   private final List<Thread> threads = new ArrayList<>();
   private final boolean stopOnError;
   private volatile String lastRejection = "";
+  private volatile Pacer pacer;
 
   /**
    * @param idsPerThread thread {@code t} writes IDs {@code base + t*idsPerThread ...}
@@ -63,6 +64,12 @@ final class LoadClient implements AutoCloseable {
     }
   }
 
+  /** Paces the writes of all threads to {@code pacer}'s rate (null: as fast as answered); settable while running. */
+  LoadClient pace(Pacer pacer) {
+    this.pacer = pacer;
+    return this;
+  }
+
   LoadClient start() {
     threads.forEach(Thread::start);
     return this;
@@ -71,6 +78,10 @@ final class LoadClient implements AutoCloseable {
   private void run(Random rnd, long first, int n, int maxPad) {
     long counter = 0;
     while (!stop.get()) {
+      Pacer p = pacer;
+      if (p != null) {
+        p.acquire();
+      }
       int op = rnd.nextInt(10);
       try {
         long t0 = System.nanoTime();

@@ -11,21 +11,28 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * A {@code docstore serve} child JVM on free loopback ports (config overrides as {@code -D}), its
- * stderr (the log) appended to a file the scenario can inspect, its stdout parsed for the URLs.
- * Built like {@code TestSupport.startJvm} (same class path and flags) but keeps the log.
+ * A docservice child JVM ({@code docstore serve}, or {@code docstore replica}) on free loopback
+ * ports (config overrides as {@code -D}), its stderr (the log) appended to a file the scenario can
+ * inspect, its stdout parsed for the URLs. Built like {@code TestSupport.startJvm} (same class path
+ * and flags) but keeps the log. Used by the torture scenarios and the multi-process replication test.
  */
-final class ServeJvm implements AutoCloseable {
+public final class ServeJvm implements AutoCloseable {
 
-  final Process process;
-  final String readUrl;
-  final String adminUrl;
-  final int rpcPort;
-  final Path log;
+  private static final Pattern ORIGIN = Pattern.compile("(https?://[^/\\s]+)");
+
+  public final Process process;
+  /** {@code http://host:port} of the read port. */
+  public final String readUrl;
+  /** {@code http://host:port} of the admin port. */
+  public final String adminUrl;
+  public final int rpcPort;
+  public final Path log;
   /** Milliseconds from launch to the URLs being printed (the store has recovered and serves). */
-  final long startMillis;
+  public final long startMillis;
 
   private ServeJvm(Process process, String readUrl, String adminUrl, int rpcPort, Path log, long startMillis) {
     this.process = process;
@@ -37,8 +44,21 @@ final class ServeJvm implements AutoCloseable {
   }
 
   /** Starts {@code serve --data data}; {@code jvmArgs} add config overrides and kill points. */
-  static ServeJvm start(Path data, Path log, List<String> jvmArgs) throws IOException {
-    List<String> cmd = command(jvmArgs, "serve", "--data", data.toString());
+  public static ServeJvm start(Path data, Path log, List<String> jvmArgs) throws IOException {
+    return launch(log, jvmArgs, "serve", "--data", data.toString());
+  }
+
+  /** Starts {@code replica --config config} (a read replica; docs/replication.md). */
+  public static ServeJvm startReplica(Path config, Path log, List<String> jvmArgs) throws IOException {
+    return launch(log, jvmArgs, "replica", "--config", config.toString());
+  }
+
+  /**
+   * Starts {@code docstore args...} and waits for the read, admin and RPC lines that {@code serve}
+   * and {@code replica} print once they serve.
+   */
+  public static ServeJvm launch(Path log, List<String> jvmArgs, String... args) throws IOException {
+    List<String> cmd = command(jvmArgs, args);
     long t0 = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -49,9 +69,9 @@ final class ServeJvm implements AutoCloseable {
     while ((read == null || admin == null || rpc < 0) && (line = out.readLine()) != null) {
       String t = line.trim();
       if (t.startsWith("read ")) {
-        read = t.split("\\s+")[1].replace("/docs/{id}", "");
+        read = origin(t);
       } else if (t.startsWith("admin ")) {
-        admin = t.split("\\s+")[1].replaceAll("/docs/\\{id}.*", "");
+        admin = origin(t);
       } else if (t.startsWith("rpc ")) {
         String hp = t.split("\\s+")[1];
         rpc = Integer.parseInt(hp.substring(hp.lastIndexOf(':') + 1));
@@ -59,7 +79,7 @@ final class ServeJvm implements AutoCloseable {
     }
     if (read == null || admin == null) {
       p.destroyForcibly();
-      throw new IOException("serve did not print its URLs; log " + log + ":\n" + tail(log));
+      throw new IOException(args[0] + " did not print its URLs; log " + log + ":\n" + tail(log));
     }
     long startMillis = (System.nanoTime() - t0) / 1_000_000;
     Thread drain = new Thread(() -> {
@@ -76,6 +96,17 @@ final class ServeJvm implements AutoCloseable {
     return new ServeJvm(p, read, admin, rpc, log, startMillis);
   }
 
+  private static String origin(String line) {
+    Matcher m = ORIGIN.matcher(line);
+    return m.find() ? m.group(1) : null;
+  }
+
+  /**
+   * Caches sized for a child with a 256 MiB heap (and so 256 MiB of direct memory): {@code serve}
+   * refuses to start when its caches do not fit.
+   */
+  public static final String SMALL_CACHES = "-Ddocstore.index.page-cache=32M";
+
   /** The java command line for {@link Main} with this JVM's class path, like {@code TestSupport.startJvm}. */
   static List<String> command(List<String> jvmArgs, String... args) {
     List<String> cmd = new ArrayList<>();
@@ -87,6 +118,7 @@ final class ServeJvm implements AutoCloseable {
     if (!flags.isBlank()) {
       cmd.addAll(Arrays.asList(flags.trim().split("\\s+")));
     }
+    cmd.add(SMALL_CACHES);
     cmd.add("-Ddocstore.http.read.port=0");
     cmd.add("-Ddocstore.http.admin.port=0");
     cmd.add("-Ddocstore.rpc.port=0");
@@ -98,7 +130,7 @@ final class ServeJvm implements AutoCloseable {
     return cmd;
   }
 
-  long pid() {
+  public long pid() {
     return process.pid();
   }
 
@@ -111,7 +143,7 @@ final class ServeJvm implements AutoCloseable {
     }
   }
 
-  void kill9() throws InterruptedException {
+  public void kill9() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor();
   }
@@ -121,7 +153,7 @@ final class ServeJvm implements AutoCloseable {
     return process.waitFor(seconds, TimeUnit.SECONDS);
   }
 
-  static String tail(Path log) {
+  public static String tail(Path log) {
     try {
       List<String> lines = Files.readAllLines(log);
       return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));

@@ -35,12 +35,13 @@ import org.junit.jupiter.api.io.TempDir;
  * (random bytes and mutated valid HTTP requests and RPC frames, a fixed number of iterations),
  * slow-loris connections up to near the connection cap, clients that pipeline requests and never
  * read, and oversized frames and headers. Meanwhile well-behaved HTTP and RPC clients must keep
- * succeeding; their p99 is reported against a baseline and held to a generous bound only.
+ * succeeding; their p99 under attack must stay below max(2 x baseline p99, 50 ms).
  */
 class TortureHostileClientTest {
 
   private static final int MAX_CONNECTIONS = 64;
   private static final int DOCS = 200;
+  private static final long BOUND_FLOOR_US = 50_000;
 
   @TempDir Path dir;
 
@@ -62,6 +63,7 @@ class TortureHostileClientTest {
       try (DocClient client = DocClient.builder().servers(List.of(new InetSocketAddress("127.0.0.1", rpc)))
           .requestTimeout(Duration.ofSeconds(5)).build()) {
         Good good = new Good(s.service.readUrl(), client);
+        good.run(500, null); // warm-up (JIT, connection pools): not part of the baseline
         Histogram baseline = good.run(1000, null);
         assertThat(good.failures.get()).as("baseline: %s", good.lastFailure).isZero();
 
@@ -85,8 +87,12 @@ class TortureHostileClientTest {
             + " seed=" + seed).print();
         assertThat(good.failures.get()).as("well-behaved requests failed: %s", good.lastFailure).isZero();
         assertThat(attacked.getTotalCount()).isPositive();
-        // Generous: a loaded 2-core CI box is noisy; the point is "served", not "as fast".
-        assertThat(p99Attack).isLessThan(Math.max(2_000_000L, 20 * p99Base));
+        // The bound: within 2x the normal p99, with a 50 ms floor for timer and scheduling
+        // noise on a loaded 2-core box (a baseline p99 of a few ms would otherwise make one
+        // descheduled request fail the run).
+        long bound = Math.max(2 * p99Base, BOUND_FLOOR_US);
+        assertThat(p99Attack).as("good p99 under attack (us) vs max(2 x baseline %d us, 50 ms)", p99Base)
+            .isLessThan(bound);
         assertThat(s.adminGet("/healthz").statusCode()).isEqualTo(200);
         assertThat(s.get("/docs/7").statusCode()).isEqualTo(200);
       }

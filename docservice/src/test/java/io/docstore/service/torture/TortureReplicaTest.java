@@ -30,7 +30,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,8 +40,9 @@ import org.junit.jupiter.api.io.TempDir;
  * (through the seam) and a new replica starts from an empty directory. Each replica's applied
  * sequence never goes backwards and never passes the primary's durable one (its visible history
  * is a prefix of the primary's); at the end every acknowledged write reads back byte-exact from
- * every replica. Runs in long runs ({@code scripts/torture --full}) or with
- * {@code -Ddocstore.torture.replication=true}.
+ * every replica. The default run does 3 short rounds (~10 s); {@code -Ddocstore.test.scale=N}
+ * does 3 x N/2. (The manifest stall it once found was rsync's quick check skipping a rewritten
+ * manifest of the same size and mtime: {@code RsyncPullerTest}.)
  */
 class TortureReplicaTest {
 
@@ -53,10 +53,6 @@ class TortureReplicaTest {
 
   @Test
   void replicasConvergeThroughKilledPullsPrimaryRestartFullDiskAndAnEmptyStart() throws Exception {
-    // Long runs only until the manifest stall it found once is understood (docs/reliability.md):
-    // an intermittently red default run would block everyone.
-    Assumptions.assumeTrue(TestSupport.scale() > 1 || Boolean.getBoolean("docstore.torture.replication"),
-        "replication torture runs with scripts/torture --full or -Ddocstore.torture.replication=true");
     long seed = TestSupport.seed("TortureReplicaTest");
     int rounds = 3 * Math.max(1, TestSupport.scale() / 2);
     Path queueDir = tmp.resolve("primary/queue");
@@ -161,18 +157,22 @@ class TortureReplicaTest {
             .isGreaterThanOrEqualTo(target);
       }
       long t0 = System.nanoTime();
+      int replicaRestarts = 0;
       for (int i = 0; i < replicas.size(); i++) {
-        ReplicaNode r = replicas.get(i);
-        if (!r.awaitSequence(target, 60_000)) {
-          // the seam's space limit may have failed this replica's index: a restart recovers it
-          System.out.println("TortureReplicaTest: replica " + (char) ('a' + i) + " not at " + target
-              + " within 60 s, restarting it: " + r.stats());
-          Path dir = tmp.resolve(String.valueOf((char) ('a' + i)));
-          r.close();
-          r = replica(url, dir, FileSystem.real());
-          replicas.set(i, r);
-          assertThat(r.awaitSequence(target, 60_000)).as("replica %d reaches %d after a restart: %s", i, target, r.stats())
-              .isTrue();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (replicas.get(i).appliedThrough() < target) {
+          ReplicaNode r = replicas.get(i);
+          assertThat(System.nanoTime()).as("replica %d reaches %d: %s", i, target, r.stats()).isLessThan(deadline);
+          if (r.stats().get("ingestStopped") != null) {
+            // The seam's space limit failed this replica's index and it stopped ingesting (it
+            // persists no point past the refused batch): a restart resumes before the gap.
+            System.out.println("TortureReplicaTest: replica " + (char) ('a' + i) + " stopped ingesting, restarting"
+                + " it: " + r.stats().get("ingestStopped"));
+            closeQuietly(r);
+            replicas.set(i, replica(url, tmp.resolve(String.valueOf((char) ('a' + i))), FileSystem.real()));
+            replicaRestarts++;
+          }
+          Thread.sleep(20);
         }
       }
       long catchUp = (System.nanoTime() - t0) / 1_000_000;
@@ -192,13 +192,13 @@ class TortureReplicaTest {
       }
       new Verdict("replication-faults", rounds, rsyncKills.get() + primaryRestarts.get() + rounds + 1,
           ackedWrites.get(), verified, lost, catchUp, "ids=" + acked.size() + " rsync_kills=" + rsyncKills.get() + " primary_restarts="
-          + primaryRestarts.get() + " replicas=" + replicas.size() + " last_seq=" + target + " seed=" + seed).print();
+          + primaryRestarts.get() + " replicas=" + replicas.size() + " replica_restarts=" + replicaRestarts + " last_seq=" + target + " seed=" + seed).print();
       assertThat(problems).isEmpty();
       assertThat(lost).isZero();
     } finally {
       stop.set(true);
       for (ReplicaNode r : replicas) {
-        r.close();
+        closeQuietly(r);
       }
       daemon.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
       daemon.destroyForcibly();
@@ -207,6 +207,15 @@ class TortureReplicaTest {
     }
     assertThat(ProcessHandle.current().descendants().filter(p -> p.info().command().orElse("").endsWith("rsync")
         && p.isAlive()).count()).as("no rsync left running").isZero();
+  }
+
+  /** Closes a replica; one whose index failed (injected disk full) may fail to close its WAL. */
+  private static void closeQuietly(ReplicaNode r) {
+    try {
+      r.close();
+    } catch (java.io.IOException | RuntimeException e) {
+      System.out.println("TortureReplicaTest: closing a replica: " + e);
+    }
   }
 
   /** The primary's queue and its replication manifest publisher; restartable. */

@@ -71,12 +71,17 @@ public final class BlockBuilder {
 
   /** Adds a record and returns its index in the block. Sequences must be consecutive. */
   public int add(long sequence, long id, long acceptedAtMillis, byte op, byte[] body) {
+    return add(sequence, id, acceptedAtMillis, op, body, 0, body.length);
+  }
+
+  /** Adds a record whose body is {@code body[off, off+len)} and returns its index in the block. */
+  public int add(long sequence, long id, long acceptedAtMillis, byte op, byte[] body, int off, int len) {
     if (count == 0) {
       firstSequence = sequence;
     } else if (sequence != firstSequence + count) {
       throw new IllegalStateException("sequence " + sequence + " does not follow " + (firstSequence + count - 1));
     }
-    int need = recordsLength + RECORD_BODY + body.length;
+    int need = recordsLength + RECORD_BODY + len;
     if (TABLE_RESERVE + need > records.length) {
       records = Arrays.copyOf(records, Math.max(TABLE_RESERVE + need, records.length * 2));
     }
@@ -88,7 +93,7 @@ public final class BlockBuilder {
     BigEndian.putLong(records, p + RECORD_ID, id);
     BigEndian.putLong(records, p + RECORD_ACCEPTED_AT, acceptedAtMillis);
     records[p + RECORD_OP] = op;
-    System.arraycopy(body, 0, records, p + RECORD_BODY, body.length);
+    System.arraycopy(body, off, records, p + RECORD_BODY, len);
     recordsLength = need;
     return count++;
   }

@@ -1,6 +1,6 @@
 package io.docstore.queue.replication;
 
-import java.nio.charset.StandardCharsets;
+import io.docstore.queue.format.StateFileLayout;
 
 /**
  * Byte layout of the replication manifest (big-endian); see {@code docs/formats/replication-manifest.md}.
@@ -16,16 +16,8 @@ import java.nio.charset.StandardCharsets;
 public final class ManifestFormat {
 
   public static final String FILE_NAME = "replication.manifest";
-  public static final int MAGIC_VALUE = 0xD0C5_4E9F;
-  public static final String FORMAT_NAME = "docstore.replman";
-  public static final byte[] FORMAT_NAME_BYTES = FORMAT_NAME.getBytes(StandardCharsets.US_ASCII);
-  public static final int VERSION = 1;
 
-  public static final int MAGIC = 0;
-  public static final int NAME = MAGIC + 4;
-  public static final int NAME_LENGTH = 16;
-  public static final int FORMAT_VERSION = NAME + NAME_LENGTH;
-  public static final int SEGMENT = FORMAT_VERSION + 4;
+  public static final int SEGMENT = StateFileLayout.FIELDS;
   public static final int BASE_SEQUENCE = SEGMENT + 8;
   public static final int DURABLE_LENGTH = BASE_SEQUENCE + 8;
   public static final int LAST_SEQUENCE = DURABLE_LENGTH + 8;
@@ -35,7 +27,8 @@ public final class ManifestFormat {
   public static final int CRC = PUBLISHED_AT + 8;
   public static final int LENGTH = CRC + 4;
 
-  private ManifestFormat() {
-    assert FORMAT_NAME_BYTES.length == NAME_LENGTH;
-  }
+  public static final StateFileLayout LAYOUT =
+      new StateFileLayout(0xD0C5_4E9F, "docstore.replman", 1, LENGTH, "replication manifest");
+
+  private ManifestFormat() {}
 }

@@ -19,4 +19,8 @@ public final class QueueCounters {
   public final LongAdder tornTailBytesDropped = new LongAdder();
   public final LongAdder blockReads = new LongAdder();
   public final LongAdder blockCacheHits = new LongAdder();
+  /** Block writes refused for lack of space (cut back, records discarded, writer still usable). */
+  public final LongAdder noSpaceFailures = new LongAdder();
+  /** Segment rolls postponed for lack of space (retried before the next block). */
+  public final LongAdder rollsPostponed = new LongAdder();
 }

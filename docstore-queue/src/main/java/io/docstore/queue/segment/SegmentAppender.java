@@ -3,6 +3,7 @@ package io.docstore.queue.segment;
 import io.docstore.io.Checksums;
 import io.docstore.io.FileSystem;
 import io.docstore.io.KillPoints;
+import io.docstore.io.NoSpaceException;
 import io.docstore.io.WritableFile;
 import io.docstore.queue.format.SegmentFileName;
 import java.io.Closeable;
@@ -22,6 +23,12 @@ import java.util.zip.CRC32C;
  * either an active segment with or without a complete footer (recovery finishes or discards the
  * seal) or a sealed segment and no active one (recovery creates the next).
  *
+ * <p>A full disk ({@link NoSpaceException}) is recoverable: a block write that fails is cut back to
+ * the segment's previous length; a seal whose footer does not fit is cut back the same way and
+ * left for later (the segment grows a little past the configured size); a next segment that cannot
+ * be created is created later. {@link #prepare} retries whatever is pending before the writer
+ * addresses a new block. Any other failure is left to the writer, which then refuses writes.
+ *
  * <p>Thread-safety: {@link #write} and {@link #roll} are called by the writer under its lock;
  * {@link #force} may be called from any thread (group commit leader). A file lock keeps a force from
  * hitting a file that a concurrent roll is closing.
@@ -38,6 +45,9 @@ public final class SegmentAppender implements Closeable {
   private SegmentInfo info;
   private CRC32C digest;
   private long blockCount;
+  /** The active segment was sealed but the next one could not be created yet (full disk). */
+  private boolean nextPending;
+  private boolean closed;
 
   SegmentAppender(FileSystem fs, Path dir, SegmentSet segments, QueueCounters counters, long segmentSize,
       WritableFile file, SegmentInfo info, CRC32C digest, long blockCount) {
@@ -71,6 +81,26 @@ public final class SegmentAppender implements Closeable {
     return Checksums.mask((int) digest.getValue());
   }
 
+  /**
+   * Finishes a seal or segment creation that a full disk postponed, so that {@link #segment} and
+   * {@link #position} say where the next block goes. Writer thread only, before addressing a block.
+   *
+   * @throws NoSpaceException if the disk is still full (nothing changed)
+   */
+  public void prepare() throws IOException {
+    if (nextPending) {
+      fileLock.lock();
+      try {
+        openSegment(info.number() + 1, info.lastSequence() + 1);
+        nextPending = false;
+      } finally {
+        fileLock.unlock();
+      }
+    } else if (file.position() >= segmentSize && blockCount > 0) {
+      roll();
+    }
+  }
+
   /** Offset where the next block will be written. Writer thread only. */
   public long position() {
     return file.position();
@@ -87,14 +117,37 @@ public final class SegmentAppender implements Closeable {
    */
   public void write(ByteBuffer block, int crc, long lastSequence) throws IOException {
     int length = block.remaining();
-    file.write(block);
+    long before = file.position();
+    try {
+      file.write(block);
+    } catch (NoSpaceException e) {
+      cutBack(before, e);
+      throw e;
+    }
     addToDigest(digest, crc);
     blockCount++;
     info.published(file.position(), lastSequence);
     counters.storedBytes.add(length);
     KillPoints.reach("queue.block.afterWrite");
     if (file.position() >= segmentSize) {
-      roll();
+      try {
+        roll();
+      } catch (NoSpaceException e) {
+        // The block is written; the seal (or the next segment) waits for space: see prepare().
+        counters.rollsPostponed.increment();
+      }
+    }
+  }
+
+  /** Cuts the active file back to {@code length} after a failed write; a failed cut is not recoverable. */
+  private void cutBack(long length, NoSpaceException cause) throws IOException {
+    try {
+      file.truncate(length);
+    } catch (IOException | RuntimeException t) {
+      IOException e = new IOException("could not cut " + file.path() + " back to " + length
+          + " bytes after a write failed for lack of space", t);
+      e.addSuppressed(cause);
+      throw e;
     }
   }
 
@@ -103,6 +156,9 @@ public final class SegmentAppender implements Closeable {
     fileLock.lock();
     try {
       if (file == null) {
+        if (nextPending && !closed) {
+          return; // sealed and forced; the next segment does not exist yet
+        }
         throw new IOException("queue segment file is closed");
       }
       file.force();
@@ -116,7 +172,9 @@ public final class SegmentAppender implements Closeable {
     fileLock.lock();
     try {
       seal();
+      nextPending = true;
       openSegment(info.number() + 1, info.lastSequence() + 1);
+      nextPending = false;
     } finally {
       fileLock.unlock();
     }
@@ -127,7 +185,12 @@ public final class SegmentAppender implements Closeable {
     SegmentFooter footer = new SegmentFooter(info.lastSequence() - info.baseSequence() + 1, info.baseSequence(),
         info.lastSequence(), blockCount, blocksEnd, digestValue(digest));
     KillPoints.reach("queue.seal.beforeFooter");
-    file.write(footer.encode());
+    try {
+      file.write(footer.encode());
+    } catch (NoSpaceException e) {
+      cutBack(blocksEnd, e);
+      throw e;
+    }
     KillPoints.reach("queue.seal.afterFooter");
     file.force();
     counters.fsyncs.increment();
@@ -146,9 +209,27 @@ public final class SegmentAppender implements Closeable {
 
   private void openSegment(long number, long baseSequence) throws IOException {
     Path path = file(number, false);
-    WritableFile f = fs.create(path);
+    WritableFile f;
+    try {
+      f = fs.create(path);
+    } catch (IOException e) {
+      throw NoSpaceException.classify(e);
+    }
     try {
       f.write(new SegmentHeader(number, baseSequence).encode());
+    } catch (NoSpaceException e) {
+      f.close();
+      try {
+        fs.delete(path); // never durable: the next attempt creates it again
+      } catch (IOException | RuntimeException t) {
+        e.addSuppressed(t);
+      }
+      throw e;
+    } catch (IOException e) {
+      f.close();
+      throw e;
+    }
+    try {
       f.force();
       KillPoints.reach("queue.roll.afterCreate");
       fs.syncDirectory(dir);
@@ -175,6 +256,7 @@ public final class SegmentAppender implements Closeable {
   public void close() throws IOException {
     fileLock.lock();
     try {
+      closed = true;
       if (file != null) {
         file.close();
         file = null;

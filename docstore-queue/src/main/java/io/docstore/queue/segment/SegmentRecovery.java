@@ -106,7 +106,11 @@ public final class SegmentRecovery {
       if (appender == null) {
         appender = SegmentAppender.createFirst(fs, dir, segments, counters, segmentSize, expectedNumber, lastSequence + 1);
       } else if (appender.position() >= segmentSize && segments.last().lastSequence() >= segments.last().baseSequence()) {
-        appender.roll();
+        try {
+          appender.roll();
+        } catch (io.docstore.io.NoSpaceException e) {
+          counters.rollsPostponed.increment(); // the writer retries before its first block
+        }
       }
       return new Recovered(segments, appender, lastSequence);
     } catch (IOException | RuntimeException e) {

@@ -48,7 +48,7 @@ class ReplicationManifestTest {
   @Test
   void aNewerVersionIsUnsupportedNotCorrupt() {
     ByteBuffer b = ByteBuffer.wrap(SAMPLE.encode());
-    b.putInt(ManifestFormat.FORMAT_VERSION, 2);
+    b.putInt(io.docstore.queue.format.StateFileLayout.FORMAT_VERSION, 2);
     b.putInt(ManifestFormat.CRC, io.docstore.io.Checksums.crc32c(b.array(), 0, ManifestFormat.CRC));
     assertThatThrownBy(() -> ReplicationManifest.decode(dir, b.array())).isInstanceOf(UnsupportedFormatException.class);
   }

@@ -10,6 +10,7 @@ import io.docstore.index.memtable.MemTable;
 import io.docstore.index.table.EntryIterator;
 import io.docstore.index.table.Table;
 import io.docstore.index.wal.WalWriter;
+import io.docstore.io.NoSpaceException;
 import io.docstore.io.cache.SlotCache;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -204,15 +205,25 @@ public final class Engine implements java.io.Closeable {
       int chunkMax = Math.min(io.docstore.index.wal.WalFormat.MAX_COUNT, Math.max(1, current.active.maxEntries() / 2));
       List<int[]> chunks = new ArrayList<>();
       long pos = 0;
+      // A batch goes into one memory table (one WAL) when it can, so a crash keeps all or none of
+      // it: freeze first if the whole batch does not fit a non-empty table; past the budget only
+      // while the table's arrays can hold it (staged: entries in chunks, not yet in the table).
+      int staged = 0;
       for (int from = 0; from < count; ) {
         int n = Math.min(chunkMax, count - from);
-        if (!current.active.hasRoomFor(n)) {
+        MemTable active = current.active;
+        boolean split = staged == 0
+            ? !active.hasRoomFor(n) || (from == 0 && active.size() > 0 && !active.hasRoomFor(count))
+            : !active.canHold(staged + n);
+        if (split) {
           applyAndAwait(ids, values, chunks, pos);
           chunks.clear();
+          staged = 0;
           freeze();
         }
         pos = wal.append(ids, values, from, n);
         chunks.add(new int[] {from, n});
+        staged += n;
         from += n;
       }
       applyAndAwait(ids, values, chunks, pos);
@@ -246,10 +257,19 @@ public final class Engine implements java.io.Closeable {
    */
   void freeze() throws IOException {
     synchronized (stateLock) {
+      long failuresBefore = -1;
       while (current.frozen.length >= options.maxFrozenTables()) {
-        if (backgroundFailure != null) {
-          throw new IOException("index flush is failing and " + current.frozen.length
-              + " memory tables are waiting; refusing more writes until it recovers", backgroundFailure);
+        IOException failing = backgroundFailure;
+        if (failing != null && failuresBefore < 0) {
+          // The flusher is failing (a full disk, say): try it once more now instead of waiting for
+          // its next retry, so the first write after space is freed goes through.
+          failuresBefore = counters.backgroundFailures.get();
+          background.execute(flusher::flushOne);
+        } else if (failing != null && counters.backgroundFailures.get() != failuresBefore) {
+          String m = "index flush is failing and " + current.frozen.length
+              + " memory tables are waiting; refusing more writes until it recovers";
+          throw NoSpaceException.isNoSpace(failing)
+              ? new NoSpaceException("No space left on device: " + m, failing) : new IOException(m, failing);
         }
         try {
           stateLock.wait(100);
@@ -259,12 +279,31 @@ public final class Engine implements java.io.Closeable {
         }
       }
     }
+    // The new WAL is created before the old one is closed, so that a full disk at either step
+    // leaves the old WAL open and the writer usable (the next freeze retries).
     WalWriter old = wal;
-    old.close();
-    counters.walBytesWritten.addAndGet(old.size());
     long number = allocateFileNumber();
-    wal = WalWriter.create(options.fileSystem(), FileNames.path(dir, FileNames.Kind.WAL, number), number,
-        options.syncPolicy(), counters::walFsync);
+    Path next = FileNames.path(dir, FileNames.Kind.WAL, number);
+    WalWriter created;
+    try {
+      created = WalWriter.create(options.fileSystem(), next, number, options.syncPolicy(), counters::walFsync);
+    } catch (IOException e) {
+      discardWal(next, e);
+      throw NoSpaceException.classify(e);
+    }
+    try {
+      old.finish();
+    } catch (IOException | RuntimeException e) {
+      try {
+        created.close();
+      } catch (IOException | RuntimeException t) {
+        e.addSuppressed(t);
+      }
+      discardWal(next, e);
+      throw e;
+    }
+    counters.walBytesWritten.addAndGet(old.size());
+    wal = created;
     synchronized (stateLock) {
       walFiles.add(number);
       Snapshot s = current;
@@ -275,6 +314,15 @@ public final class Engine implements java.io.Closeable {
       installLocked(new Snapshot(new MemTable(options.memTableBytes(), 0, number), frozen, s.tables));
     }
     background.execute(flusher::flushOne);
+  }
+
+  /** Deletes a WAL file that was never used (a failed rotation); failures go to {@code cause}. */
+  private void discardWal(Path path, Throwable cause) {
+    try {
+      options.fileSystem().delete(path);
+    } catch (IOException | RuntimeException t) {
+      cause.addSuppressed(t);
+    }
   }
 
   void retryLater() {
@@ -407,6 +455,33 @@ public final class Engine implements java.io.Closeable {
           throw new IOException("interrupted while waiting for a flush", e);
         }
       }
+    }
+  }
+
+  /** Writes strictly ascending entries as one new newest index file; see {@link Ingester}. */
+  public void ingestSorted(long[] ids, long[] values, int count) throws IOException {
+    checkOpen();
+    Ingester.ingest(this, ids, values, count);
+  }
+
+  /** Runs {@code task} on the background thread, so no flush or compaction runs meanwhile. */
+  <T> T onBackground(java.util.concurrent.Callable<T> task) throws IOException {
+    try {
+      return background.submit(task).get();
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      throw new IOException("index " + dir + " is closed", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while waiting for the index's background thread", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof IOException io) {
+        throw io;
+      }
+      if (c instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IOException(c);
     }
   }
 

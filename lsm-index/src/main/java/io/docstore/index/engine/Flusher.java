@@ -14,6 +14,7 @@ import io.docstore.index.table.TableFormat;
 import io.docstore.index.table.TableWriter;
 import io.docstore.io.FileSystem;
 import io.docstore.io.KillPoints;
+import io.docstore.io.NoSpaceException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,7 +44,13 @@ final class Flusher {
   /** Entries written between two calls to the pacer (64 KiB of table). */
   private static final int PACE_ENTRIES = 4096;
 
+  /** A full disk is logged once, then at most this often while it lasts (not an ERROR a second). */
+  private static final long NO_SPACE_LOG_NANOS = 60_000_000_000L;
+
   private final Engine engine;
+  /** Background thread only: consecutive failed attempts and when a full disk was last logged. */
+  private int failedAttempts;
+  private long noSpaceLoggedAt;
 
   Flusher(Engine engine) {
     this.engine = engine;
@@ -56,10 +63,25 @@ final class Flusher {
     try {
       if (flush()) {
         engine.backgroundFailure = null;
+        if (failedAttempts > 0) {
+          LOG.info("index flush in {} succeeded again after {} failed attempts", engine.dir, failedAttempts);
+          failedAttempts = 0;
+        }
       }
     } catch (IOException | RuntimeException e) {
       engine.counters.backgroundFailures.incrementAndGet();
-      LOG.error("index flush failed in {}; the frozen table stays in memory and its WAL; retrying in 1 s", engine.dir, e);
+      failedAttempts++;
+      if (NoSpaceException.isNoSpace(e)) {
+        long now = System.nanoTime();
+        if (failedAttempts == 1 || now - noSpaceLoggedAt >= NO_SPACE_LOG_NANOS) {
+          noSpaceLoggedAt = now;
+          LOG.warn("index flush in {} failed for lack of disk space ({} attempts so far); the frozen table stays in "
+              + "memory and its WAL; retrying every second, logged at most once a minute: {}", engine.dir,
+              failedAttempts, e.toString());
+        }
+      } else {
+        LOG.error("index flush failed in {}; the frozen table stays in memory and its WAL; retrying in 1 s", engine.dir, e);
+      }
       engine.backgroundFailure = e instanceof IOException io ? io : new IOException(e);
       synchronized (engine.stateLock) {
         engine.stateLock.notifyAll();
@@ -102,7 +124,7 @@ final class Flusher {
       k = 0;
     }
     if (free < estimate(sorted.ids().length, s.tables, 0)) {
-      throw new IOException("not enough disk space in " + engine.dir + " to flush " + sorted.ids().length
+      throw new NoSpaceException("No space left on device: not enough disk space in " + engine.dir + " to flush " + sorted.ids().length
           + " entries (" + free + " bytes free)");
     }
     engine.counters.backgroundWork.set(k > 0 ? IndexCounters.COMPACTING : IndexCounters.FLUSHING);

@@ -88,6 +88,15 @@ public final class MemTable {
     return count + n <= maxEntries;
   }
 
+  /**
+   * True if {@code n} more new ids still fit in the slot arrays (at most 90% load), past
+   * {@link #maxEntries} if need be: a batch kept in one table for atomicity may overshoot the
+   * budget, never the arrays (a full open-addressing table would make {@link #put} spin).
+   */
+  public boolean canHold(int n) {
+    return count + (long) n <= keys.length * 9L / 10;
+  }
+
   static int slot(long id) {
     long h = id * 0x9E3779B97F4A7C15L;
     return (int) (h ^ (h >>> 29) ^ (h >>> 41));

@@ -4,6 +4,7 @@ import io.docstore.index.file.FileHeader;
 import io.docstore.io.Checksums;
 import io.docstore.io.FileSystem;
 import io.docstore.io.GroupCommit;
+import io.docstore.io.NoSpaceException;
 import io.docstore.io.SyncPolicy;
 import io.docstore.io.WritableFile;
 import java.io.IOException;
@@ -23,6 +24,11 @@ import java.util.zip.CRC32C;
  * <p>Durability per policy: {@code always} waits for a group-committed fsync; {@code interval:N}
  * returns at once and the fsync thread makes records durable within N ms; {@code none} leaves it
  * to the OS and may lose up to one buffer of records on a process kill (see docs/decisions.md).
+ *
+ * <p>A full disk ({@link NoSpaceException}) is not sticky: a write of the buffer that fails is cut
+ * back to the file's previous length and the buffer kept, so the next drain or fsync retries it;
+ * a record that could not be staged is not counted (its {@code append} throws). A failed fsync is
+ * sticky ({@link GroupCommit}).
  *
  * <p>Thread-safety: {@link #append} and {@link #close} are called by the single writer; the buffer
  * is guarded by a lock because the interval fsync thread drains it too.
@@ -142,7 +148,25 @@ public final class WalWriter implements java.io.Closeable {
     }
     big.putInt(0, Checksums.crc32c(big, WalFormat.COUNT_OFFSET, size - WalFormat.COUNT_OFFSET));
     big.flip();
-    file.write(big);
+    write(big);
+  }
+
+  /** Writes {@code src} to the file; on a full disk cuts the file back and rethrows. Lock held. */
+  private void write(ByteBuffer src) throws IOException {
+    long before = file.position();
+    try {
+      file.write(src);
+    } catch (NoSpaceException e) {
+      try {
+        file.truncate(before);
+      } catch (IOException | RuntimeException t) {
+        IOException fatal = new IOException("could not cut " + file.path() + " back to " + before
+            + " bytes after a write failed for lack of space", t);
+        fatal.addSuppressed(e);
+        throw fatal;
+      }
+      throw e;
+    }
   }
 
   /** Waits until {@code position} is durable as the policy requires ({@code interval}: does not wait). */
@@ -171,8 +195,9 @@ public final class WalWriter implements java.io.Closeable {
 
   private void drainLocked() throws IOException {
     if (buf.position() > 0) {
-      buf.flip();
-      file.write(buf);
+      ByteBuffer out = buf.duplicate();
+      out.flip();
+      write(out); // buf keeps the records if this fails
       buf.clear();
     }
   }
@@ -185,6 +210,19 @@ public final class WalWriter implements java.io.Closeable {
   /** Bytes appended so far, header included. */
   public long size() {
     return appended;
+  }
+
+  /**
+   * Like {@link #close}, but leaves this writer open and usable when draining or syncing fails
+   * (a full disk: the caller keeps appending here and retries later).
+   */
+  public void finish() throws IOException {
+    if (commit.policy().mode() == SyncPolicy.Mode.NONE) {
+      drain();
+    } else {
+      commit.syncNow();
+    }
+    close();
   }
 
   /** Drains the buffer, fsyncs unless the policy is {@code none}, and closes the file. */
