@@ -7,7 +7,8 @@ import java.util.concurrent.locks.StampedLock;
 
 /**
  * A bounded cache of fixed-size byte slots keyed by {@code long}, held off the Java heap: each
- * stripe owns one direct buffer cut into slots, plus a few primitive arrays (an open-addressing
+ * stripe owns direct buffers cut into slots (allocated in 1 MiB chunks as slots are first filled,
+ * so an idle cache costs no memory), plus a few primitive arrays (an open-addressing
  * hash table, per-slot key, length and reference bit). No object is allocated per entry, so a full
  * cache costs the garbage collector nothing.
  *
@@ -34,8 +35,10 @@ public final class SlotCache {
   public static final long MISS = Long.MIN_VALUE;
 
   private static final int MAX_STRIPES = 16;
-  /** A stripe's buffer stays below 1 GiB, so offsets fit an int. */
+  /** A stripe's slots stay below 1 GiB, so offsets fit an int. */
   private static final long MAX_STRIPE_BYTES = 1L << 30;
+  /** Slot memory is allocated in chunks of at most this size (a power of two of slots) as slots are first filled. */
+  private static final int CHUNK_BYTES = 1 << 20;
 
   /** Reads a cached slot into a primitive answer. */
   @FunctionalInterface
@@ -167,7 +170,7 @@ public final class SlotCache {
             return MISS;
           }
         } else {
-          long v = reader.read(s.slab, slot * slotSize, s.lengths[slot], arg);
+          long v = reader.read(s.chunk(slot), s.offset(slot), s.lengths[slot], arg);
           if (s.lock.validate(stamp)) {
             s.ref[slot] = 1;
             hits.increment();
@@ -189,7 +192,7 @@ public final class SlotCache {
       }
       s.ref[slot] = 1;
       hits.increment();
-      return reader.read(s.slab, slot * slotSize, s.lengths[slot], arg);
+      return reader.read(s.chunk(slot), s.offset(slot), s.lengths[slot], arg);
     } finally {
       s.lock.unlockRead(stamp);
     }
@@ -209,7 +212,7 @@ public final class SlotCache {
             return null;
           }
         } else {
-          T v = reader.read(s.slab, slot * slotSize, s.lengths[slot], arg);
+          T v = reader.read(s.chunk(slot), s.offset(slot), s.lengths[slot], arg);
           if (s.lock.validate(stamp)) {
             s.ref[slot] = 1;
             hits.increment();
@@ -231,7 +234,7 @@ public final class SlotCache {
       }
       s.ref[slot] = 1;
       hits.increment();
-      return reader.read(s.slab, slot * slotSize, s.lengths[slot], arg);
+      return reader.read(s.chunk(slot), s.offset(slot), s.lengths[slot], arg);
     } finally {
       s.lock.unlockRead(stamp);
     }
@@ -276,7 +279,7 @@ public final class SlotCache {
         slot = s.evictOne();
         evictions.increment();
       }
-      writer.write(s.slab, slot * slotSize);
+      writer.write(s.chunkForFill(slot), s.offset(slot));
       s.insert(slot, key, h, length);
       return true;
     } finally {
@@ -324,7 +327,11 @@ public final class SlotCache {
    */
   private static final class Stripe {
     final StampedLock lock = new StampedLock();
-    final ByteBuffer slab;
+    /** Slot memory in chunks of {@link #chunkSlots} slots, allocated on first use (RSS follows use). */
+    final ByteBuffer[] chunks;
+    final int chunkSlots;
+    final int chunkShift;
+    final ByteOrder order;
     final int slots;
     final int slotSize;
     /** Open addressing, linear probing: slot + 1, or 0 for an empty bucket. */
@@ -343,7 +350,11 @@ public final class SlotCache {
     Stripe(int slots, int slotSize, ByteOrder order) {
       this.slots = slots;
       this.slotSize = slotSize;
-      this.slab = ByteBuffer.allocateDirect(slots * slotSize).order(order);
+      this.order = order;
+      // A power of two, so a slot's chunk and offset are a shift and a mask.
+      this.chunkSlots = Integer.highestOneBit(Math.max(1, Math.min(slots, CHUNK_BYTES / slotSize)));
+      this.chunkShift = Integer.numberOfTrailingZeros(chunkSlots);
+      this.chunks = new ByteBuffer[(slots + chunkSlots - 1) / chunkSlots];
       int buckets = Integer.highestOneBit(Math.max(2, slots) * 2 - 1) << 1;
       this.table = new int[buckets];
       this.mask = buckets - 1;
@@ -354,6 +365,28 @@ public final class SlotCache {
       this.ghost = new long[g];
       this.ghostSet = new boolean[g];
       this.ghostMask = g - 1;
+    }
+
+    /**
+     * The chunk holding slot {@code s}. A reader racing the fill of a new chunk may see null here and
+     * throw; the cache then validates its stamp, fails, and retries under the read lock.
+     */
+    ByteBuffer chunk(int s) {
+      return chunks[s >>> chunkShift];
+    }
+
+    int offset(int s) {
+      return (s & (chunkSlots - 1)) * slotSize;
+    }
+
+    /** The chunk of slot {@code s}, allocated if this is its first slot to be filled. Caller holds the write lock. */
+    ByteBuffer chunkForFill(int s) {
+      int c = s >>> chunkShift;
+      if (chunks[c] == null) {
+        int n = Math.min(chunkSlots, slots - c * chunkSlots);
+        chunks[c] = ByteBuffer.allocateDirect(n * slotSize).order(order);
+      }
+      return chunks[c];
     }
 
     /** The slot holding {@code key}, or -1. Safe to call racing a writer (bounded; may answer wrongly). */
@@ -451,7 +484,7 @@ public final class SlotCache {
       if (s != last) {
         long k = keys[last];
         int pos = position(k, mix(k));
-        slab.put(s * slotSize, slab, last * slotSize, lengths[last]);
+        chunk(s).put(offset(s), chunk(last), offset(last), lengths[last]);
         keys[s] = k;
         lengths[s] = lengths[last];
         ref[s] = ref[last];

@@ -165,6 +165,24 @@ class SlotCacheTest {
   }
 
   @Test
+  void slotMemoryIsAllocatedAsSlotsAreFirstFilled() {
+    java.lang.management.BufferPoolMXBean direct = java.lang.management.ManagementFactory
+        .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
+        .filter(b -> b.getName().equals("direct")).findFirst().orElseThrow();
+    long before = direct.getMemoryUsed();
+    SlotCache c = new SlotCache(256L << 20, 4096, ByteOrder.LITTLE_ENDIAN);
+    assertThat(direct.getMemoryUsed() - before).as("an empty 256 MiB cache").isLessThan(1 << 20);
+    ByteBuffer page = ByteBuffer.allocateDirect(4096);
+    long afterEmpty = direct.getMemoryUsed();
+    for (long k = 0; k < 3; k++) {
+      c.put(k, page, 0, 4096);
+    }
+    // Three keys land in at most three stripes: one chunk of 256 pages (1 MiB) each.
+    assertThat(direct.getMemoryUsed() - afterEmpty).isBetween(1L << 20, (3L << 20) + 4096);
+    assertThat(c.capacityBytes()).isEqualTo(256L << 20);
+  }
+
+  @Test
   void rejectsValuesLargerThanASlot() {
     SlotCache c = new SlotCache(4 * SLOT, SLOT, ByteOrder.BIG_ENDIAN);
     assertThatThrownBy(() -> put(c, 1, new byte[SLOT + 1])).isInstanceOf(IllegalArgumentException.class);
