@@ -45,7 +45,11 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
   }
 
   static MemcachedDocCache openAt(List<InetSocketAddress> servers) throws IOException {
-    MemcachedDocCache c = MemcachedDocCache.create(servers, TIMEOUT);
+    return openAt(servers, TIMEOUT);
+  }
+
+  static MemcachedDocCache openAt(List<InetSocketAddress> servers, Duration timeout) throws IOException {
+    MemcachedDocCache c = MemcachedDocCache.create(servers, timeout);
     await(c::isTrusted, "cache trusted");
     return c;
   }
@@ -123,7 +127,7 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
   @Test
   void keysSpreadOverTwoServersConsistently() throws Exception {
     try (MemcachedProcess second = MemcachedProcess.start();
-        MemcachedDocCache writer = open(List.of(memcached, second))) {
+        MemcachedDocCache writer = openAt(List.of(memcached.address(), second.address()), Duration.ofSeconds(5))) {
       for (long id = 0; id < 200; id++) {
         writer.set(id, id + 1, body("v" + id));
       }
@@ -139,7 +143,9 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
       assertThat(onFirst).isBetween(40, 160);
       assertThat(onSecond).isEqualTo(200 - onFirst);
       // Another client (same servers, other order) maps every key the same way, so it hits.
-      try (MemcachedDocCache reader = open(List.of(second, memcached))) {
+      // A generous timeout: this checks where keys go, not how fast (a timed-out get reads as a miss
+      // and would fail it on a loaded machine).
+      try (MemcachedDocCache reader = openAt(List.of(second.address(), memcached.address()), Duration.ofSeconds(5))) {
         for (long id = 0; id < 200; id++) {
           writer.set(id, id + 1, body("v" + id)); // the reader's start-up flush emptied them
         }
