@@ -62,7 +62,8 @@ class ResultOutputTest {
     String csv = ResultFiles.csv(results);
     assertThat(csv.lines()).hasSize(3);
     assertThat(csv.lines().skip(2).findFirst().orElseThrow())
-        .isEqualTo("indeed-kv,rocksdb,2000000,104857600,read,100,0.5,0.5,200,1.0,2.0,3.0,4.0,1,0,409600,500000,100,150,"); // no input MB/s: not a bulk phase
+        .isEqualTo("indeed-kv,rocksdb,2000000,104857600,read,100,0.5,0.5,200,1.0,2.0,3.0,4.0,1,0,409600,500000,100,150,");
+    assertThat(csv.lines().findFirst().orElseThrow()).endsWith(",input_mb_per_s");
   }
 
   @Test
