@@ -156,7 +156,11 @@ public final class SlotCache {
     return stripes.length == 1 ? stripes[0] : stripes[(int) (hash >>> stripeShift)];
   }
 
-  /** The reader's answer for the cached slot of {@code key}, or {@link #MISS}. Counts a hit or a miss. */
+  /**
+   * The reader's answer for the cached slot of {@code key}, or {@link #MISS}. Counts a hit or a miss.
+   * The same protocol as {@link #get}, kept as a primitive twin so the index's lookup (an address)
+   * allocates nothing: a generic answer would box every hit.
+   */
   public long getLong(long key, LongReader reader, long arg) {
     long h = mix(key);
     Stripe s = stripe(h);
