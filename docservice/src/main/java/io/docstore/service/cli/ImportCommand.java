@@ -7,7 +7,6 @@ import io.docstore.service.updater.NdjsonApplier;
 import io.docstore.service.updater.UpdateParser;
 import java.io.BufferedInputStream;
 import java.io.InputStream;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -63,26 +62,15 @@ final class ImportCommand implements Callable<Integer> {
     }
     long total = Files.size(file);
     long t0 = System.nanoTime();
-    boolean terminal = System.console() != null;
-    PrintStream err = System.err;
+    Progress progress = new Progress(total, t0);
     NdjsonApplier.Result r;
     try (DocStore store = Offline.open(cfg);
         InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 20)) {
       NdjsonApplier applier = new NdjsonApplier(store, new UpdateParser(cfg.maxBodyBytes()),
           batch != null ? batch : cfg.bulkMaxLines(), cfg.maxBodyBytes());
-      long[] lastShown = {0};
-      r = applier.apply(in, consumed -> {
-        long now = System.nanoTime();
-        if (terminal && now - lastShown[0] > 200_000_000L) {
-          lastShown[0] = now;
-          err.print("\r" + progress(consumed, total, now - t0));
-          err.flush();
-        }
-      });
+      r = applier.apply(in, progress);
     }
-    if (terminal) {
-      err.print("\r" + " ".repeat(78) + "\r");
-    }
+    progress.clear();
     showErrors(r.errors(), r.failed());
     double secs = Math.max(1e-3, (System.nanoTime() - t0) / 1e9);
     System.out.printf(Locale.ROOT, "imported %d updates from %s in %.1f s (%.0f updates/s, %.1f MB/s); %d invalid lines; last sequence %d%n",
@@ -98,23 +86,12 @@ final class ImportCommand implements Callable<Integer> {
     }
     long total = Files.size(file);
     long t0 = System.nanoTime();
-    boolean terminal = System.console() != null;
-    PrintStream err = System.err;
-    long[] lastShown = {0};
+    Progress progress = new Progress(total, t0);
     BulkLoad.Result r;
     try (InputStream in = Files.newInputStream(file)) {
-      r = Offline.withHint(() -> BulkLoad.load(cfg.dataDir(), Offline.storeOptions(cfg), in, n, consumed -> {
-        long now = System.nanoTime();
-        if (terminal && now - lastShown[0] > 200_000_000L) {
-          lastShown[0] = now;
-          err.print("\r" + progress(consumed, total, now - t0));
-          err.flush();
-        }
-      }));
+      r = Offline.withHint(() -> BulkLoad.load(cfg.dataDir(), Offline.storeOptions(cfg), in, n, progress));
     }
-    if (terminal) {
-      err.print("\r" + " ".repeat(78) + "\r");
-    }
+    progress.clear();
     showErrors(r.errors(), r.failed());
     double secs = Math.max(1e-3, (System.nanoTime() - t0) / 1e9);
     System.out.printf(Locale.ROOT, "bulk-loaded %d updates from %s in %.1f s (%.0f updates/s, %.1f MB/s, %d threads);"
@@ -129,6 +106,35 @@ final class ImportCommand implements Callable<Integer> {
     }
     if (failed > SHOWN_ERRORS) {
       System.err.println("import: ... and " + (failed - SHOWN_ERRORS) + " more invalid lines");
+    }
+  }
+
+  /** A progress bar on the terminal's stderr, redrawn at most every 200 ms; nothing when not a terminal. */
+  private static final class Progress implements java.util.function.LongConsumer {
+    private final long total;
+    private final long t0;
+    private final boolean terminal = System.console() != null;
+    private long lastShown;
+
+    Progress(long total, long t0) {
+      this.total = total;
+      this.t0 = t0;
+    }
+
+    @Override
+    public void accept(long consumed) {
+      long now = System.nanoTime();
+      if (terminal && now - lastShown > 200_000_000L) {
+        lastShown = now;
+        System.err.print("\r" + progress(consumed, total, now - t0));
+        System.err.flush();
+      }
+    }
+
+    void clear() {
+      if (terminal) {
+        System.err.print("\r" + " ".repeat(78) + "\r");
+      }
     }
   }
 
