@@ -76,15 +76,7 @@ public final class LsmIndex implements java.io.Closeable {
    * is a tombstone. Validates the whole batch before writing any of it.
    */
   public void putAll(long[] ids, long[] values, int count) throws IOException {
-    if (count < 0 || count > ids.length || count > values.length) {
-      throw new IllegalArgumentException("count " + count + " out of range for arrays of " + ids.length + " and " + values.length);
-    }
-    for (int i = 0; i < count; i++) {
-      checkId(ids[i]);
-      if (values[i] < 0 && values[i] != DELETED) {
-        throw new IllegalArgumentException("value must be >= 0 or DELETED, got " + values[i] + " at " + i);
-      }
-    }
+    checkBatch(ids, values, count);
     if (count > 0) {
       engine.putAll(ids, values, count);
     }
@@ -100,6 +92,13 @@ public final class LsmIndex implements java.io.Closeable {
    * {@link io.docstore.index.bulk.SortedRun} sorts and deduplicates unsorted input.
    */
   public void ingestSorted(long[] ids, long[] values, int count) throws IOException {
+    checkBatch(ids, values, count);
+    if (count > 0) {
+      engine.ingestSorted(ids, values, count);
+    }
+  }
+
+  private static void checkBatch(long[] ids, long[] values, int count) {
     if (count < 0 || count > ids.length || count > values.length) {
       throw new IllegalArgumentException("count " + count + " out of range for arrays of " + ids.length + " and " + values.length);
     }
@@ -108,9 +107,6 @@ public final class LsmIndex implements java.io.Closeable {
       if (values[i] < 0 && values[i] != DELETED) {
         throw new IllegalArgumentException("value must be >= 0 or DELETED, got " + values[i] + " at " + i);
       }
-    }
-    if (count > 0) {
-      engine.ingestSorted(ids, values, count);
     }
   }
 

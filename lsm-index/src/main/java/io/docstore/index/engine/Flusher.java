@@ -160,21 +160,7 @@ final class Flusher {
       }
       if (w.entries() > 0) {
         info = w.finish();
-        long bloomBytes = bloom.writeTo(fs, bloomPath);
-        fs.syncDirectory(engine.dir);
-        engine.counters.tableEntriesWritten.addAndGet(info.entries());
-        engine.counters.tableBytesWritten.addAndGet(info.bytes() + bloomBytes);
-        if (k > 0) {
-          engine.counters.compactionEntriesWritten.addAndGet(info.entries());
-          engine.counters.compactionBytesWritten.addAndGet(info.bytes() + bloomBytes);
-        }
-        BloomFilter filter = BloomFilter.open(fs, bloomPath, engine.pager);
-        try {
-          created = Table.open(fs, tablePath, number, filter);
-        } catch (IOException | RuntimeException e) {
-          filter.close();
-          throw e;
-        }
+        created = openWritten(engine, info, bloom, tablePath, bloomPath, number, k > 0);
       } else {
         w.abort();
       }
@@ -254,6 +240,31 @@ final class Flusher {
     }
     for (long w : obsoleteWals) {
       engine.options.fileSystem().delete(FileNames.path(engine.dir, FileNames.Kind.WAL, w));
+    }
+  }
+
+  /**
+   * The last steps of writing an index file, shared by flushes, compactions and bulk ingests: the
+   * bloom file written and forced, the directory synced, the bytes counted, the table opened with
+   * its filter. {@code w} was finished into {@code info} by the caller.
+   */
+  static Table openWritten(Engine engine, TableWriter.Info info, BloomBuilder bloom, Path tablePath, Path bloomPath,
+      long number, boolean compaction) throws IOException {
+    FileSystem fs = engine.options.fileSystem();
+    long bloomBytes = bloom.writeTo(fs, bloomPath);
+    fs.syncDirectory(engine.dir);
+    engine.counters.tableEntriesWritten.addAndGet(info.entries());
+    engine.counters.tableBytesWritten.addAndGet(info.bytes() + bloomBytes);
+    if (compaction) {
+      engine.counters.compactionEntriesWritten.addAndGet(info.entries());
+      engine.counters.compactionBytesWritten.addAndGet(info.bytes() + bloomBytes);
+    }
+    BloomFilter filter = BloomFilter.open(fs, bloomPath, engine.pager);
+    try {
+      return Table.open(fs, tablePath, number, filter);
+    } catch (IOException | RuntimeException e) {
+      filter.close();
+      throw e;
     }
   }
 }

@@ -1,7 +1,6 @@
 package io.docstore.index.engine;
 
 import io.docstore.index.bloom.BloomBuilder;
-import io.docstore.index.bloom.BloomFilter;
 import io.docstore.index.file.FileNames;
 import io.docstore.index.manifest.Manifest;
 import io.docstore.index.table.Table;
@@ -52,18 +51,7 @@ final class Ingester {
       for (int i = 0; i < count; i++) {
         w.add(ids[i], values[i]);
       }
-      TableWriter.Info info = w.finish();
-      long bloomBytes = bloom.writeTo(fs, bloomPath);
-      fs.syncDirectory(engine.dir);
-      engine.counters.tableEntriesWritten.addAndGet(info.entries());
-      engine.counters.tableBytesWritten.addAndGet(info.bytes() + bloomBytes);
-      BloomFilter filter = BloomFilter.open(fs, bloomPath, engine.pager);
-      try {
-        created = Table.open(fs, tablePath, number, filter);
-      } catch (IOException | RuntimeException e) {
-        filter.close();
-        throw e;
-      }
+      created = Flusher.openWritten(engine, w.finish(), bloom, tablePath, bloomPath, number, false);
     } catch (IOException | RuntimeException e) {
       w.abort();
       fs.delete(bloomPath);
