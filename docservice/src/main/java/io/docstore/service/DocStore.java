@@ -15,6 +15,7 @@ import io.docstore.queue.format.Address;
 import io.docstore.service.cache.CachedDoc;
 import io.docstore.service.cache.DocCache;
 import io.docstore.service.metrics.StoreMeters;
+import io.docstore.service.store.CheckpointFormat;
 import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.service.store.Indexer;
 import io.docstore.service.store.StoreMetrics;
@@ -75,6 +76,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private final Object checkpointLock = new Object();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile long checkpointed;
+  /** 1 if this open found the index damaged (or ahead of the queue) and rebuilt it from the queue, else 0. */
+  private int indexRebuilds;
   /** The first write failure (fsync, queue damage); the queue and index refuse further writes. */
   private volatile IOException writeFailure;
   /** Writes refused for lack of disk space (not sticky: the next write retries). */
@@ -94,13 +97,27 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     LsmIndex idx = null;
     try {
       q = Queue.open(dir.resolve("queue"), o.queueOptions);
-      idx = LsmIndex.open(dir.resolve("index"), o.indexOptions);
-      long through = IndexCheckpoint.read(fs, dir);
       long last = q.lastSequence();
-      if (through > last) {
-        throw new IOException("index checkpoint says sequence " + through + " is indexed but the queue ends at " + last
-            + " (queue data lost, possible only with sync=none and a power failure); remove " + dir.resolve("index")
-            + " and " + dir.resolve("index.checkpoint") + " to rebuild the index from the queue");
+      long through;
+      String distrust;
+      try {
+        idx = LsmIndex.open(dir.resolve("index"), o.indexOptions);
+        through = IndexCheckpoint.read(fs, dir);
+        distrust = through > last ? "its checkpoint says sequence " + through + " is indexed but the queue ends at "
+            + last + " (queue data lost: possible only with sync=none and a power failure)" : null;
+      } catch (CorruptionException e) {
+        through = -1;
+        distrust = "it is damaged: " + e.getMessage();
+      }
+      if (distrust != null) {
+        closeQuietly(idx);
+        idx = null;
+        Path aside = moveDamagedIndexAside(fs, dir, System.currentTimeMillis());
+        log.error("the index cannot be trusted ({}); it is derived from the queue, so it is rebuilt from the queue's"
+            + " first record; the old index files are kept in {}", distrust, aside);
+        indexRebuilds = 1;
+        idx = LsmIndex.open(dir.resolve("index"), o.indexOptions);
+        through = IndexCheckpoint.read(fs, dir);
       }
       this.queue = q;
       this.index = idx;
@@ -122,6 +139,10 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     Gauge.builder("docstore.queue.last.sequence", queue, Queue::lastSequence).register(o.registry);
     Gauge.builder("docstore.index.applied.sequence", indexer, Indexer::appliedThrough).register(o.registry);
     Gauge.builder("docstore.index.checkpoint.sequence", this, s -> s.checkpointed).register(o.registry);
+    Gauge.builder("docstore.index.rebuilt", this, s -> s.indexRebuilds)
+        .description("1 if the index was found damaged at open and rebuilt from the queue (the damaged files are in"
+            + " index.damaged-*/ of the data directory)")
+        .register(o.registry);
     Gauge.builder("docstore.writable", this, s -> s.writeFailure == null ? 1 : 0)
         .description("1 while writes succeed; 0 after a write failure (reads continue; restart to recover)")
         .register(o.registry);
@@ -133,6 +154,31 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     });
     long every = o.checkpointInterval.toMillis();
     checkpointer.scheduleWithFixedDelay(this::checkpointQuietly, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Moves a damaged index ({@code index/} and {@code index.checkpoint}) into a new directory
+   * {@code index.damaged-<millis>/} of {@code dir}, so that the next open starts an empty index at
+   * checkpoint 0 and re-indexes the whole queue. The checkpoint goes first: a crash in between
+   * leaves a store with no checkpoint (full re-index) whose damaged index is moved on the next open.
+   *
+   * @return the directory holding the damaged files
+   */
+  static Path moveDamagedIndexAside(FileSystem fs, Path dir, long nowMillis) throws IOException {
+    Path aside = dir.resolve("index.damaged-" + nowMillis);
+    fs.createDirectories(aside);
+    Path checkpoint = dir.resolve(CheckpointFormat.FILE_NAME);
+    if (fs.exists(checkpoint)) {
+      fs.rename(checkpoint, aside.resolve(CheckpointFormat.FILE_NAME));
+      fs.syncDirectory(dir);
+    }
+    Path index = dir.resolve("index");
+    if (fs.exists(index)) {
+      fs.rename(index, aside.resolve("index"));
+    }
+    fs.syncDirectory(aside);
+    fs.syncDirectory(dir);
+    return aside;
   }
 
   /** Opens (creating if needed) the store in {@code dir}; re-indexes queue records after the checkpoint. */
