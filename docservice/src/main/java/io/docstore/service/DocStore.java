@@ -76,8 +76,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private final Object checkpointLock = new Object();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile long checkpointed;
-  /** 1 if this open found the index damaged (or ahead of the queue) and rebuilt it from the queue, else 0. */
-  private int indexRebuilds;
+  /** Where this open moved a damaged (or requested) index before rebuilding it from the queue, or null. */
+  private Path indexMovedAside;
   /** The first write failure (fsync, queue damage); the queue and index refuse further writes. */
   private volatile IOException writeFailure;
   /** Writes refused for lack of disk space (not sticky: the next write retries). */
@@ -86,7 +86,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private long checkpointNoSpaceLoggedNanos = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
   private volatile String lastNoSpace;
 
-  private DocStore(Path dir, DocStoreOptions o, DirectoryLock lock) throws IOException {
+  private DocStore(Path dir, DocStoreOptions o, DirectoryLock lock, Path movedAside) throws IOException {
+    this.indexMovedAside = movedAside;
     this.dir = dir;
     this.fs = o.fileSystem;
     this.cache = o.cache;
@@ -112,10 +113,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       if (distrust != null) {
         closeQuietly(idx);
         idx = null;
-        Path aside = moveDamagedIndexAside(fs, dir, System.currentTimeMillis());
+        indexMovedAside = moveDamagedIndexAside(fs, dir, System.currentTimeMillis());
         log.error("the index cannot be trusted ({}); it is derived from the queue, so it is rebuilt from the queue's"
-            + " first record; the old index files are kept in {}", distrust, aside);
-        indexRebuilds = 1;
+            + " first record; the old index files are kept in {}", distrust, indexMovedAside);
         idx = LsmIndex.open(dir.resolve("index"), o.indexOptions);
         through = IndexCheckpoint.read(fs, dir);
       }
@@ -139,7 +139,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     Gauge.builder("docstore.queue.last.sequence", queue, Queue::lastSequence).register(o.registry);
     Gauge.builder("docstore.index.applied.sequence", indexer, Indexer::appliedThrough).register(o.registry);
     Gauge.builder("docstore.index.checkpoint.sequence", this, s -> s.checkpointed).register(o.registry);
-    Gauge.builder("docstore.index.rebuilt", this, s -> s.indexRebuilds)
+    Gauge.builder("docstore.index.rebuilt", this, s -> s.indexMovedAside == null ? 0 : 1)
         .description("1 if the index was found damaged at open and rebuilt from the queue (the damaged files are in"
             + " index.damaged-*/ of the data directory)")
         .register(o.registry);
@@ -181,12 +181,36 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return aside;
   }
 
+  /** Where this open moved the index before rebuilding it from the queue (damage found, or asked to), or null. */
+  public Path indexMovedAside() {
+    return indexMovedAside;
+  }
+
   /** Opens (creating if needed) the store in {@code dir}; re-indexes queue records after the checkpoint. */
   public static DocStore open(Path dir, DocStoreOptions options) throws IOException {
+    return open(dir, options, false);
+  }
+
+  /**
+   * Opens the store after moving its index aside (into {@code index.damaged-<millis>/}), so the
+   * index is rebuilt from the queue's first record: the repair for an index table page that
+   * {@code docstore verify} or a read found damaged (damage found at open is repaired this way
+   * without being asked).
+   */
+  public static DocStore openRebuildingIndex(Path dir, DocStoreOptions options) throws IOException {
+    return open(dir, options, true);
+  }
+
+  private static DocStore open(Path dir, DocStoreOptions options, boolean rebuildIndex) throws IOException {
     options.fileSystem.createDirectories(dir);
     DirectoryLock lock = DirectoryLock.acquire(dir);
     try {
-      return new DocStore(dir, options, lock);
+      Path aside = null;
+      if (rebuildIndex) {
+        aside = moveDamagedIndexAside(options.fileSystem, dir, System.currentTimeMillis());
+        log.warn("index moved aside to {} on request; rebuilding it from the queue", aside);
+      }
+      return new DocStore(dir, options, lock, aside);
     } catch (IOException | RuntimeException e) {
       lock.close();
       throw e;

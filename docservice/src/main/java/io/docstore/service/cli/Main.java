@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
     versionProvider = Main.Version.class,
     description = "Append-only document store with an LSM index.",
     subcommands = {ServeCommand.class, io.docstore.service.replica.ReplicaCommand.class, ImportCommand.class, GetCommand.class, StatsCommand.class,
-        DumpCommand.class, VerifyCommand.class, CommandLine.HelpCommand.class})
+        DumpCommand.class, VerifyCommand.class, RebuildIndexCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
   static {
