@@ -12,9 +12,9 @@ import io.docstore.queue.QueueReader;
 import io.docstore.queue.QueueWriter;
 import io.docstore.queue.Record;
 import io.docstore.queue.format.Address;
-import io.docstore.service.cache.CachedDoc;
 import io.docstore.service.cache.DocCache;
 import io.docstore.service.metrics.StoreMeters;
+import io.docstore.service.store.CachedReads;
 import io.docstore.service.store.CheckpointFormat;
 import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.service.store.Indexer;
@@ -25,7 +25,6 @@ import io.docstore.io.NoSpaceException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,6 +68,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private final LsmIndex index;
   private final DocCache cache;
   private final Indexer indexer;
+  private final CachedReads reads;
   private final StoreMetrics metrics;
   private final int maxBodyBytes;
   private final DirectoryLock lock;
@@ -125,6 +125,22 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       this.reader = q.reader();
       this.checkpointed = through;
       this.indexer = new Indexer(q.tailer(through + 1), idx, cache, metrics, through);
+      this.reads = new CachedReads(cache, metrics, new CachedReads.Source() {
+        @Override
+        public long appliedVersion() {
+          return indexer.appliedThrough();
+        }
+
+        @Override
+        public long lookup(long id) throws IOException {
+          return index.get(id);
+        }
+
+        @Override
+        public Record load(long id, long address) throws IOException {
+          return DocStore.this.load(id, address);
+        }
+      });
       long t0 = System.nanoTime();
       long n = indexer.recover(last);
       if (n > 0) {
@@ -291,23 +307,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   public Document get(long id) throws IOException {
     ensureOpen();
     checkId(id);
-    CachedDoc c = cache.get(id);
-    if (c != null) {
-      metrics.cacheHit();
-      return c.deleted() ? null : new Document(id, c.sequence(), 0, c.body());
-    }
-    long applied = indexer.appliedThrough();
-    long address = index.get(id);
-    if (address < 0) {
-      metrics.absent();
-      return null;
-    }
-    Record r = load(id, address);
-    metrics.diskRead();
-    if (indexer.appliedThrough() == applied) {
-      cache.fill(id, r.sequence(), r.body());
-    }
-    return new Document(id, r.sequence(), r.acceptedAtMillis(), r.body());
+    return reads.get(id);
   }
 
   @Override
@@ -315,12 +315,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     if (closed.get() || id < 0) {
       return null;
     }
-    CachedDoc c = cache.getIfLocal(id);
-    if (c == null) {
-      return null;
-    }
-    metrics.cacheHit();
-    return new Document(id, c.sequence(), 0, c.body());
+    return reads.getIfCached(id);
   }
 
   @Override
@@ -329,51 +324,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     for (long id : ids) {
       checkId(id);
     }
-    Document[] out = new Document[ids.length];
-    CachedDoc[] cached = cache.getAll(ids);
-    int misses = 0;
-    int[] missSlots = new int[ids.length];
-    for (int i = 0; i < ids.length; i++) {
-      CachedDoc c = cached[i];
-      if (c == null) {
-        missSlots[misses++] = i;
-      } else {
-        metrics.cacheHit();
-        out[i] = c.deleted() ? null : new Document(ids[i], c.sequence(), 0, c.body());
-      }
-    }
-    if (misses == 0) {
-      return out;
-    }
-    long applied = indexer.appliedThrough();
-    // Index lookups in ID order, queue reads in address order: both walk their files forwards.
-    Integer[] order = new Integer[misses];
-    for (int k = 0; k < misses; k++) {
-      order[k] = missSlots[k];
-    }
-    Arrays.sort(order, (a, b) -> Long.compare(ids[a], ids[b]));
-    long[] addresses = new long[ids.length];
-    for (int slot : order) {
-      addresses[slot] = index.get(ids[slot]);
-    }
-    Arrays.sort(order, (a, b) -> Long.compare(addresses[a], addresses[b]));
-    List<Record> loaded = new ArrayList<>(misses);
-    for (int slot : order) {
-      if (addresses[slot] < 0) {
-        metrics.absent();
-        continue;
-      }
-      Record r = load(ids[slot], addresses[slot]);
-      metrics.diskRead();
-      loaded.add(r);
-      out[slot] = new Document(ids[slot], r.sequence(), r.acceptedAtMillis(), r.body());
-    }
-    if (indexer.appliedThrough() == applied) {
-      for (Record r : loaded) {
-        cache.fill(r.id(), r.sequence(), r.body());
-      }
-    }
-    return out;
+    return reads.getAll(ids);
   }
 
   private Record load(long id, long address) throws IOException {

@@ -14,6 +14,9 @@ import io.docstore.queue.follow.QueueFollower;
 import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.service.Document;
 import io.docstore.service.DocumentSource;
+import io.docstore.service.cache.InProcessDocCache;
+import io.docstore.service.store.CachedReads;
+import io.docstore.service.store.StoreMetrics;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -50,6 +53,11 @@ import org.slf4j.LoggerFactory;
  * to the last persisted point (reads fail for that moment, and the applied sequence steps back to
  * the point, since the reopened index may lack what came after it), then ingestion goes on.
  *
+ * <p>Reads go through the same {@link CachedReads} path as the primary's, with an in-process
+ * document cache: the ingest path sets every record it puts into the index (a delete leaves a
+ * tombstone), read misses fill it. A rewind clears the cache, so a reader never gets a version
+ * older than one it got before.
+ *
  * <p>Thread-safety: one ingest thread does pulls, ingestion and checkpoints; reads from any thread.
  */
 public final class ReplicaNode implements DocumentSource, Closeable {
@@ -60,7 +68,18 @@ public final class ReplicaNode implements DocumentSource, Closeable {
 
   /** How a replica runs. */
   public record Options(String source, Path dir, long pullIntervalMillis, int rsyncTimeoutSeconds,
-      long checkpointIntervalMillis, int expectedBlockBytes, String rsyncBinary, IndexOptions indexOptions) {
+      long checkpointIntervalMillis, int expectedBlockBytes, String rsyncBinary, IndexOptions indexOptions,
+      long cacheBytes) {
+
+    /** The in-process document cache of {@link #defaults}. */
+    public static final long DEFAULT_CACHE_BYTES = 64L << 20;
+
+    /** With the default document cache. */
+    public Options(String source, Path dir, long pullIntervalMillis, int rsyncTimeoutSeconds,
+        long checkpointIntervalMillis, int expectedBlockBytes, String rsyncBinary, IndexOptions indexOptions) {
+      this(source, dir, pullIntervalMillis, rsyncTimeoutSeconds, checkpointIntervalMillis, expectedBlockBytes,
+          rsyncBinary, indexOptions, DEFAULT_CACHE_BYTES);
+    }
 
     /** Defaults: 200 ms pulls, 30 s rsync timeout, 1 s checkpoints, the primary's default block size. */
     public static Options defaults(String source, Path dir) {
@@ -71,7 +90,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
 
     public Options withPullInterval(long millis) {
       return new Options(source, dir, millis, rsyncTimeoutSeconds, checkpointIntervalMillis, expectedBlockBytes,
-          rsyncBinary, indexOptions);
+          rsyncBinary, indexOptions, cacheBytes);
     }
   }
 
@@ -86,6 +105,15 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   private final Object wake = new Object();
   private final long[] ids = new long[BATCH];
   private final long[] values = new long[BATCH];
+  private final Record[] batch = new Record[BATCH];
+  /**
+   * In-process only, never memcached: a lagging replica's ingest {@code set}s would write older
+   * versions into a cache the primary and other replicas share.
+   */
+  private final InProcessDocCache cache;
+  private final CachedReads reads;
+  /** Advanced after each batch is in the index and the cache (the fill guard of {@link CachedReads}). */
+  private volatile long appliedVersion;
   private int pending;
   /**
    * The index's refusal of the pending batch while it lasts (null once a batch goes in): the
@@ -118,6 +146,23 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     this.appliedThrough = start.ingestedThrough();
     this.index = LsmIndex.open(options.dir().resolve("index"), options.indexOptions());
     this.follower = new QueueFollower(fs, queueDir, start, options.expectedBlockBytes());
+    this.cache = new InProcessDocCache(options.cacheBytes());
+    this.reads = new CachedReads(cache, new StoreMetrics(registry), new CachedReads.Source() {
+      @Override
+      public long appliedVersion() {
+        return appliedVersion;
+      }
+
+      @Override
+      public long lookup(long id) throws IOException {
+        return index.get(id);
+      }
+
+      @Override
+      public Record load(long id, long address) throws IOException {
+        return read(id, address);
+      }
+    });
     this.pullTimer = Timer.builder("docstore.replica.pull").description("one rsync pull").register(registry);
     this.lagSummary = DistributionSummary.builder("docstore.replica.lag.millis")
         .description("accepted on the primary to indexed on this replica, per record").baseUnit("milliseconds")
@@ -205,6 +250,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   private void apply(Record r) throws IOException {
     ids[pending] = r.id();
     values[pending] = r.op() == Op.DELETE ? LsmIndex.DELETED : r.address();
+    batch[pending] = r;
     pending++;
     long lag = System.currentTimeMillis() - r.acceptedAtMillis();
     lastLagMillis = lag;
@@ -238,6 +284,16 @@ public final class ReplicaNode implements DocumentSource, Closeable {
       }
       throw e;
     }
+    for (int i = 0; i < pending; i++) {
+      Record r = batch[i];
+      if (r.op() == Op.DELETE) {
+        cache.setDeleted(r.id(), r.sequence());
+      } else {
+        cache.set(r.id(), r.sequence(), r.body());
+      }
+      batch[i] = null;
+    }
+    appliedVersion++;
     pending = 0;
     if (ingestFailure != null) {
       LOG.info("replica index accepts batches again after {} refusals", refusals);
@@ -261,7 +317,12 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     QueueFollower old = follower;
     follower = new QueueFollower(fs, queueDir, p, options.expectedBlockBytes());
     old.close();
+    Arrays.fill(batch, null);
     pending = 0;
+    // Records after the point are ingested again, older versions first: drop what the cache holds so
+    // that no reader is served a version older than one it was served before the rewind.
+    cache.clear();
+    appliedVersion++;
     appliedThrough = p.ingestedThrough();
     indexBroken = false;
     LOG.info("replica index reopened; ingestion resumes after sequence {}", p.ingestedThrough());
@@ -284,47 +345,37 @@ public final class ReplicaNode implements DocumentSource, Closeable {
 
   @Override
   public Document get(long id) throws IOException {
+    checkId(id);
+    return reads.get(id);
+  }
+
+  @Override
+  public Document getIfCached(long id) {
+    return id < 0 ? null : reads.getIfCached(id);
+  }
+
+  /** As on the primary (see {@link CachedReads#getAll}). */
+  @Override
+  public Document[] getAll(long[] ids) throws IOException {
+    for (long id : ids) {
+      checkId(id);
+    }
+    return reads.getAll(ids);
+  }
+
+  private static void checkId(long id) {
     if (id < 0) {
       throw new IllegalArgumentException("document ID must be non-negative, got " + id);
     }
-    long address = index.get(id);
-    return address < 0 ? null : read(id, address);
   }
 
-  private Document read(long id, long address) throws IOException {
+  private Record read(long id, long address) throws IOException {
     Record r = follower.read(address);
     if (r.id() != id || r.op() != Op.PUT) {
       throw new CorruptionException(follower.directory(), address, "index maps id " + id + " to a record of id "
           + r.id() + " (" + r.op() + ")");
     }
-    return new Document(id, r.sequence(), r.acceptedAtMillis(), r.body());
-  }
-
-  /** As on the primary: index lookups in ID order, queue reads in address order (both walk their files forwards). */
-  @Override
-  public Document[] getAll(long[] ids) throws IOException {
-    for (long id : ids) {
-      if (id < 0) {
-        throw new IllegalArgumentException("document ID must be non-negative, got " + id);
-      }
-    }
-    Integer[] order = new Integer[ids.length];
-    for (int i = 0; i < ids.length; i++) {
-      order[i] = i;
-    }
-    Arrays.sort(order, (a, b) -> Long.compare(ids[a], ids[b]));
-    long[] addresses = new long[ids.length];
-    for (int slot : order) {
-      addresses[slot] = index.get(ids[slot]);
-    }
-    Arrays.sort(order, (a, b) -> Long.compare(addresses[a], addresses[b]));
-    Document[] out = new Document[ids.length];
-    for (int slot : order) {
-      if (addresses[slot] >= 0) {
-        out[slot] = read(ids[slot], addresses[slot]);
-      }
-    }
-    return out;
+    return r;
   }
 
   /** The queue address the index maps {@code id} to, or a negative "absent"/"deleted" value (tools, tests). */
@@ -399,6 +450,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     s.put("ingestedRecords", c.recordsIngested.sum()); // since this process started: a resumed replica re-ingests little
     s.put("ingestedBytes", c.bytesIngested.sum());
     s.put("index", index.stats());
+    s.put("cache", cache.stats());
     return s;
   }
 
@@ -420,6 +472,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     } finally {
       follower.close();
       index.close();
+      cache.close();
     }
   }
 }

@@ -20,6 +20,8 @@ import java.time.Duration;
  */
 public final class ReplicaServer implements Closeable {
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ReplicaServer.class);
+
   private final PrometheusMeterRegistry registry;
   private final ReplicaNode node;
   private final HttpServer read;
@@ -32,7 +34,11 @@ public final class ReplicaServer implements Closeable {
     ReplicaNode.Options o = new ReplicaNode.Options(rc.source(), cfg.dataDir(), rc.pullInterval().toMillis(),
         (int) rc.rsyncTimeout().toSeconds(), rc.checkpointInterval().toMillis(),
         BlockFormat.HEADER_LENGTH + Math.max(cfg.queueBlockSize(), QueueOptions.MIN_BLOCK_SIZE), rc.rsync(),
-        Service.indexOptions(cfg).build());
+        Service.indexOptions(cfg).build(), cfg.cacheBytes());
+    if (!cfg.memcachedServers().isEmpty()) {
+      LOG.warn("docstore.cache.memcached.servers is ignored on a replica: it caches in process ({} bytes), because a"
+          + " lagging replica's updates would write older versions into a memcached the primary shares", cfg.cacheBytes());
+    }
     node = ReplicaNode.start(o, registry);
     HttpServer r = null;
     RpcServer p = null;

@@ -249,9 +249,14 @@ class MultiProcessReplicationTest {
     return h.info().command().map(c -> c.endsWith("/rsync") || c.equals("rsync")).orElse(false);
   }
 
+  /**
+   * Replica A, whose copies get damaged, runs without a document cache (1 byte holds nothing), so
+   * its reads go to the damaged blocks; B keeps the default cache.
+   */
   private Path replicaConfig(String name, String source) throws IOException {
     Path conf = tmp.resolve(name + ".conf");
     Files.writeString(conf, "docstore {\n  data-dir = \"" + tmp.resolve(name) + "\"\n"
+        + (name.equals("a") ? "  cache.bytes = 1\n" : "")
         + "  replica {\n    source = \"" + source + "\"\n    pull-interval = 100ms\n"
         + "    checkpoint-interval = 200ms\n    rsync-timeout = 5s\n  }\n}\n");
     return conf;

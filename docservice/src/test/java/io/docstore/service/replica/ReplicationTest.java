@@ -80,15 +80,15 @@ class ReplicationTest {
   }
 
   private ReplicaNode replica(String name, long intervalMillis) throws Exception {
-    return replica(name, intervalMillis, 3);
+    return replica(name, intervalMillis, 3, ReplicaNode.Options.DEFAULT_CACHE_BYTES);
   }
 
   /** {@code rsyncTimeoutSeconds}: a pull is killed after twice this (+5 s), so long copies need more. */
-  private ReplicaNode replica(String name, long intervalMillis, int rsyncTimeoutSeconds) throws Exception {
+  private ReplicaNode replica(String name, long intervalMillis, int rsyncTimeoutSeconds, long cacheBytes) throws Exception {
     ReplicaNode.Options o = ReplicaNode.Options.defaults(daemon.url(), tmp.resolve(name)).withPullInterval(intervalMillis);
     return ReplicaNode.start(new ReplicaNode.Options(o.source(), o.dir(), o.pullIntervalMillis(), rsyncTimeoutSeconds,
         300, expected,
-        o.rsyncBinary(), o.indexOptions()), new SimpleMeterRegistry());
+        o.rsyncBinary(), o.indexOptions(), cacheBytes), new SimpleMeterRegistry());
   }
 
   /** Writes a batch of puts and deletes, acknowledged together once durable (group commit). */
@@ -168,11 +168,62 @@ class ReplicationTest {
   }
 
   @Test
+  void theReplicasDocumentCacheNeverServesAVersionOlderThanTheAppliedOne() throws Exception {
+    try (ReplicaNode r = replica("cached", 20)) {
+      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicReference<Throwable> readerFailure = new java.util.concurrent.atomic.AtomicReference<>();
+      // Readers keep the cache full of whatever is current (fills race the ingest path's sets).
+      Thread[] readers = new Thread[2];
+      for (int t = 0; t < readers.length; t++) {
+        readers[t] = new Thread(() -> {
+          java.util.concurrent.ThreadLocalRandom tr = java.util.concurrent.ThreadLocalRandom.current();
+          try {
+            while (!stop.get()) {
+              long[] ids = {tr.nextInt(200), tr.nextInt(200), tr.nextInt(200)};
+              r.get(ids[0]);
+              r.getAll(ids);
+            }
+          } catch (Throwable e) {
+            readerFailure.set(e);
+          }
+        });
+        readers[t].start();
+      }
+      try {
+        for (int round = 0; round < 30; round++) {
+          long seq = writeBatch(20, 200, 300);
+          assertThat(r.awaitSequence(seq, 20_000)).as("replica reaches %d", seq).isTrue();
+          assertMatchesModel(r);
+          long[] all = model.keySet().stream().mapToLong(Long::longValue).toArray();
+          Document[] docs = r.getAll(all);
+          for (int i = 0; i < all.length; i++) {
+            byte[] want = model.get(all[i]);
+            if (want.length == 0) {
+              assertThat(docs[i]).as("deleted %d (multi-get)", all[i]).isNull();
+            } else {
+              assertThat(docs[i]).as("document %d (multi-get)", all[i]).isNotNull();
+              assertThat(docs[i].body()).as("bytes of %d (multi-get)", all[i]).isEqualTo(want);
+            }
+          }
+        }
+      } finally {
+        stop.set(true);
+        for (Thread t : readers) {
+          t.join();
+        }
+      }
+      assertThat(readerFailure.get()).isNull();
+      assertThat(((io.docstore.service.cache.CacheStats) r.stats().get("cache")).hits())
+          .as("reads were answered by the cache").isPositive();
+    }
+  }
+
+  @Test
   void rsyncKilledMidTransferAndDamagedCopiesAreRepairedFromThePrimary() throws Exception {
     for (int i = 0; i < 40; i++) {
       writeBatch(250, 5000, 2000);
     }
-    ReplicaNode r = replica("r", 20);
+    ReplicaNode r = replica("r", 20, 3, 1); // no document cache: reads must reach the damaged block
     try {
       // Kill the first few rsync processes caught running: interrupted transfers leave temp files
       // (ignored, then removed) and never a half-copied segment under a segment name.
@@ -352,7 +403,7 @@ class ReplicationTest {
   /** Starts a replica in {@code tmp/name} and returns the milliseconds until it has every document. */
   private long catchUp(String name, int docs) throws Exception {
     long t = System.nanoTime();
-    ReplicaNode r = replica(name, 200, 120);
+    ReplicaNode r = replica(name, 200, 120, ReplicaNode.Options.DEFAULT_CACHE_BYTES);
     try {
       await("catch-up to " + lastAcked, 600_000, () -> r.appliedThrough() >= lastAcked);
       long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t);
