@@ -163,6 +163,7 @@ public final class Service implements Closeable {
         .bloomFalsePositiveRate(config.bloomFalsePositiveRate())
         .bloomMemoryBytes(config.bloomMemoryBytes())
         .backgroundWriteRate(config.indexBackgroundWriteRate())
+        .backgroundNice(config.indexBackgroundNice())
         .pageCacheBytes(config.indexPageCacheBytes());
   }
 

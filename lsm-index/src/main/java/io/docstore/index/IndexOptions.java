@@ -8,6 +8,10 @@ import java.util.Objects;
 /** Settings of an {@link LsmIndex}. Immutable; build with {@link #builder()}. */
 public final class IndexOptions {
 
+  /** The nice value of background threads unless set: well below lookups, above idle. */
+  public static final int DEFAULT_BACKGROUND_NICE = 10;
+
+
   private final FileSystem fileSystem;
   private final SyncPolicy syncPolicy;
   private final long memTableBytes;
@@ -17,6 +21,7 @@ public final class IndexOptions {
   private final long bloomRebalanceMillis;
   private final int maxFrozenTables;
   private final long backgroundWriteRate;
+  private final int backgroundNice;
   private final long pageCacheBytes;
 
   private IndexOptions(Builder b) {
@@ -29,6 +34,7 @@ public final class IndexOptions {
     this.bloomRebalanceMillis = b.bloomRebalanceMillis;
     this.maxFrozenTables = b.maxFrozenTables;
     this.backgroundWriteRate = b.backgroundWriteRate;
+    this.backgroundNice = b.backgroundNice;
     this.pageCacheBytes = b.pageCacheBytes;
   }
 
@@ -86,6 +92,14 @@ public final class IndexOptions {
   }
 
   /**
+   * The nice value (0 normal .. 19 lowest) of the threads that flush, compact and rebalance bloom
+   * pages, so that their CPU work yields to lookups on a busy machine (on Linux; elsewhere ignored).
+   */
+  public int backgroundNice() {
+    return backgroundNice;
+  }
+
+  /**
    * Bytes of the off-heap cache of verified 4 KiB table pages (0: off, every page probe is a
    * positional read and a checksum). A hit costs no system call and no allocation.
    */
@@ -104,6 +118,7 @@ public final class IndexOptions {
     private long bloomRebalanceMillis = 500;
     private int maxFrozenTables = 2;
     private long backgroundWriteRate = 64L << 20;
+    private int backgroundNice = DEFAULT_BACKGROUND_NICE;
     private long pageCacheBytes;
 
     private Builder() {}
@@ -168,6 +183,18 @@ public final class IndexOptions {
         throw new IllegalArgumentException("maxFrozenTables must be >= 1, got " + n);
       }
       this.maxFrozenTables = n;
+      return this;
+    }
+
+    /**
+     * Default: {@value IndexOptions#DEFAULT_BACKGROUND_NICE}; 0 keeps the normal priority
+     * (docs/decisions.md, "Index: background threads at a lower CPU priority").
+     */
+    public Builder backgroundNice(int nice) {
+      if (nice < 0 || nice > 19) {
+        throw new IllegalArgumentException("background nice must be 0..19, got " + nice);
+      }
+      this.backgroundNice = nice;
       return this;
     }
 

@@ -25,7 +25,9 @@ import java.util.Arrays;
  * Both use sync policy {@code none}, the peers' "WAL on, no fsync per write". Memory budget (all
  * off heap): a quarter for the index's resident Bloom filters, a quarter for its page cache, half
  * for the queue's decoded-block cache; {@code DOCSTORE_BENCH_SPLIT=b:p:q} in the environment (parts
- * of the budget for bloom, index pages, blocks) tries another split.
+ * of the budget for bloom, index pages, blocks) tries another split, and
+ * {@code DOCSTORE_BENCH_BACKGROUND_NICE=n} another CPU priority for the index's background threads
+ * (default {@link IndexOptions#DEFAULT_BACKGROUND_NICE}, as in the service; 0 = normal).
  */
 final class DocstoreEngine implements Engine {
 
@@ -43,8 +45,11 @@ final class DocstoreEngine implements Engine {
     long pageCacheBytes = s.memoryBytes() * split[1] / parts;
     long blockCacheBytes = s.memoryBytes() - bloomBytes - pageCacheBytes;
     QueueOptions qo = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockCacheBytes(blockCacheBytes).build();
+    String nice = System.getenv("DOCSTORE_BENCH_BACKGROUND_NICE");
     IndexOptions io = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(s.writeBufferBytes())
-        .bloomMemoryBytes(bloomBytes).pageCacheBytes(pageCacheBytes).build();
+        .bloomMemoryBytes(bloomBytes).pageCacheBytes(pageCacheBytes)
+        .backgroundNice(nice == null || nice.isBlank() ? IndexOptions.DEFAULT_BACKGROUND_NICE : Integer.parseInt(nice.trim()))
+        .build();
     queue = Queue.open(s.dir().resolve("queue"), qo);
     LsmIndex opened;
     try {
@@ -57,7 +62,7 @@ final class DocstoreEngine implements Engine {
     settings = "docstore queue (block " + qo.blockSize() + " B raw, LZ4, decoded-block cache " + blockCacheBytes
         + " B off heap, sync none) + LsmIndex (memtable " + io.memTableBytes() + " B, resident bloom " + bloomBytes
         + " B at FP " + io.bloomFalsePositiveRate() + ", page cache " + pageCacheBytes
-        + " B off heap, sync none); index updated per batch with putAll";
+        + " B off heap, sync none, background threads at nice " + io.backgroundNice() + "); index updated per batch with putAll";
   }
 
   /** Budget parts for bloom, index pages, blocks: "1:1:2" unless {@code spec} says otherwise. */

@@ -40,6 +40,7 @@ public final class DocstoreConfig {
   private final double bloomFalsePositiveRate;
   private final long bloomMemoryBytes;
   private final long indexBackgroundWriteRate;
+  private final int indexBackgroundNice;
   private final long indexPageCacheBytes;
   private final Duration checkpointInterval;
   private final InetSocketAddress readAddress;
@@ -83,6 +84,7 @@ public final class DocstoreConfig {
     bloomFalsePositiveRate = r.doubleBetween("index.bloom-false-positive-rate", 0, 0.5);
     bloomMemoryBytes = r.bytes("index.bloom-memory", 0, Long.MAX_VALUE);
     indexBackgroundWriteRate = r.bytes("index.background-write-rate", 0, Long.MAX_VALUE);
+    indexBackgroundNice = r.intBetween("index.background-nice", 0, 19);
     // The slot cache holds at most 16 stripes of 1 GiB.
     indexPageCacheBytes = r.bytes("index.page-cache", 0, 16L << 30);
     checkpointInterval = r.positiveDuration("index.checkpoint-interval");
@@ -193,6 +195,7 @@ public final class DocstoreConfig {
   public double bloomFalsePositiveRate() { return bloomFalsePositiveRate; }
   public long bloomMemoryBytes() { return bloomMemoryBytes; }
   public long indexBackgroundWriteRate() { return indexBackgroundWriteRate; }
+  public int indexBackgroundNice() { return indexBackgroundNice; }
   public long indexPageCacheBytes() { return indexPageCacheBytes; }
 
   /** Bytes of direct memory the caches may take: index bloom pages, index page cache, queue block cache. */

@@ -10,6 +10,7 @@ import io.docstore.index.memtable.MemTable;
 import io.docstore.index.table.EntryIterator;
 import io.docstore.index.table.Table;
 import io.docstore.index.wal.WalWriter;
+import io.docstore.io.ThreadPriority;
 import io.docstore.io.NoSpaceException;
 import io.docstore.io.cache.SlotCache;
 import java.io.IOException;
@@ -75,8 +76,8 @@ public final class Engine implements java.io.Closeable {
     this.pageCache = options.pageCacheBytes() >= io.docstore.index.table.TableFormat.PAGE_SIZE
         ? new SlotCache(options.pageCacheBytes(), io.docstore.index.table.TableFormat.PAGE_SIZE, ByteOrder.LITTLE_ENDIAN)
         : null;
-    this.background = executor("index-flush-" + dir.getFileName());
-    this.bloomTask = executor("index-bloom-" + dir.getFileName());
+    this.background = executor("index-flush-" + dir.getFileName(), options.backgroundNice());
+    this.bloomTask = executor("index-bloom-" + dir.getFileName(), options.backgroundNice());
     this.flusher = new Flusher(this);
     this.pacer = new BackgroundPacer(options.backgroundWriteRate(), this::backgroundUrgent);
   }
@@ -86,10 +87,16 @@ public final class Engine implements java.io.Closeable {
     return closed || flushWaiters.get() > 0 || current.frozen.length >= options.maxFrozenTables();
   }
 
-  /** A one-thread daemon executor whose delayed tasks (flush retries) are dropped at shutdown. */
-  private static ScheduledThreadPoolExecutor executor(String name) {
+  /**
+   * A one-thread daemon executor whose delayed tasks (flush retries) are dropped at shutdown; its
+   * thread runs at nice {@code nice}, so flushes and compactions yield the CPU to lookups.
+   */
+  private static ScheduledThreadPoolExecutor executor(String name, int nice) {
     ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, name);
+      Thread t = new Thread(() -> {
+        ThreadPriority.lowerCurrentThread(nice);
+        r.run();
+      }, name);
       t.setDaemon(true);
       return t;
     });

@@ -1,0 +1,86 @@
+package io.docstore.io;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lowers the CPU priority (raises the nice value) of the calling thread, for background work that
+ * must yield the processor to lookups: index flushes and compactions (the Bing article's point, and
+ * what RocksDB's {@code Env::LowerThreadPoolCPUPriority} does for its background pools).
+ *
+ * <p>Linux applies {@code setpriority(PRIO_PROCESS, 0, n)} to the calling thread only, not to the
+ * whole process (setpriority(2), "BUGS"); that is the call made here, through JNA. Java's own
+ * {@code Thread.setPriority} changes nothing on Linux without a JVM flag. Best effort: where the
+ * call is not available (another OS, no native access) it logs once and the thread keeps its
+ * priority. An unprivileged process may raise its nice value but not lower it again.
+ */
+public final class ThreadPriority {
+
+  private static final Logger log = LoggerFactory.getLogger(ThreadPriority.class);
+  private static final int PRIO_PROCESS = 0;
+
+  /** The C library's calls, or null where it could not be bound. */
+  private static final LibC LIBC = bind();
+  private static volatile boolean warned;
+
+  private interface LibC extends Library {
+    int setpriority(int which, int who, int prio) throws LastErrorException;
+  }
+
+  private ThreadPriority() {}
+
+  private static LibC bind() {
+    if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+      return null;
+    }
+    try {
+      return Native.load("c", LibC.class);
+    } catch (LinkageError | RuntimeException e) {
+      log.warn("background threads keep their CPU priority: the C library could not be bound ({})", e.toString());
+      return null;
+    }
+  }
+
+  /**
+   * Sets the calling thread's nice value to {@code nice} (0 = normal, 19 = lowest; values below 0
+   * are refused).
+   *
+   * @return whether the priority was changed
+   */
+  public static boolean lowerCurrentThread(int nice) {
+    if (nice < 0 || nice > 19) {
+      throw new IllegalArgumentException("nice must be 0..19 (only lowering is allowed), got " + nice);
+    }
+    if (LIBC == null || nice == 0) {
+      return false;
+    }
+    try {
+      LIBC.setpriority(PRIO_PROCESS, 0, nice);
+      return true;
+    } catch (LastErrorException | LinkageError e) {
+      if (!warned) {
+        warned = true;
+        log.warn("background threads keep their CPU priority: setpriority failed ({})", e.toString());
+      }
+      return false;
+    }
+  }
+
+  /**
+   * The calling thread's nice value as the kernel reports it ({@code /proc/thread-self/stat},
+   * field 19), for tests and diagnostics.
+   */
+  public static int currentNice() throws IOException {
+    String stat = Files.readString(Path.of("/proc/thread-self/stat"), StandardCharsets.US_ASCII);
+    // Fields after the command name (in parentheses, which may itself hold spaces): state is field 3.
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+    return Integer.parseInt(f[19 - 3]);
+  }
+}
