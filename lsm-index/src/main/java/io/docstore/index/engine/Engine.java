@@ -245,16 +245,19 @@ public final class Engine implements java.io.Closeable {
     }
     wal.awaitDurable(pos);
     MemTable m = current.active;
+    int deletes = 0;
+    int total = 0;
     for (int[] c : chunks) {
+      m.putAll(ids, values, c[0], c[1]);
       for (int i = c[0]; i < c[0] + c[1]; i++) {
-        m.put(ids[i], values[i]);
         if (values[i] == DELETED) {
-          counters.deletes.increment();
-        } else {
-          counters.puts.increment();
+          deletes++;
         }
       }
+      total += c[1];
     }
+    counters.deletes.add(deletes);
+    counters.puts.add(total - deletes);
   }
 
   /**
