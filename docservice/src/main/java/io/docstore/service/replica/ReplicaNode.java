@@ -285,12 +285,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
       throw e;
     }
     for (int i = 0; i < pending; i++) {
-      Record r = batch[i];
-      if (r.op() == Op.DELETE) {
-        cache.setDeleted(r.id(), r.sequence());
-      } else {
-        cache.set(r.id(), r.sequence(), r.body());
-      }
+      CachedReads.ingested(cache, batch[i]);
       batch[i] = null;
     }
     appliedVersion++;

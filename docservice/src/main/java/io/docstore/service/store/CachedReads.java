@@ -1,5 +1,6 @@
 package io.docstore.service.store;
 
+import io.docstore.queue.Op;
 import io.docstore.queue.Record;
 import io.docstore.service.Document;
 import io.docstore.service.cache.CachedDoc;
@@ -44,6 +45,18 @@ public final class CachedReads {
     this.cache = cache;
     this.metrics = metrics;
     this.source = source;
+  }
+
+  /**
+   * The ingest path's cache update for a record it just applied to the index: {@code set} for a
+   * put, a tombstone for a delete (so a late read-miss fill cannot bring the old version back).
+   */
+  public static void ingested(DocCache cache, Record r) {
+    if (r.op() == Op.DELETE) {
+      cache.setDeleted(r.id(), r.sequence());
+    } else {
+      cache.set(r.id(), r.sequence(), r.body());
+    }
   }
 
   /** The newest version of {@code id}, or null where absent or deleted. */

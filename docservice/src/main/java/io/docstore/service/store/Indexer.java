@@ -129,11 +129,7 @@ public final class Indexer implements Closeable {
     long now = System.currentTimeMillis();
     for (int i = 0; i < n; i++) {
       Record r = batch[i];
-      if (r.op() == Op.DELETE) {
-        cache.setDeleted(r.id(), r.sequence());
-      } else {
-        cache.set(r.id(), r.sequence(), r.body());
-      }
+      CachedReads.ingested(cache, r);
       if (live) {
         metrics.recordAcceptedToReadable(now - r.acceptedAtMillis());
       }

@@ -39,14 +39,20 @@ class CliCommandsTest {
     return new String[] {Integer.toString(code), out.toString(StandardCharsets.UTF_8)};
   }
 
+  /** NDJSON lines {"id":i,"doc":{"n":i}} for i in 0..n-1. */
+  private static StringBuilder docs(int n) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      b.append("{\"id\":").append(i).append(",\"doc\":{\"n\":").append(i).append("}}\n");
+    }
+    return b;
+  }
+
   @Test
   void importThenGetAndStatsOffline() throws Exception {
     Path data = dir.resolve("data");
     Path file = dir.resolve("in.ndjson");
-    StringBuilder b = new StringBuilder();
-    for (int i = 0; i < 500; i++) {
-      b.append("{\"id\":").append(i).append(",\"doc\":{\"n\":").append(i).append("}}\n");
-    }
+    StringBuilder b = docs(500);
     b.append("{\"id\":\"bad\"}\n{\"id\":7,\"op\":\"delete\"}\n");
     Files.writeString(file, b);
     String[] r = run("import", file.toString(), "--data", data.toString(), "--batch", "64");
@@ -68,11 +74,7 @@ class CliCommandsTest {
   void rebuildIndexRepairsADamagedIndexTablePageThatVerifyReported() throws Exception {
     Path data = dir.resolve("data");
     Path file = dir.resolve("in.ndjson");
-    StringBuilder b = new StringBuilder();
-    for (int i = 0; i < 20_000; i++) {
-      b.append("{\"id\":").append(i).append(",\"doc\":{\"n\":").append(i).append("}}\n");
-    }
-    Files.writeString(file, b);
+    Files.writeString(file, docs(20_000));
     assertThat(run("import", "--bulk", file.toString(), "--data", data.toString())[0]).isEqualTo("0");
     Path table;
     try (var s = Files.list(data.resolve("index"))) {
@@ -121,10 +123,7 @@ class CliCommandsTest {
   void bulkImportThenGetOffline() throws Exception {
     Path data = dir.resolve("data");
     Path file = dir.resolve("in.ndjson");
-    StringBuilder b = new StringBuilder();
-    for (int i = 0; i < 500; i++) {
-      b.append("{\"id\":").append(i).append(",\"doc\":{\"n\":").append(i).append("}}\n");
-    }
+    StringBuilder b = docs(500);
     b.append("{\"id\":\"bad\"}\n{\"id\":7,\"op\":\"delete\"}\n");
     Files.writeString(file, b);
     String[] r = run("import", "--bulk", "--threads", "2", file.toString(), "--data", data.toString());
