@@ -55,8 +55,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Reads go through the same {@link CachedReads} path as the primary's, with an in-process
  * document cache: the ingest path sets every record it puts into the index (a delete leaves a
- * tombstone), read misses fill it. A rewind clears the cache, so a reader never gets a version
- * older than one it got before.
+ * tombstone), read misses fill it. A rewind clears the cache, which then follows the reopened
+ * index again (the rewind steps reads back to the persisted point, cache and index alike).
  *
  * <p>Thread-safety: one ingest thread does pulls, ingestion and checkpoints; reads from any thread.
  */
@@ -314,8 +314,8 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     old.close();
     Arrays.fill(batch, null);
     pending = 0;
-    // Records after the point are ingested again, older versions first: drop what the cache holds so
-    // that no reader is served a version older than one it was served before the rewind.
+    // The reopened index is at the point; records after it are ingested again. Drop what the cache
+    // holds, which may be ahead of the index, so that cache and index answer alike again.
     cache.clear();
     appliedVersion++;
     appliedThrough = p.ingestedThrough();
