@@ -48,13 +48,19 @@ class CliCommandsTest {
     return b;
   }
 
-  @Test
-  void importThenGetAndStatsOffline() throws Exception {
-    Path data = dir.resolve("data");
+  /** 500 documents, one invalid line and a delete of id 7, in {@code in.ndjson}. */
+  private Path mixedInput() throws IOException {
     Path file = dir.resolve("in.ndjson");
     StringBuilder b = docs(500);
     b.append("{\"id\":\"bad\"}\n{\"id\":7,\"op\":\"delete\"}\n");
     Files.writeString(file, b);
+    return file;
+  }
+
+  @Test
+  void importThenGetAndStatsOffline() throws Exception {
+    Path data = dir.resolve("data");
+    Path file = mixedInput();
     String[] r = run("import", file.toString(), "--data", data.toString(), "--batch", "64");
     assertThat(r[0]).isEqualTo("1");
     assertThat(r[1]).contains("imported 501 updates").contains("1 invalid lines").contains("last sequence 501");
@@ -122,10 +128,7 @@ class CliCommandsTest {
   @Test
   void bulkImportThenGetOffline() throws Exception {
     Path data = dir.resolve("data");
-    Path file = dir.resolve("in.ndjson");
-    StringBuilder b = docs(500);
-    b.append("{\"id\":\"bad\"}\n{\"id\":7,\"op\":\"delete\"}\n");
-    Files.writeString(file, b);
+    Path file = mixedInput();
     String[] r = run("import", "--bulk", "--threads", "2", file.toString(), "--data", data.toString());
     assertThat(r[0]).isEqualTo("1");
     assertThat(r[1]).contains("bulk-loaded 501 updates").contains("1 invalid lines").contains("last sequence 501");
