@@ -27,7 +27,8 @@ import java.util.Arrays;
  * for the queue's decoded-block cache; {@code DOCSTORE_BENCH_SPLIT=b:p:q} in the environment (parts
  * of the budget for bloom, index pages, blocks) tries another split, and
  * {@code DOCSTORE_BENCH_BACKGROUND_NICE=n} another CPU priority for the index's background threads
- * (default {@link IndexOptions#DEFAULT_BACKGROUND_NICE}, as in the service; 0 = normal).
+ * (default {@link IndexOptions#DEFAULT_BACKGROUND_NICE}, as in the service; 0 = normal), and
+ * {@code DOCSTORE_BENCH_BLOCK_SIZE=bytes} another queue block size (default the queue's, 8 KiB).
  */
 final class DocstoreEngine implements Engine {
 
@@ -44,7 +45,12 @@ final class DocstoreEngine implements Engine {
     long bloomBytes = s.memoryBytes() * split[0] / parts;
     long pageCacheBytes = s.memoryBytes() * split[1] / parts;
     long blockCacheBytes = s.memoryBytes() - bloomBytes - pageCacheBytes;
-    QueueOptions qo = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockCacheBytes(blockCacheBytes).build();
+    String block = System.getenv("DOCSTORE_BENCH_BLOCK_SIZE");
+    QueueOptions.Builder qb = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockCacheBytes(blockCacheBytes);
+    if (block != null && !block.isBlank()) {
+      qb.blockSize(Integer.parseInt(block.trim()));
+    }
+    QueueOptions qo = qb.build();
     String nice = System.getenv("DOCSTORE_BENCH_BACKGROUND_NICE");
     IndexOptions io = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(s.writeBufferBytes())
         .bloomMemoryBytes(bloomBytes).pageCacheBytes(pageCacheBytes)
