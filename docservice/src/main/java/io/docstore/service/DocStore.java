@@ -77,7 +77,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile long checkpointed;
   /** Where this open moved a damaged (or requested) index before rebuilding it from the queue, or null. */
-  private Path indexMovedAside;
+  private final Path indexMovedAside;
   /** The first write failure (fsync, queue damage); the queue and index refuse further writes. */
   private volatile IOException writeFailure;
   /** Writes refused for lack of disk space (not sticky: the next write retries). */
@@ -87,7 +87,6 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private volatile String lastNoSpace;
 
   private DocStore(Path dir, DocStoreOptions o, DirectoryLock lock, Path movedAside) throws IOException {
-    this.indexMovedAside = movedAside;
     this.dir = dir;
     this.fs = o.fileSystem;
     this.cache = o.cache;
@@ -99,26 +98,27 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     try {
       q = Queue.open(dir.resolve("queue"), o.queueOptions);
       long last = q.lastSequence();
-      long through;
+      long through = 0;
       String distrust;
+      Path aside = movedAside;
       try {
         idx = LsmIndex.open(dir.resolve("index"), o.indexOptions);
         through = IndexCheckpoint.read(fs, dir);
         distrust = through > last ? "its checkpoint says sequence " + through + " is indexed but the queue ends at "
             + last + " (queue data lost: possible only with sync=none and a power failure)" : null;
       } catch (CorruptionException e) {
-        through = -1;
         distrust = "it is damaged: " + e.getMessage();
       }
       if (distrust != null) {
         closeQuietly(idx);
         idx = null;
-        indexMovedAside = moveDamagedIndexAside(fs, dir, System.currentTimeMillis());
+        aside = moveDamagedIndexAside(fs, dir, System.currentTimeMillis());
         log.error("the index cannot be trusted ({}); it is derived from the queue, so it is rebuilt from the queue's"
-            + " first record; the old index files are kept in {}", distrust, indexMovedAside);
+            + " first record; the old index files are kept in {}", distrust, aside);
         idx = LsmIndex.open(dir.resolve("index"), o.indexOptions);
         through = IndexCheckpoint.read(fs, dir);
       }
+      this.indexMovedAside = aside;
       this.queue = q;
       this.index = idx;
       this.writer = q.writer();

@@ -3,10 +3,6 @@ package io.docstore.io;
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,16 +67,5 @@ public final class ThreadPriority {
       }
       return false;
     }
-  }
-
-  /**
-   * The calling thread's nice value as the kernel reports it ({@code /proc/thread-self/stat},
-   * field 19), for tests and diagnostics.
-   */
-  public static int currentNice() throws IOException {
-    String stat = Files.readString(Path.of("/proc/thread-self/stat"), StandardCharsets.US_ASCII);
-    // Fields after the command name (in parentheses, which may itself hold spaces): state is field 3.
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-    return Integer.parseInt(f[19 - 3]);
   }
 }
