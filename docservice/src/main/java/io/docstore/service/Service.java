@@ -147,6 +147,7 @@ public final class Service implements Closeable {
             .segmentSize(config.queueSegmentSize())
             .maxBodyBytes(config.maxBodyBytes())
             .blockCacheBytes(config.queueBlockCacheBytes())
+            .mappedReads(config.queueMappedReads())
             .build())
         .indexOptions(indexOptions(config).fileSystem(fs).build())
         .build();
@@ -164,7 +165,8 @@ public final class Service implements Closeable {
         .bloomMemoryBytes(config.bloomMemoryBytes())
         .backgroundWriteRate(config.indexBackgroundWriteRate())
         .backgroundNice(config.indexBackgroundNice())
-        .pageCacheBytes(config.indexPageCacheBytes());
+        .pageCacheBytes(config.indexPageCacheBytes())
+        .mappedReads(config.indexMappedReads());
   }
 
   private static HttpServer.Limits limits(DocstoreConfig c, int maxBody) {

@@ -1,8 +1,6 @@
 package io.docstore.io;
 
 import com.sun.jna.LastErrorException;
-import com.sun.jna.Library;
-import com.sun.jna.Native;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,29 +18,9 @@ import org.slf4j.LoggerFactory;
 public final class ThreadPriority {
 
   private static final Logger log = LoggerFactory.getLogger(ThreadPriority.class);
-  private static final int PRIO_PROCESS = 0;
-
-  /** The C library's calls, or null where it could not be bound. */
-  private static final LibC LIBC = bind();
   private static volatile boolean warned;
 
-  private interface LibC extends Library {
-    int setpriority(int which, int who, int prio) throws LastErrorException;
-  }
-
   private ThreadPriority() {}
-
-  private static LibC bind() {
-    if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
-      return null;
-    }
-    try {
-      return Native.load("c", LibC.class);
-    } catch (LinkageError | RuntimeException e) {
-      log.warn("background threads keep their CPU priority: the C library could not be bound ({})", e.toString());
-      return null;
-    }
-  }
 
   /**
    * Sets the calling thread's nice value to {@code nice} (0 = normal, 19 = lowest; values below 0
@@ -54,11 +32,12 @@ public final class ThreadPriority {
     if (nice < 0 || nice > 19) {
       throw new IllegalArgumentException("nice must be 0..19 (only lowering is allowed), got " + nice);
     }
-    if (LIBC == null || nice == 0) {
+    LibC.Calls libc = LibC.get();
+    if (libc == null || nice == 0) {
       return false;
     }
     try {
-      LIBC.setpriority(PRIO_PROCESS, 0, nice);
+      libc.setpriority(LibC.PRIO_PROCESS, 0, nice);
       return true;
     } catch (LastErrorException | LinkageError e) {
       if (!warned) {

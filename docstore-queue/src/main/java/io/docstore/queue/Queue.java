@@ -60,7 +60,7 @@ public final class Queue implements java.io.Closeable {
     writer.attach(commit);
     BlockCache cache = options.blockCacheBytes() >= BlockCache.HEADER + options.blockSize() ? new BlockCache(options.blockCacheBytes(), options.blockSize()) : null;
     this.cache = cache;
-    this.reader = new QueueReader(segments, counters, cache, expectedBlockBytes(options));
+    this.reader = new QueueReader(segments, counters, cache, expectedBlockBytes(options), options.mappedReads());
   }
 
   /** Opens (creating the directory if needed) and recovers the queue in {@code dir}. */
@@ -116,6 +116,11 @@ public final class Queue implements java.io.Closeable {
     return reader;
   }
 
+  /** A reader of this queue with another cold-read threshold (tests of the mapped-read fallback). */
+  QueueReader reader(long coldReadNanos) {
+    return new QueueReader(segments, counters, null, expectedBlockBytes(options), options.mappedReads(), coldReadNanos);
+  }
+
   /** A tailer over records with sequence {@code >= fromSequence}, in order. */
   public QueueTailer tailer(long fromSequence) throws IOException {
     return new QueueTailer(segments, counters, signal, expectedBlockBytes(options), fromSequence);
@@ -144,7 +149,8 @@ public final class Queue implements java.io.Closeable {
     QueueCounters c = counters;
     return new QueueStats(c.appends.sum(), c.bodyBytes.sum(), c.rawBytes.sum(), c.storedBytes.sum(), c.blocks.sum(),
         c.compressedBlocks.sum(), c.segmentsCreated.sum(), c.segmentsSealed.sum(), c.fsyncs.sum(),
-        c.tornTailBytesDropped.sum(), c.blockReads.sum(), c.blockCacheHits.sum(),
+        c.tornTailBytesDropped.sum(), c.blockReads.sum(), c.blockReadsMapped.sum(), c.blockReadsMappedCold.sum(),
+        c.blockCacheHits.sum(),
         cache == null ? 0 : cache.slots().misses(), cache == null ? 0 : cache.slots().evictions(),
         cache == null ? 0 : cache.bytes(), cache == null ? 0 : cache.slots().capacityBytes());
   }

@@ -29,6 +29,7 @@ public final class QueueOptions {
   private final long segmentSize;
   private final int maxBodyBytes;
   private final long blockCacheBytes;
+  private final boolean mappedReads;
 
   private QueueOptions(Builder b) {
     this.fileSystem = b.fileSystem;
@@ -37,6 +38,7 @@ public final class QueueOptions {
     this.segmentSize = b.segmentSize;
     this.maxBodyBytes = b.maxBodyBytes;
     this.blockCacheBytes = b.blockCacheBytes;
+    this.mappedReads = b.mappedReads;
   }
 
   public static Builder builder() {
@@ -71,6 +73,11 @@ public final class QueueOptions {
     return blockCacheBytes;
   }
 
+  /** Whether random reads go through a mapping of the segments ({@link Builder#mappedReads}). */
+  public boolean mappedReads() {
+    return mappedReads;
+  }
+
   /** Largest span a block can take in a segment file under these options. */
   int maxBlockBytes() {
     return BlockFormat.HEADER_LENGTH + Math.max(blockSize, BlockFormat.rawRecordCost(maxBodyBytes));
@@ -79,7 +86,8 @@ public final class QueueOptions {
   @Override
   public String toString() {
     return "QueueOptions{sync=" + syncPolicy + ", blockSize=" + blockSize + ", segmentSize=" + segmentSize
-        + ", maxBodyBytes=" + maxBodyBytes + ", blockCacheBytes=" + blockCacheBytes + "}";
+        + ", maxBodyBytes=" + maxBodyBytes + ", blockCacheBytes=" + blockCacheBytes
+        + ", mappedReads=" + mappedReads + "}";
   }
 
   /** Not thread-safe. */
@@ -90,6 +98,7 @@ public final class QueueOptions {
     private long segmentSize = DEFAULT_SEGMENT_SIZE;
     private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
     private long blockCacheBytes;
+    private boolean mappedReads = true;
 
     private Builder() {}
 
@@ -126,6 +135,17 @@ public final class QueueOptions {
      */
     public Builder blockCacheBytes(long blockCacheBytes) {
       this.blockCacheBytes = blockCacheBytes;
+      return this;
+    }
+
+    /**
+     * Whether random reads by address take blocks from a read-only mapping of the segments, advised
+     * {@code MADV_RANDOM} (default true; Linux only, elsewhere reads stay positional): no system
+     * call and no copy for a resident block. False: one positional read per block, which on a cold
+     * page cache reads a whole block in one disk request where a mapping faults page by page.
+     */
+    public Builder mappedReads(boolean mappedReads) {
+      this.mappedReads = mappedReads;
       return this;
     }
 

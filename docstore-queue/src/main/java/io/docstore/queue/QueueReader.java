@@ -1,5 +1,6 @@
 package io.docstore.queue;
 
+import io.docstore.io.MappedFile;
 import io.docstore.queue.block.BlockCache;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
@@ -13,9 +14,18 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * Random reads by address: one positional read of the block, checksum, decompress, slice (or a
- * hit in the optional off-heap decoded-block cache, which copies out just the record). Sealed segments are verified this way, block by block,
- * as they are read.
+ * Random reads by address: the block from the segment's mapping (or one positional read where the
+ * mapping is off or cannot hold it), checksum, decompress, slice (or a hit in the optional off-heap
+ * decoded-block cache, which copies out just the record). Sealed segments are verified this way,
+ * block by block, as they are read.
+ *
+ * <p>Mapped reads and a cold page cache: a fault on a mapping advised {@code MADV_RANDOM} reads
+ * one 4 KiB page, so a block that is not resident costs two or three disk reads through the
+ * mapping but one positional read. Each thread therefore times its mapped reads; one that took
+ * longer than {@link #COLD_READ_NANOS} (it waited for the disk) sends that thread's next
+ * {@link #POSITIONAL_AFTER_COLD} block reads down the positional path, and then it tries the
+ * mapping again. A warm queue is read through the mapping; a cold one at one disk read per block,
+ * plus one probe in {@value #POSITIONAL_AFTER_COLD} reads.
  *
  * <p>Thread-safe and shareable: each thread has its own read buffers (ThreadLocal), the segment
  * channels are positional-read only. Reads run concurrently with the writer and only ever see
@@ -26,7 +36,17 @@ public final class QueueReader {
   private final SegmentSet segments;
   private final QueueCounters counters;
   private final BlockCache cache;
+  private final boolean mapped;
+  private final long coldReadNanos;
   private final ThreadLocal<Buffers> buffers;
+
+  /**
+   * A mapped block read slower than this waited for the disk: resident blocks take 1-10 us through
+   * the mapping (page-table faults included), a disk read 50 us or more on the machines measured.
+   */
+  static final long COLD_READ_NANOS = 20_000;
+  /** Block reads a thread makes positionally after a cold mapped read, before it tries the mapping again. */
+  static final int POSITIONAL_AFTER_COLD = 1024;
 
   private static final class Buffers {
     final BlockReader reader;
@@ -36,14 +56,24 @@ public final class QueueReader {
      * open, so a thread asking again for the same block (a page of neighbouring records) reuses it.
      */
     long key = -1;
+    /** Block reads left before this thread tries the mapping again (see the class comment). */
+    int positionalLeft;
 
     Buffers(int expectedBlockBytes) {
       reader = new BlockReader(expectedBlockBytes);
     }
   }
 
-  QueueReader(SegmentSet segments, QueueCounters counters, BlockCache cache, int expectedBlockBytes) {
+  QueueReader(SegmentSet segments, QueueCounters counters, BlockCache cache, int expectedBlockBytes, boolean mapped) {
+    this(segments, counters, cache, expectedBlockBytes, mapped, COLD_READ_NANOS);
+  }
+
+  /** With another threshold for a cold mapped read (tests). */
+  QueueReader(SegmentSet segments, QueueCounters counters, BlockCache cache, int expectedBlockBytes, boolean mapped,
+      long coldReadNanos) {
     this.segments = segments;
+    this.mapped = mapped;
+    this.coldReadNanos = coldReadNanos;
     this.counters = counters;
     this.cache = cache;
     this.buffers = ThreadLocal.withInitial(() -> new Buffers(expectedBlockBytes));
@@ -67,6 +97,7 @@ public final class QueueReader {
     if (segment == null) {
       throw new IllegalArgumentException("no segment " + number + " for address " + Address.toString(address));
     }
+    boolean sealed = segment.sealed(); // read before blocksEnd: a sealed segment's end is final
     long end = segment.blocksEnd();
     if (offset < SegmentFormat.HEADER_LENGTH || offset + BlockFormat.HEADER_LENGTH > end) {
       throw new IllegalArgumentException("address " + Address.toString(address) + " is outside the written blocks of "
@@ -84,7 +115,24 @@ public final class QueueReader {
         }
       }
       b.key = -1;
-      b.reader.read(segment.channel(), segment.path(), offset, end, block);
+      MappedFile mapping = null;
+      if (mapped) {
+        if (b.positionalLeft > 0) {
+          b.positionalLeft--;
+        } else {
+          mapping = segment.mapped();
+          // Maps the chunk (a system call the first time) before the clock starts: only the read is timed.
+          mapping.chunk(offset, BlockFormat.HEADER_LENGTH, end, sealed);
+        }
+      }
+      long started = mapping == null ? 0 : System.nanoTime();
+      if (b.reader.read(segment.channel(), mapping, sealed, segment.path(), offset, end, block)) {
+        counters.blockReadsMapped.increment();
+        if (System.nanoTime() - started > coldReadNanos) {
+          b.positionalLeft = POSITIONAL_AFTER_COLD;
+          counters.blockReadsMappedCold.increment();
+        }
+      }
       b.key = key;
       counters.blockReads.increment();
       if (cache != null) {

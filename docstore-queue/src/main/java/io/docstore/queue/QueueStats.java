@@ -14,6 +14,9 @@ package io.docstore.queue;
  * @param fsyncs fsyncs of segment files (group commit, sealing, new segments)
  * @param tornTailBytesDropped bytes cut from the active segment's torn tail at open
  * @param blockReads blocks read from files by readers and tailers
+ * @param blockReadsMapped of {@code blockReads}, those taken from a segment's mapping (no system call)
+ * @param blockReadsMappedCold of {@code blockReadsMapped}, those that waited for the disk (each sends
+ *     its thread back to positional reads for a while)
  * @param blockCacheHits reads answered by the decoded-block cache
  * @param blockCacheMisses reads of a block the cache did not hold (0 when it is off)
  * @param blockCacheEvictions blocks evicted from the cache
@@ -21,5 +24,7 @@ package io.docstore.queue;
  * @param blockCacheCapacityBytes the cache's size (0: off)
  */
 public record QueueStats(long appends, long bodyBytes, long rawBytes, long storedBytes, long blocks, long compressedBlocks,
-    long segmentsCreated, long segmentsSealed, long fsyncs, long tornTailBytesDropped, long blockReads, long blockCacheHits,
+    long segmentsCreated, long segmentsSealed, long fsyncs, long tornTailBytesDropped, long blockReads, long blockReadsMapped,
+    long blockReadsMappedCold,
+    long blockCacheHits,
     long blockCacheMisses, long blockCacheEvictions, long blockCacheBytes, long blockCacheCapacityBytes) {}

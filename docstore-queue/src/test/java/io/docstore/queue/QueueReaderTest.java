@@ -51,6 +51,83 @@ class QueueReaderTest {
     }
   }
 
+  /** A body of 4,000 random (incompressible) bytes determined by {@code i}. */
+  private static byte[] body(int i) {
+    byte[] b = new byte[4000];
+    new java.util.SplittableRandom(i).nextBytes(b);
+    return b;
+  }
+
+  @Test
+  void mappedAndPositionalReadsServeTheSameRecords() throws Exception {
+    // 72 MB of records in one active segment: its first 64 MiB chunk is mapped once written, the
+    // rest is read positionally until that chunk is whole or the segment is sealed.
+    int n = 18_000;
+    long[] addresses = new long[n];
+    QueueOptions mapped = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build();
+    try (Queue q = Queue.open(dir, mapped)) {
+      for (int i = 0; i < n; i++) {
+        addresses[i] = q.writer().append(i, Op.PUT, i, body(i)).address();
+      }
+      q.writer().flush();
+    }
+    int[] picks = new java.util.SplittableRandom(7).ints(3_000, 0, n).toArray();
+    for (boolean useMapping : new boolean[] {true, false}) {
+      try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).mappedReads(useMapping).build())) {
+        for (int i : picks) {
+          Record r = q.reader().get(addresses[i]);
+          assertThat(r.id()).isEqualTo(i);
+          assertThat(r.body()).isEqualTo(body(i));
+        }
+        QueueStats s = q.stats();
+        if (useMapping && io.docstore.io.MappedFile.supported()) {
+          assertThat(s.blockReadsMapped()).as("reads in the whole first chunk").isPositive();
+          assertThat(s.blockReadsMapped()).as("reads past it are positional").isLessThan(s.blockReads());
+        } else {
+          assertThat(s.blockReadsMapped()).isZero();
+        }
+      }
+    }
+  }
+
+  @Test
+  void aColdMappedReadSendsTheThreadToPositionalReadsForAWhile() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(io.docstore.io.MappedFile.supported());
+    QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).segmentSize(64 << 10).build();
+    try (Queue q = Queue.open(dir, o)) {
+      List<Long> a = new ArrayList<>();
+      for (int i = 0; i < 4000; i++) {
+        a.add(q.writer().append(i, Op.PUT, i, new byte[] {(byte) i, 1, 2, 3, 4, 5, 6, 7}).address());
+      }
+      q.writer().flush();
+      assertThat(q.stats().segmentsSealed()).isPositive();
+      // Threshold 0: every mapped read counts as cold, as if each had waited for the disk.
+      QueueReader everyReadCold = q.reader(0);
+      int reads = QueueReader.POSITIONAL_AFTER_COLD + 2;
+      long mappedBefore = q.stats().blockReadsMapped();
+      for (int i = 0; i < reads; i++) {
+        long address = a.get((i * 17) % 1000); // sealed segments only; 17 records apart: never the same block
+        assertThat(everyReadCold.get(address).id()).isEqualTo((i * 17) % 1000);
+      }
+      QueueStats s = q.stats();
+      assertThat(s.blockReadsMapped() - mappedBefore).as("the first read, then the probe after the positional run")
+          .isEqualTo(2);
+      assertThat(s.blockReadsMappedCold()).isEqualTo(2);
+      // The queue's own reader (20 us threshold) reads these resident blocks through the mapping,
+      // every one unless the thread was descheduled long enough to make a read look cold.
+      long before = q.stats().blockReadsMapped();
+      long coldBefore = q.stats().blockReadsMappedCold();
+      for (int i = 0; i < 100; i++) {
+        q.reader().get(a.get((i * 17) % 1000));
+      }
+      long mapped = q.stats().blockReadsMapped() - before;
+      assertThat(mapped).isPositive();
+      if (q.stats().blockReadsMappedCold() == coldBefore) {
+        assertThat(mapped).isEqualTo(100);
+      }
+    }
+  }
+
   @Test
   void aThreadReusesTheBlockItReadLast() throws Exception {
     try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {

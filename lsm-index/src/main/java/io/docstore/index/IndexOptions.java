@@ -23,6 +23,7 @@ public final class IndexOptions {
   private final long backgroundWriteRate;
   private final int backgroundNice;
   private final long pageCacheBytes;
+  private final boolean mappedReads;
 
   private IndexOptions(Builder b) {
     this.fileSystem = b.fileSystem;
@@ -36,6 +37,7 @@ public final class IndexOptions {
     this.backgroundWriteRate = b.backgroundWriteRate;
     this.backgroundNice = b.backgroundNice;
     this.pageCacheBytes = b.pageCacheBytes;
+    this.mappedReads = b.mappedReads;
   }
 
   public static Builder builder() {
@@ -107,6 +109,11 @@ public final class IndexOptions {
     return pageCacheBytes;
   }
 
+  /** Whether lookups read table pages from a mapping of the table files ({@link Builder#mappedReads}). */
+  public boolean mappedReads() {
+    return mappedReads;
+  }
+
   /** Builder with the defaults documented per method. */
   public static final class Builder {
     private FileSystem fileSystem = FileSystem.real();
@@ -120,6 +127,7 @@ public final class IndexOptions {
     private long backgroundWriteRate = 64L << 20;
     private int backgroundNice = DEFAULT_BACKGROUND_NICE;
     private long pageCacheBytes;
+    private boolean mappedReads = true;
 
     private Builder() {}
 
@@ -216,6 +224,16 @@ public final class IndexOptions {
         throw new IllegalArgumentException("page cache must be >= 0 bytes, got " + bytes);
       }
       this.pageCacheBytes = bytes;
+      return this;
+    }
+
+    /**
+     * Default true (Linux only; elsewhere lookups use positional reads): lookups read table pages
+     * from a read-only mapping of the table files, advised {@code MADV_RANDOM}, so a resident page
+     * costs no system call and no copy, and a page fault reads the one 4 KiB page it needs.
+     */
+    public Builder mappedReads(boolean mappedReads) {
+      this.mappedReads = mappedReads;
       return this;
     }
 

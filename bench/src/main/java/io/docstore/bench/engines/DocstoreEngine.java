@@ -28,7 +28,9 @@ import java.util.Arrays;
  * of the budget for bloom, index pages, blocks) tries another split, and
  * {@code DOCSTORE_BENCH_BACKGROUND_NICE=n} another CPU priority for the index's background threads
  * (default {@link IndexOptions#DEFAULT_BACKGROUND_NICE}, as in the service; 0 = normal), and
- * {@code DOCSTORE_BENCH_BLOCK_SIZE=bytes} another queue block size (default the queue's, 8 KiB).
+ * {@code DOCSTORE_BENCH_BLOCK_SIZE=bytes} another queue block size (default the queue's, 8 KiB), and
+ * {@code DOCSTORE_BENCH_MAPPED=false} positional reads instead of mapped ones for queue blocks and
+ * index pages (default true, as in the service).
  */
 final class DocstoreEngine implements Engine {
 
@@ -46,7 +48,10 @@ final class DocstoreEngine implements Engine {
     long pageCacheBytes = s.memoryBytes() * split[1] / parts;
     long blockCacheBytes = s.memoryBytes() - bloomBytes - pageCacheBytes;
     String block = System.getenv("DOCSTORE_BENCH_BLOCK_SIZE");
-    QueueOptions.Builder qb = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockCacheBytes(blockCacheBytes);
+    String mappedEnv = System.getenv("DOCSTORE_BENCH_MAPPED");
+    boolean mapped = mappedEnv == null || mappedEnv.isBlank() || Boolean.parseBoolean(mappedEnv.trim());
+    QueueOptions.Builder qb = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockCacheBytes(blockCacheBytes)
+        .mappedReads(mapped);
     if (block != null && !block.isBlank()) {
       qb.blockSize(Integer.parseInt(block.trim()));
     }
@@ -54,6 +59,7 @@ final class DocstoreEngine implements Engine {
     String nice = System.getenv("DOCSTORE_BENCH_BACKGROUND_NICE");
     IndexOptions io = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(s.writeBufferBytes())
         .bloomMemoryBytes(bloomBytes).pageCacheBytes(pageCacheBytes)
+        .mappedReads(mapped)
         .backgroundNice(nice == null || nice.isBlank() ? IndexOptions.DEFAULT_BACKGROUND_NICE : Integer.parseInt(nice.trim()))
         .build();
     queue = Queue.open(s.dir().resolve("queue"), qo);
@@ -66,7 +72,7 @@ final class DocstoreEngine implements Engine {
     }
     index = opened;
     settings = "docstore queue (block " + qo.blockSize() + " B raw, LZ4, decoded-block cache " + blockCacheBytes
-        + " B off heap, sync none) + LsmIndex (memtable " + io.memTableBytes() + " B, resident bloom " + bloomBytes
+        + " B off heap, " + (mapped ? "mapped" : "positional") + " reads, sync none) + LsmIndex (memtable " + io.memTableBytes() + " B, resident bloom " + bloomBytes
         + " B at FP " + io.bloomFalsePositiveRate() + ", page cache " + pageCacheBytes
         + " B off heap, sync none, background threads at nice " + io.backgroundNice() + "); index updated per batch with putAll";
   }

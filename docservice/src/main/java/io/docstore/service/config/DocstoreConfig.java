@@ -36,12 +36,14 @@ public final class DocstoreConfig {
   private final long queueSegmentSize;
   private final int maxBodyBytes;
   private final long queueBlockCacheBytes;
+  private final boolean queueMappedReads;
   private final long indexMemtableBytes;
   private final double bloomFalsePositiveRate;
   private final long bloomMemoryBytes;
   private final long indexBackgroundWriteRate;
   private final int indexBackgroundNice;
   private final long indexPageCacheBytes;
+  private final boolean indexMappedReads;
   private final Duration checkpointInterval;
   private final InetSocketAddress readAddress;
   private final InetSocketAddress adminAddress;
@@ -80,6 +82,7 @@ public final class DocstoreConfig {
       throw new ConfigError(ROOT + ".queue.max-body", "must be smaller than queue.segment-size");
     }
     queueBlockCacheBytes = r.bytes("queue.block-cache", 0, 16L << 30);
+    queueMappedReads = r.bool("queue.mapped-reads");
     indexMemtableBytes = r.bytes("index.memtable", 64 << 10, 1L << 36);
     bloomFalsePositiveRate = r.doubleBetween("index.bloom-false-positive-rate", 0, 0.5);
     bloomMemoryBytes = r.bytes("index.bloom-memory", 0, Long.MAX_VALUE);
@@ -87,6 +90,7 @@ public final class DocstoreConfig {
     indexBackgroundNice = r.intBetween("index.background-nice", 0, 19);
     // The slot cache holds at most 16 stripes of 1 GiB.
     indexPageCacheBytes = r.bytes("index.page-cache", 0, 16L << 30);
+    indexMappedReads = r.bool("index.mapped-reads");
     checkpointInterval = r.positiveDuration("index.checkpoint-interval");
     readAddress = r.address("http.read");
     adminAddress = r.address("http.admin");
@@ -191,12 +195,14 @@ public final class DocstoreConfig {
   public long queueSegmentSize() { return queueSegmentSize; }
   public int maxBodyBytes() { return maxBodyBytes; }
   public long queueBlockCacheBytes() { return queueBlockCacheBytes; }
+  public boolean queueMappedReads() { return queueMappedReads; }
   public long indexMemtableBytes() { return indexMemtableBytes; }
   public double bloomFalsePositiveRate() { return bloomFalsePositiveRate; }
   public long bloomMemoryBytes() { return bloomMemoryBytes; }
   public long indexBackgroundWriteRate() { return indexBackgroundWriteRate; }
   public int indexBackgroundNice() { return indexBackgroundNice; }
   public long indexPageCacheBytes() { return indexPageCacheBytes; }
+  public boolean indexMappedReads() { return indexMappedReads; }
 
   /** Bytes of direct memory the caches may take: index bloom pages, index page cache, queue block cache. */
   public long offHeapCacheBytes() {

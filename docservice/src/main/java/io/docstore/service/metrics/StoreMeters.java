@@ -38,6 +38,11 @@ public final class StoreMeters {
     counter(r, owner, "docstore.queue.fsyncs", "fsyncs of segment files", q, QueueStats::fsyncs);
     counter(r, owner, "docstore.queue.torn.tail.bytes", "bytes cut from a torn tail at open", q, QueueStats::tornTailBytesDropped);
     counter(r, owner, "docstore.queue.block.reads", "blocks read from segment files", q, QueueStats::blockReads);
+    counter(r, owner, "docstore.queue.block.reads.mapped", "of the blocks read, those taken from a segment's mapping",
+        q, QueueStats::blockReadsMapped);
+    counter(r, owner, "docstore.queue.block.reads.mapped.cold",
+        "mapped block reads that waited for the disk (the thread then reads positionally for a while)", q,
+        QueueStats::blockReadsMappedCold);
     counter(r, owner, "docstore.queue.block.cache.hits", "block reads answered by the decoded-block cache", q,
         QueueStats::blockCacheHits);
     counter(r, owner, "docstore.queue.block.cache.misses", "block reads the decoded-block cache did not hold", q,

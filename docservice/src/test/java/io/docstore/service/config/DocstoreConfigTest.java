@@ -48,13 +48,17 @@ class DocstoreConfigTest {
     assertThat(c.dataDir()).isEqualTo(Path.of("data"));
     assertThat(c.indexPageCacheBytes()).isEqualTo(256L << 20);
     assertThat(c.queueBlockCacheBytes()).isZero();
+    assertThat(c.queueMappedReads()).isTrue();
+    assertThat(c.indexMappedReads()).isTrue();
   }
 
   @Test
   void primaryAndReplicaShareTheIndexOptions() {
-    DocstoreConfig c = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "8M", "docstore.index.bloom-memory", "1M"));
+    DocstoreConfig c = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "8M", "docstore.index.bloom-memory", "1M",
+        "docstore.index.mapped-reads", "false"));
     io.docstore.index.IndexOptions o = io.docstore.service.Service.indexOptions(c).build();
     assertThat(o.pageCacheBytes()).isEqualTo(8L << 20);
+    assertThat(o.mappedReads()).isFalse();
     assertThat(o.bloomMemoryBytes()).isEqualTo(1L << 20);
     assertThat(o.syncPolicy()).isEqualTo(SyncPolicy.NONE);
     assertThatThrownBy(() -> DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "17G")))

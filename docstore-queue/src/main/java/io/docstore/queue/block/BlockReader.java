@@ -4,6 +4,7 @@ import static io.docstore.queue.format.BlockFormat.*;
 
 import io.docstore.io.Checksums;
 import io.docstore.io.CorruptionException;
+import io.docstore.io.MappedFile;
 import io.docstore.queue.format.Address;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -16,14 +17,17 @@ import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
- * Loads one block: a single positional read ({@code FileChannel.read(buf, pos)}, no mmap: random
- * reads must not trigger the disk's large read-ahead), checksum, decompress, validate.
+ * Loads one block: checksum, decompress, validate. The bytes come from a memory-mapped chunk of the
+ * segment ({@link MappedFile}, advised {@code MADV_RANDOM}) when the caller offers one that holds
+ * the whole block: no system call and no copy once the pages are resident. Otherwise from a
+ * single positional read ({@code FileChannel.read(buf, pos)}). Both paths run the same checks.
  *
- * <p>The first read asks for {@code expectedBlockBytes}, which covers every block built under the
- * configured block size; only a block holding one oversized record needs a second read.
+ * <p>The first positional read asks for {@code expectedBlockBytes}, which covers every block built
+ * under the configured block size; only a block holding one oversized record needs a second read.
  *
  * <p>Not thread-safe: one per thread (the reader keeps them in a ThreadLocal) or per tailer. Its
- * buffers grow to the largest block seen and are reused, so a read allocates nothing.
+ * buffers grow to the largest block seen and are reused, so a read allocates nothing beyond two
+ * short-lived buffer views that escape analysis removes.
  */
 public final class BlockReader {
 
@@ -32,7 +36,7 @@ public final class BlockReader {
   private final CRC32C crc = new CRC32C();
   private final int expectedBlockBytes;
   private ByteBuffer buf;
-  private byte[] stored = new byte[0];
+  private ByteBuffer rawView = ByteBuffer.allocate(0);
 
   /** @param expectedBlockBytes bytes to read at first: header plus the largest usual stored payload */
   public BlockReader(int expectedBlockBytes) {
@@ -41,63 +45,103 @@ public final class BlockReader {
   }
 
   /**
-   * Reads the block starting at {@code offset} of {@code file} into {@code into}.
+   * Reads the block starting at {@code offset} of {@code file} into {@code into} with a positional
+   * read.
    *
    * @param limit offset where readable blocks end (the flushed end of an active segment, the footer
    *     of a sealed one); a block reaching past it is damage
    * @throws CorruptionException naming the file and offset (and checksums where they differ)
    */
   public void read(FileChannel ch, Path file, long offset, long limit, DecodedBlock into) throws IOException {
+    read(ch, null, false, file, offset, limit, into);
+  }
+
+  /**
+   * As {@link #read(FileChannel, Path, long, long, DecodedBlock)}, from {@code mapped} when it can
+   * map the whole block ({@code limit} is final when {@code limitIsFinal}, as for a sealed segment).
+   *
+   * @return whether the block came from the mapping
+   */
+  public boolean read(FileChannel ch, MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit,
+      DecodedBlock into) throws IOException {
     long available = limit - offset;
     if (available < HEADER_LENGTH) {
       throw new CorruptionException(file, offset, "truncated block header: " + Math.max(available, 0)
           + " bytes before the end at " + limit);
     }
+    if (mapped != null) {
+      ByteBuffer head = mapped.chunk(offset, HEADER_LENGTH, limit, limitIsFinal);
+      if (head != null) {
+        int base = MappedFile.indexInChunk(offset);
+        int total = checkHeader(head, base, available, file, offset);
+        ByteBuffer whole = mapped.chunk(offset, total, limit, limitIsFinal);
+        if (whole != null) {
+          decode(whole, base, total, file, offset, into);
+          return true;
+        }
+      }
+    }
     int first = (int) Math.min(expectedBlockBytes, available);
     readFully(ch, file, offset, first);
-    int storedLength = buf.getInt(STORED_LENGTH);
-    int rawLength = buf.getInt(RAW_LENGTH);
-    int count = Short.toUnsignedInt(buf.getShort(RECORD_COUNT));
-    int flags = buf.get(FLAGS);
-    if (storedLength <= 0 || storedLength > MAX_PAYLOAD || rawLength <= 0 || rawLength > MAX_PAYLOAD
-        || count == 0 || count > Address.MAX_RECORDS_PER_BLOCK || (flags & ~FLAG_LZ4) != 0 || buf.get(RESERVED) != 0) {
-      throw new CorruptionException(file, offset, String.format(
-          "implausible block header (stored %d, raw %d, records %d, flags %d)", storedLength, rawLength, count, flags));
-    }
-    int total = HEADER_LENGTH + storedLength;
-    if (total > available) {
-      throw new CorruptionException(file, offset, "block of " + total + " bytes runs past the end at " + limit);
-    }
+    int total = checkHeader(buf, 0, available, file, offset);
     if (total > first) {
       if (total > buf.capacity()) {
         buf = ByteBuffer.allocateDirect(Integer.highestOneBit(total - 1) << 1).order(ByteOrder.BIG_ENDIAN);
       }
       readFully(ch, file, offset, total);
     }
-    int expected = buf.getInt(CRC);
+    decode(buf, 0, total, file, offset, into);
+    return false;
+  }
+
+  /** Checks the block header at {@code base} of {@code src}; the block's total length. */
+  private static int checkHeader(ByteBuffer src, int base, long available, Path file, long offset)
+      throws CorruptionException {
+    int storedLength = src.getInt(base + STORED_LENGTH);
+    int rawLength = src.getInt(base + RAW_LENGTH);
+    int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
+    int flags = src.get(base + FLAGS);
+    if (storedLength <= 0 || storedLength > MAX_PAYLOAD || rawLength <= 0 || rawLength > MAX_PAYLOAD
+        || count == 0 || count > Address.MAX_RECORDS_PER_BLOCK || (flags & ~FLAG_LZ4) != 0 || src.get(base + RESERVED) != 0) {
+      throw new CorruptionException(file, offset, String.format(
+          "implausible block header (stored %d, raw %d, records %d, flags %d)", storedLength, rawLength, count, flags));
+    }
+    int total = HEADER_LENGTH + storedLength;
+    if (total > available) {
+      throw new CorruptionException(file, offset, "block of " + total + " bytes runs past the end at " + (offset + available));
+    }
+    return total;
+  }
+
+  /** Verifies, decompresses and validates the {@code total}-byte block at {@code base} of {@code src}. */
+  private void decode(ByteBuffer src, int base, int total, Path file, long offset, DecodedBlock into)
+      throws CorruptionException {
+    int storedLength = total - HEADER_LENGTH;
+    int rawLength = src.getInt(base + RAW_LENGTH);
+    int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
+    boolean lz4 = (src.get(base + FLAGS) & FLAG_LZ4) != 0;
+    int expected = src.getInt(base + CRC);
     crc.reset();
-    buf.limit(total).position(STORED_LENGTH);
-    crc.update(buf);
+    ByteBuffer covered = src.duplicate();
+    covered.limit(base + total).position(base + STORED_LENGTH);
+    crc.update(covered);
     int actual = Checksums.mask((int) crc.getValue());
     if (actual != expected) {
       throw CorruptionException.checksum(file, offset, "block", expected, actual);
     }
-    boolean lz4 = (flags & FLAG_LZ4) != 0;
     if (!lz4 && rawLength != storedLength) {
       throw new CorruptionException(file, offset, "raw block with stored length " + storedLength + " != raw length " + rawLength);
     }
     if (into.raw.length < rawLength) {
       into.raw = new byte[Math.max(rawLength, into.raw.length * 2)];
     }
-    buf.limit(total).position(HEADER_LENGTH);
     if (lz4) {
-      if (stored.length < storedLength) {
-        stored = new byte[Math.max(storedLength, stored.length * 2)];
+      if (rawView.array() != into.raw) {
+        rawView = ByteBuffer.wrap(into.raw);
       }
-      buf.get(stored, 0, storedLength);
       int n;
       try {
-        n = DECOMPRESSOR.decompress(stored, 0, storedLength, into.raw, 0, rawLength);
+        n = DECOMPRESSOR.decompress(src, base + HEADER_LENGTH, storedLength, rawView, 0, rawLength);
       } catch (LZ4Exception e) {
         throw new CorruptionException(file, offset, "LZ4 payload does not decompress: " + e.getMessage());
       }
@@ -105,11 +149,11 @@ public final class BlockReader {
         throw new CorruptionException(file, offset, "decompressed to " + n + " bytes, header says " + rawLength);
       }
     } else {
-      buf.get(into.raw, 0, rawLength);
+      src.get(base + HEADER_LENGTH, into.raw, 0, rawLength);
     }
     into.rawLength = rawLength;
     into.count = count;
-    into.firstSequence = buf.getLong(FIRST_SEQUENCE);
+    into.firstSequence = src.getLong(base + FIRST_SEQUENCE);
     into.offset = offset;
     into.storedLength = storedLength;
     into.crc = expected;

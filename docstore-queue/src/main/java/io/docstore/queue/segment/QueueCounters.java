@@ -18,6 +18,8 @@ public final class QueueCounters {
   public final LongAdder fsyncs = new LongAdder();
   public final LongAdder tornTailBytesDropped = new LongAdder();
   public final LongAdder blockReads = new LongAdder();
+  public final LongAdder blockReadsMapped = new LongAdder();
+  public final LongAdder blockReadsMappedCold = new LongAdder();
   public final LongAdder blockCacheHits = new LongAdder();
   /** Block writes refused for lack of space (cut back, records discarded, writer still usable). */
   public final LongAdder noSpaceFailures = new LongAdder();

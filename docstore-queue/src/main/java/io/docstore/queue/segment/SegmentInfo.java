@@ -1,6 +1,8 @@
 package io.docstore.queue.segment;
 
+import io.docstore.io.MappedFile;
 import java.io.IOException;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 
@@ -10,13 +12,16 @@ import java.nio.file.Path;
  * <p>Thread-safety: the writer is the only one to change {@code blocksEnd}, {@code lastSequence},
  * {@code sealed} and {@code path}; it publishes a block by writing it completely and only then
  * raising {@code blocksEnd} (volatile), so a reader that stays below {@code blocksEnd} never sees a
- * partial block. The read channel is positional-read only and shared by all readers.
+ * partial block. The read channel is positional-read only and shared by all readers, as is the
+ * lazily made mapping of the blocks below {@code blocksEnd} ({@link #mapped()}): the writer never
+ * changes or cuts a byte below {@code blocksEnd} while the queue is open.
  */
 public final class SegmentInfo {
 
   private final long number;
   private final long baseSequence;
   private final FileChannel channel;
+  private final MappedFile mapped;
   private volatile Path path;
   private volatile long blocksEnd;
   private volatile long lastSequence;
@@ -28,6 +33,7 @@ public final class SegmentInfo {
     this.baseSequence = baseSequence;
     this.path = path;
     this.channel = channel;
+    this.mapped = new MappedFile(channel, path, ByteOrder.BIG_ENDIAN);
     this.blocksEnd = blocksEnd;
     this.lastSequence = lastSequence;
     this.sealed = sealed;
@@ -48,6 +54,11 @@ public final class SegmentInfo {
 
   public FileChannel channel() {
     return channel;
+  }
+
+  /** The segment's blocks, mapped in chunks as they become readable (nothing is mapped until read). */
+  public MappedFile mapped() {
+    return mapped;
   }
 
   /** End of the last complete block: blocks before it may be read. */
@@ -75,6 +86,7 @@ public final class SegmentInfo {
   }
 
   void close() throws IOException {
+    mapped.release();
     channel.close();
   }
 }

@@ -261,7 +261,7 @@ final class Flusher {
     }
     BloomFilter filter = BloomFilter.open(fs, bloomPath, engine.pager);
     try {
-      return Table.open(fs, tablePath, number, filter);
+      return Table.open(fs, tablePath, number, filter, engine.options.mappedReads());
     } catch (IOException | RuntimeException e) {
       filter.close();
       throw e;

@@ -92,7 +92,7 @@ final class Recovery {
         BloomFilter bloom = BloomFilter.open(fs, bp, pager);
         Table t;
         try {
-          t = Table.open(fs, tp, ref.number(), bloom);
+          t = Table.open(fs, tp, ref.number(), bloom, options.mappedReads());
         } catch (IOException | RuntimeException e) {
           bloom.close();
           throw e;

@@ -5,6 +5,7 @@ import io.docstore.index.file.FileHeader;
 import io.docstore.io.Checksums;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
+import io.docstore.io.MappedFile;
 import io.docstore.io.cache.SlotCache;
 import java.io.EOFException;
 import java.io.IOException;
@@ -16,10 +17,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An open, immutable on-disk index table with its fence index (first id of each page) in memory,
- * so a lookup costs one positional read of one 4 KiB page. Opening verifies the header and the
- * trailer checksum (which covers fences and page checksums). Every page read, by a lookup or an
- * iteration, is checked against its checksum before use (CRC32C of 4 KiB costs far less than the
- * read), so a damaged page is reported, never served.
+ * so a lookup reads one 4 KiB page: from the table's read-only mapping ({@link MappedFile}, advised
+ * {@code MADV_RANDOM}: a page fault reads that page alone) when the table was opened mapped, else
+ * with one positional read. Opening verifies the header and the trailer checksum (which covers
+ * fences and page checksums). Every page read, by a lookup or an iteration, is checked against its
+ * checksum before use, so a damaged page is reported, never served.
  *
  * <p>Thread-safety: lookups from any number of threads, each with its own page buffer. Reference
  * counted: the channel is closed (and, if {@link #markObsolete obsolete}, the files deleted) when
@@ -31,6 +33,7 @@ public final class Table {
   private final long number;
   private final Path path;
   private final FileChannel ch;
+  private final MappedFile mapped;
   private final BloomFilter bloom;
   private final long[] fences;
   private final int[] pageCrcs;
@@ -43,12 +46,13 @@ public final class Table {
   private final AtomicInteger refs = new AtomicInteger(1);
   private volatile boolean obsolete;
 
-  private Table(FileSystem fs, long number, Path path, FileChannel ch, BloomFilter bloom, long[] fences, int[] pageCrcs,
-      long entryCount, long tombstones, long minId, long maxId, long bytes) {
+  private Table(FileSystem fs, long number, Path path, FileChannel ch, boolean mapped, BloomFilter bloom, long[] fences,
+      int[] pageCrcs, long entryCount, long tombstones, long minId, long maxId, long bytes) {
     this.fs = fs;
     this.number = number;
     this.path = path;
     this.ch = ch;
+    this.mapped = mapped ? new MappedFile(ch, path, ByteOrder.LITTLE_ENDIAN) : null;
     this.bloom = bloom;
     this.fences = fences;
     this.pageCrcs = pageCrcs;
@@ -60,8 +64,16 @@ public final class Table {
     this.bytes = bytes;
   }
 
-  /** Opens and verifies a table file; {@code bloom} may be null (tools). Holds one reference. */
+  /** Opens and verifies a table file for positional reads; {@code bloom} may be null (tools). Holds one reference. */
   public static Table open(FileSystem fs, Path path, long number, BloomFilter bloom) throws IOException {
+    return open(fs, path, number, bloom, false);
+  }
+
+  /**
+   * As {@link #open(FileSystem, Path, long, BloomFilter)}; with {@code mapped}, lookups read pages
+   * from a mapping of the file (made on the first lookup; released with the last reference).
+   */
+  public static Table open(FileSystem fs, Path path, long number, BloomFilter bloom, boolean mapped) throws IOException {
     FileChannel ch = fs.openRead(path);
     try {
       long size = ch.size();
@@ -102,7 +114,7 @@ public final class Table {
       if (entries <= (long) (pages - 1) * TableFormat.ENTRIES_PER_PAGE || entries > (long) pages * TableFormat.ENTRIES_PER_PAGE) {
         throw new CorruptionException(path, trailerAt + TableFormat.T_ENTRY_COUNT, "entry count " + entries + " does not fit " + pages + " pages");
       }
-      return new Table(fs, number, path, ch, bloom, fences, crcs, entries, block.getLong(t + TableFormat.T_TOMBSTONES),
+      return new Table(fs, number, path, ch, mapped, bloom, fences, crcs, entries, block.getLong(t + TableFormat.T_TOMBSTONES),
           block.getLong(t + TableFormat.T_MIN_ID), block.getLong(t + TableFormat.T_MAX_ID), size);
     } catch (IOException | RuntimeException e) {
       ch.close();
@@ -191,9 +203,9 @@ public final class Table {
   }
 
   /**
-   * Looks {@code id} up with one positional read into {@code page} (a 4 KiB little-endian buffer
-   * owned by the calling thread). Returns the value, -2 (tombstone) or -1 (not in this table). The
-   * caller has checked the id range and the bloom filter.
+   * Looks {@code id} up in its page, read from the mapping or with one positional read into
+   * {@code page} (a 4 KiB little-endian buffer owned by the calling thread). Returns the value, -2
+   * (tombstone) or -1 (not in this table). The caller has checked the id range and the bloom filter.
    */
   public long find(long id, ByteBuffer page) throws IOException {
     return find(id, page, null);
@@ -201,8 +213,8 @@ public final class Table {
 
   /**
    * As {@link #find(long, ByteBuffer)}, but the page comes from {@code cache} (index page cache,
-   * slots of {@link TableFormat#PAGE_SIZE} bytes, little-endian) when it is there: no system call,
-   * no allocation. A page read from the file is verified against its checksum and then offered to
+   * slots of {@link TableFormat#PAGE_SIZE} bytes, little-endian) when it is there: no checksum, no
+   * allocation. A page read from the file is verified against its checksum and then offered to
    * the cache (its entries only), so a cached page was verified once, on fill.
    */
   public long find(long id, ByteBuffer page, SlotCache cache) throws IOException {
@@ -217,17 +229,26 @@ public final class Table {
         return v;
       }
     }
-    page.clear();
-    readFully(ch, page, TableFormat.pageOffset(p), path);
-    int actual = Checksums.crc32c(page, 0, TableFormat.PAGE_SIZE);
+    long offset = TableFormat.pageOffset(p);
+    ByteBuffer src = mapped == null ? null : mapped.chunk(offset, TableFormat.PAGE_SIZE, bytes, true);
+    int base;
+    if (src != null) {
+      base = MappedFile.indexInChunk(offset);
+    } else {
+      page.clear();
+      readFully(ch, page, offset, path);
+      src = page;
+      base = 0;
+    }
+    int actual = Checksums.crc32c(src, base, TableFormat.PAGE_SIZE);
     if (actual != pageCrcs[p]) {
-      throw CorruptionException.checksum(path, TableFormat.pageOffset(p), "table page " + p, pageCrcs[p], actual);
+      throw CorruptionException.checksum(path, offset, "table page " + p, pageCrcs[p], actual);
     }
     int entries = entriesInPage(p);
     if (cache != null) {
-      cache.put(key, page, 0, entries * TableFormat.ENTRY_SIZE);
+      cache.put(key, src, base, entries * TableFormat.ENTRY_SIZE);
     }
-    return search(page, 0, entries, id);
+    return search(src, base, entries, id);
   }
 
   /** Cache key of page {@code p}: table number in the high half, page number in the low half. */
@@ -279,6 +300,9 @@ public final class Table {
   public void release() throws IOException {
     if (refs.decrementAndGet() == 0) {
       try {
+        if (mapped != null) {
+          mapped.unmapNow(); // no reader is left: each holds a reference while it reads
+        }
         ch.close();
         if (bloom != null) {
           bloom.close();

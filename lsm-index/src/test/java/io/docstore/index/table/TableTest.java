@@ -38,11 +38,20 @@ class TableTest {
     TableWriter.Info info = w.finish();
     assertThat(info.entries()).isEqualTo(n);
     Table t = Table.open(FileSystem.real(), p, 1, null);
+    Table mapped = Table.open(FileSystem.real(), p, 1, null, true);
     ByteBuffer page = ByteBuffer.allocateDirect(TableFormat.PAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-    for (var e : model.entrySet()) {
-      assertThat(t.find(e.getKey(), page)).as("seed %d", seed).isEqualTo(e.getValue());
-      assertThat(t.find(e.getKey() + 1, page)).isEqualTo(model.containsKey(e.getKey() + 1) ? model.get(e.getKey() + 1) : -1L);
+    for (Table lookups : new Table[] {t, mapped}) {
+      for (var e : model.entrySet()) {
+        assertThat(lookups.find(e.getKey(), page)).as("seed %d", seed).isEqualTo(e.getValue());
+        assertThat(lookups.find(e.getKey() + 1, page))
+            .isEqualTo(model.containsKey(e.getKey() + 1) ? model.get(e.getKey() + 1) : -1L);
+      }
     }
+    if (io.docstore.io.MappedFile.supported()) {
+      assertThat(mappedIn(p)).as("lookups of the mapped table read its mapping").isTrue();
+    }
+    mapped.release();
+    assertThat(mappedIn(p)).as("the last reference unmaps the file at once").isFalse();
     for (int i = 0; i < 20; i++) {
       long from = rnd.nextLong(Long.MAX_VALUE);
       try (EntryIterator it = t.iterator(from)) {
@@ -61,5 +70,10 @@ class TableTest {
     t.release();
     assertThat(p).doesNotExist();
     assertThat(t.retain()).isFalse();
+  }
+
+  private static boolean mappedIn(Path file) throws java.io.IOException {
+    String name = file.toRealPath().toString();
+    return java.nio.file.Files.readAllLines(Path.of("/proc/self/maps")).stream().anyMatch(l -> l.endsWith(" " + name));
   }
 }
