@@ -19,11 +19,19 @@ final class LibC {
   static final int PRIO_PROCESS = 0;
   /** {@code madvise} advice: expect page references in random order (no read-ahead on a fault). */
   static final int MADV_RANDOM = 1;
+  /** {@code getrusage} target: the calling thread. */
+  static final int RUSAGE_THREAD = 1;
+  /** {@code struct rusage} on 64-bit Linux as longs: two timevals (4 longs), then 14 long counters. */
+  static final int RUSAGE_LONGS = 18;
+  /** Index of {@code ru_majflt} (page faults that waited for I/O) in that array. */
+  static final int RU_MAJFLT = 4 + 5;
 
   interface Calls extends Library {
     int setpriority(int which, int who, int prio) throws LastErrorException;
 
     int madvise(Pointer addr, long length, int advice) throws LastErrorException;
+
+    int getrusage(int who, long[] usage) throws LastErrorException;
   }
 
   private static final Calls CALLS = bind();

@@ -59,6 +59,26 @@ public final class MappedFile {
     return LibC.get() != null;
   }
 
+  /**
+   * Page faults of the calling thread that waited for the disk so far ({@code ru_majflt} of
+   * {@code getrusage(RUSAGE_THREAD)}), or -1 where that cannot be asked. A reader that saw a mapped
+   * read take long compares it with an earlier value to tell a cold page (a major fault) from a
+   * thread that was merely descheduled. Costs a system call: for the slow path only.
+   */
+  public static long threadMajorFaults() {
+    LibC.Calls libc = LibC.get();
+    if (libc == null) {
+      return -1;
+    }
+    long[] usage = new long[LibC.RUSAGE_LONGS];
+    try {
+      libc.getrusage(LibC.RUSAGE_THREAD, usage);
+    } catch (LinkageError | RuntimeException e) {
+      return -1;
+    }
+    return usage[LibC.RU_MAJFLT];
+  }
+
   /** Index of file offset {@code offset} in the buffer {@link #chunk} returns for it. */
   public static int indexInChunk(long offset) {
     return (int) (offset & CHUNK_MASK);

@@ -93,6 +93,23 @@ class MappedFileTest {
     }
   }
 
+  @Test
+  void threadMajorFaultsIsTheKernelsCountForThisThread() throws IOException {
+    // Field 12 of /proc/thread-self/stat is majflt; the comm field (2) may hold spaces, so count
+    // from the closing parenthesis.
+    for (int attempt = 0; ; attempt++) {
+      long before = MappedFile.threadMajorFaults();
+      String stat = Files.readString(Path.of("/proc/thread-self/stat"));
+      long after = MappedFile.threadMajorFaults();
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      long kernel = Long.parseLong(f[12 - 3]);
+      if (before == after || attempt == 5) {
+        assertThat(before).isGreaterThanOrEqualTo(0).isEqualTo(kernel);
+        return;
+      }
+    }
+  }
+
   /** The VmFlags line of every mapping of {@code path} in this process. */
   private static List<String> vmFlagsOf(Path path) throws IOException {
     List<String> lines = Files.readAllLines(Path.of("/proc/self/smaps"));

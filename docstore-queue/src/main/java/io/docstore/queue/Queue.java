@@ -116,9 +116,10 @@ public final class Queue implements java.io.Closeable {
     return reader;
   }
 
-  /** A reader of this queue with another cold-read threshold (tests of the mapped-read fallback). */
-  QueueReader reader(long coldReadNanos) {
-    return new QueueReader(segments, counters, null, expectedBlockBytes(options), options.mappedReads(), coldReadNanos);
+  /** A reader of this queue with another slow-read threshold and fault count (tests of the mapped-read fallback). */
+  QueueReader reader(long coldReadNanos, java.util.function.LongSupplier majorFaults) {
+    return new QueueReader(segments, counters, null, expectedBlockBytes(options), options.mappedReads(), coldReadNanos,
+        majorFaults);
   }
 
   /** A tailer over records with sequence {@code >= fromSequence}, in order. */

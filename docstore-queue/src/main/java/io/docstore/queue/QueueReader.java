@@ -1,8 +1,10 @@
 package io.docstore.queue;
 
+import io.docstore.io.CorruptionException;
 import io.docstore.io.MappedFile;
 import io.docstore.queue.block.BlockCache;
 import io.docstore.queue.block.BlockReader;
+import io.docstore.queue.block.RawRecords;
 import io.docstore.queue.block.DecodedBlock;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
@@ -12,22 +14,26 @@ import io.docstore.queue.segment.SegmentInfo;
 import io.docstore.queue.segment.SegmentSet;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.function.LongSupplier;
 
 /**
- * Random reads by address: the block from the segment's mapping (or one positional read where the
- * mapping is off or cannot hold it), checksum, decompress, slice (or a hit in the optional off-heap
- * decoded-block cache, which copies out just the record). Sealed segments are verified this way,
- * block by block, as they are read.
+ * Random reads by address. A block stored uncompressed is read in place from the segment's mapping:
+ * its checksum verified there, then just the record copied out. For any other block (compressed,
+ * or where the mapping is off or cannot hold it) the optional off-heap decoded-block cache is
+ * asked (a hit copies out just the record), then the block is decoded into the thread's buffers,
+ * from the mapping or with one positional read: checksum, decompress, slice. Sealed segments are verified
+ * this way, block by block, as they are read.
  *
  * <p>Mapped reads and a cold page cache: a fault on a mapping advised {@code MADV_RANDOM} reads
  * one 4 KiB page, so a block that is not resident costs two or three disk reads through the
- * mapping but one positional read. Each thread therefore times its mapped reads; one that took
- * longer than {@link #COLD_READ_NANOS} (it waited for the disk) sends that thread's next
- * {@link #POSITIONAL_AFTER_COLD} block reads down the positional path, and then it tries the
- * mapping again. A warm queue is read through the mapping; a cold one at one disk read per block,
- * plus one probe in {@value #POSITIONAL_AFTER_COLD} reads.
+ * mapping but one positional read. Mapped reads are therefore timed; one that took longer than
+ * {@link #COLD_READ_NANOS} and during which the thread's count of major page faults grew (it
+ * waited for the disk, not just for a core) sends the next {@link #POSITIONAL_AFTER_COLD} block
+ * reads down the positional path, and then the mapping is tried again. A warm queue is read
+ * through the mapping; a cold one at one disk read per block, plus one probe in
+ * {@value #POSITIONAL_AFTER_COLD} reads.
  *
- * <p>Thread-safe and shareable: each thread has its own read buffers (ThreadLocal), the segment
+ * <p>Thread-safe and shareable: each thread has its own decode buffers (ThreadLocal), the segment
  * channels are positional-read only. Reads run concurrently with the writer and only ever see
  * complete blocks.
  */
@@ -38,13 +44,21 @@ public final class QueueReader {
   private final BlockCache cache;
   private final boolean mapped;
   private final long coldReadNanos;
+  private final LongSupplier majorFaults;
+  /**
+   * Block reads left before readers try the mapping again after a cold mapped read (see the class
+   * comment). Shared by all reading threads, since coldness is the page cache's, not a thread's;
+   * read and written without synchronization: a lost update only moves the next probe a little.
+   */
+  private int positionalLeft;
   private final ThreadLocal<Buffers> buffers;
 
   /**
-   * A mapped block read slower than this waited for the disk: resident blocks take 1-10 us through
-   * the mapping (page-table faults included), a disk read 50 us or more on the machines measured.
+   * A mapped block read slower than this may have waited for the disk (resident blocks take 1-5 us
+   * through the mapping, a disk read 15-50 us on the machines measured); it did if the thread's
+   * count of major page faults grew ({@link #waitedForDisk}).
    */
-  static final long COLD_READ_NANOS = 20_000;
+  static final long COLD_READ_NANOS = 10_000;
   /** Block reads a thread makes positionally after a cold mapped read, before it tries the mapping again. */
   static final int POSITIONAL_AFTER_COLD = 1024;
 
@@ -56,27 +70,29 @@ public final class QueueReader {
      * open, so a thread asking again for the same block (a page of neighbouring records) reuses it.
      */
     long key = -1;
-    /** Block reads left before this thread tries the mapping again (see the class comment). */
-    int positionalLeft;
+    /** This thread's major page faults when last asked ({@link #waitedForDisk}). */
+    long majorFaults;
 
-    Buffers(int expectedBlockBytes) {
+    Buffers(int expectedBlockBytes, long majorFaults) {
       reader = new BlockReader(expectedBlockBytes);
+      this.majorFaults = majorFaults;
     }
   }
 
   QueueReader(SegmentSet segments, QueueCounters counters, BlockCache cache, int expectedBlockBytes, boolean mapped) {
-    this(segments, counters, cache, expectedBlockBytes, mapped, COLD_READ_NANOS);
+    this(segments, counters, cache, expectedBlockBytes, mapped, COLD_READ_NANOS, MappedFile::threadMajorFaults);
   }
 
-  /** With another threshold for a cold mapped read (tests). */
+  /** With another threshold for a slow mapped read and another count of the thread's major faults (tests). */
   QueueReader(SegmentSet segments, QueueCounters counters, BlockCache cache, int expectedBlockBytes, boolean mapped,
-      long coldReadNanos) {
+      long coldReadNanos, LongSupplier majorFaults) {
     this.segments = segments;
     this.mapped = mapped;
     this.coldReadNanos = coldReadNanos;
     this.counters = counters;
     this.cache = cache;
-    this.buffers = ThreadLocal.withInitial(() -> new Buffers(expectedBlockBytes));
+    this.majorFaults = majorFaults;
+    this.buffers = ThreadLocal.withInitial(() -> new Buffers(expectedBlockBytes, majorFaults.getAsLong()));
   }
 
   /**
@@ -104,63 +120,139 @@ public final class QueueReader {
           + segment.path().getFileName() + " (" + SegmentFormat.HEADER_LENGTH + ".." + end + ")");
     }
     long key = Address.blockKey(address);
-    Buffers b = buffers.get();
-    DecodedBlock block = b.block;
-    if (b.key != key) {
-      if (cache != null) {
-        Record r = cache.read(key, QueueReader::cachedRecord, address);
-        if (r != null) {
-          counters.blockCacheHits.increment();
-          return r;
+    MappedFile mapping = null;
+    if (mapped) {
+      int left = positionalLeft;
+      if (left > 0) {
+        positionalLeft = left - 1;
+      } else {
+        mapping = segment.mapped();
+        // Maps the chunk (a system call the first time) before the clock starts: only the read is timed.
+        mapping.chunk(offset, BlockFormat.HEADER_LENGTH, end, sealed);
+      }
+    }
+    long started = mapping == null ? 0 : System.nanoTime();
+    Record r = mapping == null ? null : mappedRawRecord(mapping, segment, address, end, sealed);
+    boolean fromMapping = r != null;
+    if (r == null && cache != null) {
+      r = cache.read(key, QueueReader::cachedRecord, address);
+      if (r != null) {
+        counters.blockCacheHits.increment();
+        return r;
+      }
+    }
+    if (r == null) {
+      Buffers b = buffers.get();
+      DecodedBlock block = b.block;
+      if (b.key != key) {
+        b.key = -1;
+        fromMapping = b.reader.read(segment.channel(), mapping, sealed, segment.path(), offset, end, block);
+        b.key = key;
+        counters.blockReads.increment();
+        if (cache != null) {
+          cache.put(key, block);
         }
       }
-      b.key = -1;
-      MappedFile mapping = null;
-      if (mapped) {
-        if (b.positionalLeft > 0) {
-          b.positionalLeft--;
-        } else {
-          mapping = segment.mapped();
-          // Maps the chunk (a system call the first time) before the clock starts: only the read is timed.
-          mapping.chunk(offset, BlockFormat.HEADER_LENGTH, end, sealed);
-        }
+      if (index >= block.count()) {
+        throw new IllegalArgumentException("address " + Address.toString(address) + " names record " + index
+            + " of a block holding " + block.count());
       }
-      long started = mapping == null ? 0 : System.nanoTime();
-      if (b.reader.read(segment.channel(), mapping, sealed, segment.path(), offset, end, block)) {
-        counters.blockReadsMapped.increment();
-        if (System.nanoTime() - started > coldReadNanos) {
-          b.positionalLeft = POSITIONAL_AFTER_COLD;
-          counters.blockReadsMappedCold.increment();
-        }
-      }
-      b.key = key;
+      r = QueueTailer.toRecord(block, index, address);
+    } else {
       counters.blockReads.increment();
-      if (cache != null) {
-        cache.put(key, block);
+    }
+    if (fromMapping) {
+      counters.blockReadsMapped.increment();
+      if (System.nanoTime() - started > coldReadNanos && waitedForDisk()) {
+        positionalLeft = POSITIONAL_AFTER_COLD;
+        counters.blockReadsMappedCold.increment();
       }
     }
-    if (index >= block.count()) {
-      throw new IllegalArgumentException("address " + Address.toString(address) + " names record " + index
-          + " of a block holding " + block.count());
+    return r;
+  }
+
+  /**
+   * Whether this thread waited for the disk since it last asked: its count of major page faults
+   * grew. A slow read without one was a descheduled thread or a page-table fault, not a cold page.
+   * Where the count cannot be had, a slow read counts as cold.
+   */
+  private boolean waitedForDisk() {
+    long faults = majorFaults.getAsLong();
+    if (faults < 0) {
+      return true;
     }
-    return QueueTailer.toRecord(block, index, address);
+    Buffers b = buffers.get();
+    boolean waited = faults > b.majorFaults;
+    b.majorFaults = faults;
+    return waited;
+  }
+
+  /**
+   * The record at {@code address} straight from the segment's mapping, nothing copied but the
+   * record, when its block is stored uncompressed (the block's checksum is verified in place on
+   * every read; such blocks are not put in the decoded-block cache, where a hit would save only
+   * that checksum); null when the block is compressed or cannot be mapped.
+   */
+  private static Record mappedRawRecord(MappedFile mapping, SegmentInfo segment, long address, long end, boolean sealed)
+      throws IOException {
+    long offset = Address.blockOffset(address);
+    ByteBuffer c = BlockReader.mappedRaw(mapping, sealed, segment.path(), offset, end);
+    if (c == null) {
+      return null;
+    }
+    int base = MappedFile.indexInChunk(offset);
+    int count = Short.toUnsignedInt(c.getShort(base + BlockFormat.RECORD_COUNT));
+    checkIndex(address, count);
+    Record r = recordIn(c, base + BlockFormat.HEADER_LENGTH, count, c.getInt(base + BlockFormat.RAW_LENGTH),
+        c.getLong(base + BlockFormat.FIRST_SEQUENCE), address);
+    if (r == null) {
+      throw new CorruptionException(segment.path(), offset, "block passes its checksum but record "
+          + Address.index(address) + " lies outside its payload, has an unknown op code or is a delete with a body");
+    }
+    return r;
   }
 
   /** Copies one record out of a cached block (see {@link BlockCache} for the slot layout). */
   private static Record cachedRecord(ByteBuffer slab, int off, int len, long address) {
-    int index = Address.index(address);
     int count = BlockCache.count(slab, off);
+    checkIndex(address, count);
+    Record r = recordIn(slab, off + BlockCache.HEADER, count, BlockCache.rawLength(slab, off, len),
+        BlockCache.firstSequence(slab, off), address);
+    if (r == null) {
+      throw new IllegalStateException("record " + Address.index(address) + " outside a cached block"); // torn: retried
+    }
+    return r;
+  }
+
+  private static void checkIndex(long address, int count) {
+    int index = Address.index(address);
     if (index >= count) {
       throw new IllegalArgumentException("address " + Address.toString(address) + " names record " + index
           + " of a block holding " + count);
     }
-    int start = BlockCache.recordStart(slab, off, len, index);
-    int end = BlockCache.recordEnd(slab, off, len, index, start);
-    int at = off + BlockCache.HEADER + start;
-    byte[] body = new byte[end - start - BlockFormat.RECORD_BODY];
-    slab.get(at + BlockFormat.RECORD_BODY, body);
-    Op op = slab.get(at + BlockFormat.RECORD_OP) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
-    return new Record(address, slab.getLong(at + BlockFormat.RECORD_ID), BlockCache.firstSequence(slab, off) + index, op,
-        slab.getLong(at + BlockFormat.RECORD_ACCEPTED_AT), body);
+  }
+
+  /**
+   * Copies record {@code Address.index(address)} out of the raw payload at {@code payload} of
+   * {@code buf}; null if the offset table does not place it inside the payload, or the record is
+   * not a PUT or a DELETE without a body.
+   */
+  private static Record recordIn(ByteBuffer buf, int payload, int count, int rawLength, long firstSequence, long address) {
+    int index = Address.index(address);
+    int start = RawRecords.start(buf, payload, count, rawLength, index);
+    int end = start < 0 ? -1 : RawRecords.end(buf, payload, count, rawLength, index, start);
+    if (end < 0) {
+      return null;
+    }
+    int at = payload + start;
+    byte op = buf.get(at + BlockFormat.RECORD_OP);
+    int bodyLength = end - start - BlockFormat.RECORD_BODY;
+    if (op != BlockFormat.OP_PUT && (op != BlockFormat.OP_DELETE || bodyLength != 0)) {
+      return null;
+    }
+    byte[] body = new byte[bodyLength];
+    buf.get(at + BlockFormat.RECORD_BODY, body);
+    return new Record(address, buf.getLong(at + BlockFormat.RECORD_ID), firstSequence + index,
+        op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE, buf.getLong(at + BlockFormat.RECORD_ACCEPTED_AT), body);
   }
 }

@@ -26,6 +26,8 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -221,18 +223,25 @@ class QueueCorruptionTest {
     assertThat(QueueVerifier.verify(dir)).anySatisfy(p -> assertThat(p.description()).contains("no footer"));
   }
 
-  @Test
-  void bitFlipInASealedBlockFailsTheReadNotTheOpen() throws IOException {
+  @ParameterizedTest(name = "mapped reads {0}")
+  @ValueSource(booleans = {true, false})
+  void bitFlipInASealedBlockFailsTheReadNotTheOpen(boolean mappedReads) throws IOException {
     List<long[]> sealedBlocks = blocks(sealed);
     long[] b = sealedBlocks.get(1);
-    flipBit(sealed, b[0] + BlockFormat.HEADER_LENGTH + 20, 0);
-    try (Queue q = Queue.open(dir, OPTIONS)) {
+    QueueOptions options = QueueOptions.builder().blockSize(512).segmentSize(4096).syncPolicy(SyncPolicy.NONE)
+        .mappedReads(mappedReads).build();
+    try (Queue q = Queue.open(dir, options)) {
+      assertThat(q.reader().get(appended.get(0).address()).sequence()).isEqualTo(1);
+      // Damage that appears while the queue is open (and the segment mapped) is caught on the next read.
+      flipBit(sealed, b[0] + BlockFormat.HEADER_LENGTH + 20, 0);
       long address = appended.get((int) b[2] - 1).address();
       assertThatThrownBy(() -> q.reader().get(address)).isInstanceOfSatisfying(CorruptionException.class, e -> {
         assertThat(e.file()).isEqualTo(sealed);
         assertThat(e.offset()).isEqualTo(b[0]);
       }).hasMessageContaining("checksum mismatch");
       assertThat(q.reader().get(appended.get(0).address()).sequence()).isEqualTo(1);
+      boolean expectMapped = mappedReads && io.docstore.io.MappedFile.supported();
+      assertThat(q.stats().blockReadsMapped() > 0).as("read through the mapping").isEqualTo(expectMapped);
     }
     expectProblemAt(sealed, b[0]);
   }

@@ -47,11 +47,13 @@ public final class IndexStats {
     IndexCounters c = e.counters();
     puts = c.puts.sum();
     deletes = c.deletes.sum();
-    gets = c.gets.sum();
     probesPerGet = new long[IndexCounters.PROBE_BUCKETS];
+    long total = 0;
     for (int i = 0; i < probesPerGet.length; i++) {
       probesPerGet[i] = c.probesPerGet[i].sum();
+      total += probesPerGet[i];
     }
+    gets = total; // every get counts in exactly one bucket
     pagesRead = c.pagesRead.sum();
     bloomNo = c.bloomNo.sum();
     bloomMaybe = c.bloomMaybe.sum();

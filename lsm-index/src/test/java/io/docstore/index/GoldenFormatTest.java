@@ -95,10 +95,9 @@ class GoldenFormatTest {
         assertThat(t.minId()).isEqualTo(3);
         assertThat(t.maxId()).isEqualTo(900);
         assertThat(t.pageCount()).isEqualTo(2);
-        ByteBuffer page = ByteBuffer.allocateDirect(4096).order(ByteOrder.LITTLE_ENDIAN);
-        assertThat(t.find(21, page)).isEqualTo(-2L);
-        assertThat(t.find(900, page)).isEqualTo(900_001L);
-        assertThat(t.find(901, page)).isEqualTo(-1L);
+        assertThat(t.find(21)).isEqualTo(-2L);
+        assertThat(t.find(900)).isEqualTo(900_001L);
+        assertThat(t.find(901)).isEqualTo(-1L);
         int n = 0;
         try (EntryIterator it = t.iterator(0)) {
           while (it.next()) {

@@ -1,8 +1,5 @@
 package io.docstore.queue.block;
 
-import static io.docstore.queue.format.BlockFormat.OFFSET_ENTRY;
-import static io.docstore.queue.format.BlockFormat.RECORD_BODY;
-
 import io.docstore.io.cache.SlotCache;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -73,28 +70,12 @@ public final class BlockCache {
     return slab.getLong(off + FIRST_SEQUENCE);
   }
 
-  /** Start of record {@code i} relative to the raw payload; checked against the slot. */
-  public static int recordStart(ByteBuffer slab, int off, int len, int i) {
-    int count = count(slab, off);
+  /** Raw payload bytes of the cached block at {@code off}, checked against the slot's length {@code len}. */
+  public static int rawLength(ByteBuffer slab, int off, int len) {
     int raw = slab.getInt(off + RAW_LENGTH);
-    if (i < 0 || i >= count || raw > len - HEADER || count * OFFSET_ENTRY > raw) {
-      throw new IllegalStateException("record " + i + " outside a cached block of " + count + " records");
+    if (raw < 0 || raw > len - HEADER) {
+      throw new IllegalStateException("cached block of " + raw + " raw bytes in a slot of " + len);
     }
-    int start = slab.getInt(off + HEADER + i * OFFSET_ENTRY);
-    if (start < count * OFFSET_ENTRY || start + RECORD_BODY > raw) {
-      throw new IllegalStateException("record " + i + " starts at " + start + " outside " + raw + " raw bytes");
-    }
-    return start;
-  }
-
-  /** End of record {@code i} (where the next starts, or the raw length); checked against the slot. */
-  public static int recordEnd(ByteBuffer slab, int off, int len, int i, int start) {
-    int count = count(slab, off);
-    int raw = slab.getInt(off + RAW_LENGTH);
-    int end = i + 1 < count ? slab.getInt(off + HEADER + (i + 1) * OFFSET_ENTRY) : raw;
-    if (end < start + RECORD_BODY || end > raw || raw > len - HEADER) {
-      throw new IllegalStateException("record " + i + " ends at " + end + " outside " + start + ".." + raw);
-    }
-    return end;
+    return raw;
   }
 }

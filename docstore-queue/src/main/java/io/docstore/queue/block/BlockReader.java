@@ -113,13 +113,35 @@ public final class BlockReader {
     return total;
   }
 
-  /** Verifies, decompresses and validates the {@code total}-byte block at {@code base} of {@code src}. */
-  private void decode(ByteBuffer src, int base, int total, Path file, long offset, DecodedBlock into)
+  /**
+   * The mapped chunk holding the block at {@code offset} when that block is stored uncompressed
+   * and mapped whole, its header and checksum verified in place and nothing copied (the block starts
+   * at {@link MappedFile#indexInChunk}{@code (offset)}); null when it is compressed or cannot be
+   * mapped, for {@link #read} to decode it. A reader of one record then checks just that record's
+   * bounds ({@link RawRecords}); the whole offset table is validated by {@link #read}.
+   */
+  public static ByteBuffer mappedRaw(MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit)
       throws CorruptionException {
-    int storedLength = total - HEADER_LENGTH;
-    int rawLength = src.getInt(base + RAW_LENGTH);
-    int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
-    boolean lz4 = (src.get(base + FLAGS) & FLAG_LZ4) != 0;
+    long available = limit - offset;
+    ByteBuffer head = available < HEADER_LENGTH ? null : mapped.chunk(offset, HEADER_LENGTH, limit, limitIsFinal);
+    if (head == null) {
+      return null;
+    }
+    int base = MappedFile.indexInChunk(offset);
+    if ((head.get(base + FLAGS) & FLAG_LZ4) != 0) {
+      return null;
+    }
+    int total = checkHeader(head, base, available, file, offset);
+    ByteBuffer whole = mapped.chunk(offset, total, limit, limitIsFinal);
+    if (whole != null) {
+      verify(whole, base, total, false, new CRC32C(), file, offset);
+    }
+    return whole;
+  }
+
+  /** Checks the block's checksum (and a raw block's lengths); its stored checksum. */
+  private static int verify(ByteBuffer src, int base, int total, boolean lz4, CRC32C crc, Path file, long offset)
+      throws CorruptionException {
     int expected = src.getInt(base + CRC);
     crc.reset();
     ByteBuffer covered = src.duplicate();
@@ -129,9 +151,22 @@ public final class BlockReader {
     if (actual != expected) {
       throw CorruptionException.checksum(file, offset, "block", expected, actual);
     }
-    if (!lz4 && rawLength != storedLength) {
-      throw new CorruptionException(file, offset, "raw block with stored length " + storedLength + " != raw length " + rawLength);
+    int storedLength = total - HEADER_LENGTH;
+    if (!lz4 && src.getInt(base + RAW_LENGTH) != storedLength) {
+      throw new CorruptionException(file, offset, "raw block with stored length " + storedLength + " != raw length "
+          + src.getInt(base + RAW_LENGTH));
     }
+    return expected;
+  }
+
+  /** Verifies, decompresses and validates the {@code total}-byte block at {@code base} of {@code src}. */
+  private void decode(ByteBuffer src, int base, int total, Path file, long offset, DecodedBlock into)
+      throws CorruptionException {
+    int storedLength = total - HEADER_LENGTH;
+    int rawLength = src.getInt(base + RAW_LENGTH);
+    int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
+    boolean lz4 = (src.get(base + FLAGS) & FLAG_LZ4) != 0;
+    int expected = verify(src, base, total, lz4, crc, file, offset);
     if (into.raw.length < rawLength) {
       into.raw = new byte[Math.max(rawLength, into.raw.length * 2)];
     }

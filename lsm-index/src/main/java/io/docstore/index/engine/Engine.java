@@ -42,8 +42,6 @@ public final class Engine implements java.io.Closeable {
   public static final long DELETED = -2L;
 
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
-  private static final ThreadLocal<ByteBuffer> PAGE = ThreadLocal.withInitial(
-      () -> ByteBuffer.allocateDirect(io.docstore.index.table.TableFormat.PAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN));
 
   final IndexOptions options;
   final Path dir;
@@ -356,7 +354,6 @@ public final class Engine implements java.io.Closeable {
           return v;
         }
       }
-      ByteBuffer page = PAGE.get();
       for (Table t : s.tables) {
         if (id < t.minId() || id > t.maxId()) {
           continue;
@@ -369,14 +366,13 @@ public final class Engine implements java.io.Closeable {
         (answer == BloomFilter.MAYBE ? counters.bloomMaybe : counters.bloomNotResident).increment();
         probed++;
         counters.pagesRead.increment();
-        v = t.find(id, page, pageCache);
+        v = t.find(id, pageCache);
         if (v != -1L) {
           return v;
         }
       }
       return ABSENT;
     } finally {
-      counters.gets.increment();
       counters.probesPerGet[Math.min(probed, IndexCounters.PROBE_BUCKETS - 1)].increment();
       s.release();
     }

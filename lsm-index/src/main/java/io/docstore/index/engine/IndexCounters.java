@@ -15,7 +15,6 @@ public final class IndexCounters {
 
   public final LongAdder puts = new LongAdder();
   public final LongAdder deletes = new LongAdder();
-  public final LongAdder gets = new LongAdder();
   public final LongAdder[] probesPerGet = new LongAdder[PROBE_BUCKETS];
   public final LongAdder pagesRead = new LongAdder();
   public final LongAdder bloomNo = new LongAdder();

@@ -202,22 +202,26 @@ public final class Table {
     return lo;
   }
 
+  /** Each thread's buffer for a page read with a positional read (mapping off or not possible). */
+  private static final ThreadLocal<ByteBuffer> PAGE = ThreadLocal.withInitial(
+      () -> ByteBuffer.allocateDirect(TableFormat.PAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN));
+
   /**
-   * Looks {@code id} up in its page, read from the mapping or with one positional read into
-   * {@code page} (a 4 KiB little-endian buffer owned by the calling thread). Returns the value, -2
-   * (tombstone) or -1 (not in this table). The caller has checked the id range and the bloom filter.
+   * Looks {@code id} up in its page, read from the mapping or with one positional read. Returns the
+   * value, -2 (tombstone) or -1 (not in this table). The caller has checked the id range and the
+   * bloom filter.
    */
-  public long find(long id, ByteBuffer page) throws IOException {
-    return find(id, page, null);
+  public long find(long id) throws IOException {
+    return find(id, null);
   }
 
   /**
-   * As {@link #find(long, ByteBuffer)}, but the page comes from {@code cache} (index page cache,
-   * slots of {@link TableFormat#PAGE_SIZE} bytes, little-endian) when it is there: no checksum, no
+   * As {@link #find(long)}, but the page comes from {@code cache} (index page cache, slots of
+   * {@link TableFormat#PAGE_SIZE} bytes, little-endian) when it is there: no checksum, no
    * allocation. A page read from the file is verified against its checksum and then offered to
    * the cache (its entries only), so a cached page was verified once, on fill.
    */
-  public long find(long id, ByteBuffer page, SlotCache cache) throws IOException {
+  public long find(long id, SlotCache cache) throws IOException {
     int p = pageFor(id);
     if (p < 0) {
       return -1L;
@@ -235,9 +239,8 @@ public final class Table {
     if (src != null) {
       base = MappedFile.indexInChunk(offset);
     } else {
-      page.clear();
-      readFully(ch, page, offset, path);
-      src = page;
+      src = PAGE.get().clear();
+      readFully(ch, src, offset, path);
       base = 0;
     }
     int actual = Checksums.crc32c(src, base, TableFormat.PAGE_SIZE);
