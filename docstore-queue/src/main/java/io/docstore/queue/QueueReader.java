@@ -4,8 +4,8 @@ import io.docstore.io.CorruptionException;
 import io.docstore.io.MappedFile;
 import io.docstore.queue.block.BlockCache;
 import io.docstore.queue.block.BlockReader;
-import io.docstore.queue.block.RawRecords;
 import io.docstore.queue.block.DecodedBlock;
+import io.docstore.queue.block.RawRecords;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFormat;
@@ -21,8 +21,8 @@ import java.util.function.LongSupplier;
  * its checksum verified there, then just the record copied out. For any other block (compressed,
  * or where the mapping is off or cannot hold it) the optional off-heap decoded-block cache is
  * asked (a hit copies out just the record), then the block is decoded into the thread's buffers,
- * from the mapping or with one positional read: checksum, decompress, slice. Sealed segments are verified
- * this way, block by block, as they are read.
+ * from the mapping or with one positional read: checksum, decompress, slice. Sealed segments are
+ * verified this way, block by block, as they are read.
  *
  * <p>Mapped reads and a cold page cache: a fault on a mapping advised {@code MADV_RANDOM} reads
  * one 4 KiB page, so a block that is not resident costs two or three disk reads through the
@@ -59,7 +59,7 @@ public final class QueueReader {
    * count of major page faults grew ({@link #waitedForDisk}).
    */
   static final long COLD_READ_NANOS = 10_000;
-  /** Block reads a thread makes positionally after a cold mapped read, before it tries the mapping again. */
+  /** Block reads made positionally after a cold mapped read, before the mapping is tried again. */
   static final int POSITIONAL_AFTER_COLD = 1024;
 
   private static final class Buffers {

@@ -26,8 +26,8 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * under the configured block size; only a block holding one oversized record needs a second read.
  *
  * <p>Not thread-safe: one per thread (the reader keeps them in a ThreadLocal) or per tailer. Its
- * buffers grow to the largest block seen and are reused, so a read allocates nothing beyond two
- * short-lived buffer views that escape analysis removes.
+ * buffers grow to the largest block seen and are reused, so a read allocates nothing beyond a
+ * short-lived buffer view for the checksum.
  */
 public final class BlockReader {
 

@@ -14,7 +14,6 @@ import io.docstore.io.ThreadPriority;
 import io.docstore.io.NoSpaceException;
 import io.docstore.io.cache.SlotCache;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;

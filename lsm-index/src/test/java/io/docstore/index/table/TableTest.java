@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.docstore.index.bloom.BloomBuilder;
 import io.docstore.io.FileSystem;
 import io.docstore.io.TestSupport;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
