@@ -16,7 +16,7 @@ package io.docstore.queue;
  * @param blockReads blocks read from files by readers and tailers
  * @param blockReadsMapped of {@code blockReads}, those taken from a segment's mapping (no system call)
  * @param blockReadsMappedCold of {@code blockReadsMapped}, those that waited for the disk (each sends
- *     its thread back to positional reads for a while)
+ *     the next 1024 block reads back to positional reads)
  * @param blockCacheHits reads answered by the decoded-block cache
  * @param blockCacheMisses reads of a block the cache did not hold (0 when it is off)
  * @param blockCacheEvictions blocks evicted from the cache

@@ -102,8 +102,9 @@ public final class IndexOptions {
   }
 
   /**
-   * Bytes of the off-heap cache of verified 4 KiB table pages (0: off, every page probe is a
-   * positional read and a checksum). A hit costs no system call and no allocation.
+   * Bytes of the off-heap cache of verified 4 KiB table pages (0: off, every page probe reads the
+   * page, from the mapping or positionally, and checks its checksum). A hit costs no checksum and
+   * no allocation.
    */
   public long pageCacheBytes() {
     return pageCacheBytes;

@@ -112,7 +112,7 @@ public final class IndexStats {
     return probesPerGet.clone();
   }
 
-  /** Index pages read by gets (one positional read each). */
+  /** Index pages probed by gets (from the page cache, the mapping or one positional read each). */
   public long pagesRead() {
     return pagesRead;
   }

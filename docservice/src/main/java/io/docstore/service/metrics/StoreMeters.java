@@ -41,7 +41,7 @@ public final class StoreMeters {
     counter(r, owner, "docstore.queue.block.reads.mapped", "of the blocks read, those taken from a segment's mapping",
         q, QueueStats::blockReadsMapped);
     counter(r, owner, "docstore.queue.block.reads.mapped.cold",
-        "mapped block reads that waited for the disk (the thread then reads positionally for a while)", q,
+        "mapped block reads that waited for the disk (each sends the next 1024 block reads to positional reads)", q,
         QueueStats::blockReadsMappedCold);
     counter(r, owner, "docstore.queue.block.cache.hits", "block reads answered by the decoded-block cache", q,
         QueueStats::blockCacheHits);

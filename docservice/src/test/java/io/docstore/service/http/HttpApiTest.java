@@ -230,6 +230,8 @@ class HttpApiTest {
         .contains("docstore_index_page_cache_hits_total")
         .contains("docstore_index_page_cache_capacity_bytes 2.68435456E8")
         .contains("docstore_queue_block_cache_misses_total")
+        .contains("docstore_queue_block_reads_mapped_total")
+        .contains("docstore_queue_block_reads_mapped_cold_total")
         .contains("docstore_index_background_work ");
     assertThat(s.adminGet("/healthz").body()).contains("up");
     assertThat(s.adminGet("/readyz").statusCode()).isEqualTo(200);

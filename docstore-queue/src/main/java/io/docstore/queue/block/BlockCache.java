@@ -9,7 +9,8 @@ import java.nio.ByteOrder;
  * eviction, admission on a block's second miss, no per-entry objects). Keys are block keys
  * ({@link io.docstore.queue.format.Address#blockKey}). A hit copies out only the one record asked
  * for, never the block. Off by default: the OS page cache already holds the stored blocks, and a
- * hit here saves a positional read, a checksum and a decompression (see docs/decisions.md).
+ * hit here saves a read, a checksum and a decompression (see docs/decisions.md). With mapped reads
+ * the queue puts only compressed blocks here: an uncompressed one is read in place.
  *
  * <p>Slot layout (big-endian, like the block format): {@code count:u32 rawLength:u32
  * firstSequence:u64 raw}, where {@code raw} is the block's decoded payload (offset table, records).
