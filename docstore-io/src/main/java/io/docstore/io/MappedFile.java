@@ -2,6 +2,9 @@ package io.docstore.io;
 
 import com.sun.jna.Native;
 import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -174,26 +177,28 @@ public final class MappedFile {
     chunks = new ByteBuffer[0];
   }
 
-  private static final Object UNSAFE = unsafe();
+  /** {@code sun.misc.Unsafe.invokeCleaner} bound to the instance, or null where it is not available. */
+  private static final MethodHandle INVOKE_CLEANER = invokeCleaner();
 
-  private static Object unsafe() {
+  private static MethodHandle invokeCleaner() {
     try {
       Class<?> c = Class.forName("sun.misc.Unsafe");
       Field f = c.getDeclaredField("theUnsafe");
       f.setAccessible(true);
-      return f.get(null);
+      return MethodHandles.lookup().findVirtual(c, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
+          .bindTo(f.get(null));
     } catch (ReflectiveOperationException | RuntimeException e) {
       return null;
     }
   }
 
   private static void unmap(ByteBuffer b) {
-    if (UNSAFE == null) {
+    if (INVOKE_CLEANER == null) {
       return; // the garbage collector unmaps it
     }
     try {
-      UNSAFE.getClass().getMethod("invokeCleaner", ByteBuffer.class).invoke(UNSAFE, b);
-    } catch (ReflectiveOperationException | RuntimeException e) {
+      INVOKE_CLEANER.invokeExact(b);
+    } catch (Throwable e) {
       log.debug("could not unmap a chunk at once; the garbage collector will", e);
     }
   }

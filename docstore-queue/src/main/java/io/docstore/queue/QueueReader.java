@@ -132,16 +132,18 @@ public final class QueueReader {
       }
     }
     long started = mapping == null ? 0 : System.nanoTime();
-    Record r = mapping == null ? null : mappedRawRecord(mapping, segment, address, end, sealed);
+    Record r = mapping == null ? null : mappedRawRecord(mapping, segment, address, offset, end, sealed);
     boolean fromMapping = r != null;
-    if (r == null && cache != null) {
-      r = cache.read(key, QueueReader::cachedRecord, address);
-      if (r != null) {
-        counters.blockCacheHits.increment();
-        return r;
+    if (r != null) {
+      counters.blockReads.increment();
+    } else {
+      if (cache != null) {
+        r = cache.read(key, QueueReader::cachedRecord, address);
+        if (r != null) {
+          counters.blockCacheHits.increment();
+          return r;
+        }
       }
-    }
-    if (r == null) {
       Buffers b = buffers.get();
       DecodedBlock block = b.block;
       if (b.key != key) {
@@ -153,13 +155,8 @@ public final class QueueReader {
           cache.put(key, block);
         }
       }
-      if (index >= block.count()) {
-        throw new IllegalArgumentException("address " + Address.toString(address) + " names record " + index
-            + " of a block holding " + block.count());
-      }
+      checkIndex(address, block.count());
       r = QueueTailer.toRecord(block, index, address);
-    } else {
-      counters.blockReads.increment();
     }
     if (fromMapping) {
       counters.blockReadsMapped.increment();
@@ -193,9 +190,8 @@ public final class QueueReader {
    * every read; such blocks are not put in the decoded-block cache, where a hit would save only
    * that checksum); null when the block is compressed or cannot be mapped.
    */
-  private static Record mappedRawRecord(MappedFile mapping, SegmentInfo segment, long address, long end, boolean sealed)
-      throws IOException {
-    long offset = Address.blockOffset(address);
+  private static Record mappedRawRecord(MappedFile mapping, SegmentInfo segment, long address, long offset, long end,
+      boolean sealed) throws IOException {
     ByteBuffer c = BlockReader.mappedRaw(mapping, sealed, segment.path(), offset, end);
     if (c == null) {
       return null;

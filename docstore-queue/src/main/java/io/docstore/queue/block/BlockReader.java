@@ -69,17 +69,10 @@ public final class BlockReader {
       throw new CorruptionException(file, offset, "truncated block header: " + Math.max(available, 0)
           + " bytes before the end at " + limit);
     }
-    if (mapped != null) {
-      ByteBuffer head = mapped.chunk(offset, HEADER_LENGTH, limit, limitIsFinal);
-      if (head != null) {
-        int base = MappedFile.indexInChunk(offset);
-        int total = checkHeader(head, base, available, file, offset);
-        ByteBuffer whole = mapped.chunk(offset, total, limit, limitIsFinal);
-        if (whole != null) {
-          decode(whole, base, total, file, offset, into);
-          return true;
-        }
-      }
+    ByteBuffer whole = mapped == null ? null : mappedBlock(mapped, limitIsFinal, file, offset, limit);
+    if (whole != null) {
+      decode(whole, MappedFile.indexInChunk(offset), file, offset, into);
+      return true;
     }
     int first = (int) Math.min(expectedBlockBytes, available);
     readFully(ch, file, offset, first);
@@ -90,7 +83,7 @@ public final class BlockReader {
       }
       readFully(ch, file, offset, total);
     }
-    decode(buf, 0, total, file, offset, into);
+    decode(buf, 0, file, offset, into);
     return false;
   }
 
@@ -122,21 +115,27 @@ public final class BlockReader {
    */
   public static ByteBuffer mappedRaw(MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit)
       throws CorruptionException {
-    long available = limit - offset;
-    ByteBuffer head = available < HEADER_LENGTH ? null : mapped.chunk(offset, HEADER_LENGTH, limit, limitIsFinal);
+    ByteBuffer whole = mappedBlock(mapped, limitIsFinal, file, offset, limit);
+    int base = MappedFile.indexInChunk(offset);
+    if (whole == null || (whole.get(base + FLAGS) & FLAG_LZ4) != 0) {
+      return null;
+    }
+    verify(whole, base, HEADER_LENGTH + whole.getInt(base + STORED_LENGTH), false, new CRC32C(), file, offset);
+    return whole;
+  }
+
+  /**
+   * The mapped chunk holding the whole block at {@code offset}, its header checked; null when the
+   * header or the block cannot be mapped (the caller then reads it positionally).
+   */
+  private static ByteBuffer mappedBlock(MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit)
+      throws CorruptionException {
+    ByteBuffer head = mapped.chunk(offset, HEADER_LENGTH, limit, limitIsFinal);
     if (head == null) {
       return null;
     }
-    int base = MappedFile.indexInChunk(offset);
-    if ((head.get(base + FLAGS) & FLAG_LZ4) != 0) {
-      return null;
-    }
-    int total = checkHeader(head, base, available, file, offset);
-    ByteBuffer whole = mapped.chunk(offset, total, limit, limitIsFinal);
-    if (whole != null) {
-      verify(whole, base, total, false, new CRC32C(), file, offset);
-    }
-    return whole;
+    int total = checkHeader(head, MappedFile.indexInChunk(offset), limit - offset, file, offset);
+    return mapped.chunk(offset, total, limit, limitIsFinal);
   }
 
   /** Checks the block's checksum (and a raw block's lengths); its stored checksum. */
@@ -159,10 +158,10 @@ public final class BlockReader {
     return expected;
   }
 
-  /** Verifies, decompresses and validates the {@code total}-byte block at {@code base} of {@code src}. */
-  private void decode(ByteBuffer src, int base, int total, Path file, long offset, DecodedBlock into)
-      throws CorruptionException {
-    int storedLength = total - HEADER_LENGTH;
+  /** Verifies, decompresses and validates the block at {@code base} of {@code src}, its header checked. */
+  private void decode(ByteBuffer src, int base, Path file, long offset, DecodedBlock into) throws CorruptionException {
+    int storedLength = src.getInt(base + STORED_LENGTH);
+    int total = HEADER_LENGTH + storedLength;
     int rawLength = src.getInt(base + RAW_LENGTH);
     int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
     boolean lz4 = (src.get(base + FLAGS) & FLAG_LZ4) != 0;
