@@ -20,7 +20,7 @@ public final class QueueOptions {
   public static final int DEFAULT_MAX_BODY_BYTES = 1 << 20;
   public static final int MIN_BLOCK_SIZE = 256;
   public static final int MAX_BLOCK_SIZE = 16 << 20;
-  /** Largest body a version 1 block can carry alone. */
+  /** Largest body a block can carry alone. */
   public static final int MAX_BODY_LIMIT = 64 << 20;
 
   private final FileSystem fileSystem;
@@ -80,7 +80,7 @@ public final class QueueOptions {
 
   /** Largest span a block can take in a segment file under these options. */
   int maxBlockBytes() {
-    return BlockFormat.HEADER_LENGTH + Math.max(blockSize, BlockFormat.rawRecordCost(maxBodyBytes));
+    return BlockFormat.HEADER_LENGTH + Math.max(blockSize, BlockFormat.storedRecordCost(maxBodyBytes));
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.docstore.queue.block.BlockCache;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
 import io.docstore.queue.block.RawRecords;
+import io.docstore.queue.block.RecordChecksum;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFormat;
@@ -18,7 +19,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Random reads by address. A block stored uncompressed is read in place from the segment's mapping:
- * its checksum verified there, then just the record copied out. For any other block (compressed,
+ * the record's own checksum (or, in a version 1 segment, the block's) verified there, then just
+ * the record copied out. For any other block (compressed,
  * or where the mapping is off or cannot hold it) the optional off-heap decoded-block cache is
  * asked (a hit copies out just the record), then the block is decoded into the thread's buffers,
  * from the mapping or with one positional read: checksum, decompress, slice. Sealed segments are
@@ -186,9 +188,10 @@ public final class QueueReader {
 
   /**
    * The record at {@code address} straight from the segment's mapping, nothing copied but the
-   * record, when its block is stored uncompressed (the block's checksum is verified in place on
-   * every read; such blocks are not put in the decoded-block cache, where a hit would save only
-   * that checksum); null when the block is compressed or cannot be mapped.
+   * record, when its block is stored uncompressed; null when the block is compressed or cannot be
+   * mapped. Every read checks what it returns: the record's own checksum where the block has one
+   * per record (segment version 2), else the whole block's checksum. Such blocks are not put in
+   * the decoded-block cache, where a hit would save only that checksum.
    */
   private static Record mappedRawRecord(MappedFile mapping, SegmentInfo segment, long address, long offset, long end,
       boolean sealed) throws IOException {
@@ -199,11 +202,23 @@ public final class QueueReader {
     int base = MappedFile.indexInChunk(offset);
     int count = Short.toUnsignedInt(c.getShort(base + BlockFormat.RECORD_COUNT));
     checkIndex(address, count);
-    Record r = recordIn(c, base + BlockFormat.HEADER_LENGTH, count, c.getInt(base + BlockFormat.RAW_LENGTH),
-        c.getLong(base + BlockFormat.FIRST_SEQUENCE), address);
+    int payload = base + BlockFormat.HEADER_LENGTH;
+    int rawLength = c.getInt(base + BlockFormat.RAW_LENGTH);
+    int index = Address.index(address);
+    long sequence = c.getLong(base + BlockFormat.FIRST_SEQUENCE) + index;
+    int start = RawRecords.start(c, payload, count, rawLength, index);
+    int stop = start < 0 ? -1 : RawRecords.end(c, payload, count, rawLength, index, start);
+    if (stop >= 0 && BlockReader.hasRecordChecksums(c, base)) {
+      int expected = c.getInt(payload + BlockReader.recordChecksumAt(rawLength, index));
+      int actual = RecordChecksum.of(c, payload + start, payload + stop, sequence);
+      if (actual != expected) {
+        throw CorruptionException.checksum(segment.path(), offset, "record " + index, expected, actual);
+      }
+    }
+    Record r = stop < 0 ? null : record(c, payload + start, payload + stop, sequence, address);
     if (r == null) {
-      throw new CorruptionException(segment.path(), offset, "block passes its checksum but record "
-          + Address.index(address) + " lies outside its payload, has an unknown op code or is a delete with a body");
+      throw new CorruptionException(segment.path(), offset, "record " + index + " lies outside its block's payload,"
+          + " has an unknown op code or is a delete with a body");
     }
     return r;
   }
@@ -237,18 +252,19 @@ public final class QueueReader {
     int index = Address.index(address);
     int start = RawRecords.start(buf, payload, count, rawLength, index);
     int end = start < 0 ? -1 : RawRecords.end(buf, payload, count, rawLength, index, start);
-    if (end < 0) {
-      return null;
-    }
-    int at = payload + start;
+    return end < 0 ? null : record(buf, payload + start, payload + end, firstSequence + index, address);
+  }
+
+  /** Copies the record at absolute indices {@code [at, end)} of {@code buf}; null if its op code or body is invalid. */
+  private static Record record(ByteBuffer buf, int at, int end, long sequence, long address) {
     byte op = buf.get(at + BlockFormat.RECORD_OP);
-    int bodyLength = end - start - BlockFormat.RECORD_BODY;
+    int bodyLength = end - at - BlockFormat.RECORD_BODY;
     if (op != BlockFormat.OP_PUT && (op != BlockFormat.OP_DELETE || bodyLength != 0)) {
       return null;
     }
     byte[] body = new byte[bodyLength];
     buf.get(at + BlockFormat.RECORD_BODY, body);
-    return new Record(address, buf.getLong(at + BlockFormat.RECORD_ID), firstSequence + index,
+    return new Record(address, buf.getLong(at + BlockFormat.RECORD_ID), sequence,
         op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE, buf.getLong(at + BlockFormat.RECORD_ACCEPTED_AT), body);
   }
 }

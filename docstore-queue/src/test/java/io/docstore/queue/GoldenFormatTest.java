@@ -12,16 +12,23 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.channels.FileChannel;
+import io.docstore.queue.format.SegmentFormat;
+import io.docstore.queue.segment.SegmentHeader;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Freezes segment format version 1: {@code src/test/resources/golden/queue-v1/} holds a queue
- * written by the first version (two sealed segments and an empty active one; compressed and raw blocks, a PUT
- * with an empty body, DELETEs, a record larger than a block, incompressible bytes). This build must read it exactly.
- * To regenerate after a deliberate format change (with a new version number), run
- * {@link #write} via {@code -Ddocstore.golden.write=<dir>}.
+ * Freezes the segment format versions this build reads. {@code src/test/resources/golden/queue-vN/}
+ * holds a queue written by the build that introduced version N (two sealed segments and an active
+ * one; compressed and raw blocks, a PUT with an empty body, DELETEs, a record larger than a
+ * block, incompressible bytes). This build must read each exactly, and must carry on writing after a
+ * version 1 queue without mixing versions in one segment. To add a version after a deliberate
+ * format change (with a new version number), run {@link #write} via
+ * {@code -Ddocstore.golden.write=<dir>} and add the files as {@code queue-v<new>}.
  */
 class GoldenFormatTest {
 
@@ -43,9 +50,9 @@ class GoldenFormatTest {
     if (op(i) == Op.DELETE || i == 5) {
       return new byte[0];
     }
-    if (i == 30) {
+    if (i % 40 == 30) {
       byte[] noise = new byte[470];
-      new java.util.Random(30).nextBytes(noise);
+      new java.util.Random(i).nextBytes(noise);
       return noise;
     }
     if (i == 20) {
@@ -64,37 +71,118 @@ class GoldenFormatTest {
   }
 
   @Test
-  void readsVersionOneFiles() throws IOException {
+  void writesTheNewestVersion() throws IOException {
     String regenerate = System.getProperty("docstore.golden.write");
     if (regenerate != null) {
       write(Path.of(regenerate));
     }
+    write(dir);
     for (String f : FILES) {
-      try (InputStream in = GoldenFormatTest.class.getResourceAsStream("/golden/queue-v1/" + f)) {
-        assertThat(in).as(f).isNotNull();
-        Files.copy(in, dir.resolve(f), StandardCopyOption.REPLACE_EXISTING);
+      byte[] golden = golden(SegmentFormat.VERSION, f);
+      assertThat(Files.readAllBytes(dir.resolve(f))).as(f + " as written by this build").isEqualTo(golden);
+    }
+  }
+
+  @ParameterizedTest(name = "version {0}")
+  @ValueSource(ints = {1, 2})
+  void readsEveryVersion(int version) throws IOException {
+    copyGolden(version);
+    assertThat(QueueVerifier.verify(dir)).isEmpty();
+    String dump = dump(FILES);
+    assertThat(dump).contains("format docstore.segment v" + version + ", segment 1, base sequence 1").contains("lz4")
+        .contains(version == 1 ? ", raw," : ", raw with record crcs,").contains("footer @");
+    try (Queue q = Queue.open(dir, options())) {
+      assertThat(q.lastSequence()).isEqualTo(RECORDS);
+      readsBack(q, RECORDS);
+    }
+  }
+
+  @Test
+  void appendingToAVersionOneQueueSealsItsActiveSegmentAndWritesTheNewestVersion() throws IOException {
+    copyGolden(1);
+    Path active = dir.resolve(FILES[2]);
+    byte[] before = Files.readAllBytes(active);
+    int more = 25;
+    try (Queue q = Queue.open(dir, options())) {
+      assertThat(Files.exists(active)).isFalse();
+      assertThat(Files.readAllBytes(dir.resolve("seg-0000000003.sealed")))
+          .as("sealed as written: blocks unchanged, a footer added")
+          .startsWith(before).hasSize(before.length + SegmentFormat.FOOTER_LENGTH);
+      for (int i = RECORDS; i < RECORDS + more; i++) {
+        q.writer().append(1000 + i, op(i), 1_700_000_000_000L + i, body(i));
       }
+      q.writer().flush();
+      readsBack(q, RECORDS + more);
     }
     assertThat(QueueVerifier.verify(dir)).isEmpty();
-    try (Queue q = Queue.open(dir, options()); QueueTailer t = q.tailer(1)) {
-      assertThat(q.lastSequence()).isEqualTo(RECORDS);
-      for (int i = 0; i < RECORDS; i++) {
+    try (Queue q = Queue.open(dir, options())) {
+      readsBack(q, RECORDS + more);
+    }
+    String[] files;
+    try (var list = Files.list(dir)) {
+      files = list.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("seg-")).sorted().toArray(String[]::new);
+    }
+    assertThat(files).hasSizeGreaterThanOrEqualTo(4);
+    String dump = dump(files);
+    assertThat(dump).contains("format docstore.segment v1, segment 3").contains("format docstore.segment v2, segment 4")
+        .doesNotContain("format docstore.segment v1, segment 4").contains("raw with record crcs");
+  }
+
+  @Test
+  void anEmptyVersionOneActiveSegmentIsReplacedByOneOfTheNewestVersion() throws IOException {
+    copyGolden(1);
+    Path active = dir.resolve(FILES[2]);
+    long base;
+    try (FileChannel ch = FileChannel.open(active)) {
+      base = SegmentHeader.read(ch, active).baseSequence();
+    }
+    // An empty version 1 active segment: its header alone, as a version 1 writer left it after a roll.
+    Files.write(active, new SegmentHeader(3, base, 1).encode().array());
+    try (Queue q = Queue.open(dir, options())) {
+      assertThat(dump(FILES[2])).contains("format docstore.segment v2, segment 3, base sequence " + base);
+      q.writer().append(1, Op.PUT, 1, body(1));
+      Appended a = q.writer().append(2, Op.PUT, 2, body(2));
+      q.writer().flush();
+      assertThat(q.reader().get(a.address()).body()).isEqualTo(body(2));
+    }
+    assertThat(QueueVerifier.verify(dir)).isEmpty();
+  }
+
+  private void readsBack(Queue q, int records) throws IOException {
+    try (QueueTailer t = q.tailer(1)) {
+      for (int i = 0; i < records; i++) {
         Record r = t.poll();
         assertThat(r.sequence()).isEqualTo(i + 1);
         assertThat(r.id()).isEqualTo(1000 + i);
         assertThat(r.op()).isEqualTo(op(i));
         assertThat(r.acceptedAtMillis()).isEqualTo(1_700_000_000_000L + i);
         assertThat(r.body()).isEqualTo(body(i));
-        assertThat(q.reader().get(r.address()).body()).isEqualTo(body(i));
+        Record random = q.reader().get(r.address());
+        assertThat(random.body()).isEqualTo(body(i));
+        assertThat(random.sequence()).isEqualTo(i + 1);
       }
       assertThat(t.poll()).isNull();
     }
-    ByteArrayOutputStream text = new ByteArrayOutputStream();
-    for (String f : FILES) {
-      assertThat(SegmentDump.dump(dir.resolve(f), new PrintStream(text, true, StandardCharsets.UTF_8))).isTrue();
+  }
+
+  private static byte[] golden(int version, String file) throws IOException {
+    try (InputStream in = GoldenFormatTest.class.getResourceAsStream("/golden/queue-v" + version + "/" + file)) {
+      assertThat(in).as(file).isNotNull();
+      return in.readAllBytes();
     }
-    String dump = text.toString(StandardCharsets.UTF_8);
-    assertThat(dump).contains("format docstore.segment v1, segment 1, base sequence 1").contains("lz4").contains(", raw,")
-        .contains("footer @");
+  }
+
+  private void copyGolden(int version) throws IOException {
+    for (String f : FILES) {
+      Files.write(dir.resolve(f), golden(version, f));
+    }
+  }
+
+  private String dump(String... files) throws IOException {
+    ByteArrayOutputStream text = new ByteArrayOutputStream();
+    for (String f : files) {
+      assertThat(SegmentDump.dump(dir.resolve(f), new PrintStream(text, true, StandardCharsets.UTF_8))).as(f).isTrue();
+    }
+    return text.toString(StandardCharsets.UTF_8);
   }
 }

@@ -246,6 +246,58 @@ class QueueCorruptionTest {
     expectProblemAt(sealed, b[0]);
   }
 
+  /**
+   * Where a read of one record from a mapped, uncompressed block looks: its own checksum covers its
+   * bytes, its sequence (so the block's first sequence) and, through its bounds, its offset entries.
+   * Damage anywhere there fails the read; damage to a neighbouring record fails only that record's
+   * read (and the verifier). A positional read checks the whole block, so any damage fails it.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"first sequence", "offset entry", "record checksum", "record body", "neighbour record"})
+  void aRecordReadChecksWhatItReturns(String where) throws IOException {
+    long[] b = blocks(sealed).get(1);
+    long payload = b[0] + BlockFormat.HEADER_LENGTH;
+    int index = 1;
+    int records = 4;
+    int rawLength = records * BlockFormat.OFFSET_ENTRY + records * (BlockFormat.RECORD_BODY + 100);
+    long recordStart = payload + records * BlockFormat.OFFSET_ENTRY + index * (BlockFormat.RECORD_BODY + 100L);
+    assertThat(b[1] - payload).as("4 uncompressed records with their checksums")
+        .isEqualTo(rawLength + records * BlockFormat.RECORD_CRC);
+    long at = switch (where) {
+      case "first sequence" -> b[0] + BlockFormat.FIRST_SEQUENCE + 7;
+      case "offset entry" -> payload + index * BlockFormat.OFFSET_ENTRY + 3;
+      case "record checksum" -> payload + rawLength + index * BlockFormat.RECORD_CRC + 2;
+      case "record body" -> recordStart + BlockFormat.RECORD_BODY + 60;
+      default -> recordStart + BlockFormat.RECORD_BODY + 100 + BlockFormat.RECORD_BODY + 60;
+    };
+    flipBit(sealed, at, 1);
+    Appended wanted = appended.get((int) b[2] - 1 + index);
+    for (boolean mappedReads : new boolean[] {true, false}) {
+      QueueOptions options = QueueOptions.builder().blockSize(512).segmentSize(4096).syncPolicy(SyncPolicy.NONE)
+          .mappedReads(mappedReads).build();
+      try (Queue q = Queue.open(dir, options)) {
+        boolean mapped = mappedReads && io.docstore.io.MappedFile.supported();
+        if (where.equals("neighbour record") && mapped) {
+          Record r = q.reader().get(wanted.address());
+          assertThat(r.sequence()).isEqualTo(wanted.sequence());
+          assertThat(r.id()).isEqualTo((int) wanted.sequence() - 1);
+          assertThatThrownBy(() -> q.reader().get(appended.get((int) b[2] + index).address()))
+              .isInstanceOfSatisfying(CorruptionException.class, e -> assertThat(e.offset()).isEqualTo(b[0]))
+              .hasMessageContaining("record " + (index + 1) + " checksum mismatch");
+          assertThat(q.stats().blockReadsMapped()).isEqualTo(1);
+        } else {
+          assertThatThrownBy(() -> q.reader().get(wanted.address()))
+              .as("mapped %s", mapped)
+              .isInstanceOfSatisfying(CorruptionException.class, e -> {
+                assertThat(e.file()).isEqualTo(sealed);
+                assertThat(e.offset()).isEqualTo(b[0]);
+              });
+        }
+      }
+    }
+    expectProblemAt(sealed, b[0]);
+  }
+
   @Test
   void bitFlipInASegmentHeaderIsCorruption() throws IOException {
     flipBit(sealed, SegmentFormat.BASE_SEQUENCE + 3, 2);
@@ -258,7 +310,7 @@ class QueueCorruptionTest {
     try (FileChannel ch = FileChannel.open(sealed, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer h = ByteBuffer.allocate(SegmentFormat.HEADER_LENGTH);
       ch.read(h, 0);
-      h.putInt(SegmentFormat.HEADER_VERSION, 2);
+      h.putInt(SegmentFormat.HEADER_VERSION, SegmentFormat.VERSION + 1);
       h.putInt(SegmentFormat.HEADER_CRC, Checksums.crc32c(h, 0, SegmentFormat.HEADER_CRC));
       ch.write(h.rewind(), 0);
     }

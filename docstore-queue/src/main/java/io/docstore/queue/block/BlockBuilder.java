@@ -17,10 +17,14 @@ import net.jpountz.lz4.LZ4Factory;
  * | crc | storedLen | rawLen | count | flags | reserved | seq0 | payload (LZ4 or raw):                        |
  * | u32 | u32       | u32    | u16   | u8    | u8       | u64  |  start[0..count) u32, then records          |
  * +-----+-----------+--------+-------+-------+----------+------+  record = id u64, acceptedAt u64, op u8, body |
+ *                                                                 [recordCrc[0..count) u32 when stored raw]   |
  * </pre>
  *
  * The payload is stored LZ4-compressed when that saves at least 1/16 of its size (smaller savings
- * are not worth the decompression on every read), raw otherwise.
+ * are not worth the decompression on every read). Otherwise it is stored raw, followed by one
+ * checksum per record ({@link RecordChecksum}), so that a reader of one record checks only that
+ * record. A block's stored size stays within the block size either way: each record is counted
+ * with its checksum ({@link io.docstore.queue.format.BlockFormat#storedRecordCost}).
  *
  * <p>Not thread-safe: owned by the writer, used under its lock. Buffers are reused across blocks.
  */
@@ -54,14 +58,14 @@ public final class BlockBuilder {
     return count;
   }
 
-  /** Raw payload length of the block so far (offset table included). */
-  public int rawLength() {
-    return count * OFFSET_ENTRY + recordsLength;
+  /** Payload bytes of the block so far if stored uncompressed (offset table and record checksums included). */
+  public int storedLength() {
+    return count * (OFFSET_ENTRY + RECORD_CRC) + recordsLength;
   }
 
-  /** Whether a record with this body can join the block without making it exceed {@code blockSize}. */
+  /** Whether a record with this body can join the block without making its payload exceed {@code blockSize}. */
   public boolean fits(int bodyLength, int blockSize) {
-    return count == 0 || (count < Address.MAX_RECORDS_PER_BLOCK && rawLength() + rawRecordCost(bodyLength) <= blockSize);
+    return count == 0 || (count < Address.MAX_RECORDS_PER_BLOCK && storedLength() + storedRecordCost(bodyLength) <= blockSize);
   }
 
   /** Whether no further record, not even one with an empty body, can join. */
@@ -113,20 +117,27 @@ public final class BlockBuilder {
       BigEndian.putInt(records, rawStart + i * OFFSET_ENTRY, table + starts[i]);
     }
     int maxCompressed = COMPRESSOR.maxCompressedLength(rawLen);
-    int need = HEADER_LENGTH + Math.max(rawLen, maxCompressed);
+    int withChecksums = rawLen + count * RECORD_CRC;
+    int need = HEADER_LENGTH + Math.max(withChecksums, maxCompressed);
     if (out.length < need) {
       out = new byte[Math.max(need, out.length * 2)];
     }
     int compressed = COMPRESSOR.compress(records, rawStart, rawLen, out, HEADER_LENGTH, maxCompressed);
     boolean lz4 = compressed <= rawLen - rawLen / 16 && compressed < rawLen;
-    int stored = lz4 ? compressed : rawLen;
+    int stored = lz4 ? compressed : withChecksums;
     if (!lz4) {
       System.arraycopy(records, rawStart, out, HEADER_LENGTH, rawLen);
+      int crcs = HEADER_LENGTH + rawLen;
+      for (int i = 0; i < count; i++) {
+        int end = i + 1 < count ? starts[i + 1] : recordsLength;
+        BigEndian.putInt(out, crcs + i * RECORD_CRC,
+            RecordChecksum.of(records, TABLE_RESERVE + starts[i], TABLE_RESERVE + end, firstSequence + i));
+      }
     }
     BigEndian.putInt(out, STORED_LENGTH, stored);
     BigEndian.putInt(out, RAW_LENGTH, rawLen);
     BigEndian.putShort(out, RECORD_COUNT, count);
-    out[FLAGS] = (byte) (lz4 ? FLAG_LZ4 : 0);
+    out[FLAGS] = (byte) (lz4 ? FLAG_LZ4 : FLAG_RECORD_CRCS);
     out[RESERVED] = 0;
     BigEndian.putLong(out, FIRST_SEQUENCE, firstSequence);
     int crc = Checksums.crc32c(out, STORED_LENGTH, HEADER_LENGTH - STORED_LENGTH + stored);

@@ -35,12 +35,24 @@ public final class BlockReader {
 
   private final CRC32C crc = new CRC32C();
   private final int expectedBlockBytes;
+  private final boolean checkRecords;
   private ByteBuffer buf;
   private ByteBuffer rawView = ByteBuffer.allocate(0);
 
   /** @param expectedBlockBytes bytes to read at first: header plus the largest usual stored payload */
   public BlockReader(int expectedBlockBytes) {
+    this(expectedBlockBytes, false);
+  }
+
+  /**
+   * @param checkRecords whether to check every record checksum of a block that has them, on top of
+   *     the block's checksum: for the verifier and for recovery, where a record checksum that
+   *     disagrees with a good block checksum (a writer bug) must be found before a reader of that
+   *     one record finds it
+   */
+  public BlockReader(int expectedBlockBytes, boolean checkRecords) {
     this.expectedBlockBytes = Math.max(expectedBlockBytes, HEADER_LENGTH);
+    this.checkRecords = checkRecords;
     buf = ByteBuffer.allocateDirect(this.expectedBlockBytes).order(ByteOrder.BIG_ENDIAN);
   }
 
@@ -95,7 +107,8 @@ public final class BlockReader {
     int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
     int flags = src.get(base + FLAGS);
     if (storedLength <= 0 || storedLength > MAX_PAYLOAD || rawLength <= 0 || rawLength > MAX_PAYLOAD
-        || count == 0 || count > Address.MAX_RECORDS_PER_BLOCK || (flags & ~FLAG_LZ4) != 0 || src.get(base + RESERVED) != 0) {
+        || count == 0 || count > Address.MAX_RECORDS_PER_BLOCK || (flags != 0 && flags != FLAG_LZ4 && flags != FLAG_RECORD_CRCS)
+        || src.get(base + RESERVED) != 0) {
       throw new CorruptionException(file, offset, String.format(
           "implausible block header (stored %d, raw %d, records %d, flags %d)", storedLength, rawLength, count, flags));
     }
@@ -108,10 +121,12 @@ public final class BlockReader {
 
   /**
    * The mapped chunk holding the block at {@code offset} when that block is stored uncompressed
-   * and mapped whole, its header and checksum verified in place and nothing copied (the block starts
-   * at {@link MappedFile#indexInChunk}{@code (offset)}); null when it is compressed or cannot be
-   * mapped, for {@link #read} to decode it. A reader of one record then checks just that record's
-   * bounds ({@link RawRecords}); the whole offset table is validated by {@link #read}.
+   * and mapped whole, nothing copied (the block starts at {@link MappedFile#indexInChunk}{@code
+   * (offset)}); null when it is compressed or cannot be mapped, for {@link #read} to decode it.
+   * Its header is checked. A block with record checksums ({@link #hasRecordChecksums}) is not
+   * checksummed as a whole: a reader of one record checks that record's checksum
+   * ({@link RecordChecksum}) and bounds ({@link RawRecords}). An older block without them is
+   * verified here in place. The whole offset table is validated by {@link #read}.
    */
   public static ByteBuffer mappedRaw(MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit)
       throws CorruptionException {
@@ -120,8 +135,23 @@ public final class BlockReader {
     if (whole == null || (whole.get(base + FLAGS) & FLAG_LZ4) != 0) {
       return null;
     }
-    verify(whole, base, HEADER_LENGTH + whole.getInt(base + STORED_LENGTH), false, new CRC32C(), file, offset);
+    int total = HEADER_LENGTH + whole.getInt(base + STORED_LENGTH);
+    if (hasRecordChecksums(whole, base)) {
+      checkRawLength(whole, base, total - HEADER_LENGTH, file, offset);
+    } else {
+      verify(whole, base, total, false, new CRC32C(), file, offset);
+    }
     return whole;
+  }
+
+  /** Whether the block whose header is at {@code base} of {@code src} carries a checksum per record. */
+  public static boolean hasRecordChecksums(ByteBuffer src, int base) {
+    return src.get(base + FLAGS) == FLAG_RECORD_CRCS;
+  }
+
+  /** Offset of record {@code i}'s checksum from the start of the payload of a block with record checksums. */
+  public static int recordChecksumAt(int rawLength, int i) {
+    return rawLength + i * RECORD_CRC;
   }
 
   /**
@@ -150,12 +180,21 @@ public final class BlockReader {
     if (actual != expected) {
       throw CorruptionException.checksum(file, offset, "block", expected, actual);
     }
-    int storedLength = total - HEADER_LENGTH;
-    if (!lz4 && src.getInt(base + RAW_LENGTH) != storedLength) {
-      throw new CorruptionException(file, offset, "raw block with stored length " + storedLength + " != raw length "
-          + src.getInt(base + RAW_LENGTH));
+    if (!lz4) {
+      checkRawLength(src, base, total - HEADER_LENGTH, file, offset);
     }
     return expected;
+  }
+
+  /** An uncompressed block stores its raw payload, plus a checksum per record if it has them. */
+  private static void checkRawLength(ByteBuffer src, int base, int storedLength, Path file, long offset)
+      throws CorruptionException {
+    int rawLength = src.getInt(base + RAW_LENGTH);
+    int checksums = hasRecordChecksums(src, base) ? Short.toUnsignedInt(src.getShort(base + RECORD_COUNT)) * RECORD_CRC : 0;
+    if ((long) rawLength + checksums != storedLength) {
+      throw new CorruptionException(file, offset, "uncompressed block with stored length " + storedLength
+          + " != raw length " + rawLength + (checksums > 0 ? " + " + checksums + " bytes of record checksums" : ""));
+    }
   }
 
   /** Verifies, decompresses and validates the block at {@code base} of {@code src}, its header checked. */
@@ -192,11 +231,27 @@ public final class BlockReader {
     into.storedLength = storedLength;
     into.crc = expected;
     into.compressed = lz4;
+    into.recordChecksums = hasRecordChecksums(src, base);
     String problem = into.validate();
+    if (problem == null && checkRecords && hasRecordChecksums(src, base)) {
+      problem = checkRecordChecksums(src, base + HEADER_LENGTH, into);
+    }
     if (problem != null) {
       into.count = 0;
       throw new CorruptionException(file, offset, "block passes its checksum but " + problem);
     }
+  }
+
+  /** Compares every record's checksum stored after the payload at {@code payload} of {@code src}; a problem or null. */
+  private static String checkRecordChecksums(ByteBuffer src, int payload, DecodedBlock block) {
+    for (int i = 0; i < block.count; i++) {
+      int expected = src.getInt(payload + recordChecksumAt(block.rawLength, i));
+      int actual = RecordChecksum.of(block.raw, block.start(i), block.endOf(i), block.firstSequence + i);
+      if (actual != expected) {
+        return String.format("record %d fails its own checksum (stored %08x, computed %08x)", i, expected, actual);
+      }
+    }
+    return null;
   }
 
   private void readFully(FileChannel ch, Path file, long offset, int length) throws IOException {

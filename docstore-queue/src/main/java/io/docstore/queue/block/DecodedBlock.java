@@ -26,6 +26,7 @@ public final class DecodedBlock {
   int storedLength;
   int crc;
   boolean compressed;
+  boolean recordChecksums;
 
   public int count() {
     return count;
@@ -65,11 +66,16 @@ public final class DecodedBlock {
     return compressed;
   }
 
-  private int start(int i) {
+  /** Whether the block as stored carries a checksum per record (uncompressed blocks of segment version 2). */
+  public boolean recordChecksums() {
+    return recordChecksums;
+  }
+
+  int start(int i) {
     return BigEndian.getInt(raw, i * OFFSET_ENTRY);
   }
 
-  private int endOf(int i) {
+  int endOf(int i) {
     return i + 1 < count ? start(i + 1) : rawLength;
   }
 
@@ -107,6 +113,7 @@ public final class DecodedBlock {
     c.storedLength = storedLength;
     c.crc = crc;
     c.compressed = compressed;
+    c.recordChecksums = recordChecksums;
     return c;
   }
 

@@ -6,14 +6,18 @@ package io.docstore.queue.format;
  * <pre>
  * block   := header payload
  * header  := crc:u32 storedLength:u32 rawLength:u32 recordCount:u16 flags:u8 reserved:u8 firstSequence:u64
- * payload := storedLength bytes: raw, or LZ4 block of raw when flags bit 0 is set
+ * payload := storedLength bytes: LZ4 block of raw when flags bit 0 is set;
+ *            raw recordCrc:u32 * recordCount when flags bit 1 is set (segment version 2);
+ *            raw alone when neither is set (segment version 1)
  * raw     := recordStart:u32 * recordCount  record * recordCount       (rawLength bytes)
  * record  := id:u64 acceptedAtMillis:u64 op:u8 body                     (body runs to the next recordStart or rawLength)
  * </pre>
  *
  * <p>{@code crc} is the masked CRC32C of every header byte after it and the stored payload, so a
  * flipped bit anywhere in the block, including its lengths, fails verification. Record {@code i}
- * has sequence {@code firstSequence + i}.
+ * has sequence {@code firstSequence + i}; its {@code recordCrc} is the masked CRC32C of that
+ * sequence (8 bytes) followed by the record's bytes, so a reader of one record from an
+ * uncompressed block can check just that record ({@code io.docstore.queue.block.RecordChecksum}).
  */
 public final class BlockFormat {
 
@@ -26,11 +30,18 @@ public final class BlockFormat {
   public static final int FIRST_SEQUENCE = RESERVED + 1;
   public static final int HEADER_LENGTH = FIRST_SEQUENCE + 8;
 
-  /** Flags bit 0: the payload is LZ4-compressed. No other bit may be set in version 1. */
+  /** Flags bit 0: the payload is LZ4-compressed. */
   public static final int FLAG_LZ4 = 1;
+  /**
+   * Flags bit 1 (segment version 2): the raw payload is stored uncompressed and followed by one
+   * {@link #RECORD_CRC}-byte checksum per record. Never set together with {@link #FLAG_LZ4}.
+   */
+  public static final int FLAG_RECORD_CRCS = 2;
 
   /** Bytes per entry of the offset table at the start of the raw payload. */
   public static final int OFFSET_ENTRY = 4;
+  /** Bytes per record checksum after the raw payload of a block with {@link #FLAG_RECORD_CRCS}. */
+  public static final int RECORD_CRC = 4;
 
   public static final int RECORD_ID = 0;
   public static final int RECORD_ACCEPTED_AT = RECORD_ID + 8;
@@ -40,13 +51,16 @@ public final class BlockFormat {
   public static final byte OP_PUT = 0;
   public static final byte OP_DELETE = 1;
 
-  /** Largest stored or raw payload a version 1 reader accepts (a record of the largest allowed body fits). */
+  /** Largest stored or raw payload a reader accepts (a record of the largest allowed body fits). */
   public static final int MAX_PAYLOAD = 1 << 28;
 
   private BlockFormat() {}
 
-  /** Raw bytes a record with a body of {@code bodyLength} adds to a block, its offset entry included. */
-  public static int rawRecordCost(int bodyLength) {
-    return OFFSET_ENTRY + RECORD_BODY + bodyLength;
+  /**
+   * Bytes a record with a body of {@code bodyLength} adds to a block stored uncompressed: its offset
+   * entry, its checksum and the record itself. A compressed block stores less.
+   */
+  public static int storedRecordCost(int bodyLength) {
+    return OFFSET_ENTRY + RECORD_CRC + RECORD_BODY + bodyLength;
   }
 }

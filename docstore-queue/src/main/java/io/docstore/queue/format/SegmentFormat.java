@@ -22,7 +22,11 @@ public final class SegmentFormat {
   public static final int MAGIC_VALUE = 0xD0C5_0E0E;
   public static final String FORMAT_NAME = "docstore.segment";
   public static final byte[] FORMAT_NAME_BYTES = FORMAT_NAME.getBytes(StandardCharsets.US_ASCII);
-  public static final int VERSION = 1;
+  /**
+   * Version written. 2 added per-record checksums to uncompressed blocks; version 1 files are still
+   * read, and a version 1 active segment is sealed at open so that new blocks go to a version 2 one.
+   */
+  public static final int VERSION = 2;
   public static final int MIN_SUPPORTED_VERSION = 1;
 
   public static final int MAGIC = 0;

@@ -12,7 +12,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
- * A segment file's header: which segment it is and the sequence of its first record.
+ * A segment file's header: which segment it is, the sequence of its first record, and the format
+ * version its blocks follow.
  *
  * <pre>
  * +----------+---------------------------+---------+----------------+----------------+-----------+
@@ -21,13 +22,18 @@ import java.util.Arrays;
  * </pre>
  * The crc is the masked CRC32C of the 40 bytes before it.
  */
-public record SegmentHeader(long segment, long baseSequence) {
+public record SegmentHeader(long segment, long baseSequence, int version) {
+
+  /** The header of a new segment, in the version this build writes. */
+  public SegmentHeader(long segment, long baseSequence) {
+    this(segment, baseSequence, VERSION);
+  }
 
   public ByteBuffer encode() {
     ByteBuffer b = ByteBuffer.allocate(HEADER_LENGTH);
     b.putInt(MAGIC, MAGIC_VALUE);
     b.put(NAME, FORMAT_NAME_BYTES);
-    b.putInt(HEADER_VERSION, VERSION);
+    b.putInt(HEADER_VERSION, version);
     b.putLong(SEGMENT_NUMBER, segment);
     b.putLong(BASE_SEQUENCE, baseSequence);
     b.putInt(HEADER_CRC, Checksums.crc32c(b, 0, HEADER_CRC));
@@ -59,6 +65,6 @@ public record SegmentHeader(long segment, long baseSequence) {
     if (version < MIN_SUPPORTED_VERSION || version > VERSION) {
       throw new UnsupportedFormatException(file, FORMAT_NAME, version, MIN_SUPPORTED_VERSION, VERSION);
     }
-    return new SegmentHeader(b.getLong(SEGMENT_NUMBER), b.getLong(BASE_SEQUENCE));
+    return new SegmentHeader(b.getLong(SEGMENT_NUMBER), b.getLong(BASE_SEQUENCE), version);
   }
 }

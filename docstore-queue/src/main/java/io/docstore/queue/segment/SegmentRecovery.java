@@ -10,6 +10,7 @@ import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFileName;
+import io.docstore.queue.format.SegmentFormat;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -23,6 +24,10 @@ import org.slf4j.LoggerFactory;
  * Opens a queue directory: registers the sealed segments (header and footer checked, blocks left to
  * be verified lazily on read), scans the active segment in full, truncates its torn tail, finishes
  * an interrupted seal, and returns an appender positioned at the end.
+ *
+ * <p>Upgrade: an active segment written in an older format version is sealed (or, holding no
+ * block, replaced by an empty one), so that every block appended goes to a segment of the version
+ * this build writes and a segment never mixes versions.
  *
  * <p>Torn tail policy: damage in the active segment after which no verifiable block or footer
  * exists is a torn tail, cut off (logged at WARN, counted). Damage followed by valid data, any
@@ -47,8 +52,9 @@ public final class SegmentRecovery {
     }
     names.sort((a, b) -> Long.compare(a.segment(), b.segment()));
     SegmentSet segments = new SegmentSet();
-    BlockReader reader = new BlockReader(expectedBlockBytes);
+    BlockReader reader = new BlockReader(expectedBlockBytes, true);
     SegmentAppender appender = null;
+    int activeVersion = SegmentFormat.VERSION;
     long lastSequence = 0;
     long expectedNumber = names.isEmpty() ? 1 : names.get(0).segment();
     try {
@@ -85,6 +91,15 @@ public final class SegmentRecovery {
               throw new CorruptionException(path, 0, "active segment is not the newest segment");
             }
             Active a = recoverActive(fs, dir, path, ch, name.segment(), lastSequence, reader, counters);
+            if (a.version < SegmentFormat.VERSION && a.sealedPath == null && a.blockCount == 0) {
+              LOG.info("{}: replacing an empty version {} active segment with a version {} one", path, a.version,
+                  SegmentFormat.VERSION);
+              ch.close();
+              fs.delete(path);
+              fs.syncDirectory(dir);
+              expectedNumber--;
+              break;
+            }
             if (a.sealedPath != null) {
               ch.close();
               ch = fs.openRead(a.sealedPath);
@@ -95,6 +110,7 @@ public final class SegmentRecovery {
               segments.add(info);
               WritableFile file = fs.openAppend(path);
               appender = new SegmentAppender(fs, dir, segments, counters, segmentSize, file, info, a.digest, a.blockCount);
+              activeVersion = a.version;
             }
             lastSequence = a.lastSequence;
           }
@@ -105,7 +121,12 @@ public final class SegmentRecovery {
       }
       if (appender == null) {
         appender = SegmentAppender.createFirst(fs, dir, segments, counters, segmentSize, expectedNumber, lastSequence + 1);
-      } else if (appender.position() >= segmentSize && segments.last().lastSequence() >= segments.last().baseSequence()) {
+      } else if ((appender.position() >= segmentSize || activeVersion < SegmentFormat.VERSION)
+          && segments.last().lastSequence() >= segments.last().baseSequence()) {
+        if (activeVersion < SegmentFormat.VERSION) {
+          LOG.info("{}: sealing a version {} active segment; new blocks go to a version {} segment",
+              segments.last().path(), activeVersion, SegmentFormat.VERSION);
+        }
         try {
           appender.roll();
         } catch (io.docstore.io.NoSpaceException e) {
@@ -157,7 +178,8 @@ public final class SegmentRecovery {
     }
   }
 
-  private record Active(long base, long blocksEnd, long lastSequence, CRC32C digest, long blockCount, Path sealedPath) {}
+  private record Active(long base, long blocksEnd, long lastSequence, CRC32C digest, long blockCount, Path sealedPath,
+      int version) {}
 
   private static Active recoverActive(FileSystem fs, Path dir, Path path, FileChannel ch, long number, long previousLast,
       BlockReader reader, QueueCounters counters) throws IOException {
@@ -181,7 +203,7 @@ public final class SegmentRecovery {
       }
       if (kind == SegmentScanner.Kind.END) {
         return new Active(scan.header().baseSequence(), scan.position(), scan.nextSequence() - 1, scan.digest(),
-            scan.blockCount(), null);
+            scan.blockCount(), null, scan.header().version());
       }
       if (kind == SegmentScanner.Kind.FOOTER) {
         Path sealed = new SegmentFileName(number, true).in(dir);
@@ -189,7 +211,7 @@ public final class SegmentRecovery {
         fs.rename(path, sealed);
         fs.syncDirectory(dir);
         return new Active(scan.header().baseSequence(), scan.footer().blocksEnd(), scan.nextSequence() - 1, null,
-            scan.blockCount(), sealed);
+            scan.blockCount(), sealed, scan.header().version());
       }
     }
   }

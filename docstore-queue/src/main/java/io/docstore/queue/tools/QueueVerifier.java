@@ -14,7 +14,7 @@ import java.util.List;
 
 /**
  * Checks every segment of a queue directory in full: header, every block (checksum, decompression,
- * offset table, sequence continuity), the footer of sealed segments (and that it matches the
+ * offset table, every record's own checksum, sequence continuity), the footer of sealed segments (and that it matches the
  * blocks), segment numbering and the sequence chain across segments. Read-only.
  *
  * <p>Run it on a stopped queue: against a running one, a block being written at the end of the
@@ -37,7 +37,7 @@ public final class QueueVerifier {
       SegmentFileName.parse(p).ifPresent(names::add);
     }
     names.sort((a, b) -> Long.compare(a.segment(), b.segment()));
-    BlockReader reader = new BlockReader(64 * 1024);
+    BlockReader reader = new BlockReader(64 * 1024, true);
     long previousNumber = -1;
     long previousLast = -1;
     for (int i = 0; i < names.size(); i++) {
@@ -84,6 +84,11 @@ public final class QueueVerifier {
           problems.add(new Problem(path, scan.position(), (middle ? "" : "torn tail of " + (ch.size() - scan.position())
               + " bytes (recovery truncates it): ") + e.getMessage()));
           return -1;
+        }
+        if (kind == SegmentScanner.Kind.BLOCK && !block.compressed()
+            && block.recordChecksums() != scan.header().version() >= 2) {
+          problems.add(new Problem(path, block.offset(), "uncompressed block " + (block.recordChecksums() ? "with" : "without")
+              + " record checksums in a version " + scan.header().version() + " segment"));
         }
         if (kind == SegmentScanner.Kind.END) {
           if (name.sealed()) {

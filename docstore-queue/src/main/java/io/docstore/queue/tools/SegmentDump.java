@@ -35,13 +35,14 @@ public final class SegmentDump {
       out.printf("file %s (%d bytes)%n", file, size);
       SegmentScanner scan;
       try {
-        scan = new SegmentScanner(file, ch, size, new BlockReader(64 * 1024));
+        scan = new SegmentScanner(file, ch, size, new BlockReader(64 * 1024, true));
       } catch (IOException e) {
         out.printf("header: BAD %s%n", e.getMessage());
         return false;
       }
       long segment = scan.header().segment();
-      out.printf("header: format docstore.segment v1, segment %d, base sequence %d%n", segment, scan.header().baseSequence());
+      out.printf("header: format docstore.segment v%d, segment %d, base sequence %d%n", scan.header().version(), segment,
+          scan.header().baseSequence());
       DecodedBlock block = new DecodedBlock();
       while (true) {
         long offset = scan.position();
@@ -65,7 +66,7 @@ public final class SegmentDump {
           }
           case BLOCK -> {
             out.printf("block @%d: stored %d, raw %d, records %d, %s, sequences %d..%d, crc %08x OK%n", offset,
-                block.storedLength(), block.rawLength(), block.count(), block.compressed() ? "lz4" : "raw",
+                block.storedLength(), block.rawLength(), block.count(), block.compressed() ? "lz4" : block.recordChecksums() ? "raw with record crcs" : "raw",
                 block.firstSequence(), block.lastSequence(), block.crc());
             if (records) {
               for (int i = 0; i < block.count(); i++) {

@@ -42,7 +42,7 @@ class BlockBuilderTest {
       b.add(100 + i, i, 1000 + i, i % 2 == 0 ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE,
           i % 2 == 0 ? "hello hello hello hello".getBytes(StandardCharsets.US_ASCII) : new byte[0]);
     }
-    assertThat(b.rawLength()).isEqualTo(10 * 4 + 10 * 17 + 5 * 23);
+    assertThat(b.storedLength()).isEqualTo(10 * (4 + 4) + 10 * 17 + 5 * 23);
     ByteBuffer block = b.finish();
     assertThat(b.isEmpty()).isTrue();
     assertThat(b.lastSequence()).isEqualTo(109);
@@ -68,16 +68,70 @@ class BlockBuilderTest {
     b.add(1, 42, 7, BlockFormat.OP_PUT, noise);
     DecodedBlock d = roundTrip(b.finish());
     assertThat(d.compressed()).isFalse();
-    assertThat(d.storedLength()).isEqualTo(d.rawLength());
+    assertThat(d.recordChecksums()).isTrue();
+    assertThat(d.storedLength()).isEqualTo(d.rawLength() + 4);
     assertThat(d.body(0)).isEqualTo(noise);
+  }
+
+  @Test
+  void anUncompressedBlockStoresEachRecordsChecksumOverItsSequenceAndBytes() throws IOException {
+    BlockBuilder b = new BlockBuilder();
+    Random rnd = new Random(6);
+    byte[][] bodies = new byte[5][];
+    for (int i = 0; i < bodies.length; i++) {
+      bodies[i] = new byte[i * 40];
+      rnd.nextBytes(bodies[i]);
+      b.add(77 + i, 1000 + i, 5 + i, BlockFormat.OP_PUT, bodies[i]);
+    }
+    ByteBuffer block = b.finish();
+    assertThat(block.get(BlockFormat.FLAGS)).isEqualTo((byte) BlockFormat.FLAG_RECORD_CRCS);
+    int raw = block.getInt(BlockFormat.RAW_LENGTH);
+    assertThat(block.getInt(BlockFormat.STORED_LENGTH)).isEqualTo(raw + 5 * 4);
+    int payload = BlockFormat.HEADER_LENGTH;
+    for (int i = 0; i < bodies.length; i++) {
+      int start = block.getInt(payload + 4 * i);
+      ByteBuffer model = ByteBuffer.allocate(8 + 17 + bodies[i].length);
+      model.putLong(77 + i).putLong(1000 + i).putLong(5 + i).put(BlockFormat.OP_PUT).put(bodies[i]);
+      java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+      crc.update(model.array());
+      assertThat(block.getInt(payload + raw + 4 * i)).as("record %d", i).isEqualTo(Checksums.mask((int) crc.getValue()));
+      assertThat(block.getLong(payload + start)).isEqualTo(1000 + i);
+    }
+  }
+
+  @Test
+  void aRecordChecksumThatDisagreesWithAGoodBlockChecksumIsFoundByACheckingReader() throws IOException {
+    BlockBuilder b = new BlockBuilder();
+    Random rnd = new Random(7);
+    for (int i = 1; i <= 2; i++) {
+      byte[] noise = new byte[300];
+      rnd.nextBytes(noise);
+      b.add(i, i, i, BlockFormat.OP_PUT, noise);
+    }
+    ByteBuffer block = b.finish();
+    byte[] bytes = new byte[block.remaining()];
+    block.get(bytes);
+    ByteBuffer w = ByteBuffer.wrap(bytes);
+    int second = BlockFormat.HEADER_LENGTH + w.getInt(BlockFormat.RAW_LENGTH) + 4;
+    w.putInt(second, w.getInt(second) ^ 1);
+    w.putInt(BlockFormat.CRC, Checksums.crc32c(bytes, 4, bytes.length - 4));
+    Path f = dir.resolve("badrecordcrc");
+    Files.write(f, bytes);
+    try (FileChannel ch = FileChannel.open(f)) {
+      DecodedBlock d = new DecodedBlock();
+      new BlockReader(64).read(ch, f, 0, bytes.length, d);
+      assertThat(d.count()).as("a reader of whole blocks trusts the block checksum").isEqualTo(2);
+      assertThatThrownBy(() -> new BlockReader(64, true).read(ch, f, 0, bytes.length, d))
+          .isInstanceOf(CorruptionException.class).hasMessageContaining("record 1 fails its own checksum");
+    }
   }
 
   @Test
   void fitsRespectsBlockSizeButAlwaysTakesAFirstRecord() {
     BlockBuilder b = new BlockBuilder();
     assertThat(b.fits(1 << 20, 512)).isTrue();
-    b.add(1, 1, 1, BlockFormat.OP_PUT, new byte[512 - BlockFormat.rawRecordCost(0)]);
-    assertThat(b.rawLength()).isEqualTo(512);
+    b.add(1, 1, 1, BlockFormat.OP_PUT, new byte[512 - BlockFormat.storedRecordCost(0)]);
+    assertThat(b.storedLength()).isEqualTo(512);
     assertThat(b.fits(0, 512)).isFalse();
     assertThat(b.full(512)).isTrue();
     assertThatThrownBy(() -> b.add(5, 1, 1, BlockFormat.OP_PUT, new byte[0])).isInstanceOf(IllegalStateException.class);

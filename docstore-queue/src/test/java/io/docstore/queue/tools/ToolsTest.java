@@ -47,7 +47,7 @@ class ToolsTest {
   void dumpPrintsHeaderBlocksRecordsAndFooter() throws IOException {
     fill();
     String sealed = dump(dir.resolve("seg-0000000001.sealed"));
-    assertThat(sealed).contains("header: format docstore.segment v1, segment 1, base sequence 1")
+    assertThat(sealed).contains("header: format docstore.segment v" + io.docstore.queue.format.SegmentFormat.VERSION + ", segment 1, base sequence 1")
         .contains("block @44: stored").contains("OK").contains("record 1/44/0 id 0 seq 1 DELETE size 0")
         .contains("record 1/44/1 id 1 seq 2 PUT size 6").contains("footer @");
     assertThat(dump(active())).contains("no footer (active segment)");
