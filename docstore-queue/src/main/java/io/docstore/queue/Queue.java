@@ -116,10 +116,9 @@ public final class Queue implements java.io.Closeable {
     return reader;
   }
 
-  /** A reader of this queue with another slow-read threshold and fault count (tests of the mapped-read fallback). */
-  QueueReader reader(long coldReadNanos, java.util.function.LongSupplier majorFaults) {
-    return new QueueReader(segments, counters, null, expectedBlockBytes(options), options.mappedReads(), coldReadNanos,
-        majorFaults);
+  /** A reader of this queue with another judge of cold mapped reads (tests of the mapped-read fallback). */
+  QueueReader reader(io.docstore.io.ColdReads coldReads) {
+    return new QueueReader(segments, counters, null, expectedBlockBytes(options), options.mappedReads(), coldReads);
   }
 
   /** A tailer over records with sequence {@code >= fromSequence}, in order. */

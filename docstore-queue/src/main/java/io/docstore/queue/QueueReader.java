@@ -1,5 +1,6 @@
 package io.docstore.queue;
 
+import io.docstore.io.ColdReads;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.MappedFile;
 import io.docstore.queue.block.BlockCache;
@@ -15,7 +16,6 @@ import io.docstore.queue.segment.SegmentInfo;
 import io.docstore.queue.segment.SegmentSet;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.function.LongSupplier;
 
 /**
  * Random reads by address. A block stored uncompressed is read in place from the segment's mapping:
@@ -28,12 +28,10 @@ import java.util.function.LongSupplier;
  *
  * <p>Mapped reads and a cold page cache: a fault on a mapping advised {@code MADV_RANDOM} reads
  * one 4 KiB page, so a block that is not resident costs two or three disk reads through the
- * mapping but one positional read. Mapped reads are therefore timed; one that took longer than
- * {@link #COLD_READ_NANOS} and during which the thread's count of major page faults grew (it
- * waited for the disk, not just for a core) sends the next {@link #POSITIONAL_AFTER_COLD} block
- * reads down the positional path, and then the mapping is tried again. A warm queue is read
- * through the mapping; a cold one at one disk read per block, plus one probe in
- * {@value #POSITIONAL_AFTER_COLD} reads.
+ * mapping but one positional read. Mapped reads are therefore timed, and a {@link ColdReads} sends
+ * block reads down the positional path for a while after one that waited for the disk. A warm
+ * queue is read through the mapping; a cold one at one disk read per block, plus one probe in
+ * {@value ColdReads#BACKOFF} reads.
  *
  * <p>Thread-safe and shareable: each thread has its own decode buffers (ThreadLocal), the segment
  * channels are positional-read only. Reads run concurrently with the writer and only ever see
@@ -45,24 +43,8 @@ public final class QueueReader {
   private final QueueCounters counters;
   private final BlockCache cache;
   private final boolean mapped;
-  private final long coldReadNanos;
-  private final LongSupplier majorFaults;
-  /**
-   * Block reads left before readers try the mapping again after a cold mapped read (see the class
-   * comment). Shared by all reading threads, since coldness is the page cache's, not a thread's;
-   * read and written without synchronization: a lost update only moves the next probe a little.
-   */
-  private int positionalLeft;
+  private final ColdReads coldReads;
   private final ThreadLocal<Buffers> buffers;
-
-  /**
-   * A mapped block read slower than this may have waited for the disk (resident blocks take 1-5 us
-   * through the mapping, a disk read 15-50 us on the machines measured); it did if the thread's
-   * count of major page faults grew ({@link #waitedForDisk}).
-   */
-  static final long COLD_READ_NANOS = 10_000;
-  /** Block reads made positionally after a cold mapped read, before the mapping is tried again. */
-  static final int POSITIONAL_AFTER_COLD = 1024;
 
   private static final class Buffers {
     final BlockReader reader;
@@ -72,29 +54,25 @@ public final class QueueReader {
      * open, so a thread asking again for the same block (a page of neighbouring records) reuses it.
      */
     long key = -1;
-    /** This thread's major page faults when last asked ({@link #waitedForDisk}). */
-    long majorFaults;
 
-    Buffers(int expectedBlockBytes, long majorFaults) {
+    Buffers(int expectedBlockBytes) {
       reader = new BlockReader(expectedBlockBytes);
-      this.majorFaults = majorFaults;
     }
   }
 
   QueueReader(SegmentSet segments, QueueCounters counters, BlockCache cache, int expectedBlockBytes, boolean mapped) {
-    this(segments, counters, cache, expectedBlockBytes, mapped, COLD_READ_NANOS, MappedFile::threadMajorFaults);
+    this(segments, counters, cache, expectedBlockBytes, mapped, new ColdReads());
   }
 
-  /** With another threshold for a slow mapped read and another count of the thread's major faults (tests). */
+  /** With another judge of cold mapped reads (tests). */
   QueueReader(SegmentSet segments, QueueCounters counters, BlockCache cache, int expectedBlockBytes, boolean mapped,
-      long coldReadNanos, LongSupplier majorFaults) {
+      ColdReads coldReads) {
     this.segments = segments;
     this.mapped = mapped;
-    this.coldReadNanos = coldReadNanos;
+    this.coldReads = coldReads;
     this.counters = counters;
     this.cache = cache;
-    this.majorFaults = majorFaults;
-    this.buffers = ThreadLocal.withInitial(() -> new Buffers(expectedBlockBytes, majorFaults.getAsLong()));
+    this.buffers = ThreadLocal.withInitial(() -> new Buffers(expectedBlockBytes));
   }
 
   /**
@@ -123,17 +101,12 @@ public final class QueueReader {
     }
     long key = Address.blockKey(address);
     MappedFile mapping = null;
-    if (mapped) {
-      int left = positionalLeft;
-      if (left > 0) {
-        positionalLeft = left - 1;
-      } else {
-        mapping = segment.mapped();
-        // Maps the chunk (a system call the first time) before the clock starts: only the read is timed.
-        mapping.chunk(offset, BlockFormat.HEADER_LENGTH, end, sealed);
-      }
+    if (mapped && coldReads.useMapping()) {
+      mapping = segment.mapped();
+      // Maps the chunk (a system call the first time) before the clock starts: only the read is timed.
+      mapping.chunk(offset, BlockFormat.HEADER_LENGTH, end, sealed);
     }
-    long started = mapping == null ? 0 : System.nanoTime();
+    long started = mapping == null ? 0 : coldReads.started();
     Record r = mapping == null ? null : mappedRawRecord(mapping, segment, address, offset, end, sealed);
     boolean fromMapping = r != null;
     if (r != null) {
@@ -162,28 +135,11 @@ public final class QueueReader {
     }
     if (fromMapping) {
       counters.blockReadsMapped.increment();
-      if (System.nanoTime() - started > coldReadNanos && waitedForDisk()) {
-        positionalLeft = POSITIONAL_AFTER_COLD;
+      if (coldReads.finished(started)) {
         counters.blockReadsMappedCold.increment();
       }
     }
     return r;
-  }
-
-  /**
-   * Whether this thread waited for the disk since it last asked: its count of major page faults
-   * grew. A slow read without one was a descheduled thread or a page-table fault, not a cold page.
-   * Where the count cannot be had, a slow read counts as cold.
-   */
-  private boolean waitedForDisk() {
-    long faults = majorFaults.getAsLong();
-    if (faults < 0) {
-      return true;
-    }
-    Buffers b = buffers.get();
-    boolean waited = faults > b.majorFaults;
-    b.majorFaults = faults;
-    return waited;
   }
 
   /**

@@ -2,6 +2,7 @@ package io.docstore.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.io.ColdReads;
 import io.docstore.io.SyncPolicy;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -102,22 +103,23 @@ class QueueReaderTest {
       }
       q.writer().flush();
       assertThat(q.stats().segmentsSealed()).isPositive();
-      // Threshold 0 and a fault count that grows at every look: every mapped read counts as one
-      // that waited for the disk.
+      // Threshold 0 and a fault count that grows at every look: every mapped read after the
+      // thread's first counts as one that waited for the disk.
       java.util.concurrent.atomic.AtomicLong faults = new java.util.concurrent.atomic.AtomicLong();
-      QueueReader everyReadCold = q.reader(0, faults::incrementAndGet);
-      int reads = QueueReader.POSITIONAL_AFTER_COLD + 2;
+      QueueReader everyReadCold = q.reader(new ColdReads(0, ColdReads.BACKOFF, faults::incrementAndGet));
+      int reads = ColdReads.BACKOFF + 3;
       long mappedBefore = q.stats().blockReadsMapped();
       for (int i = 0; i < reads; i++) {
         long address = a.get((i * 17) % 1000); // sealed segments only; 17 records apart: never the same block
         assertThat(everyReadCold.get(address).id()).isEqualTo((i * 17) % 1000);
       }
       QueueStats s = q.stats();
-      assertThat(s.blockReadsMapped() - mappedBefore).as("the first read, then the probe after the positional run")
-          .isEqualTo(2);
+      assertThat(s.blockReadsMapped() - mappedBefore)
+          .as("the first read (which takes the thread's fault count), the second (cold), the probe after the positional run")
+          .isEqualTo(3);
       assertThat(s.blockReadsMappedCold()).isEqualTo(2);
       // Slow reads without a major fault (a descheduled thread) are not cold.
-      QueueReader slowButWarm = q.reader(0, () -> 7);
+      QueueReader slowButWarm = q.reader(new ColdReads(0, ColdReads.BACKOFF, () -> 7));
       long warmBefore = q.stats().blockReadsMapped();
       for (int i = 0; i < 100; i++) {
         slowButWarm.get(a.get((i * 17) % 1000));

@@ -42,6 +42,7 @@ public final class IndexStats {
   private final long pageCacheEvictions;
   private final long pageCacheBytes;
   private final long pageCacheCapacityBytes;
+  private final long pageReadsMappedCold;
 
   private IndexStats(Engine e) {
     IndexCounters c = e.counters();
@@ -89,6 +90,7 @@ public final class IndexStats {
     pageCacheEvictions = pc == null ? 0 : pc.evictions();
     pageCacheBytes = pc == null ? 0 : pc.bytesUsed();
     pageCacheCapacityBytes = pc == null ? 0 : pc.capacityBytes();
+    pageReadsMappedCold = e.pageReadsMappedCold();
   }
 
   static IndexStats of(Engine e) {
@@ -115,6 +117,14 @@ public final class IndexStats {
   /** Index pages probed by gets (from the page cache, the mapping or one positional read each). */
   public long pagesRead() {
     return pagesRead;
+  }
+
+  /**
+   * Page reads through a table's mapping that waited for the disk. Each sends lookups to the page
+   * cache for a while; while mapped reads are warm, lookups read pages in place and skip the cache.
+   */
+  public long pageReadsMappedCold() {
+    return pageReadsMappedCold;
   }
 
   /** Page probes answered by the index page cache (no read). */

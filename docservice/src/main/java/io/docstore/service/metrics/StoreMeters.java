@@ -55,6 +55,8 @@ public final class StoreMeters {
         QueueStats::blockCacheCapacityBytes);
     counter(r, owner, "docstore.index.gets", "index lookups", i, IndexStats::gets);
     counter(r, owner, "docstore.index.pages.read", "index file pages read by lookups", i, IndexStats::pagesRead);
+    counter(r, owner, "docstore.index.page.reads.mapped.cold", "index page reads through a mapping that waited for"
+        + " the disk (lookups then use the page cache for a while)", i, IndexStats::pageReadsMappedCold);
     counter(r, owner, "docstore.index.page.cache.hits", "index page probes answered by the page cache (no read)", i,
         IndexStats::pageCacheHits);
     counter(r, owner, "docstore.index.page.cache.misses", "index page probes read from the file", i,

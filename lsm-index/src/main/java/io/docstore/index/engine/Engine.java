@@ -10,6 +10,7 @@ import io.docstore.index.memtable.MemTable;
 import io.docstore.index.table.EntryIterator;
 import io.docstore.index.table.Table;
 import io.docstore.index.wal.WalWriter;
+import io.docstore.io.ColdReads;
 import io.docstore.io.ThreadPriority;
 import io.docstore.io.NoSpaceException;
 import io.docstore.io.cache.SlotCache;
@@ -48,6 +49,8 @@ public final class Engine implements java.io.Closeable {
   final BloomPager pager;
   /** Verified table pages, off heap; null when {@code pageCacheBytes} is 0. */
   final SlotCache pageCache;
+  /** Whether the tables' mappings are warm: while they are, lookups skip {@link #pageCache} ({@code Table.find}). */
+  final ColdReads pageReads = new ColdReads();
   final ReentrantLock writeLock = new ReentrantLock();
   final Object stateLock = new Object();
   /** WAL files on disk, by number; guarded by stateLock. */
@@ -144,6 +147,11 @@ public final class Engine implements java.io.Closeable {
   /** The index page cache, or null if off. */
   public SlotCache pageCache() {
     return pageCache;
+  }
+
+  /** Mapped page reads that waited for the disk (each sends lookups to the page cache for a while). */
+  public long pageReadsMappedCold() {
+    return pageReads.coldReads();
   }
 
   long allocateFileNumber() {
@@ -365,7 +373,7 @@ public final class Engine implements java.io.Closeable {
         (answer == BloomFilter.MAYBE ? counters.bloomMaybe : counters.bloomNotResident).increment();
         probed++;
         counters.pagesRead.increment();
-        v = t.find(id, pageCache);
+        v = t.find(id, pageCache, pageReads);
         if (v != -1L) {
           return v;
         }

@@ -3,6 +3,7 @@ package io.docstore.index.table;
 import io.docstore.index.bloom.BloomFilter;
 import io.docstore.index.file.FileHeader;
 import io.docstore.io.Checksums;
+import io.docstore.io.ColdReads;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.io.MappedFile;
@@ -212,19 +213,39 @@ public final class Table {
    * bloom filter.
    */
   public long find(long id) throws IOException {
-    return find(id, null);
+    return find(id, null, null);
   }
 
   /**
-   * As {@link #find(long)}, but the page comes from {@code cache} (index page cache, slots of
-   * {@link TableFormat#PAGE_SIZE} bytes, little-endian) when it is there: no checksum, no
-   * allocation. A page read from the file is verified against its checksum and then offered to
-   * the cache (its entries only), so a cached page was verified once, on fill.
+   * As {@link #find(long)}, with a cache of verified pages ({@code cache}: slots of
+   * {@link TableFormat#PAGE_SIZE} bytes, little-endian; null for none) and a judge of whether this
+   * table's mapping is warm ({@code coldReads}; null: always use the cache).
+   *
+   * <p>While mapped reads are warm the page is read and verified in place and the cache is not
+   * asked: a hit there would save only the page's checksum, and costs a lookup, and a miss a copy
+   * of the page. After a mapped read that waited for the disk, the cache is asked first for a while
+   * ({@link ColdReads}): a page there was verified once, on fill, and stays in memory while the OS
+   * page cache is short of room. A page read from the file on a miss is verified and then offered
+   * to the cache (its entries only).
    */
-  public long find(long id, SlotCache cache) throws IOException {
+  public long find(long id, SlotCache cache, ColdReads coldReads) throws IOException {
     int p = pageFor(id);
     if (p < 0) {
       return -1L;
+    }
+    long offset = TableFormat.pageOffset(p);
+    if (mapped != null && (cache == null || coldReads == null || coldReads.useMapping())) {
+      ByteBuffer src = mapped.chunk(offset, TableFormat.PAGE_SIZE, bytes, true);
+      if (src != null) {
+        long started = coldReads == null ? 0 : coldReads.started();
+        int base = MappedFile.indexInChunk(offset);
+        verify(src, base, p, offset);
+        long v = search(src, base, entriesInPage(p), id);
+        if (coldReads != null) {
+          coldReads.finished(started);
+        }
+        return v;
+      }
     }
     long key = cache == null ? 0 : pageKey(p);
     if (cache != null) {
@@ -233,7 +254,6 @@ public final class Table {
         return v;
       }
     }
-    long offset = TableFormat.pageOffset(p);
     ByteBuffer src = mapped == null ? null : mapped.chunk(offset, TableFormat.PAGE_SIZE, bytes, true);
     int base;
     if (src != null) {
@@ -243,15 +263,19 @@ public final class Table {
       readFully(ch, src, offset, path);
       base = 0;
     }
-    int actual = Checksums.crc32c(src, base, TableFormat.PAGE_SIZE);
-    if (actual != pageCrcs[p]) {
-      throw CorruptionException.checksum(path, offset, "table page " + p, pageCrcs[p], actual);
-    }
+    verify(src, base, p, offset);
     int entries = entriesInPage(p);
     if (cache != null) {
       cache.put(key, src, base, entries * TableFormat.ENTRY_SIZE);
     }
     return search(src, base, entries, id);
+  }
+
+  private void verify(ByteBuffer src, int base, int p, long offset) throws CorruptionException {
+    int actual = Checksums.crc32c(src, base, TableFormat.PAGE_SIZE);
+    if (actual != pageCrcs[p]) {
+      throw CorruptionException.checksum(path, offset, "table page " + p, pageCrcs[p], actual);
+    }
   }
 
   /** Cache key of page {@code p}: table number in the high half, page number in the low half. */

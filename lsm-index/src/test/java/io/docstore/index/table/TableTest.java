@@ -69,6 +69,46 @@ class TableTest {
     assertThat(t.retain()).isFalse();
   }
 
+  /**
+   * The index page cache is asked only while mapped reads are cold: warm lookups read the page in
+   * place; after a read that waited for the disk, the next lookups go to the cache (which fills as
+   * usual, on a page's second miss) until the mapping is tried again. Answers are the same either way.
+   */
+  @Test
+  void warmMappedLookupsSkipThePageCacheAndColdOnesUseIt() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(io.docstore.io.MappedFile.supported());
+    int n = 20_000;
+    Path p = dir.resolve("0000000002.idx");
+    TableWriter w = new TableWriter(FileSystem.real(), p, new BloomBuilder(n, 0.01));
+    for (long id = 0; id < n; id++) {
+      w.add(id * 3, id + 100);
+    }
+    w.finish();
+    Table t = Table.open(FileSystem.real(), p, 2, null, true);
+    io.docstore.io.cache.SlotCache cache = new io.docstore.io.cache.SlotCache(1 << 20, TableFormat.PAGE_SIZE,
+        java.nio.ByteOrder.LITTLE_ENDIAN);
+    io.docstore.io.ColdReads warm = new io.docstore.io.ColdReads(Long.MAX_VALUE, 1024, () -> 0);
+    for (int round = 0; round < 2; round++) {
+      for (long id = 0; id < n; id++) {
+        assertThat(t.find(id * 3, cache, warm)).isEqualTo(id + 100);
+        assertThat(t.find(id * 3 + 1, cache, warm)).isEqualTo(-1L);
+      }
+    }
+    assertThat(cache.hits() + cache.misses()).as("warm: the cache is never asked").isZero();
+    assertThat(warm.coldReads()).isZero();
+    // Every mapped read slow, and a fault count that grows at each look: every one waited for the disk.
+    java.util.concurrent.atomic.AtomicLong faults = new java.util.concurrent.atomic.AtomicLong();
+    io.docstore.io.ColdReads cold = new io.docstore.io.ColdReads(-1, 1_000_000, faults::incrementAndGet);
+    for (int round = 0; round < 3; round++) {
+      for (long id = 0; id < n; id++) {
+        assertThat(t.find(id * 3, cache, cold)).isEqualTo(id + 100);
+      }
+    }
+    assertThat(cold.coldReads()).as("one cold mapped read, then the cache for the next million").isEqualTo(1);
+    assertThat(cache.hits()).as("third round from the cache").isGreaterThanOrEqualTo(n - 1);
+    t.release();
+  }
+
   private static boolean mappedIn(Path file) throws java.io.IOException {
     String name = file.toRealPath().toString();
     return java.nio.file.Files.readAllLines(Path.of("/proc/self/maps")).stream().anyMatch(l -> l.endsWith(" " + name));

@@ -1,0 +1,101 @@
+package io.docstore.io;
+
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * Tells a reader whether to read through a file's mapping now, or the other way (a positional
+ * read, its own cache): a guess at whether the OS page cache holds what is being read, from how the
+ * last mapped reads went.
+ *
+ * <p>A mapping advised {@code MADV_RANDOM} reads one 4 KiB page per fault, so a cold read through it
+ * costs a disk read per page touched, and waits for each. A mapped read is timed
+ * ({@link #started}, {@link #finished}); one that took longer than {@code slowNanos} and during
+ * which the thread's count of major page faults grew (it waited for the disk, not just for a core)
+ * sends the next {@code backoff} reads the other way ({@link #useMapping} false), then the mapping
+ * is tried again. A warm file is read through the mapping, a cold one the other way plus one probe
+ * in {@code backoff} reads. Where the fault count cannot be had, a slow read counts as cold.
+ *
+ * <p>Thread-safe. The count of reads left is shared by all threads, since coldness is the page
+ * cache's, not a thread's; it is read and written without synchronization: a lost update only
+ * moves the next probe a little. Each thread's last fault count is its own.
+ */
+public final class ColdReads {
+
+  /**
+   * A mapped read slower than this may have waited for the disk: resident pages take 1-5 us through
+   * a mapping, a disk read 15-50 us on the machines measured.
+   */
+  public static final long SLOW_NANOS = 10_000;
+  /** Reads made the other way after a cold mapped read, before the mapping is tried again. */
+  public static final int BACKOFF = 1024;
+
+  private final long slowNanos;
+  private final int backoff;
+  private final LongSupplier majorFaults;
+  private final ThreadLocal<long[]> lastFaults;
+  private final LongAdder cold = new LongAdder();
+  private int left;
+
+  /** With the defaults and the calling thread's real major faults. */
+  public ColdReads() {
+    this(SLOW_NANOS, BACKOFF, MappedFile::threadMajorFaults);
+  }
+
+  /**
+   * @param majorFaults the calling thread's count of major page faults so far, or -1 if unknown
+   */
+  public ColdReads(long slowNanos, int backoff, LongSupplier majorFaults) {
+    this.slowNanos = slowNanos;
+    this.backoff = backoff;
+    this.majorFaults = majorFaults;
+    this.lastFaults = ThreadLocal.withInitial(() -> new long[] {-1});
+  }
+
+  /** Whether the next read should go through the mapping; false (and one read fewer left) while cold. */
+  public boolean useMapping() {
+    int l = left;
+    if (l > 0) {
+      left = l - 1;
+      return false;
+    }
+    return true;
+  }
+
+  /** The clock for a mapped read about to start. */
+  public long started() {
+    return System.nanoTime();
+  }
+
+  /** Reports a mapped read that began at {@code startedNanos}; true if it was cold (and reads now go the other way). */
+  public boolean finished(long startedNanos) {
+    if (System.nanoTime() - startedNanos <= slowNanos || !waitedForDisk()) {
+      return false;
+    }
+    left = backoff;
+    cold.increment();
+    return true;
+  }
+
+  /** Mapped reads found cold so far. */
+  public long coldReads() {
+    return cold.sum();
+  }
+
+  /**
+   * Whether this thread waited for the disk since it last asked: its count of major page faults
+   * grew. A slow read without one was a descheduled thread or a page-table fault, not a cold page.
+   * A thread's first slow read only takes its count (no system call is spent on a thread before it
+   * reads slowly), so it is not judged cold.
+   */
+  private boolean waitedForDisk() {
+    long faults = majorFaults.getAsLong();
+    if (faults < 0) {
+      return true;
+    }
+    long[] last = lastFaults.get();
+    boolean waited = last[0] >= 0 && faults > last[0];
+    last[0] = faults;
+    return waited;
+  }
+}
