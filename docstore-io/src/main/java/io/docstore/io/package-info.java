@@ -3,8 +3,9 @@
  * durable file operation goes ({@link io.docstore.io.FileSystem}), its fault-injecting twin for
  * crash and fault tests, checksums, the corruption error type, sync policies with group commit,
  * atomic publication of small state files, named kill points for crash tests, and the two native
- * calls made through JNA: read-only mappings advised for random access ({@link io.docstore.io.MappedFile})
- * and lower CPU priorities for background threads ({@link io.docstore.io.ThreadPriority}).
+ * calls made through JNA: read-only mappings advised for random access ({@link io.docstore.io.MappedFile},
+ * with {@link io.docstore.io.ColdReads} judging when reads through them wait for the disk) and lower
+ * CPU priorities for background threads ({@link io.docstore.io.ThreadPriority}).
  *
  * <p>It owns no file format and knows nothing of documents, queues or indexes. It must not depend
  * on any other docstore module.

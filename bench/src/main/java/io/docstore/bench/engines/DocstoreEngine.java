@@ -17,7 +17,8 @@ import java.util.Arrays;
  * docstore through its public API, as Docstore v2 uses it: a value is appended to the queue
  * (compressed blocks) and the index maps the key's ID to the record's address. A key is 8 bytes,
  * read as a big-endian long with the sign bit cleared (the ID space is 63 bits); a get is an index
- * lookup, one positional read of the queue block and a check that the record carries that ID.
+ * lookup, one read of the queue record (through the segment's mapping, or one positional read of
+ * its block when the page cache is cold) and a check that the record carries that ID.
  *
  * <p>Batches: appends accumulate in the queue writer's open block and the (ID, address) pairs in
  * arrays; {@link #flush()} writes the open block (now readable) and only then puts the batch into
