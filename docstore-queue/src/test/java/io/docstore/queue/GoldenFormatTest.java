@@ -148,6 +148,24 @@ class GoldenFormatTest {
     assertThat(QueueVerifier.verify(dir)).isEmpty();
   }
 
+  /** The verifier holds each version to its kind of uncompressed block: with record checksums in 2, without in 1. */
+  @ParameterizedTest(name = "version {0} relabelled")
+  @ValueSource(ints = {1, 2})
+  void verifyReportsUncompressedBlocksOfTheOtherVersion(int version) throws IOException {
+    copyGolden(version);
+    for (String f : FILES) {
+      byte[] bytes = Files.readAllBytes(dir.resolve(f));
+      java.nio.ByteBuffer h = java.nio.ByteBuffer.wrap(bytes);
+      h.putInt(SegmentFormat.HEADER_VERSION, 3 - version);
+      h.putInt(SegmentFormat.HEADER_CRC, io.docstore.io.Checksums.crc32c(h, 0, SegmentFormat.HEADER_CRC));
+      Files.write(dir.resolve(f), bytes);
+    }
+    assertThat(QueueVerifier.verify(dir)).isNotEmpty().allSatisfy(p -> {
+      assertThat(p.description()).contains("uncompressed block " + (version == 2 ? "with" : "without")
+          + " record checksums in a version " + (3 - version) + " segment");
+    });
+  }
+
   private void readsBack(Queue q, int records) throws IOException {
     try (QueueTailer t = q.tailer(1)) {
       for (int i = 0; i < records; i++) {

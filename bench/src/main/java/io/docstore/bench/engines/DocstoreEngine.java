@@ -24,8 +24,11 @@ import java.util.Arrays;
  * arrays; {@link #flush()} writes the open block (now readable) and only then puts the batch into
  * the index with one {@code putAll}, so the index never points at a record a reader cannot read.
  * Both use sync policy {@code none}, the peers' "WAL on, no fsync per write". Memory budget (all
- * off heap): a quarter for the index's resident Bloom filters, a quarter for its page cache, half
- * for the queue's decoded-block cache; {@code DOCSTORE_BENCH_SPLIT=b:p:q} in the environment (parts
+ * off heap): an eighth for the index's resident Bloom filters, three quarters for its page cache
+ * (used while reads through the tables' mappings wait for the disk: it keeps cold lookups near one
+ * disk read), an eighth for the queue's decoded-block cache (compressed blocks; hot documents are
+ * the memcached tier's job in the service, whose defaults favour index pages the same way); see
+ * docs/benchmarks.md for the measured trade-off. {@code DOCSTORE_BENCH_SPLIT=b:p:q} in the environment (parts
  * of the budget for bloom, index pages, blocks) tries another split, and
  * {@code DOCSTORE_BENCH_BACKGROUND_NICE=n} another CPU priority for the index's background threads
  * (default {@link IndexOptions#DEFAULT_BACKGROUND_NICE}, as in the service; 0 = normal), and
@@ -78,10 +81,10 @@ final class DocstoreEngine implements Engine {
         + " B off heap, sync none, background threads at nice " + io.backgroundNice() + "); index updated per batch with putAll";
   }
 
-  /** Budget parts for bloom, index pages, blocks: "1:1:2" unless {@code spec} says otherwise. */
+  /** Budget parts for bloom, index pages, blocks: "1:6:1" unless {@code spec} says otherwise. */
   static long[] split(String spec) {
     if (spec == null || spec.isBlank()) {
-      return new long[] {1, 1, 2};
+      return new long[] {1, 6, 1};
     }
     String[] p = spec.split(":");
     if (p.length != 3) {
