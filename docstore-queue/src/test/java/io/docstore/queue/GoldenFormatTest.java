@@ -148,6 +148,18 @@ class GoldenFormatTest {
     assertThat(QueueVerifier.verify(dir)).isEmpty();
   }
 
+  /** A queue that is only an empty version 1 active segment keeps its number and base sequence. */
+  @Test
+  void anEmptyVersionOneActiveSegmentAloneKeepsItsBaseSequence() throws IOException {
+    Path active = dir.resolve("seg-0000000007.active");
+    Files.write(active, new SegmentHeader(7, 1000, 1).encode().array());
+    try (Queue q = Queue.open(dir, options())) {
+      assertThat(dump("seg-0000000007.active")).contains("format docstore.segment v2, segment 7, base sequence 1000");
+      assertThat(q.writer().append(1, Op.PUT, 1, body(1)).sequence()).isEqualTo(1000);
+    }
+    assertThat(QueueVerifier.verify(dir)).isEmpty();
+  }
+
   /** The verifier holds each version to its kind of uncompressed block: with record checksums in 2, without in 1. */
   @ParameterizedTest(name = "version {0} relabelled")
   @ValueSource(ints = {1, 2})

@@ -3,6 +3,7 @@ package io.docstore.queue.segment;
 import static io.docstore.queue.format.SegmentFormat.FOOTER_LENGTH;
 import static io.docstore.queue.format.SegmentFormat.HEADER_LENGTH;
 
+import io.docstore.io.AtomicFiles;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.io.WritableFile;
@@ -92,13 +93,14 @@ public final class SegmentRecovery {
             }
             Active a = recoverActive(fs, dir, path, ch, name.segment(), lastSequence, reader, counters);
             if (a.version < SegmentFormat.VERSION && a.sealedPath == null && a.blockCount == 0) {
+              // Replaced atomically by a header of the current version (same number and base): a
+              // crash leaves the old file or the new one, never neither.
               LOG.info("{}: replacing an empty version {} active segment with a version {} one", path, a.version,
                   SegmentFormat.VERSION);
               ch.close();
-              fs.delete(path);
-              fs.syncDirectory(dir);
-              expectedNumber--;
-              break;
+              AtomicFiles.publish(fs, path, new SegmentHeader(name.segment(), a.base).encode().array());
+              ch = fs.openRead(path);
+              a = new Active(a.base, HEADER_LENGTH, a.lastSequence, new CRC32C(), 0, null, SegmentFormat.VERSION);
             }
             if (a.sealedPath != null) {
               ch.close();
