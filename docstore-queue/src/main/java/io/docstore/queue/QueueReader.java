@@ -7,7 +7,6 @@ import io.docstore.queue.block.BlockCache;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
 import io.docstore.queue.block.RawRecords;
-import io.docstore.queue.block.RecordChecksum;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFormat;
@@ -164,12 +163,8 @@ public final class QueueReader {
     long sequence = c.getLong(base + BlockFormat.FIRST_SEQUENCE) + index;
     int start = RawRecords.start(c, payload, count, rawLength, index);
     int stop = start < 0 ? -1 : RawRecords.end(c, payload, count, rawLength, index, start);
-    if (stop >= 0 && BlockReader.hasRecordChecksums(c, base)) {
-      int expected = c.getInt(payload + BlockReader.recordChecksumAt(rawLength, index));
-      int actual = RecordChecksum.of(c, payload + start, payload + stop, sequence);
-      if (actual != expected) {
-        throw CorruptionException.checksum(segment.path(), offset, "record " + index, expected, actual);
-      }
+    if (stop >= 0) {
+      BlockReader.checkRecord(c, base, index, start, stop, segment.path(), offset);
     }
     Record r = stop < 0 ? null : record(c, payload + start, payload + stop, sequence, address);
     if (r == null) {

@@ -123,10 +123,9 @@ public final class BlockReader {
    * The mapped chunk holding the block at {@code offset} when that block is stored uncompressed
    * and mapped whole, nothing copied (the block starts at {@link MappedFile#indexInChunk}{@code
    * (offset)}); null when it is compressed or cannot be mapped, for {@link #read} to decode it.
-   * Its header is checked. A block with record checksums ({@link #hasRecordChecksums}) is not
-   * checksummed as a whole: a reader of one record checks that record's checksum
-   * ({@link RecordChecksum}) and bounds ({@link RawRecords}). An older block without them is
-   * verified here in place. The whole offset table is validated by {@link #read}.
+   * Its header is checked. A block with record checksums is not checksummed as a whole: a reader of
+   * one record checks that record's bounds ({@link RawRecords}) and checksum ({@link #checkRecord}).
+   * An older block without them is verified here in place. The whole offset table is validated by {@link #read}.
    */
   public static ByteBuffer mappedRaw(MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit)
       throws CorruptionException {
@@ -144,13 +143,33 @@ public final class BlockReader {
     return whole;
   }
 
+  /**
+   * Checks record {@code index}, bytes {@code [start, end)} of the payload of the uncompressed
+   * block whose header is at {@code base} of {@code src} (from {@link #mappedRaw}), against its own
+   * checksum; a block without record checksums was verified whole by {@link #mappedRaw}.
+   *
+   * @throws CorruptionException naming the file, the block's offset and both checksums
+   */
+  public static void checkRecord(ByteBuffer src, int base, int index, int start, int end, Path file, long offset)
+      throws CorruptionException {
+    if (!hasRecordChecksums(src, base)) {
+      return;
+    }
+    int payload = base + HEADER_LENGTH;
+    int expected = src.getInt(payload + recordChecksumAt(src.getInt(base + RAW_LENGTH), index));
+    int actual = RecordChecksum.of(src, payload + start, payload + end, src.getLong(base + FIRST_SEQUENCE) + index);
+    if (actual != expected) {
+      throw CorruptionException.checksum(file, offset, "record " + index, expected, actual);
+    }
+  }
+
   /** Whether the block whose header is at {@code base} of {@code src} carries a checksum per record. */
-  public static boolean hasRecordChecksums(ByteBuffer src, int base) {
+  private static boolean hasRecordChecksums(ByteBuffer src, int base) {
     return src.get(base + FLAGS) == FLAG_RECORD_CRCS;
   }
 
   /** Offset of record {@code i}'s checksum from the start of the payload of a block with record checksums. */
-  public static int recordChecksumAt(int rawLength, int i) {
+  private static int recordChecksumAt(int rawLength, int i) {
     return rawLength + i * RECORD_CRC;
   }
 

@@ -234,31 +234,25 @@ public final class Table {
       return -1L;
     }
     long offset = TableFormat.pageOffset(p);
-    if (mapped != null && (cache == null || coldReads == null || coldReads.useMapping())) {
-      ByteBuffer src = mapped.chunk(offset, TableFormat.PAGE_SIZE, bytes, true);
-      if (src != null) {
-        long started = coldReads == null ? 0 : coldReads.started();
-        int base = MappedFile.indexInChunk(offset);
-        verify(src, base, p, offset);
-        long v = search(src, base, entriesInPage(p), id);
-        if (coldReads != null) {
-          coldReads.finished(started);
-        }
-        return v;
+    ByteBuffer src = mapped == null ? null : mapped.chunk(offset, TableFormat.PAGE_SIZE, bytes, true);
+    int base = MappedFile.indexInChunk(offset);
+    if (src != null && (cache == null || (coldReads != null && coldReads.useMapping()))) {
+      long started = coldReads == null ? 0 : coldReads.started();
+      verify(src, base, p, offset);
+      long v = search(src, base, entriesInPage(p), id);
+      if (coldReads != null) {
+        coldReads.finished(started);
       }
+      return v;
     }
-    long key = cache == null ? 0 : pageKey(p);
+    long key = pageKey(p);
     if (cache != null) {
       long v = cache.getLong(key, Table::searchSlot, id);
       if (v != SlotCache.MISS) {
         return v;
       }
     }
-    ByteBuffer src = mapped == null ? null : mapped.chunk(offset, TableFormat.PAGE_SIZE, bytes, true);
-    int base;
-    if (src != null) {
-      base = MappedFile.indexInChunk(offset);
-    } else {
+    if (src == null) {
       src = PAGE.get().clear();
       readFully(ch, src, offset, path);
       base = 0;
