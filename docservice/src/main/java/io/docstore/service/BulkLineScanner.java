@@ -343,6 +343,10 @@ final class BulkLineScanner {
     int start = p;
     p++;
     while (p < end) {
+      p = AsciiScan.skipPlainText(b, p, end);
+      if (p >= end) {
+        return false;
+      }
       int c = b[p] & 0xff;
       if (c == '"') {
         p++;

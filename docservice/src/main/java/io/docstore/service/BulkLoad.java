@@ -29,8 +29,12 @@ import java.util.function.LongConsumer;
  *   <li>the input is cut into chunks of whole lines (about 1 MiB) and the chunks are parsed and
  *       validated on {@code threads} threads (invalid lines are reported, never applied), by a
  *       single-pass scanner ({@link BulkLineScanner}) with Jackson deciding whatever it is unsure of;
- *   <li>in input order, the documents go to a {@link BulkAppender}, which encodes (LZ4, checksum)
- *       the queue blocks on {@code threads} threads and writes them in order, then fsyncs once;
+ *   <li>in input order, the documents go to a {@link BulkAppender}, which plans the queue blocks on
+ *       this thread, copies the documents into them and encodes them (LZ4, checksum) on
+ *       {@code threads} threads, 32 blocks a task, and writes them in order, 32 blocks a system
+ *       call; it fsyncs every 64 MiB on a thread of its own while the load goes on, and once at
+ *       the end (the documents are read from the input chunks, so a chunk is kept until its
+ *       blocks are written);
  *   <li>the (id, address) pairs are gathered in a {@link SortedRun}, radix-sorted (the last update
  *       of an id wins) and written as one index file installed through the index manifest
  *       ({@link LsmIndex#ingestSorted}), skipping the index's WAL and memory table;
@@ -273,10 +277,7 @@ public final class BulkLoad {
       c.bytes = n;
       int start = 0;
       while (start < n) {
-        int end = start;
-        while (end < n && buf[end] != '\n') {
-          end++;
-        }
+        int end = AsciiScan.indexOfNewline(buf, start, n);
         c.lines++;
         int l = end;
         if (l > start && buf[l - 1] == '\r') {

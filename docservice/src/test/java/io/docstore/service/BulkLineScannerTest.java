@@ -17,7 +17,9 @@ class BulkLineScannerTest {
 
   private static final String[] KEYS = {"id", "op", "doc", "discovered_at", "x", "a\\u0062", "\u00e9t\u00e9", "", "id "};
   private static final String[] STRINGS = {"", "abc", "d\\\"q", "\\u00e9", "\\ud800", "\u00e9\u4e2d\ud83d\ude00", "tab\\t",
-      "put", "delete", "\\/"};
+      "put", "delete", "\\/",
+      // longer than the scanner's eight-byte steps, with escapes and non-ASCII at several offsets
+      "0123456789abcdef\\n0123456789", "plain text of thirty-one bytes\\\"", "seventeen bytes!!\u00e9 and more", "x\\u0041yz 12345678"};
 
   private final SplittableRandom rnd;
   private final long seed = TestSupport.seed("BulkLineScannerTest");

@@ -14,13 +14,18 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Appends many records at once (a bulk load): records are gathered into blocks on the calling
- * thread, the blocks are encoded (LZ4 and checksum) by {@code threads} worker threads in parallel,
- * and written to the segments in order by the calling thread. The queue's format does not change: a
+ * Appends many records at once (a bulk load). The calling thread only plans: it gives each record
+ * its sequence and its block (the same block boundaries {@link QueueWriter} would choose) and hands
+ * batches of {@value #BATCH_BLOCKS} blocks to {@code threads} worker threads, which copy the records
+ * into the blocks and encode them (LZ4 and checksum); the calling thread then writes each batch in
+ * order, with one system call per batch and segment. The queue's format does not change: a
  * bulk-loaded block is the same block {@link QueueWriter} writes.
  *
  * <p>Exclusive: from {@link Queue#bulkAppender} until {@link #finish} or {@link #close} the calling
  * thread holds the writer, and other appenders wait. Use it from that one thread only.
+ *
+ * <p><b>Bodies are not copied at once:</b> a worker reads {@code body[off, off+len)} later, so the
+ * caller must not change it until {@link #finish} or {@link #close} returns.
  *
  * <p><b>Durability point:</b> {@link #finish} writes the last block and fsyncs the active segment
  * once; when it returns every record added is durable, whatever the queue's sync policy. Before it,
@@ -32,6 +37,15 @@ import java.util.concurrent.Future;
  */
 public final class BulkAppender implements Closeable {
 
+  /** Blocks a worker encodes as one task, and the writer writes with one system call. */
+  static final int BATCH_BLOCKS = 32;
+  /**
+   * Stored bytes written between two early fsyncs, which run on their own thread while the load
+   * goes on: the page cache does not start writing back a load on its own until a tenth of memory
+   * is dirty, and the final fsync would otherwise write all of it while the load waits.
+   */
+  static final long EARLY_SYNC_BYTES = 64L << 20;
+
   /** Told of every record once its block is written, in sequence order, on the calling thread. */
   @FunctionalInterface
   public interface Sink {
@@ -41,36 +55,64 @@ public final class BulkAppender implements Closeable {
   /** What a bulk load appended: sequences {@code firstSequence..lastSequence}. */
   public record Result(long firstSequence, long lastSequence, long records, long bodyBytes, long storedBytes) {}
 
-  /** One block on its way: gathered, then encoded by a worker, then written. */
-  private static final class Pending {
+  /** Up to {@link #BATCH_BLOCKS} planned blocks on their way: planned, then encoded by a worker, then written. */
+  private static final class Batch {
     final BlockBuilder builder = new BlockBuilder();
-    long[] ids = new long[64];
-    Op[] ops = new Op[64];
-    ByteBuffer encoded;
-    int crc;
-    long lastSequence;
-    int rawLength;
-    int count;
-    long bodyBytes;
+    final EncodedBlocks encoded = new EncodedBlocks();
+    long firstSequence;
+    int records;
+    long[] ids = new long[256];
+    long[] acceptedAt = new long[256];
+    Op[] ops = new Op[256];
+    byte[][] bodies = new byte[256][];
+    int[] offsets = new int[256];
+    int[] lengths = new int[256];
+    /** Record index after the last record of block {@code b}. */
+    final int[] blockEnds = new int[BATCH_BLOCKS];
+    int blocks;
 
-    void add(long sequence, long id, Op op, long acceptedAt, byte[] body, int off, int len) {
-      int i = builder.add(sequence, id, acceptedAt, op == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE, body, off, len);
-      if (i == ids.length) {
-        ids = Arrays.copyOf(ids, i * 2);
-        ops = Arrays.copyOf(ops, i * 2);
+    void add(long id, Op op, long acceptedAtMillis, byte[] body, int off, int len) {
+      if (records == ids.length) {
+        int n = records * 2;
+        ids = Arrays.copyOf(ids, n);
+        acceptedAt = Arrays.copyOf(acceptedAt, n);
+        ops = Arrays.copyOf(ops, n);
+        bodies = Arrays.copyOf(bodies, n);
+        offsets = Arrays.copyOf(offsets, n);
+        lengths = Arrays.copyOf(lengths, n);
       }
-      ids[i] = id;
-      ops[i] = op;
-      bodyBytes += len;
+      ids[records] = id;
+      acceptedAt[records] = acceptedAtMillis;
+      ops[records] = op;
+      bodies[records] = body;
+      offsets[records] = off;
+      lengths[records] = len;
+      records++;
     }
 
-    Pending encode() {
-      count = builder.count();
-      encoded = builder.finish();
-      crc = builder.lastCrc();
-      lastSequence = builder.lastSequence();
-      rawLength = builder.lastRawLength();
+    /** Worker thread: copies the records into their blocks and encodes them into {@link #encoded}. */
+    Batch encode() {
+      encoded.clear();
+      int r = 0;
+      for (int b = 0; b < blocks; b++) {
+        long bodyBytes = 0;
+        int first = r;
+        for (; r < blockEnds[b]; r++) {
+          builder.add(firstSequence + r, ids[r], acceptedAt[r],
+              ops[r] == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE, bodies[r], offsets[r], lengths[r]);
+          bodyBytes += lengths[r];
+        }
+        ByteBuffer block = builder.finish();
+        encoded.add(block, builder.lastCrc(), builder.lastSequence(), builder.lastRawLength(), r - first, bodyBytes);
+      }
       return this;
+    }
+
+    void clear() {
+      Arrays.fill(bodies, 0, records, null);
+      Arrays.fill(ops, 0, records, null);
+      records = 0;
+      blocks = 0;
     }
   }
 
@@ -79,11 +121,18 @@ public final class BulkAppender implements Closeable {
   private final int blockSize;
   private final int maxBodyBytes;
   private final ExecutorService pool;
+  private final ExecutorService syncer;
+  private Future<?> earlySync;
+  private final long earlySyncBytes;
+  private long earlySyncAt;
   private final int maxInFlight;
-  private final ArrayDeque<Future<Pending>> inFlight = new ArrayDeque<>();
-  private final ArrayDeque<Pending> free = new ArrayDeque<>();
+  private final ArrayDeque<Future<Batch>> inFlight = new ArrayDeque<>();
+  private final ArrayDeque<Batch> free = new ArrayDeque<>();
   private final long firstSequence;
-  private Pending open;
+  private Batch open;
+  /** Records and stored bytes (each record counted uncompressed) of the open batch's last block. */
+  private int blockRecords;
+  private int blockStored;
   private long lastAssigned;
   /** Last sequence in a written block. */
   private long lastWritten;
@@ -91,7 +140,7 @@ public final class BulkAppender implements Closeable {
   private long storedBytes;
   private boolean ended;
 
-  BulkAppender(QueueWriter writer, QueueOptions options, int threads, Sink sink, long lastSequence) {
+  BulkAppender(QueueWriter writer, QueueOptions options, int threads, Sink sink, long lastSequence, long earlySyncBytes) {
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be >= 1, got " + threads);
     }
@@ -102,38 +151,49 @@ public final class BulkAppender implements Closeable {
     this.lastAssigned = lastSequence;
     this.firstSequence = lastSequence + 1;
     this.lastWritten = lastSequence;
-    this.maxInFlight = 4 * threads;
+    this.maxInFlight = 2 * threads;
+    this.earlySyncBytes = earlySyncBytes;
     this.pool = Executors.newFixedThreadPool(threads, r -> {
       Thread t = new Thread(r, "queue-bulk-encode");
       t.setDaemon(true);
       return t;
     });
+    this.syncer = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "queue-bulk-sync");
+      t.setDaemon(true);
+      return t;
+    });
   }
 
-  /** Adds a record; returns its sequence. */
+  /** Adds a record; returns its sequence. {@code body} must not change until {@link #finish} or {@link #close}. */
   public long add(long id, Op op, long acceptedAtMillis, byte[] body) throws IOException {
     return add(id, op, acceptedAtMillis, body, 0, body.length);
   }
 
   /**
-   * Adds a record whose body is {@code body[off, off+len)} (copied at once); returns its sequence.
+   * Adds a record whose body is {@code body[off, off+len)}, which must not change until
+   * {@link #finish} or {@link #close} returns (a worker copies it later); returns its sequence.
    *
    * @throws IllegalArgumentException as {@link QueueWriter#append}
    */
   public long add(long id, Op op, long acceptedAtMillis, byte[] body, int off, int len) throws IOException {
     checkOpen();
     QueueWriter.validate(id, op, len, maxBodyBytes);
-    if (open != null && !open.builder.fits(len, blockSize)) {
-      submit();
+    java.util.Objects.checkFromIndexSize(off, len, body.length);
+    if (open != null && !BlockBuilder.fits(blockRecords, blockStored, len, blockSize)) {
+      endBlock();
     }
     if (open == null) {
-      open = free.isEmpty() ? new Pending() : free.poll();
+      open = free.isEmpty() ? new Batch() : free.poll();
+      open.firstSequence = lastAssigned + 1;
     }
     long sequence = ++lastAssigned;
-    open.add(sequence, id, op, acceptedAtMillis, body, off, len);
+    open.add(id, op, acceptedAtMillis, body, off, len);
+    blockRecords++;
+    blockStored += BlockFormat.storedRecordCost(len);
     bodyBytes += len;
-    if (open.builder.full(blockSize)) {
-      submit();
+    if (!BlockBuilder.fits(blockRecords, blockStored, 0, blockSize)) {
+      endBlock();
     }
     return sequence;
   }
@@ -144,42 +204,87 @@ public final class BulkAppender implements Closeable {
     }
   }
 
+  /** Ends the open batch's last block; hands the batch to a worker once it holds {@link #BATCH_BLOCKS} blocks. */
+  private void endBlock() throws IOException {
+    Batch b = open;
+    b.blockEnds[b.blocks++] = b.records;
+    blockRecords = 0;
+    blockStored = 0;
+    if (b.blocks == BATCH_BLOCKS) {
+      submit();
+    }
+  }
+
   private void submit() throws IOException {
-    Pending p = open;
+    Batch b = open;
     open = null;
-    inFlight.add(pool.submit(p::encode));
+    inFlight.add(pool.submit(b::encode));
     while (!inFlight.isEmpty() && (inFlight.size() >= maxInFlight || inFlight.peek().isDone())) {
       writeHead();
     }
   }
 
   private void writeHead() throws IOException {
-    Pending p;
+    Batch b;
     try {
-      p = inFlight.poll().get();
+      b = inFlight.poll().get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted during a bulk load", e);
     } catch (ExecutionException e) {
       throw new IOException("encoding a block failed", e.getCause());
     }
-    storedBytes += p.encoded.remaining();
-    long at = writer.writeEncodedBlock(p.encoded, p.crc, p.lastSequence, p.rawLength, p.count, p.bodyBytes);
-    p.bodyBytes = 0;
-    long segment = Address.segment(at);
-    long offset = Address.blockOffset(at);
-    lastWritten = p.lastSequence;
-    long first = p.lastSequence - p.count + 1;
-    for (int i = 0; i < p.count; i++) {
-      sink.written(first + i, p.ids[i], p.ops[i], Address.of(segment, offset, i));
-      p.ops[i] = null;
+    EncodedBlocks e = b.encoded;
+    int r = 0;
+    for (int i = 0; i < e.count; ) {
+      int next = writer.writeEncodedBlocks(e, i);
+      for (; i < next; i++) {
+        storedBytes += e.length(i);
+        lastWritten = e.lastSequence[i];
+        long segment = Address.segment(e.address[i]);
+        long offset = Address.blockOffset(e.address[i]);
+        for (int k = 0; k < e.records[i]; k++, r++) {
+          sink.written(b.firstSequence + r, b.ids[r], b.ops[r], Address.of(segment, offset, k));
+        }
+      }
     }
-    free.add(p);
+    b.clear();
+    free.add(b);
+    if (storedBytes - earlySyncAt >= earlySyncBytes && (earlySync == null || earlySync.isDone())) {
+      awaitEarlySync();
+      earlySyncAt = storedBytes;
+      earlySync = syncer.submit(() -> {
+        writer.bulkSyncEarly();
+        return null;
+      });
+    }
+  }
+
+  /** Waits for the early fsync in flight, if any, and reports its failure. */
+  private void awaitEarlySync() throws IOException {
+    if (earlySync == null) {
+      return;
+    }
+    Future<?> f = earlySync;
+    earlySync = null;
+    try {
+      f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted during a bulk load", e);
+    } catch (ExecutionException e) {
+      throw new IOException("an early fsync of the bulk load failed", e.getCause());
+    }
   }
 
   private void drain() throws IOException {
-    if (open != null && !open.builder.isEmpty()) {
-      submit();
+    if (open != null) {
+      if (blockRecords > 0) {
+        endBlock();
+      }
+      if (open != null) {
+        submit();
+      }
     }
     while (!inFlight.isEmpty()) {
       writeHead();
@@ -191,6 +296,7 @@ public final class BulkAppender implements Closeable {
     checkOpen();
     try {
       drain();
+      awaitEarlySync();
       writer.bulkSync();
     } finally {
       end();
@@ -202,6 +308,8 @@ public final class BulkAppender implements Closeable {
     if (!ended) {
       ended = true;
       pool.shutdownNow();
+      // Never interrupted: an interrupt during a force would close the segment's channel.
+      syncer.shutdown();
       // After a failure the records not yet written are dropped: the next append follows the last written one.
       writer.bulkEnd(lastWritten);
     }

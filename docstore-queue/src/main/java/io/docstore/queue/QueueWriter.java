@@ -121,7 +121,7 @@ public final class QueueWriter {
    * Starts a bulk load: takes the lock (held by the calling thread until {@link #bulkEnd}) and
    * writes the open block, so the bulk load's blocks follow every earlier append.
    */
-  BulkAppender bulk(int threads, BulkAppender.Sink sink) throws IOException {
+  BulkAppender bulk(int threads, BulkAppender.Sink sink, long earlySyncBytes) throws IOException {
     Objects.requireNonNull(sink, "sink");
     lock.lock();
     try {
@@ -129,36 +129,61 @@ public final class QueueWriter {
       if (!builder.isEmpty()) {
         writeBlock();
       }
-      return new BulkAppender(this, options, threads, sink, lastAssigned);
+      return new BulkAppender(this, options, threads, sink, lastAssigned, earlySyncBytes);
     } catch (IOException | RuntimeException e) {
       lock.unlock();
       throw e;
     }
   }
 
-  /** Bulk load, lock held: writes an encoded block at the tail and returns its address (index 0). */
-  long writeEncodedBlock(ByteBuffer block, int crc, long lastSequence, int rawLength, int count, long bodyBytes)
-      throws IOException {
+  /**
+   * Bulk load, lock held: writes blocks {@code from..} of {@code blocks} at the tail, as many as go
+   * to the active segment, with one write; publishes them, sets their addresses and returns the
+   * index after the last one written. A block starts in the active segment only while the segment is
+   * below its configured size, as for ordinary appends, so a run ends where the segment rolls. A
+   * failure (a full disk too) makes the writer refuse further writes until the queue is reopened.
+   */
+  int writeEncodedBlocks(EncodedBlocks blocks, int from) throws IOException {
     checkUsable();
-    long segment = appender.segment();
-    long offset = appender.position();
-    int stored = block.remaining();
     try {
-      appender.write(block, crc, lastSequence);
+      appender.prepare();
+      long segment = appender.segment();
+      long offset = appender.position();
+      long segmentSize = options.segmentSize();
+      int to = from;
+      long end = offset;
+      while (to < blocks.count && (to == from || end < segmentSize)) {
+        blocks.address[to] = Address.of(segment, end, 0);
+        end += blocks.length(to);
+        to++;
+      }
+      ByteBuffer run = ByteBuffer.wrap(blocks.data, blocks.start[from], blocks.start[to] - blocks.start[from]);
+      appender.write(run, blocks.crc, from, to, blocks.lastSequence[to - 1]);
+      for (int i = from; i < to; i++) {
+        counters.appends.add(blocks.records[i]);
+        counters.bodyBytes.add(blocks.bodyBytes[i]);
+        counters.blocks.increment();
+        counters.rawBytes.add(blocks.rawLength[i]);
+        if (blocks.length(i) - BlockFormat.HEADER_LENGTH < blocks.rawLength[i]) {
+          counters.compressedBlocks.increment();
+        }
+      }
+      lastWritten = blocks.lastSequence[to - 1];
+      signal.signal();
+      return to;
     } catch (IOException | RuntimeException e) {
       failure = e instanceof IOException io ? io : new IOException(e);
       throw e;
     }
-    counters.appends.add(count);
-    counters.bodyBytes.add(bodyBytes);
-    counters.blocks.increment();
-    counters.rawBytes.add(rawLength);
-    if (stored - BlockFormat.HEADER_LENGTH < rawLength) {
-      counters.compressedBlocks.increment();
-    }
-    lastWritten = lastSequence;
-    signal.signal();
-    return Address.of(segment, offset, 0);
+  }
+
+  /**
+   * Bulk load, any thread, lock not needed: fsyncs what is written so far, so that the load's final
+   * {@link #bulkSync} has less left to write. A failure is sticky in the group commit, so the final
+   * sync reports it too.
+   */
+  void bulkSyncEarly() throws IOException {
+    commit.syncNow();
   }
 
   /** Bulk load, lock held: fsyncs whatever the policy. */

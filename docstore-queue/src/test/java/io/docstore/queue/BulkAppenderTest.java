@@ -3,6 +3,7 @@ package io.docstore.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.docstore.queue.format.SegmentFormat;
 import io.docstore.io.FaultInjectingFileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.io.TestSupport;
@@ -51,7 +52,9 @@ class BulkAppenderTest {
         List<Rec> told = new ArrayList<>();
         List<Rec> added = new ArrayList<>();
         int threads = 1 + rnd.nextInt(4);
-        BulkAppender bulk = q.bulkAppender(threads, (seq, id, op, address) -> told.add(new Rec(seq, id, op, null, address)));
+        // Early fsyncs every few blocks too, so they run while blocks are written and segments roll.
+        BulkAppender bulk = q.bulkAppender(threads, (seq, id, op, address) -> told.add(new Rec(seq, id, op, null, address)),
+            rnd.nextBoolean() ? BulkAppender.EARLY_SYNC_BYTES : 1 + rnd.nextInt(20_000));
         int n = rnd.nextInt(3_000);
         for (int i = 0; i < n; i++) {
           long id = rnd.nextLong(1_000_000);
@@ -80,6 +83,15 @@ class BulkAppenderTest {
       model.add(new Rec(last.sequence(), 5, Op.PUT, new byte[] {1}, last.address()));
       q.writer().flush();
       check(q, model, seed);
+      // A bulk write of many blocks still starts no block past the segment size (block offsets must
+      // fit an address): a segment ends at most one block (here under 4 KiB: bodies of at most 3,000
+      // bytes) and its footer beyond it.
+      try (var files = java.nio.file.Files.list(dir)) {
+        for (java.nio.file.Path f : files.toList()) {
+          assertThat(java.nio.file.Files.size(f)).as("%s, seed %d", f, seed)
+              .isLessThanOrEqualTo(options.segmentSize() + 4096 + SegmentFormat.FOOTER_LENGTH);
+        }
+      }
     }
     try (Queue q = Queue.open(dir, options)) {
       check(q, model, seed);
@@ -136,7 +148,7 @@ class BulkAppenderTest {
           assertThat(t.poll().body()).as("seq %d round %d seed %d", s, round, seed).isEqualTo(bodies.get(s - 1));
         }
       }
-      BulkAppender bulk = q.bulkAppender(2, (s, id, op, a) -> { });
+      BulkAppender bulk = q.bulkAppender(2, (s, id, op, a) -> { }, 1 + rnd.nextInt(5_000));
       int n = rnd.nextInt(200);
       for (int i = 0; i < n; i++) {
         byte[] b = body(rnd);

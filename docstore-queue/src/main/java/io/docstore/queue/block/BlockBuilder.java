@@ -65,7 +65,16 @@ public final class BlockBuilder {
 
   /** Whether a record with this body can join the block without making its payload exceed {@code blockSize}. */
   public boolean fits(int bodyLength, int blockSize) {
-    return count == 0 || (count < Address.MAX_RECORDS_PER_BLOCK && storedLength() + storedRecordCost(bodyLength) <= blockSize);
+    return fits(count, storedLength(), bodyLength, blockSize);
+  }
+
+  /**
+   * {@link #fits} for a block of {@code count} records taking {@code storedLength} bytes (the sum of
+   * their {@link io.docstore.queue.format.BlockFormat#storedRecordCost}): lets a caller plan block
+   * boundaries before any record is copied.
+   */
+  public static boolean fits(int count, int storedLength, int bodyLength, int blockSize) {
+    return count == 0 || (count < Address.MAX_RECORDS_PER_BLOCK && storedLength + storedRecordCost(bodyLength) <= blockSize);
   }
 
   /** Whether no further record, not even one with an empty body, can join. */

@@ -116,16 +116,39 @@ public final class SegmentAppender implements Closeable {
    * and rolls to a new segment if the active one has passed the configured size.
    */
   public void write(ByteBuffer block, int crc, long lastSequence) throws IOException {
-    int length = block.remaining();
+    int length = writeBytes(block);
+    addToDigest(digest, crc);
+    published(1, length, lastSequence);
+  }
+
+  /**
+   * {@link #write} for several complete blocks back to back in {@code blocks} (their checksums are
+   * {@code crcs[from..to)}), with one system call. The caller starts no block past the configured
+   * segment size, as {@link #write}'s callers do: only the last block may end beyond it.
+   */
+  public void write(ByteBuffer blocks, int[] crcs, int from, int to, long lastSequence) throws IOException {
+    int length = writeBytes(blocks);
+    for (int i = from; i < to; i++) {
+      addToDigest(digest, crcs[i]);
+    }
+    published(to - from, length, lastSequence);
+  }
+
+  /** Writes {@code bytes} at the end of the active file, cutting the file back if the disk is full. */
+  private int writeBytes(ByteBuffer bytes) throws IOException {
+    int length = bytes.remaining();
     long before = file.position();
     try {
-      file.write(block);
+      file.write(bytes);
     } catch (NoSpaceException e) {
       cutBack(before, e);
       throw e;
     }
-    addToDigest(digest, crc);
-    blockCount++;
+    return length;
+  }
+
+  private void published(int blocks, int length, long lastSequence) throws IOException {
+    blockCount += blocks;
     info.published(file.position(), lastSequence);
     counters.storedBytes.add(length);
     KillPoints.reach("queue.block.afterWrite");
