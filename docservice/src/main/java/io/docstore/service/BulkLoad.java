@@ -102,6 +102,12 @@ public final class BulkLoad {
       t.setDaemon(true);
       return t;
     });
+    // Reads the next chunk while this thread hands the current one on (reading is a copy of every byte).
+    ExecutorService readAhead = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "bulk-load-read");
+      t.setDaemon(true);
+      return t;
+    });
     long now = System.currentTimeMillis();
     List<String> errors = new ArrayList<>();
     long lines = 0;
@@ -114,16 +120,17 @@ public final class BulkLoad {
       try {
         ArrayDeque<Future<Chunk>> inFlight = new ArrayDeque<>();
         ChunkReader reader = new ChunkReader(in, maxLineBytes);
-        byte[] buf;
+        Future<ChunkReader.Input> next = readAhead.submit(reader::next);
+        ChunkReader.Input input;
         while (true) {
-          buf = reader.next();
-          if (buf != null) {
-            byte[] b = buf;
-            int n = reader.length();
-            inFlight.add(pool.submit(() -> Chunk.parse(parser, b, n, maxLineBytes)));
+          input = get(next, "reading the input");
+          if (input != null) {
+            next = readAhead.submit(reader::next);
+            ChunkReader.Input i = input;
+            inFlight.add(pool.submit(() -> Chunk.parse(parser, i.buf(), i.length(), maxLineBytes)));
           }
-          while (!inFlight.isEmpty() && (buf == null || inFlight.size() >= 2 * threads || inFlight.peek().isDone())) {
-            Chunk c = get(inFlight.poll());
+          while (!inFlight.isEmpty() && (input == null || inFlight.size() >= 2 * threads || inFlight.peek().isDone())) {
+            Chunk c = get(inFlight.poll(), "parsing a chunk");
             for (int i = 0; i < c.count; i++) {
               bulk.add(c.ids[i], c.docOffsets[i] < 0 ? Op.DELETE : Op.PUT, now, c.buf, Math.max(0, c.docOffsets[i]),
                   c.docLengths[i]);
@@ -138,7 +145,7 @@ public final class BulkLoad {
             inputBytes += c.bytes;
             progress.accept(inputBytes);
           }
-          if (buf == null) {
+          if (input == null) {
             break;
           }
         }
@@ -148,30 +155,37 @@ public final class BulkLoad {
       }
     } finally {
       pool.shutdownNow();
+      readAhead.shutdownNow();
     }
     run.ingestInto(index);
     return new Result(lines, appended.records(), failed, List.copyOf(errors), appended.firstSequence(),
         appended.lastSequence(), inputBytes);
   }
 
-  private static Chunk get(Future<Chunk> f) throws IOException {
+  private static <T> T get(Future<T> f, String what) throws IOException {
     try {
       return f.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted during a bulk load", e);
     } catch (ExecutionException e) {
-      throw new IOException("parsing a chunk failed", e.getCause());
+      if (e.getCause() instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException(what + " failed", e.getCause());
     }
   }
 
-  /** Reads the input as buffers of whole lines (the last may lack its newline at the end of input). */
+  /** Reads the input as buffers of whole lines (the last may lack its newline at the end of input). One thread at a time. */
   static final class ChunkReader {
+
+    /** {@code length} bytes of whole lines at the start of {@code buf}. */
+    record Input(byte[] buf, int length) {}
+
     private final InputStream in;
     private final int maxLineBytes;
     private byte[] carry = new byte[0];
     private int carryLength;
-    private int length;
     private boolean eof;
 
     ChunkReader(InputStream in, int maxLineBytes) {
@@ -179,8 +193,8 @@ public final class BulkLoad {
       this.maxLineBytes = maxLineBytes;
     }
 
-    /** The next buffer ({@link #length()} bytes of whole lines), or null at the end. */
-    byte[] next() throws IOException {
+    /** The next buffer of whole lines, or null at the end. */
+    Input next() throws IOException {
       if (eof && carryLength == 0) {
         return null;
       }
@@ -205,8 +219,7 @@ public final class BulkLoad {
               // One line longer than any valid one: its start goes alone as a chunk (it fails
               // validation), the rest of it up to its newline is skipped.
               carryLength = skipRestOfLine(new byte[CHUNK_BYTES]);
-              length = n;
-              return buf;
+              return new Input(buf, n);
             } else {
               buf = java.util.Arrays.copyOf(buf, buf.length * 2);
               continue;
@@ -218,13 +231,8 @@ public final class BulkLoad {
           carry = new byte[Math.max(carryLength, CHUNK_BYTES)];
         }
         System.arraycopy(buf, cut, carry, 0, carryLength);
-        length = cut;
-        return buf;
+        return new Input(buf, cut);
       }
-    }
-
-    int length() {
-      return length;
     }
 
     /** Discards input up to and including the next newline; what follows goes to the carry. */
