@@ -26,11 +26,21 @@ import net.jpountz.lz4.LZ4Factory;
  * record. A block's stored size stays within the block size either way: each record is counted
  * with its checksum ({@link io.docstore.queue.format.BlockFormat#storedRecordCost}).
  *
+ * <p>Incompressible data (random bytes, already compressed bodies) is not compressed in vain on
+ * every block: after {@value #SKIP_AFTER} blocks in a row that LZ4 could not shrink enough, only
+ * every {@value #PROBE_EVERY}th block is tried until one compresses. Those blocks would have been
+ * stored raw anyway; the cost is that the first compressible blocks after a run of incompressible
+ * ones may be stored raw too (at most {@value #PROBE_EVERY} - 1 of them).
+ *
  * <p>Not thread-safe: owned by the writer, used under its lock. Buffers are reused across blocks.
  */
 public final class BlockBuilder {
 
   private static final LZ4Compressor COMPRESSOR = LZ4Factory.fastestInstance().fastCompressor();
+  /** Blocks in a row that did not compress before compression is only probed. */
+  static final int SKIP_AFTER = 8;
+  /** While probing, one block in this many is tried. */
+  static final int PROBE_EVERY = 16;
 
   /**
    * Records are encoded at {@link #TABLE_RESERVE} onwards; the offset table is written just before
@@ -44,6 +54,10 @@ public final class BlockBuilder {
   private int count;
   private long firstSequence;
   private byte[] out = new byte[8192];
+
+  /** Blocks in a row that LZ4 did not shrink enough, and blocks not tried since the last probe. */
+  private int incompressible;
+  private int sinceProbe;
 
   private int lastCrc;
   private int lastRawLength;
@@ -131,8 +145,14 @@ public final class BlockBuilder {
     if (out.length < need) {
       out = new byte[Math.max(need, out.length * 2)];
     }
-    int compressed = COMPRESSOR.compress(records, rawStart, rawLen, out, HEADER_LENGTH, maxCompressed);
-    boolean lz4 = compressed <= rawLen - rawLen / 16 && compressed < rawLen;
+    boolean lz4 = false;
+    int compressed = 0;
+    if (incompressible < SKIP_AFTER || ++sinceProbe >= PROBE_EVERY) {
+      sinceProbe = 0;
+      compressed = COMPRESSOR.compress(records, rawStart, rawLen, out, HEADER_LENGTH, maxCompressed);
+      lz4 = compressed <= rawLen - rawLen / 16 && compressed < rawLen;
+      incompressible = lz4 ? 0 : incompressible + 1;
+    }
     int stored = lz4 ? compressed : withChecksums;
     if (!lz4) {
       System.arraycopy(records, rawStart, out, HEADER_LENGTH, rawLen);

@@ -73,6 +73,52 @@ class BlockBuilderTest {
     assertThat(d.body(0)).isEqualTo(noise);
   }
 
+  /**
+   * After a run of incompressible blocks compression is only probed, one block in
+   * {@link BlockBuilder#PROBE_EVERY}: compressible data after the run is compressed again within
+   * that many blocks, and from then on every block; every block reads back either way.
+   */
+  @Test
+  void afterARunOfIncompressibleBlocksCompressionIsProbedAndResumes() throws IOException {
+    BlockBuilder b = new BlockBuilder();
+    Random rnd = new Random(5);
+    byte[] text = "compressible text, compressible text, compressible text".repeat(20).getBytes(StandardCharsets.US_ASCII);
+    long seq = 1;
+    int firstCompressed = -1;
+    for (int block = 0; block < 60; block++) {
+      boolean noise = block < 20;
+      byte[] body = text;
+      if (noise) {
+        body = new byte[1000];
+        rnd.nextBytes(body);
+      }
+      b.add(seq, block, 0, BlockFormat.OP_PUT, body);
+      DecodedBlock d = roundTrip(b.finish());
+      assertThat(d.body(0)).isEqualTo(body);
+      assertThat(d.firstSequence()).isEqualTo(seq++);
+      if (noise) {
+        assertThat(d.compressed()).as("block %d", block).isFalse();
+      } else if (d.compressed() && firstCompressed < 0) {
+        firstCompressed = block;
+      } else if (firstCompressed >= 0) {
+        assertThat(d.compressed()).as("block %d after compression resumed at %d", block, firstCompressed).isTrue();
+      }
+    }
+    // Block 20, the first compressible one, was stored raw (compression was being skipped), and
+    // compression resumed within one probe interval.
+    assertThat(firstCompressed).isBetween(21, 20 + BlockBuilder.PROBE_EVERY - 1);
+    // Fewer than SKIP_AFTER incompressible blocks never stop compression.
+    BlockBuilder fresh = new BlockBuilder();
+    for (int block = 0; block < BlockBuilder.SKIP_AFTER - 1; block++) {
+      byte[] body = new byte[1000];
+      rnd.nextBytes(body);
+      fresh.add(block + 1, block, 0, BlockFormat.OP_PUT, body);
+      fresh.finish();
+    }
+    fresh.add(BlockBuilder.SKIP_AFTER, 1, 0, BlockFormat.OP_PUT, text);
+    assertThat(roundTrip(fresh.finish()).compressed()).isTrue();
+  }
+
   @Test
   void anUncompressedBlockStoresEachRecordsChecksumOverItsSequenceAndBytes() throws IOException {
     BlockBuilder b = new BlockBuilder();
