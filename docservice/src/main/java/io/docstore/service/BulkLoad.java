@@ -32,9 +32,9 @@ import java.util.function.LongConsumer;
  *   <li>in input order, the documents go to a {@link BulkAppender}, which plans the queue blocks on
  *       this thread, copies the documents into them and encodes them (LZ4, checksum) on
  *       {@code threads} threads, 32 blocks a task, and writes them in order, 32 blocks a system
- *       call; it fsyncs every 64 MiB on a thread of its own while the load goes on, and once at
- *       the end (the documents are read from the input chunks, so a chunk is kept until its
- *       blocks are written);
+ *       call, and fsyncs once at the end (the writer's background fsyncs every
+ *       {@code bytes-per-sync} keep that one short; the documents are read from the input chunks,
+ *       so a chunk is kept until its blocks are written);
  *   <li>the (id, address) pairs are gathered in a {@link SortedRun}, radix-sorted (the last update
  *       of an id wins) and written as one index file installed through the index manifest
  *       ({@link LsmIndex#ingestSorted}), skipping the index's WAL and memory table;

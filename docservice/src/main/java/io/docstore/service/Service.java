@@ -148,6 +148,7 @@ public final class Service implements Closeable {
             .maxBodyBytes(config.maxBodyBytes())
             .blockCacheBytes(config.queueBlockCacheBytes())
             .mappedReads(config.queueMappedReads())
+            .bytesPerSync(config.queueBytesPerSync())
             .build())
         .indexOptions(indexOptions(config).fileSystem(fs).build())
         .build();

@@ -18,7 +18,8 @@ import java.util.concurrent.Future;
  * its sequence and its block (the same block boundaries {@link QueueWriter} would choose) and hands
  * batches of {@value #BATCH_BLOCKS} blocks to {@code threads} worker threads, which copy the records
  * into the blocks and encode them (LZ4 and checksum); the calling thread then writes each batch in
- * order, with one system call per batch and segment. The queue's format does not change: a
+ * order, with one system call per batch and segment (the writer's background fsyncs every
+ * {@link QueueOptions#bytesPerSync} bytes keep the final fsync short). The queue's format does not change: a
  * bulk-loaded block is the same block {@link QueueWriter} writes.
  *
  * <p>Exclusive: from {@link Queue#bulkAppender} until {@link #finish} or {@link #close} the calling
@@ -39,12 +40,6 @@ public final class BulkAppender implements Closeable {
 
   /** Blocks a worker encodes as one task, and the writer writes with one system call. */
   static final int BATCH_BLOCKS = 32;
-  /**
-   * Stored bytes written between two early fsyncs, which run on their own thread while the load
-   * goes on: the page cache does not start writing back a load on its own until a tenth of memory
-   * is dirty, and the final fsync would otherwise write all of it while the load waits.
-   */
-  static final long EARLY_SYNC_BYTES = 64L << 20;
 
   /** Told of every record once its block is written, in sequence order, on the calling thread. */
   @FunctionalInterface
@@ -121,10 +116,6 @@ public final class BulkAppender implements Closeable {
   private final int blockSize;
   private final int maxBodyBytes;
   private final ExecutorService pool;
-  private final ExecutorService syncer;
-  private Future<?> earlySync;
-  private final long earlySyncBytes;
-  private long earlySyncAt;
   private final int maxInFlight;
   private final ArrayDeque<Future<Batch>> inFlight = new ArrayDeque<>();
   private final ArrayDeque<Batch> free = new ArrayDeque<>();
@@ -140,7 +131,7 @@ public final class BulkAppender implements Closeable {
   private long storedBytes;
   private boolean ended;
 
-  BulkAppender(QueueWriter writer, QueueOptions options, int threads, Sink sink, long lastSequence, long earlySyncBytes) {
+  BulkAppender(QueueWriter writer, QueueOptions options, int threads, Sink sink, long lastSequence) {
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be >= 1, got " + threads);
     }
@@ -152,14 +143,8 @@ public final class BulkAppender implements Closeable {
     this.firstSequence = lastSequence + 1;
     this.lastWritten = lastSequence;
     this.maxInFlight = 2 * threads;
-    this.earlySyncBytes = earlySyncBytes;
     this.pool = Executors.newFixedThreadPool(threads, r -> {
       Thread t = new Thread(r, "queue-bulk-encode");
-      t.setDaemon(true);
-      return t;
-    });
-    this.syncer = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "queue-bulk-sync");
       t.setDaemon(true);
       return t;
     });
@@ -250,31 +235,6 @@ public final class BulkAppender implements Closeable {
     }
     b.clear();
     free.add(b);
-    if (storedBytes - earlySyncAt >= earlySyncBytes && (earlySync == null || earlySync.isDone())) {
-      awaitEarlySync();
-      earlySyncAt = storedBytes;
-      earlySync = syncer.submit(() -> {
-        writer.bulkSyncEarly();
-        return null;
-      });
-    }
-  }
-
-  /** Waits for the early fsync in flight, if any, and reports its failure. */
-  private void awaitEarlySync() throws IOException {
-    if (earlySync == null) {
-      return;
-    }
-    Future<?> f = earlySync;
-    earlySync = null;
-    try {
-      f.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted during a bulk load", e);
-    } catch (ExecutionException e) {
-      throw new IOException("an early fsync of the bulk load failed", e.getCause());
-    }
   }
 
   private void drain() throws IOException {
@@ -296,7 +256,6 @@ public final class BulkAppender implements Closeable {
     checkOpen();
     try {
       drain();
-      awaitEarlySync();
       writer.bulkSync();
     } finally {
       end();
@@ -308,8 +267,6 @@ public final class BulkAppender implements Closeable {
     if (!ended) {
       ended = true;
       pool.shutdownNow();
-      // Never interrupted: an interrupt during a force would close the segment's channel.
-      syncer.shutdown();
       // After a failure the records not yet written are dropped: the next append follows the last written one.
       writer.bulkEnd(lastWritten);
     }

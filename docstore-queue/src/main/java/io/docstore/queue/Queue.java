@@ -108,12 +108,7 @@ public final class Queue implements java.io.Closeable {
    * wait) until its {@code finish} or {@code close}, and must be used from the calling thread.
    */
   public BulkAppender bulkAppender(int threads, BulkAppender.Sink sink) throws IOException {
-    return writer.bulk(threads, sink, BulkAppender.EARLY_SYNC_BYTES);
-  }
-
-  /** {@link #bulkAppender} with early fsyncs every {@code earlySyncBytes} (tests of the early sync). */
-  BulkAppender bulkAppender(int threads, BulkAppender.Sink sink, long earlySyncBytes) throws IOException {
-    return writer.bulk(threads, sink, earlySyncBytes);
+    return writer.bulk(threads, sink);
   }
 
   /** The reader; thread-safe and shareable. */

@@ -17,6 +17,7 @@ public final class QueueOptions {
 
   public static final int DEFAULT_BLOCK_SIZE = 8 * 1024;
   public static final long DEFAULT_SEGMENT_SIZE = 1L << 30;
+  public static final long DEFAULT_BYTES_PER_SYNC = 64L << 20;
   public static final int DEFAULT_MAX_BODY_BYTES = 1 << 20;
   public static final int MIN_BLOCK_SIZE = 256;
   public static final int MAX_BLOCK_SIZE = 16 << 20;
@@ -30,6 +31,7 @@ public final class QueueOptions {
   private final int maxBodyBytes;
   private final long blockCacheBytes;
   private final boolean mappedReads;
+  private final long bytesPerSync;
 
   private QueueOptions(Builder b) {
     this.fileSystem = b.fileSystem;
@@ -39,6 +41,7 @@ public final class QueueOptions {
     this.maxBodyBytes = b.maxBodyBytes;
     this.blockCacheBytes = b.blockCacheBytes;
     this.mappedReads = b.mappedReads;
+    this.bytesPerSync = b.bytesPerSync;
   }
 
   public static Builder builder() {
@@ -83,11 +86,16 @@ public final class QueueOptions {
     return BlockFormat.HEADER_LENGTH + Math.max(blockSize, BlockFormat.storedRecordCost(maxBodyBytes));
   }
 
+  /** Written bytes between two background fsyncs of the active segment; 0: none. */
+  public long bytesPerSync() {
+    return bytesPerSync;
+  }
+
   @Override
   public String toString() {
     return "QueueOptions{sync=" + syncPolicy + ", blockSize=" + blockSize + ", segmentSize=" + segmentSize
         + ", maxBodyBytes=" + maxBodyBytes + ", blockCacheBytes=" + blockCacheBytes
-        + ", mappedReads=" + mappedReads + "}";
+        + ", mappedReads=" + mappedReads + ", bytesPerSync=" + bytesPerSync + "}";
   }
 
   /** Not thread-safe. */
@@ -99,6 +107,7 @@ public final class QueueOptions {
     private int maxBodyBytes = DEFAULT_MAX_BODY_BYTES;
     private long blockCacheBytes;
     private boolean mappedReads = true;
+    private long bytesPerSync = DEFAULT_BYTES_PER_SYNC;
 
     private Builder() {}
 
@@ -149,6 +158,18 @@ public final class QueueOptions {
       return this;
     }
 
+    /**
+     * Written bytes after which the writer fsyncs the active segment on a thread of its own while
+     * appends go on (RocksDB's {@code bytes_per_sync}); default {@value QueueOptions#DEFAULT_BYTES_PER_SYNC},
+     * 0 turns it off. Under any sync policy it keeps the data a segment seal must force small, so
+     * a seal does not stall the writer (the kernel starts writing back on its own only once a tenth
+     * of memory is dirty); it is not a durability promise: the sync policy is.
+     */
+    public Builder bytesPerSync(long bytesPerSync) {
+      this.bytesPerSync = bytesPerSync;
+      return this;
+    }
+
     /** @throws IllegalArgumentException naming the first out-of-range option */
     public QueueOptions build() {
       if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE) {
@@ -156,6 +177,9 @@ public final class QueueOptions {
       }
       if (maxBodyBytes < 0 || maxBodyBytes > MAX_BODY_LIMIT) {
         throw new IllegalArgumentException("maxBodyBytes must be in 0.." + MAX_BODY_LIMIT + ", got " + maxBodyBytes);
+      }
+      if (bytesPerSync < 0) {
+        throw new IllegalArgumentException("bytesPerSync must not be negative, got " + bytesPerSync);
       }
       if (blockCacheBytes < 0) {
         throw new IllegalArgumentException("blockCacheBytes must not be negative, got " + blockCacheBytes);

@@ -10,7 +10,12 @@ import io.docstore.queue.segment.SegmentAppender;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Appends records. Thread-safe: concurrent appenders are serialized by one lock that covers
@@ -28,8 +33,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * compares {@link #discards()} with the value read before appending. Any other failed write is
  * sticky: the writer refuses further appends (the file's tail is unknown); reopening the queue
  * recovers. A failed fsync is sticky in {@link GroupCommit}.
+ *
+ * <p>Every {@link QueueOptions#bytesPerSync} written bytes, a thread of the writer's own fsyncs the
+ * active segment while appends go on, whatever the sync policy, so that a segment seal (which
+ * forces the segment on the appending thread) finds little left to write.
  */
 public final class QueueWriter {
+
+  private static final Logger LOG = LoggerFactory.getLogger(QueueWriter.class);
 
   private final ReentrantLock lock = new ReentrantLock();
   private final BlockBuilder builder = new BlockBuilder();
@@ -46,6 +57,10 @@ public final class QueueWriter {
   private boolean closed;
   /** Open blocks discarded after a write failed for lack of space. */
   private volatile long discards;
+  /** Background fsyncs every {@code bytesPerSync}; null when that is 0. */
+  private final ExecutorService writeback;
+  private Future<?> writebackInFlight;
+  private long unsyncedBytes;
 
   QueueWriter(SegmentAppender appender, QueueOptions options, QueueCounters counters, AppendSignal signal, long lastSequence) {
     this.appender = appender;
@@ -54,6 +69,29 @@ public final class QueueWriter {
     this.signal = signal;
     this.lastAssigned = lastSequence;
     this.lastWritten = lastSequence;
+    this.writeback = options.bytesPerSync() == 0 ? null : Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "queue-writeback");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Lock held, after a write of {@code bytes}: starts a background fsync every {@code bytesPerSync}. */
+  private void wrote(long bytes) {
+    unsyncedBytes += bytes;
+    if (writeback == null || unsyncedBytes < options.bytesPerSync()
+        || (writebackInFlight != null && !writebackInFlight.isDone())) {
+      return;
+    }
+    unsyncedBytes = 0;
+    writebackInFlight = writeback.submit(() -> {
+      try {
+        commit.syncNow();
+      } catch (IOException | RuntimeException e) {
+        // Sticky in the group commit: the next wait for durability reports it.
+        LOG.warn("background fsync of the queue failed: {}", e.toString());
+      }
+    });
   }
 
   void attach(GroupCommit commit) {
@@ -121,7 +159,7 @@ public final class QueueWriter {
    * Starts a bulk load: takes the lock (held by the calling thread until {@link #bulkEnd}) and
    * writes the open block, so the bulk load's blocks follow every earlier append.
    */
-  BulkAppender bulk(int threads, BulkAppender.Sink sink, long earlySyncBytes) throws IOException {
+  BulkAppender bulk(int threads, BulkAppender.Sink sink) throws IOException {
     Objects.requireNonNull(sink, "sink");
     lock.lock();
     try {
@@ -129,7 +167,7 @@ public final class QueueWriter {
       if (!builder.isEmpty()) {
         writeBlock();
       }
-      return new BulkAppender(this, options, threads, sink, lastAssigned, earlySyncBytes);
+      return new BulkAppender(this, options, threads, sink, lastAssigned);
     } catch (IOException | RuntimeException e) {
       lock.unlock();
       throw e;
@@ -157,8 +195,10 @@ public final class QueueWriter {
         end += blocks.length(to);
         to++;
       }
-      ByteBuffer run = ByteBuffer.wrap(blocks.data, blocks.start[from], blocks.start[to] - blocks.start[from]);
-      appender.write(run, blocks.crc, from, to, blocks.lastSequence[to - 1]);
+      int runBytes = blocks.start[to] - blocks.start[from];
+      appender.write(ByteBuffer.wrap(blocks.data, blocks.start[from], runBytes), blocks.crc, from, to,
+          blocks.lastSequence[to - 1]);
+      wrote(runBytes);
       for (int i = from; i < to; i++) {
         counters.appends.add(blocks.records[i]);
         counters.bodyBytes.add(blocks.bodyBytes[i]);
@@ -175,15 +215,6 @@ public final class QueueWriter {
       failure = e instanceof IOException io ? io : new IOException(e);
       throw e;
     }
-  }
-
-  /**
-   * Bulk load, any thread, lock not needed: fsyncs what is written so far, so that the load's final
-   * {@link #bulkSync} has less left to write. A failure is sticky in the group commit, so the final
-   * sync reports it too.
-   */
-  void bulkSyncEarly() throws IOException {
-    commit.syncNow();
   }
 
   /** Bulk load, lock held: fsyncs whatever the policy. */
@@ -301,6 +332,7 @@ public final class QueueWriter {
       failure = e instanceof IOException io ? io : new IOException(e);
       throw e;
     }
+    wrote(stored);
     counters.blocks.increment();
     counters.rawBytes.add(builder.lastRawLength());
     if (stored - BlockFormat.HEADER_LENGTH < builder.lastRawLength()) {
@@ -317,12 +349,42 @@ public final class QueueWriter {
       if (closed) {
         return;
       }
-      if (failure == null && !builder.isEmpty()) {
-        writeBlock();
+      try {
+        if (failure == null && !builder.isEmpty()) {
+          writeBlock();
+        }
+        closed = true;
+      } finally {
+        if (writeback != null) {
+          // Never interrupted: an interrupt during a force would close the segment's channel. The
+          // queue closes the files next, so the fsync in flight must end first.
+          writeback.shutdown();
+          awaitQuietly(writebackInFlight);
+        }
       }
-      closed = true;
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Waits for a background fsync to end (its failure is the group commit's to report), keeping an interrupt. */
+  private static void awaitQuietly(Future<?> f) {
+    if (f == null) {
+      return;
+    }
+    boolean interrupted = false;
+    while (true) {
+      try {
+        f.get();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      } catch (java.util.concurrent.ExecutionException e) {
+        break;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 

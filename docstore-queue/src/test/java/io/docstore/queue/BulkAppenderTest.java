@@ -39,7 +39,9 @@ class BulkAppenderTest {
   void bulkRecordsReadBackInOrderBetweenOrdinaryAppends() throws Exception {
     long seed = TestSupport.seed("BulkAppenderTest");
     SplittableRandom rnd = new SplittableRandom(seed);
-    QueueOptions options = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(1024).segmentSize(64 * 1024).build();
+    // Background fsyncs every few blocks too, so they run while blocks are written and segments roll.
+    QueueOptions options = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(1024).segmentSize(64 * 1024)
+        .bytesPerSync(1 + rnd.nextInt(20_000)).build();
     List<Rec> model = new ArrayList<>();
     try (Queue q = Queue.open(dir, options)) {
       for (int round = 0; round < 6; round++) {
@@ -52,9 +54,7 @@ class BulkAppenderTest {
         List<Rec> told = new ArrayList<>();
         List<Rec> added = new ArrayList<>();
         int threads = 1 + rnd.nextInt(4);
-        // Early fsyncs every few blocks too, so they run while blocks are written and segments roll.
-        BulkAppender bulk = q.bulkAppender(threads, (seq, id, op, address) -> told.add(new Rec(seq, id, op, null, address)),
-            rnd.nextBoolean() ? BulkAppender.EARLY_SYNC_BYTES : 1 + rnd.nextInt(20_000));
+        BulkAppender bulk = q.bulkAppender(threads, (seq, id, op, address) -> told.add(new Rec(seq, id, op, null, address)));
         int n = rnd.nextInt(3_000);
         for (int i = 0; i < n; i++) {
           long id = rnd.nextLong(1_000_000);
@@ -135,7 +135,7 @@ class BulkAppenderTest {
     SplittableRandom rnd = new SplittableRandom(seed);
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     QueueOptions options = QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).blockSize(600)
-        .segmentSize(8_000).build();
+        .segmentSize(8_000).bytesPerSync(1 + rnd.nextInt(5_000)).build();
     List<byte[]> bodies = new ArrayList<>();
     long durable = 0;
     for (int round = 0; round < 20; round++) {
@@ -148,7 +148,7 @@ class BulkAppenderTest {
           assertThat(t.poll().body()).as("seq %d round %d seed %d", s, round, seed).isEqualTo(bodies.get(s - 1));
         }
       }
-      BulkAppender bulk = q.bulkAppender(2, (s, id, op, a) -> { }, 1 + rnd.nextInt(5_000));
+      BulkAppender bulk = q.bulkAppender(2, (s, id, op, a) -> { });
       int n = rnd.nextInt(200);
       for (int i = 0; i < n; i++) {
         byte[] b = body(rnd);

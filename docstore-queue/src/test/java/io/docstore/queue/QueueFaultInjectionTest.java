@@ -32,8 +32,9 @@ class QueueFaultInjectionTest {
     long seed = TestSupport.seed("QueueFaultInjectionTest.acknowledgedRecordsSurviveCrashes");
     Random rnd = new Random(seed);
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    // Background fsyncs (bytesPerSync) too, some runs: they race the appends, seals and injected faults.
     QueueOptions options = QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS)
-        .blockSize(600).segmentSize(6_000).build();
+        .blockSize(600).segmentSize(6_000).bytesPerSync(rnd.nextBoolean() ? 0 : 1 + rnd.nextInt(3_000)).build();
     List<Appendage> model = new ArrayList<>();
     long acknowledged = 0;
     // An append that failed may still have reached the file (its block was written, a later step

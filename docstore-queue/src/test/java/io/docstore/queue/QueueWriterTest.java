@@ -25,6 +25,47 @@ class QueueWriterTest {
     }
   }
 
+  /**
+   * Under sync none, writes past {@code bytesPerSync} are fsynced in the background: they survive a
+   * power loss although nobody asked for durability; with bytesPerSync 0 nothing is.
+   */
+  @Test
+  void bytesPerSyncMakesWrittenBlocksDurableInTheBackground() throws Exception {
+    for (long bytesPerSync : new long[] {0, 4096}) {
+      Path d = dir.resolve("b" + bytesPerSync);
+      FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+      QueueOptions options = QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).blockSize(1024)
+          .bytesPerSync(bytesPerSync).build();
+      Queue q = Queue.open(d, options);
+      java.util.Random rnd = new java.util.Random(bytesPerSync);
+      for (int i = 0; i < 100; i++) {
+        byte[] body = new byte[200];
+        rnd.nextBytes(body); // incompressible: about 900 bytes a block, a background fsync every 5 blocks
+        q.writer().append(i, Op.PUT, 0, body);
+      }
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (bytesPerSync > 0 && q.durableSequence() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      long durable = q.durableSequence();
+      fs.crash();
+      try {
+        q.close();
+      } catch (IOException expected) {
+        // files were closed under it
+      }
+      try (Queue reopened = Queue.open(d, options)) {
+        if (bytesPerSync == 0) {
+          assertThat(durable).isZero();
+          assertThat(reopened.lastSequence()).isZero();
+        } else {
+          assertThat(durable).isPositive();
+          assertThat(reopened.lastSequence()).isGreaterThanOrEqualTo(durable);
+        }
+      }
+    }
+  }
+
   @Test
   void noneNeverWaitsButSyncForces() throws Exception {
     try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {

@@ -37,6 +37,7 @@ public final class DocstoreConfig {
   private final int maxBodyBytes;
   private final long queueBlockCacheBytes;
   private final boolean queueMappedReads;
+  private final long queueBytesPerSync;
   private final long indexMemtableBytes;
   private final double bloomFalsePositiveRate;
   private final long bloomMemoryBytes;
@@ -83,6 +84,7 @@ public final class DocstoreConfig {
     }
     queueBlockCacheBytes = r.bytes("queue.block-cache", 0, 16L << 30);
     queueMappedReads = r.bool("queue.mapped-reads");
+    queueBytesPerSync = r.bytes("queue.bytes-per-sync", 0, Long.MAX_VALUE);
     indexMemtableBytes = r.bytes("index.memtable", 64 << 10, 1L << 36);
     bloomFalsePositiveRate = r.doubleBetween("index.bloom-false-positive-rate", 0, 0.5);
     bloomMemoryBytes = r.bytes("index.bloom-memory", 0, Long.MAX_VALUE);
@@ -196,6 +198,7 @@ public final class DocstoreConfig {
   public int maxBodyBytes() { return maxBodyBytes; }
   public long queueBlockCacheBytes() { return queueBlockCacheBytes; }
   public boolean queueMappedReads() { return queueMappedReads; }
+  public long queueBytesPerSync() { return queueBytesPerSync; }
   public long indexMemtableBytes() { return indexMemtableBytes; }
   public double bloomFalsePositiveRate() { return bloomFalsePositiveRate; }
   public long bloomMemoryBytes() { return bloomMemoryBytes; }

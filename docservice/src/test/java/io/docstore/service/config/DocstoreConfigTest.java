@@ -50,6 +50,7 @@ class DocstoreConfigTest {
     assertThat(c.queueBlockCacheBytes()).isZero();
     assertThat(c.queueMappedReads()).isTrue();
     assertThat(c.indexMappedReads()).isTrue();
+    assertThat(c.queueBytesPerSync()).isEqualTo(64L << 20);
   }
 
   @Test
@@ -105,6 +106,7 @@ class DocstoreConfigTest {
         {"docstore.http.admin.host = \"0.0.0.0\"", "docstore.http.admin.token", "loopback"},
         {"docstore.http.max-request-line = 1K", "docstore.http.max-request-line", "multi-get"},
         {"docstore.data-dir = \"\"", "docstore.data-dir", "empty"},
+        {"docstore.queue.bytes-per-sync = -1", "docstore.queue.bytes-per-sync", ""},
     };
     for (String[] c : cases) {
       Path f = file(c[0]);
