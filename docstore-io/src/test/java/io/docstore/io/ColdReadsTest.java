@@ -21,7 +21,7 @@ class ColdReadsTest {
 
   @Test
   void fastReadsStayOnTheMapping() {
-    ColdReads c = new ColdReads(Long.MAX_VALUE, 10, new AtomicLong()::incrementAndGet);
+    ColdReads c = new ColdReads(Long.MAX_VALUE, 10, 1, new AtomicLong()::incrementAndGet);
     assertThat(mappedOf(c, 1000)).isEqualTo(1000);
     assertThat(c.coldReads()).isZero();
   }
@@ -29,7 +29,7 @@ class ColdReadsTest {
   @Test
   void aSlowReadThatFaultedSendsTheNextReadsAwayThenTheMappingIsTriedAgain() {
     AtomicLong faults = new AtomicLong();
-    ColdReads c = new ColdReads(-1, 10, faults::incrementAndGet);
+    ColdReads c = new ColdReads(-1, 10, 1, faults::incrementAndGet);
     // Read 1 takes the thread's count; read 2 is cold; reads 3-12 go away; read 13 probes (cold again).
     assertThat(mappedOf(c, 13)).isEqualTo(3);
     assertThat(c.coldReads()).isEqualTo(2);
@@ -37,15 +37,32 @@ class ColdReadsTest {
 
   @Test
   void aSlowReadWithoutAMajorFaultIsNotCold() {
-    ColdReads c = new ColdReads(-1, 10, () -> 5);
+    ColdReads c = new ColdReads(-1, 10, 1, () -> 5);
     assertThat(mappedOf(c, 100)).isEqualTo(100);
     assertThat(c.coldReads()).isZero();
   }
 
   @Test
   void withoutAFaultCountEverySlowReadIsCold() {
-    ColdReads c = new ColdReads(-1, 10, () -> -1);
+    ColdReads c = new ColdReads(-1, 10, 1, () -> -1);
     assertThat(mappedOf(c, 22)).isEqualTo(2);
     assertThat(c.coldReads()).isEqualTo(2);
+  }
+
+  /**
+   * Timing one read in eight still finds a cold cache within a few reads (here within 200: the
+   * chance that none of 200 reads is timed is (7/8)^200, about 2.5e-12), and fast reads stay mapped.
+   */
+  @Test
+  void samplingOneReadInEightStillFindsAColdCacheWithinAFewReads() {
+    ColdReads warm = new ColdReads(Long.MAX_VALUE, 10, 8, new AtomicLong()::incrementAndGet);
+    assertThat(mappedOf(warm, 1000)).isEqualTo(1000);
+    AtomicLong faults = new AtomicLong();
+    ColdReads cold = new ColdReads(-1, 1_000_000, 8, faults::incrementAndGet);
+    int mapped = mappedOf(cold, 400);
+    assertThat(cold.coldReads()).isEqualTo(1);
+    assertThat(mapped).isBetween(2, 200);
+    // Only timed reads ask for the fault count: one took the thread's count, the next was cold.
+    assertThat(faults.get()).isEqualTo(2);
   }
 }

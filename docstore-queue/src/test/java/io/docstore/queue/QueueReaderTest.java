@@ -106,7 +106,7 @@ class QueueReaderTest {
       // Threshold 0 and a fault count that grows at every look: every mapped read after the
       // thread's first counts as one that waited for the disk.
       java.util.concurrent.atomic.AtomicLong faults = new java.util.concurrent.atomic.AtomicLong();
-      QueueReader everyReadCold = q.reader(new ColdReads(0, ColdReads.BACKOFF, faults::incrementAndGet));
+      QueueReader everyReadCold = q.reader(new ColdReads(0, ColdReads.BACKOFF, 1, faults::incrementAndGet));
       int reads = ColdReads.BACKOFF + 3;
       long mappedBefore = q.stats().blockReadsMapped();
       for (int i = 0; i < reads; i++) {
@@ -119,7 +119,7 @@ class QueueReaderTest {
           .isEqualTo(3);
       assertThat(s.blockReadsMappedCold()).isEqualTo(2);
       // Slow reads without a major fault (a descheduled thread) are not cold.
-      QueueReader slowButWarm = q.reader(new ColdReads(0, ColdReads.BACKOFF, () -> 7));
+      QueueReader slowButWarm = q.reader(new ColdReads(0, ColdReads.BACKOFF, 1, () -> 7));
       long warmBefore = q.stats().blockReadsMapped();
       for (int i = 0; i < 100; i++) {
         slowButWarm.get(a.get((i * 17) % 1000));

@@ -87,7 +87,7 @@ class TableTest {
     Table t = Table.open(FileSystem.real(), p, 2, null, true);
     io.docstore.io.cache.SlotCache cache = new io.docstore.io.cache.SlotCache(1 << 20, TableFormat.PAGE_SIZE,
         java.nio.ByteOrder.LITTLE_ENDIAN);
-    io.docstore.io.ColdReads warm = new io.docstore.io.ColdReads(Long.MAX_VALUE, 1024, () -> 0);
+    io.docstore.io.ColdReads warm = new io.docstore.io.ColdReads(Long.MAX_VALUE, 1024, 1, () -> 0);
     for (int round = 0; round < 2; round++) {
       for (long id = 0; id < n; id++) {
         assertThat(t.find(id * 3, cache, warm)).isEqualTo(id + 100);
@@ -98,7 +98,7 @@ class TableTest {
     assertThat(warm.coldReads()).isZero();
     // Every mapped read slow, and a fault count that grows at each look: every one waited for the disk.
     java.util.concurrent.atomic.AtomicLong faults = new java.util.concurrent.atomic.AtomicLong();
-    io.docstore.io.ColdReads cold = new io.docstore.io.ColdReads(-1, 1_000_000, faults::incrementAndGet);
+    io.docstore.io.ColdReads cold = new io.docstore.io.ColdReads(-1, 1_000_000, 1, faults::incrementAndGet);
     for (int round = 0; round < 3; round++) {
       for (long id = 0; id < n; id++) {
         assertThat(t.find(id * 3, cache, cold)).isEqualTo(id + 100);
