@@ -53,7 +53,7 @@ public final class BulkAppender implements Closeable {
   /** Up to {@link #BATCH_BLOCKS} planned blocks on their way: planned, then encoded by a worker, then written. */
   private static final class Batch {
     final BlockBuilder builder = new BlockBuilder();
-    final EncodedBlocks encoded = new EncodedBlocks();
+    final EncodedBlocks encoded = new EncodedBlocks(BATCH_BLOCKS);
     long firstSequence;
     int records;
     long[] ids = new long[256];

@@ -14,32 +14,33 @@ final class EncodedBlocks {
   byte[] data = new byte[64 * 1024];
   int count;
   /** Start of block {@code i} in {@link #data}; {@code start[count]} is the end of the last. */
-  int[] start = new int[33];
-  int[] crc = new int[32];
-  long[] lastSequence = new long[32];
-  int[] rawLength = new int[32];
-  int[] records = new int[32];
-  long[] bodyBytes = new long[32];
+  final int[] start;
+  final int[] crc;
+  final long[] lastSequence;
+  final int[] rawLength;
+  final int[] records;
+  final long[] bodyBytes;
   /** Filled by the writer: the address of each block's first record. */
-  long[] address = new long[32];
+  final long[] address;
+
+  /** Room for {@code capacity} blocks. */
+  EncodedBlocks(int capacity) {
+    start = new int[capacity + 1];
+    crc = new int[capacity];
+    lastSequence = new long[capacity];
+    rawLength = new int[capacity];
+    records = new int[capacity];
+    bodyBytes = new long[capacity];
+    address = new long[capacity];
+  }
 
   void clear() {
     count = 0;
     start[0] = 0;
   }
 
-  /** Appends an encoded block (position 0 to limit of {@code block}). */
+  /** Appends an encoded block (position to limit of {@code block}); at most the capacity. */
   void add(ByteBuffer block, int blockCrc, long last, int raw, int recordCount, long bodies) {
-    if (count == crc.length) {
-      int n = count * 2;
-      start = Arrays.copyOf(start, n + 1);
-      crc = Arrays.copyOf(crc, n);
-      lastSequence = Arrays.copyOf(lastSequence, n);
-      rawLength = Arrays.copyOf(rawLength, n);
-      records = Arrays.copyOf(records, n);
-      bodyBytes = Arrays.copyOf(bodyBytes, n);
-      address = Arrays.copyOf(address, n);
-    }
     int at = start[count];
     int length = block.remaining();
     if (data.length < at + length) {
