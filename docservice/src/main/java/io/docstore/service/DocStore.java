@@ -311,11 +311,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   }
 
   @Override
-  public Document getIfCached(long id) {
+  public long copyIfCached(long id, io.netty.buffer.ByteBuf out) {
     if (closed.get() || id < 0) {
-      return null;
+      return -1;
     }
-    return reads.getIfCached(id);
+    return reads.copyIfCached(id, out);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.docstore.service;
 
+import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 
 /**
@@ -15,12 +16,13 @@ public interface DocumentSource {
   Document get(long id) throws IOException;
 
   /**
-   * The newest version of {@code id} if it can be had without blocking (an in-process cache hit),
-   * else null: then ask {@link #get} on a thread that may block. A null says nothing about whether
-   * the document exists. For network threads; must never block or throw for a valid ID.
+   * If the newest version of {@code id} can be had without blocking (an in-process cache hit): its
+   * body appended to {@code out} (no copy on the heap) and its sequence returned. Else -1 with
+   * {@code out} unchanged: then ask {@link #get} on a thread that may block. A -1 says nothing about
+   * whether the document exists. For network threads; must never block or throw for a valid ID.
    */
-  default Document getIfCached(long id) {
-    return null;
+  default long copyIfCached(long id, ByteBuf out) {
+    return -1;
   }
 
   /**

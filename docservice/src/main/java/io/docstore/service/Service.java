@@ -5,7 +5,7 @@ import io.docstore.io.FileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.QueueOptions;
 import io.docstore.service.cache.DocCache;
-import io.docstore.service.cache.InProcessDocCache;
+import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.cache.MemcachedDocCache;
 import io.docstore.service.config.DocstoreConfig;
 import io.docstore.service.http.AdminRoutes;
@@ -56,6 +56,7 @@ public final class Service implements Closeable {
       this.store = DocStore.open(config.dataDir(), storeOptions(config, cache, registry));
     } catch (IOException | RuntimeException e) {
       cache.close();
+      Metrics.close(registry);
       throw e;
     }
     HttpServer readServer = null;
@@ -101,6 +102,7 @@ public final class Service implements Closeable {
       }
       store.close();
       cache.close();
+      Metrics.close(registry);
       throw e;
     }
     this.read = readServer;
@@ -129,7 +131,7 @@ public final class Service implements Closeable {
     if (!config.memcachedServers().isEmpty()) {
       return MemcachedDocCache.create(config.memcachedServers(), config.memcachedTimeout(), registry);
     }
-    return new InProcessDocCache(config.cacheBytes());
+    return new OffHeapDocCache(config.cacheBytes());
   }
 
   /** The store options the configuration asks for. */
@@ -249,6 +251,7 @@ public final class Service implements Closeable {
       store.close();
     } finally {
       cache.close();
+      Metrics.close(registry);
     }
     log.info("stopped in {} ms", (System.nanoTime() - t0) / 1_000_000);
   }

@@ -3,7 +3,7 @@ package io.docstore.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.io.TestSupport;
-import io.docstore.service.cache.InProcessDocCache;
+import io.docstore.service.cache.OffHeapDocCache;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -25,7 +25,7 @@ class BulkLoadTest {
   @TempDir Path dir;
 
   private static DocStoreOptions options() {
-    return DocStoreOptions.builder(new InProcessDocCache(1 << 20)).maxBodyBytes(4096).build();
+    return DocStoreOptions.builder(new OffHeapDocCache(1 << 20)).maxBodyBytes(4096).build();
   }
 
   @Test

@@ -1,6 +1,6 @@
 package io.docstore.service;
 
-import io.docstore.service.cache.InProcessDocCache;
+import io.docstore.service.cache.OffHeapDocCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.index.IndexOptions;
@@ -28,7 +28,7 @@ class DocStoreCrashTest {
   @TempDir Path dir;
 
   private DocStore open(FaultInjectingFileSystem fs) throws IOException {
-    return DocStore.open(dir, DocStoreOptions.builder(new InProcessDocCache(64L << 20))
+    return DocStore.open(dir, DocStoreOptions.builder(new OffHeapDocCache(64L << 20))
         .fileSystem(fs)
         .checkpointInterval(Duration.ofHours(1))
         .queueOptions(QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).blockSize(1024)

@@ -1,6 +1,6 @@
 package io.docstore.service;
 
-import io.docstore.service.cache.InProcessDocCache;
+import io.docstore.service.cache.OffHeapDocCache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -27,7 +27,7 @@ class DocStoreTest {
 
   @TempDir Path dir;
 
-  private DocStore open(InProcessDocCache cache) throws IOException {
+  private DocStore open(OffHeapDocCache cache) throws IOException {
     return DocStore.open(dir, DocStoreOptions.builder(cache).build());
   }
 
@@ -37,7 +37,7 @@ class DocStoreTest {
 
   @Test
   void putGetDeleteWithReadYourWrites() throws IOException {
-    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
+    try (DocStore s = open(new OffHeapDocCache(64L << 20))) {
       Written w1 = s.put(7, json("{\"a\":1}"));
       Written w2 = s.put(7, json("{\"a\":2}"));
       assertThat(w2.sequence()).isGreaterThan(w1.sequence());
@@ -52,7 +52,7 @@ class DocStoreTest {
 
   @Test
   void readsFromDiskWhenTheCacheIsEmpty() throws IOException {
-    InProcessDocCache cache = new InProcessDocCache(64L << 20);
+    OffHeapDocCache cache = new OffHeapDocCache(64L << 20);
     try (DocStore s = open(cache)) {
       s.put(1, json("{\"x\":1}"));
       s.put(2, json("{\"x\":2}"));
@@ -70,7 +70,7 @@ class DocStoreTest {
 
   @Test
   void rejectsNegativeIdsAndOversizedBodies() throws IOException {
-    try (DocStore s = DocStore.open(dir, DocStoreOptions.builder(new InProcessDocCache(64L << 20)).maxBodyBytes(10).build())) {
+    try (DocStore s = DocStore.open(dir, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).maxBodyBytes(10).build())) {
       assertThatThrownBy(() -> s.put(-1, json("{}"))).isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> s.get(-5)).isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> s.put(1, new byte[11])).isInstanceOf(IllegalArgumentException.class);
@@ -81,7 +81,7 @@ class DocStoreTest {
   @Test
   void anFsyncFailureStopsWritesButNotReads() throws IOException {
     io.docstore.io.FaultInjectingFileSystem fs = new io.docstore.io.FaultInjectingFileSystem();
-    DocStoreOptions o = DocStoreOptions.builder(new InProcessDocCache(64L << 20)).fileSystem(fs)
+    DocStoreOptions o = DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).fileSystem(fs)
         .queueOptions(io.docstore.queue.QueueOptions.builder().fileSystem(fs).build())
         .indexOptions(IndexOptions.builder().fileSystem(fs).syncPolicy(io.docstore.io.SyncPolicy.NONE).build())
         .build();
@@ -98,7 +98,7 @@ class DocStoreTest {
     } catch (IOException closeAfterFailure) {
       // close reports the failed final sync; the data directory is what the next open recovers
     }
-    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
+    try (DocStore s = open(new OffHeapDocCache(64L << 20))) {
       assertThat(s.get(1).body()).isEqualTo(json("{\"a\":1}"));
       s.put(4, json("{\"d\":4}"));
       assertThat(s.get(4).body()).isEqualTo(json("{\"d\":4}"));
@@ -107,14 +107,14 @@ class DocStoreTest {
 
   @Test
   void aCheckpointAheadOfTheQueueMakesTheStoreRebuildItsIndexFromTheQueue() throws IOException {
-    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
+    try (DocStore s = open(new OffHeapDocCache(64L << 20))) {
       s.put(1, json("{}"));
       s.put(2, json("{\"b\":2}"));
       s.delete(1);
     }
     io.docstore.service.store.IndexCheckpoint.publish(io.docstore.io.FileSystem.real(), dir, 5, 0);
     var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-    try (DocStore s = DocStore.open(dir, DocStoreOptions.builder(new InProcessDocCache(64L << 20)).registry(registry).build())) {
+    try (DocStore s = DocStore.open(dir, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).registry(registry).build())) {
       assertThat(s.get(1)).isNull();
       assertThat(s.get(2).body()).isEqualTo(json("{\"b\":2}"));
       assertThat(s.appliedThrough()).isEqualTo(3);
@@ -127,8 +127,8 @@ class DocStoreTest {
 
   @Test
   void secondProcessCannotOpenTheSameDirectory() throws IOException {
-    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
-      assertThatThrownBy(() -> open(new InProcessDocCache(64L << 20))).hasMessageContaining("in use");
+    try (DocStore s = open(new OffHeapDocCache(64L << 20))) {
+      assertThatThrownBy(() -> open(new OffHeapDocCache(64L << 20))).hasMessageContaining("in use");
     }
   }
 
@@ -138,7 +138,7 @@ class DocStoreTest {
     Random rnd = new Random(seed);
     Map<Long, byte[]> model = new HashMap<>();
     for (int round = 0; round < 4; round++) {
-      try (DocStore s = open(new InProcessDocCache(64L << 20))) {
+      try (DocStore s = open(new OffHeapDocCache(64L << 20))) {
         for (Map.Entry<Long, byte[]> e : model.entrySet()) {
           assertThat(s.get(e.getKey())).as("seed %d id %d", seed, e.getKey()).isNotNull();
           assertThat(s.get(e.getKey()).body()).as("seed %d", seed).isEqualTo(e.getValue());
@@ -184,7 +184,7 @@ class DocStoreTest {
   void concurrentWritersLeaveTheNewestVersionOfEveryId() throws Exception {
     ConcurrentHashMap<Long, Long> newest = new ConcurrentHashMap<>();
     ConcurrentHashMap<Long, byte[]> bodies = new ConcurrentHashMap<>();
-    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
+    try (DocStore s = open(new OffHeapDocCache(64L << 20))) {
       ExecutorService pool = Executors.newFixedThreadPool(8);
       List<Future<?>> fs = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
@@ -220,7 +220,7 @@ class DocStoreTest {
 
   @Test
   void indexMappingToAnotherIdsRecordIsCorruptionNeverAWrongDocument() throws IOException {
-    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
+    try (DocStore s = open(new OffHeapDocCache(64L << 20))) {
       s.put(5, json("{\"five\":5}"));
       s.put(7, json("{\"seven\":7}"));
     }
@@ -228,7 +228,7 @@ class DocStoreTest {
       idx.put(5, idx.get(7));
       idx.sync();
     }
-    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
+    try (DocStore s = open(new OffHeapDocCache(64L << 20))) {
       assertThatThrownBy(() -> s.get(5)).isInstanceOf(CorruptionException.class).hasMessageContaining("id 7");
       assertThatThrownBy(() -> s.getAll(new long[] {7, 5})).isInstanceOf(CorruptionException.class);
       assertThat(s.get(7).body()).isEqualTo(json("{\"seven\":7}"));
@@ -239,7 +239,7 @@ class DocStoreTest {
   void aDamagedIndexIsMovedAsideAndRebuiltFromTheQueueEvenAfterACrashMidMove() throws IOException {
     Map<Long, byte[]> model = new HashMap<>();
     Random rnd = new Random(TestSupport.seed("DocStoreTest.rebuild"));
-    try (DocStore s = open(new InProcessDocCache(64L << 20))) {
+    try (DocStore s = open(new OffHeapDocCache(64L << 20))) {
       for (int i = 0; i < 2_000; i++) {
         long id = rnd.nextInt(500);
         if (rnd.nextInt(10) == 0) {
@@ -260,7 +260,7 @@ class DocStoreTest {
     java.nio.file.Files.delete(dir.resolve("index.checkpoint"));
 
     for (int round = 0; round < 2; round++) {
-      try (DocStore s = open(new InProcessDocCache(64L << 20))) {
+      try (DocStore s = open(new OffHeapDocCache(64L << 20))) {
         for (long id = 0; id < 500; id++) {
           Document d = s.get(id);
           if (model.containsKey(id)) {

@@ -1,5 +1,6 @@
 package io.docstore.service.cache;
 
+import io.netty.buffer.ByteBuf;
 import java.io.Closeable;
 
 /**
@@ -20,12 +21,14 @@ public interface DocCache extends Closeable {
   CachedDoc get(long id);
 
   /**
-   * The cached live document {@code id} if this cache can answer without blocking (an in-process
-   * cache), else null: on a miss, for a cached deletion, or when the cache is remote. Lets a network thread answer a hit without a hand-off to a
-   * worker; a null sends the caller to {@link #get} on a worker. Misses here are not counted.
+   * If this cache can answer without blocking (an in-process cache) and holds the live document
+   * {@code id}: appends its body to {@code out} and returns its sequence number. Otherwise returns
+   * -1 with {@code out} unchanged: on a miss, for a cached deletion, or when the cache is remote.
+   * Lets a network thread answer a hit without a hand-off to a worker and without a copy on the
+   * heap; a -1 sends the caller to {@link #get} on a worker. Misses here are not counted.
    */
-  default CachedDoc getIfLocal(long id) {
-    return null;
+  default long copyIfLocal(long id, ByteBuf out) {
+    return -1;
   }
 
   /** One batched lookup; the result has one slot per ID, null for misses. */

@@ -3,7 +3,7 @@ package io.docstore.service.cli;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
 import io.docstore.service.Service;
-import io.docstore.service.cache.InProcessDocCache;
+import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.config.DocstoreConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -29,7 +29,7 @@ final class Offline {
 
   /** The store's options for an offline command. */
   static DocStoreOptions storeOptions(DocstoreConfig cfg) {
-    return Service.storeOptions(cfg, new InProcessDocCache(CACHE_BYTES), new SimpleMeterRegistry());
+    return Service.storeOptions(cfg, new OffHeapDocCache(CACHE_BYTES), new SimpleMeterRegistry());
   }
 
   /** Something that opens the data directory. */

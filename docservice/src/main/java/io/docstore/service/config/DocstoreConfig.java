@@ -119,7 +119,10 @@ public final class DocstoreConfig {
     rpcAddress = r.address("rpc");
     rpcMaxFrameBytes = r.intBytes("rpc.max-frame", 64, 1 << 30);
     rpcMaxBatch = r.intBetween("rpc.max-batch", 1, 100_000);
-    cacheBytes = r.bytes("cache.bytes", 1, Long.MAX_VALUE);
+    cacheBytes = r.bytes("cache.bytes", 0, Long.MAX_VALUE);
+    if (cacheBytes != 0 && cacheBytes < 64 << 10) {
+      throw new ConfigError(ROOT + ".cache.bytes", "must be 0 (no in-process cache) or at least 64K, got " + cacheBytes);
+    }
     memcachedServers = r.servers("cache.memcached.servers");
     memcachedTimeout = r.positiveDuration("cache.memcached.timeout");
     String inbox = r.string("inbox.dir");

@@ -94,7 +94,7 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
           : HttpResponseStatus.BAD_REQUEST, "unsupported protocol " + v.text() + ": HTTP/1.0 and HTTP/1.1 only"), true);
       return;
     }
-    FullHttpResponse answered = routes.handleWithoutBlocking(req);
+    FullHttpResponse answered = routes.handleWithoutBlocking(req, ctx.alloc());
     if (answered != null) {
       req.release();
       complete(ctx, p, answered, false);

@@ -3,6 +3,9 @@ package io.docstore.service.http;
 import io.docstore.io.CorruptionException;
 import io.docstore.service.Document;
 import io.docstore.service.DocumentSource;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -27,6 +30,9 @@ public final class ReadRoutes implements Routes {
   private static final Logger log = LoggerFactory.getLogger(ReadRoutes.class);
   private static final byte[] FOUND_OPEN = "{\"found\":{".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] MISSING_OPEN = "},\"missing\":[".getBytes(StandardCharsets.US_ASCII);
+
+  /** Room for a typical ~1 KB document; the buffer grows (within the pool) for larger ones. */
+  private static final int INITIAL_BODY_BYTES = 2048;
 
   private final DocumentSource source;
   private final int maxIds;
@@ -57,7 +63,7 @@ public final class ReadRoutes implements Routes {
    * (other paths, query strings, invalid IDs, misses), which {@link #handle} then answers.
    */
   @Override
-  public FullHttpResponse handleWithoutBlocking(FullHttpRequest req) {
+  public FullHttpResponse handleWithoutBlocking(FullHttpRequest req, ByteBufAllocator alloc) {
     String uri = req.uri();
     HttpMethod m = req.method();
     if (!uri.startsWith("/docs/") || uri.indexOf('?') >= 0 || !(m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD))) {
@@ -69,8 +75,13 @@ public final class ReadRoutes implements Routes {
     } catch (BadRequest e) {
       return null;
     }
-    Document d = source.getIfCached(id);
-    return d == null ? null : found(req, d);
+    ByteBuf body = alloc.directBuffer(INITIAL_BODY_BYTES);
+    long seq = source.copyIfCached(id, body);
+    if (seq < 0) {
+      body.release();
+      return null;
+    }
+    return found(req, seq, body);
   }
 
   private FullHttpResponse route(FullHttpRequest req) throws BadRequest, IOException {
@@ -103,20 +114,24 @@ public final class ReadRoutes implements Routes {
     if (d == null) {
       return Responses.error(HttpResponseStatus.NOT_FOUND, "document " + id + " not found");
     }
-    return found(req, d);
+    return found(req, d.sequence(), Unpooled.wrappedBuffer(d.body()));
   }
 
-  /** 200 with the body and ETag = sequence, or 304 when If-None-Match names that ETag. */
-  private static FullHttpResponse found(FullHttpRequest req, Document d) {
-    String etag = "\"" + d.sequence() + "\"";
+  /**
+   * 200 with {@code body} (released or handed to the response) and ETag = sequence, or 304 when
+   * If-None-Match names that ETag.
+   */
+  private static FullHttpResponse found(FullHttpRequest req, long sequence, ByteBuf body) {
+    String etag = "\"" + sequence + "\"";
     String inm = req.headers().get(HttpHeaderNames.IF_NONE_MATCH);
     if (inm != null && matches(inm, etag)) {
+      body.release();
       FullHttpResponse r = Responses.bytes(HttpResponseStatus.NOT_MODIFIED, new byte[0], "application/json");
       r.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
       r.headers().set(HttpHeaderNames.ETAG, etag);
       return r;
     }
-    FullHttpResponse r = Responses.json(HttpResponseStatus.OK, d.body());
+    FullHttpResponse r = Responses.json(HttpResponseStatus.OK, body);
     r.headers().set(HttpHeaderNames.ETAG, etag);
     return r;
   }

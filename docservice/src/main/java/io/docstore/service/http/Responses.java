@@ -1,6 +1,7 @@
 package io.docstore.service.http;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -23,10 +24,19 @@ public final class Responses {
     return json(status, body.getBytes(StandardCharsets.UTF_8));
   }
 
+  /** A JSON response whose content is {@code body} (the response takes over its reference). */
+  public static FullHttpResponse json(HttpResponseStatus status, ByteBuf body) {
+    return bytes(status, body, HttpHeaderValues.APPLICATION_JSON);
+  }
+
   public static FullHttpResponse bytes(HttpResponseStatus status, byte[] body, String contentType) {
-    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+    return bytes(status, Unpooled.wrappedBuffer(body), contentType);
+  }
+
+  private static FullHttpResponse bytes(HttpResponseStatus status, ByteBuf body, CharSequence contentType) {
+    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
     r.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
-    r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+    r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
     return r;
   }
 

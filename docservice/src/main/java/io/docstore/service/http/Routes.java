@@ -1,5 +1,6 @@
 package io.docstore.service.http;
 
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 
@@ -20,9 +21,10 @@ public interface Routes {
   /**
    * The response to {@code request} if it can be made without blocking (on the network thread,
    * saving the hand-off to a worker and back), else null: then {@link #handle} runs on a worker.
-   * Must not block, throw, or retain {@code request}.
+   * Must not block, throw, or retain {@code request}. {@code alloc} is the channel's (pooled)
+   * allocator, for a response body written without a copy on the heap.
    */
-  default FullHttpResponse handleWithoutBlocking(FullHttpRequest request) {
+  default FullHttpResponse handleWithoutBlocking(FullHttpRequest request, ByteBufAllocator alloc) {
     return null;
   }
 }

@@ -14,7 +14,7 @@ import io.docstore.queue.follow.QueueFollower;
 import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.service.Document;
 import io.docstore.service.DocumentSource;
-import io.docstore.service.cache.InProcessDocCache;
+import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.store.CachedReads;
 import io.docstore.service.store.StoreMetrics;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -110,7 +110,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
    * In-process only, never memcached: a lagging replica's ingest {@code set}s would write older
    * versions into a cache the primary and other replicas share.
    */
-  private final InProcessDocCache cache;
+  private final OffHeapDocCache cache;
   private final CachedReads reads;
   /** Advanced after each batch is in the index and the cache (the fill guard of {@link CachedReads}). */
   private volatile long appliedVersion;
@@ -146,7 +146,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     this.appliedThrough = start.ingestedThrough();
     this.index = LsmIndex.open(options.dir().resolve("index"), options.indexOptions());
     this.follower = new QueueFollower(fs, queueDir, start, options.expectedBlockBytes());
-    this.cache = new InProcessDocCache(options.cacheBytes());
+    this.cache = new OffHeapDocCache(options.cacheBytes());
     this.reads = new CachedReads(cache, new StoreMetrics(registry), new CachedReads.Source() {
       @Override
       public long appliedVersion() {
@@ -345,8 +345,8 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   }
 
   @Override
-  public Document getIfCached(long id) {
-    return id < 0 ? null : reads.getIfCached(id);
+  public long copyIfCached(long id, io.netty.buffer.ByteBuf out) {
+    return id < 0 ? -1 : reads.copyIfCached(id, out);
   }
 
   /** As on the primary (see {@link CachedReads#getAll}). */

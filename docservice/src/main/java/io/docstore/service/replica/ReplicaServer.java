@@ -39,7 +39,12 @@ public final class ReplicaServer implements Closeable {
       LOG.warn("docstore.cache.memcached.servers is ignored on a replica: it caches in process ({} bytes), because a"
           + " lagging replica's updates would write older versions into a memcached the primary shares", cfg.cacheBytes());
     }
-    node = ReplicaNode.start(o, registry);
+    try {
+      node = ReplicaNode.start(o, registry);
+    } catch (IOException | RuntimeException e) {
+      Metrics.close(registry);
+      throw e;
+    }
     HttpServer r = null;
     RpcServer p = null;
     try {
@@ -61,6 +66,7 @@ public final class ReplicaServer implements Closeable {
         r.close(Duration.ZERO);
       }
       node.close();
+      Metrics.close(registry);
       throw e;
     }
     read = r;
@@ -104,6 +110,10 @@ public final class ReplicaServer implements Closeable {
       rpc.close();
     }
     read.close(Duration.ofSeconds(5));
-    node.close();
+    try {
+      node.close();
+    } finally {
+      Metrics.close(registry);
+    }
   }
 }

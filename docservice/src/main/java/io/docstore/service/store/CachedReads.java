@@ -5,6 +5,7 @@ import io.docstore.queue.Record;
 import io.docstore.service.Document;
 import io.docstore.service.cache.CachedDoc;
 import io.docstore.service.cache.DocCache;
+import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -80,14 +81,16 @@ public final class CachedReads {
     return new Document(id, r.sequence(), r.acceptedAtMillis(), r.body());
   }
 
-  /** The live document {@code id} if an in-process cache holds it (no blocking), else null. */
-  public Document getIfCached(long id) {
-    CachedDoc c = cache.getIfLocal(id);
-    if (c == null) {
-      return null;
+  /**
+   * If an in-process cache holds the live document {@code id} (no blocking): its body appended to
+   * {@code out}, and its sequence returned; else -1 and {@code out} unchanged.
+   */
+  public long copyIfCached(long id, ByteBuf out) {
+    long seq = cache.copyIfLocal(id, out);
+    if (seq >= 0) {
+      metrics.cacheHit();
     }
-    metrics.cacheHit();
-    return new Document(id, c.sequence(), 0, c.body());
+    return seq;
   }
 
   /**

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.docstore.service.DocStore;
 import io.docstore.service.Document;
 import io.docstore.service.DocStoreOptions;
-import io.docstore.service.cache.InProcessDocCache;
+import io.docstore.service.cache.OffHeapDocCache;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -112,7 +112,7 @@ class CliCommandsTest {
   /** Reads ids 0..19,999 of the bulk import above; returns how many failed or differed. */
   private static int readAll(Path data) throws IOException {
     int failed = 0;
-    try (DocStore s = DocStore.open(data, DocStoreOptions.builder(new InProcessDocCache(1 << 20)).build())) {
+    try (DocStore s = DocStore.open(data, DocStoreOptions.builder(new OffHeapDocCache(1 << 20)).build())) {
       for (int i = 0; i < 20_000; i++) {
         try {
           Document d = s.get(i);
@@ -170,7 +170,7 @@ class CliCommandsTest {
       assertThat(serve.process.waitFor(30, TimeUnit.SECONDS)).as("stopped within the shutdown timeout").isTrue();
     }
     // The graceful stop synced the index and wrote a final checkpoint: nothing to re-index.
-    try (DocStore s = DocStore.open(data, DocStoreOptions.builder(new InProcessDocCache(64L << 20)).build())) {
+    try (DocStore s = DocStore.open(data, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
       assertThat(s.lastSequence()).isEqualTo(20);
       assertThat(s.checkpointedThrough()).isEqualTo(20);
       assertThat(new String(s.get(19).body(), StandardCharsets.UTF_8)).isEqualTo("{\"i\":19}");

@@ -24,6 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 /** Every endpoint and status code of the read and admin ports, over real sockets. */
 class HttpApiTest {
 
+  /** A pooled allocator, as the channel passes one. */
+  private static final io.netty.buffer.ByteBufAllocator ALLOC = io.netty.buffer.PooledByteBufAllocator.DEFAULT;
+
   @TempDir Path dir;
   ServiceFixture s;
 
@@ -178,7 +181,7 @@ class HttpApiTest {
   void cachedDocumentsAreAnsweredOnTheNetworkThreadAndOnlyThey() throws Exception {
     s.put(7, "{\"a\":7}");
     ReadRoutes routes = new ReadRoutes(s.service.store(), 10);
-    FullHttpResponse fast = routes.handleWithoutBlocking(request(HttpMethod.GET, "/docs/7"));
+    FullHttpResponse fast = routes.handleWithoutBlocking(request(HttpMethod.GET, "/docs/7"), ALLOC);
     assertThat(fast).as("a document cached by its write is answered without a worker").isNotNull();
     try {
       HttpResponse<String> viaWorker = s.get("/docs/7");
@@ -190,21 +193,33 @@ class HttpApiTest {
     }
     FullHttpRequest conditional = request(HttpMethod.GET, "/docs/7");
     conditional.headers().set(HttpHeaderNames.IF_NONE_MATCH, "\"" + s.service.store().lastSequence() + "\"");
-    FullHttpResponse notModified = routes.handleWithoutBlocking(conditional);
+    FullHttpResponse notModified = routes.handleWithoutBlocking(conditional, ALLOC);
     assertThat(notModified.status().code()).isEqualTo(304);
     notModified.release();
     // Everything else goes to a worker: misses, multi-gets, queries, bad IDs, other methods, deletions.
     for (String uri : new String[] {"/docs/8", "/docs?ids=7", "/docs/7?x=1", "/docs/abc", "/nope"}) {
-      assertThat(routes.handleWithoutBlocking(request(HttpMethod.GET, uri))).as(uri).isNull();
+      assertThat(routes.handleWithoutBlocking(request(HttpMethod.GET, uri), ALLOC)).as(uri).isNull();
     }
-    assertThat(routes.handleWithoutBlocking(request(HttpMethod.POST, "/docs/7"))).isNull();
+    assertThat(routes.handleWithoutBlocking(request(HttpMethod.POST, "/docs/7"), ALLOC)).isNull();
     s.delete(7);
-    assertThat(routes.handleWithoutBlocking(request(HttpMethod.GET, "/docs/7"))).as("deleted").isNull();
+    assertThat(routes.handleWithoutBlocking(request(HttpMethod.GET, "/docs/7"), ALLOC)).as("deleted").isNull();
     assertThat(s.get("/docs/7").statusCode()).isEqualTo(404);
   }
 
   private static FullHttpRequest request(HttpMethod method, String uri) {
     return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri);
+  }
+
+  @Test
+  void gcPausesAreExportedWithPercentiles() throws Exception {
+    System.gc(); // a collection the GC listener hears of (asynchronously)
+    String body = "";
+    for (int i = 0; i < 100 && !body.contains("jvm_gc_pause_seconds{"); i++) {
+      Thread.sleep(50);
+      body = s.adminGet("/metrics").body();
+    }
+    assertThat(body).contains("jvm_gc_pause_seconds_count{").contains("quantile=\"0.99\"")
+        .contains("jvm_gc_pause_seconds_max{");
   }
 
   @Test

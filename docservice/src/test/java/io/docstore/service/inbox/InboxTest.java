@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
 import io.docstore.service.DocumentSink;
-import io.docstore.service.cache.InProcessDocCache;
+import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.Update;
 import io.docstore.service.Written;
 import io.docstore.service.updater.UpdateParser;
@@ -37,7 +37,7 @@ class InboxTest {
   @Test
   void appliesFilesInNameOrderAndMovesThem() throws Exception {
     Path inbox = dir.resolve("inbox");
-    try (DocStore store = DocStore.open(dir.resolve("data"), DocStoreOptions.builder(new InProcessDocCache(64L << 20)).build())) {
+    try (DocStore store = DocStore.open(dir.resolve("data"), DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
       Files.createDirectories(inbox);
       drop(inbox, "002.ndjson", "{\"id\":1,\"doc\":{\"v\":2}}\n{\"id\":3,\"op\":\"delete\"}\n");
       drop(inbox, "001.ndjson", "{\"id\":1,\"doc\":{\"v\":1}}\n{\"id\":3,\"doc\":{\"v\":1}}\n");
@@ -65,7 +65,7 @@ class InboxTest {
     Path inbox = dir.resolve("inbox");
     Files.createDirectories(inbox);
     drop(inbox, "a.ndjson", "{\"id\":1,\"doc\":{\"v\":1}}\n{\"id\":2,\"doc\":{\"v\":2}}\n{\"id\":3,\"doc\":{\"v\":3}}\n");
-    try (DocStore store = DocStore.open(dir.resolve("data"), DocStoreOptions.builder(new InProcessDocCache(64L << 20)).build())) {
+    try (DocStore store = DocStore.open(dir.resolve("data"), DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
       AtomicInteger batches = new AtomicInteger();
       // Fails after the first batch, as a crash halfway through the file would.
       DocumentSink flaky = new DocumentSink() {
@@ -97,7 +97,7 @@ class InboxTest {
   @Test
   void thePollerPicksUpFilesByItself() throws Exception {
     Path inbox = dir.resolve("inbox");
-    try (DocStore store = DocStore.open(dir.resolve("data"), DocStoreOptions.builder(new InProcessDocCache(64L << 20)).build());
+    try (DocStore store = DocStore.open(dir.resolve("data"), DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build());
         Inbox in = Inbox.start(inbox, store, new UpdateParser(1 << 20), 100, 1 << 20, Duration.ofMillis(20), new SimpleMeterRegistry())) {
       drop(inbox, "x.ndjson", "{\"id\":9,\"doc\":{\"v\":9}}\n");
       long deadline = System.nanoTime() + 10_000_000_000L;

@@ -250,13 +250,13 @@ class MultiProcessReplicationTest {
   }
 
   /**
-   * Replica A, whose copies get damaged, runs without a document cache (1 byte holds nothing), so
+   * Replica A, whose copies get damaged, runs without a document cache (size 0), so
    * its reads go to the damaged blocks; B keeps the default cache.
    */
   private Path replicaConfig(String name, String source) throws IOException {
     Path conf = tmp.resolve(name + ".conf");
     Files.writeString(conf, "docstore {\n  data-dir = \"" + tmp.resolve(name) + "\"\n"
-        + (name.equals("a") ? "  cache.bytes = 1\n" : "")
+        + (name.equals("a") ? "  cache.bytes = 0\n" : "")
         + "  replica {\n    source = \"" + source + "\"\n    pull-interval = 100ms\n"
         + "    checkpoint-interval = 200ms\n    rsync-timeout = 5s\n  }\n}\n");
     return conf;

@@ -223,7 +223,7 @@ class ReplicationTest {
     for (int i = 0; i < 40; i++) {
       writeBatch(250, 5000, 2000);
     }
-    ReplicaNode r = replica("r", 20, 3, 1); // no document cache: reads must reach the damaged block
+    ReplicaNode r = replica("r", 20, 3, 0); // no document cache: reads must reach the damaged block
     try {
       // Kill the first few rsync processes caught running: interrupted transfers leave temp files
       // (ignored, then removed) and never a half-copied segment under a segment name.

@@ -7,7 +7,7 @@ import io.docstore.queue.QueueOptions;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
 import io.docstore.service.ServiceFixture;
-import io.docstore.service.cache.InProcessDocCache;
+import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.config.DocstoreConfig;
 import io.docstore.service.http.AdminRoutes;
 import io.docstore.service.http.HttpServer;
@@ -40,7 +40,7 @@ final class SeamService implements AutoCloseable {
     DocstoreConfig c = ServiceFixture.config(dir, Map.of(
         "docstore.queue.segment-size", "1M", "docstore.queue.max-body", "64K", "docstore.queue.block-size", "4K",
         "docstore.index.memtable", "64K", "docstore.http.request-timeout", "10s"));
-    DocStoreOptions o = DocStoreOptions.builder(new InProcessDocCache(c.cacheBytes()))
+    DocStoreOptions o = DocStoreOptions.builder(new OffHeapDocCache(c.cacheBytes()))
         .fileSystem(fs)
         .maxBodyBytes(c.maxBodyBytes())
         .checkpointInterval(c.checkpointInterval())

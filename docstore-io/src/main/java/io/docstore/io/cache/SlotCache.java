@@ -142,7 +142,8 @@ public final class SlotCache {
     return rejections.sum();
   }
 
-  static long mix(long key) {
+  /** The hash used to spread keys over stripes and buckets (a 64-bit finaliser); shared with the document cache. */
+  public static long mix(long key) {
     long h = key;
     h ^= h >>> 33;
     h *= 0xff51afd7ed558ccdL;

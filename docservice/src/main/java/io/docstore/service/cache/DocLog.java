@@ -1,0 +1,407 @@
+package io.docstore.service.cache;
+
+import io.docstore.io.cache.SlotCache;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.locks.StampedLock;
+
+/**
+ * One stripe of {@link OffHeapDocCache}: document versions appended to a ring of off-heap chunks,
+ * found through an open-addressing table of primitive arrays. Nothing is allocated per entry.
+ *
+ * <p>Entry layout in a chunk (8-byte aligned, little-endian):
+ *
+ * <pre>
+ *   id      int64
+ *   length  int32   body bytes, or -1 for a tombstone (no body)
+ *   unused  int32
+ *   body    length bytes, then padding to 8
+ * </pre>
+ *
+ * The table holds, per bucket, the id, the entry's location, its sequence number, its length and a
+ * reference bit. An entry is live while the table points at it; a replaced entry stays in its chunk
+ * as dead bytes until the chunk is reused.
+ *
+ * <p><b>Eviction</b> is FIFO with reinsertion (CLOCK over a log): when the head needs room it moves
+ * to the next chunk of the ring; that chunk's live entries that were read since they were written
+ * (reference bit set) are kept, moved to its start with the bit cleared, and the rest are dropped.
+ * So one pass of a scan or of a stream of writes cannot push out what is being read.
+ *
+ * <p><b>Concurrency</b>: a {@link StampedLock}. Writers take the write lock. Readers read under an
+ * optimistic stamp (seqlock style) and validate; a reader that overlapped a writer (or threw on torn
+ * state) retries under the read lock. The table is replaced as a whole when it grows, so an
+ * optimistic reader sees one table or the other, never a mix.
+ */
+final class DocLog {
+
+  static final int HEADER = 16;
+  static final long ABSENT = -1;
+  static final long DELETED = -2;
+
+  /** The lookup structure, replaced whole when it grows. Locations are {@code chunk << 32 | offset}, plus one; 0 marks an empty bucket. */
+  private static final class Table {
+    final long[] ids;
+    final long[] locs;
+    final long[] seqs;
+    final int[] lengths;
+    final byte[] refs;
+    final int mask;
+
+    Table(int buckets) {
+      ids = new long[buckets];
+      locs = new long[buckets];
+      seqs = new long[buckets];
+      lengths = new int[buckets];
+      refs = new byte[buckets];
+      mask = buckets - 1;
+    }
+
+    /** The bucket of {@code id}, or -1. Bounded, so it ends when racing a writer (the answer is then validated away). */
+    int find(long id, long hash) {
+      int i = (int) hash & mask;
+      for (int n = 0; n <= mask; n++) {
+        if (locs[i] == 0) {
+          return -1;
+        }
+        if (ids[i] == id) {
+          return i;
+        }
+        i = (i + 1) & mask;
+      }
+      return -1;
+    }
+  }
+
+  final StampedLock lock = new StampedLock();
+  private final int chunkSize;
+  private final ByteBuffer[] chunks;
+  private final ByteBuf[] views;
+  private final int[] chunkEnds;
+  private volatile Table table = new Table(64);
+  private int count;
+  private int head = -1;
+  private int headEnd;
+  private ByteBuffer scratch;
+  long liveBytes;
+  long evictions;
+
+  DocLog(int chunkCount, int chunkSize) {
+    this.chunkSize = chunkSize;
+    this.chunks = new ByteBuffer[chunkCount];
+    this.views = new ByteBuf[chunkCount];
+    this.chunkEnds = new int[chunkCount];
+  }
+
+  static int entrySize(int length) {
+    return (HEADER + Math.max(0, length) + 7) & ~7;
+  }
+
+  /** The largest body an entry may have: a quarter of a chunk, so one entry never empties a chunk on its own. */
+  int maxBody() {
+    return chunkSize / 4 - HEADER;
+  }
+
+  /** Bytes of off-heap chunks allocated so far. */
+  long allocatedBytes() {
+    long n = scratch == null ? 0 : chunkSize;
+    for (ByteBuffer c : chunks) {
+      if (c != null) {
+        n += chunkSize;
+      }
+    }
+    return n;
+  }
+
+  // ---- reads ------------------------------------------------------------------------------------
+
+  /**
+   * The sequence of the live entry for {@code id} with its body appended to {@code out}, or
+   * {@link #ABSENT} / {@link #DELETED} (then {@code out} is unchanged). Caller holds no lock.
+   */
+  long readInto(long id, long hash, ByteBuf out) {
+    int mark = out.writerIndex();
+    long stamp = lock.tryOptimisticRead();
+    if (stamp != 0) {
+      try {
+        long r = readInto(table, id, hash, out);
+        if (lock.validate(stamp)) {
+          return r;
+        }
+      } catch (RuntimeException torn) {
+        if (lock.validate(stamp)) {
+          throw torn;
+        }
+      }
+      out.writerIndex(mark);
+    }
+    stamp = lock.readLock();
+    try {
+      return readInto(table, id, hash, out);
+    } finally {
+      lock.unlockRead(stamp);
+    }
+  }
+
+  private long readInto(Table t, long id, long hash, ByteBuf out) {
+    int b = t.find(id, hash);
+    if (b < 0) {
+      return ABSENT;
+    }
+    long seq = t.seqs[b];
+    int len = t.lengths[b];
+    if (len < 0) {
+      return DELETED;
+    }
+    long loc = t.locs[b] - 1;
+    int c = (int) (loc >>> 32);
+    int off = (int) loc;
+    if (len > chunkSize - off - HEADER) {
+      throw new IllegalStateException("torn entry");
+    }
+    out.writeBytes(views[c], off + HEADER, len);
+    t.refs[b] = 1;
+    return seq;
+  }
+
+  /** The entry for {@code id} as a {@link CachedDoc} (a copy of the body), or null. Caller holds no lock. */
+  CachedDoc get(long id, long hash) {
+    long stamp = lock.tryOptimisticRead();
+    if (stamp != 0) {
+      try {
+        CachedDoc d = get(table, id, hash);
+        if (lock.validate(stamp)) {
+          return d;
+        }
+      } catch (RuntimeException torn) {
+        if (lock.validate(stamp)) {
+          throw torn;
+        }
+      }
+    }
+    stamp = lock.readLock();
+    try {
+      return get(table, id, hash);
+    } finally {
+      lock.unlockRead(stamp);
+    }
+  }
+
+  private CachedDoc get(Table t, long id, long hash) {
+    int b = t.find(id, hash);
+    if (b < 0) {
+      return null;
+    }
+    long seq = t.seqs[b];
+    int len = t.lengths[b];
+    if (len < 0) {
+      return new CachedDoc(seq, null);
+    }
+    long loc = t.locs[b] - 1;
+    int off = (int) loc;
+    if (len > chunkSize - off - HEADER) {
+      throw new IllegalStateException("torn entry");
+    }
+    byte[] body = new byte[len];
+    chunks[(int) (loc >>> 32)].get(off + HEADER, body, 0, len);
+    t.refs[b] = 1;
+    return new CachedDoc(seq, body);
+  }
+
+  // ---- writes (caller holds the write lock) -----------------------------------------------------
+
+  /**
+   * Stores {@code body} (null: a tombstone) as the entry of {@code id} at {@code seq}. With
+   * {@code onlyIfAbsent}, only when there is no entry; otherwise unless the entry has a higher
+   * sequence. Returns whether it was stored.
+   */
+  boolean put(long id, long hash, long seq, byte[] body, boolean onlyIfAbsent) {
+    Table t = table;
+    int b = t.find(id, hash);
+    if (b >= 0 && (onlyIfAbsent || t.seqs[b] > seq)) {
+      return false;
+    }
+    int len = body == null ? -1 : body.length;
+    int size = entrySize(len);
+    long loc = append(id, len, size);
+    ByteBuffer c = chunks[(int) (loc >>> 32)];
+    int off = (int) loc;
+    if (body != null) {
+      c.put(off + HEADER, body, 0, body.length);
+    }
+    t = table; // append may have evicted (which never grows the table) but keep one read per step
+    b = t.find(id, hash);
+    if (b >= 0) {
+      liveBytes -= entrySize(t.lengths[b]);
+      t.locs[b] = loc + 1;
+      t.seqs[b] = seq;
+      t.lengths[b] = len;
+      t.refs[b] = 0;
+    } else {
+      insert(id, hash, loc, seq, len);
+    }
+    liveBytes += size;
+    return true;
+  }
+
+  /** Drops the entry of {@code id} unless it has a sequence above {@code seq}. */
+  void drop(long id, long hash, long seq) {
+    Table t = table;
+    int b = t.find(id, hash);
+    if (b >= 0 && t.seqs[b] <= seq) {
+      liveBytes -= entrySize(t.lengths[b]);
+      remove(t, b);
+    }
+  }
+
+  /** Room for one entry at the head, with its header written; returns its location. */
+  private long append(long id, int len, int size) {
+    if (head < 0 || headEnd + size > chunkSize) {
+      advance(size);
+    }
+    long loc = (long) head << 32 | headEnd;
+    ByteBuffer c = chunks[head];
+    c.putLong(headEnd, id);
+    c.putInt(headEnd + 8, len);
+    c.putInt(headEnd + 12, 0);
+    headEnd += size;
+    chunkEnds[head] = headEnd;
+    return loc;
+  }
+
+  /** Moves the head to the next chunk of the ring with {@code size} bytes free, evicting as it goes. */
+  private void advance(int size) {
+    for (int lap = 0; lap <= 2 * chunks.length + 1; lap++) {
+      head = head + 1 == chunks.length ? 0 : head + 1;
+      if (chunks[head] == null) {
+        ByteBuffer b = ByteBuffer.allocateDirect(chunkSize).order(ByteOrder.LITTLE_ENDIAN);
+        views[head] = Unpooled.wrappedBuffer(b);
+        chunks[head] = b;
+        chunkEnds[head] = 0;
+      }
+      headEnd = recycle(head);
+      if (headEnd + size <= chunkSize) {
+        return;
+      }
+    }
+    throw new IllegalStateException("no chunk frees " + size + " bytes"); // unreachable: a second lap keeps nothing
+  }
+
+  /**
+   * Empties chunk {@code c} for reuse: live entries read since written move to its start (bit
+   * cleared), other live entries leave the table. Returns the bytes kept.
+   */
+  private int recycle(int c) {
+    int end = chunkEnds[c];
+    if (end == 0) {
+      return 0;
+    }
+    ByteBuffer chunk = chunks[c];
+    if (scratch == null) {
+      scratch = ByteBuffer.allocateDirect(chunkSize).order(ByteOrder.LITTLE_ENDIAN);
+    }
+    Table t = table;
+    int kept = 0;
+    for (int off = 0; off < end; ) {
+      long id = chunk.getLong(off);
+      int len = chunk.getInt(off + 8);
+      int size = entrySize(len);
+      long hash = SlotCache.mix(id);
+      int b = t.find(id, hash);
+      if (b >= 0 && t.locs[b] == ((long) c << 32 | off) + 1) {
+        if (t.refs[b] != 0) {
+          scratch.put(kept, chunk, off, size);
+          t.refs[b] = 0;
+          t.locs[b] = ((long) c << 32 | kept) + 1;
+          kept += size;
+        } else {
+          remove(t, b);
+          liveBytes -= size;
+          evictions++;
+        }
+      }
+      off += size;
+    }
+    if (kept > 0) {
+      chunk.put(0, scratch, 0, kept);
+    }
+    chunkEnds[c] = kept;
+    return kept;
+  }
+
+  private void insert(long id, long hash, long loc, long seq, int len) {
+    Table t = table;
+    if ((count + 1) * 2 > t.mask + 1) {
+      t = grow(t);
+    }
+    int i = (int) hash & t.mask;
+    while (t.locs[i] != 0) {
+      i = (i + 1) & t.mask;
+    }
+    t.ids[i] = id;
+    t.seqs[i] = seq;
+    t.lengths[i] = len;
+    t.refs[i] = 0;
+    t.locs[i] = loc + 1;
+    count++;
+  }
+
+  private Table grow(Table old) {
+    Table t = new Table((old.mask + 1) * 2);
+    for (int j = 0; j <= old.mask; j++) {
+      if (old.locs[j] != 0) {
+        int i = (int) SlotCache.mix(old.ids[j]) & t.mask;
+        while (t.locs[i] != 0) {
+          i = (i + 1) & t.mask;
+        }
+        copyBucket(old, j, t, i);
+      }
+    }
+    table = t;
+    return t;
+  }
+
+  private static void copyBucket(Table from, int j, Table to, int i) {
+    to.ids[i] = from.ids[j];
+    to.seqs[i] = from.seqs[j];
+    to.lengths[i] = from.lengths[j];
+    to.refs[i] = from.refs[j];
+    to.locs[i] = from.locs[j];
+  }
+
+  /** Backward-shift deletion, so every probe chain stays unbroken. */
+  private void remove(Table t, int pos) {
+    int hole = pos;
+    int j = pos;
+    while (true) {
+      j = (j + 1) & t.mask;
+      if (t.locs[j] == 0) {
+        break;
+      }
+      int home = (int) SlotCache.mix(t.ids[j]) & t.mask;
+      boolean stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+      if (!stays) {
+        copyBucket(t, j, t, hole);
+        hole = j;
+      }
+    }
+    t.locs[hole] = 0;
+    count--;
+  }
+
+  /** Entries in the table (tombstones included). */
+  int count() {
+    return count;
+  }
+
+  /** Drops every entry; chunks stay allocated for reuse. Caller holds the write lock. */
+  void clear() {
+    table = new Table(64);
+    count = 0;
+    head = -1;
+    headEnd = 0;
+    java.util.Arrays.fill(chunkEnds, 0);
+    liveBytes = 0;
+  }
+}
