@@ -40,32 +40,61 @@ final class DocLog {
   static final long ABSENT = -1;
   static final long DELETED = -2;
 
-  /** The lookup structure, replaced whole when it grows. Locations are {@code chunk << 32 | offset}, plus one; 0 marks an empty bucket. */
+  /**
+   * The lookup structure, replaced whole when it grows: four longs per bucket in one array (id,
+   * location, sequence, length), so a probe touches one cache line, plus a reference bit per bucket
+   * in an array of its own (the only word readers write). Locations are {@code chunk << 32 | offset},
+   * plus one; 0 marks an empty bucket. A length of -1 is a tombstone.
+   */
   private static final class Table {
-    final long[] ids;
-    final long[] locs;
-    final long[] seqs;
-    final int[] lengths;
+    static final int ID = 0;
+    static final int LOC = 1;
+    static final int SEQ = 2;
+    static final int LEN = 3;
+
+    final long[] b;
     final byte[] refs;
     final int mask;
 
     Table(int buckets) {
-      ids = new long[buckets];
-      locs = new long[buckets];
-      seqs = new long[buckets];
-      lengths = new int[buckets];
+      b = new long[buckets * 4];
       refs = new byte[buckets];
       mask = buckets - 1;
+    }
+
+    long id(int i) {
+      return b[i << 2];
+    }
+
+    long loc(int i) {
+      return b[(i << 2) + LOC];
+    }
+
+    long seq(int i) {
+      return b[(i << 2) + SEQ];
+    }
+
+    int len(int i) {
+      return (int) b[(i << 2) + LEN];
+    }
+
+    void set(int i, long id, long loc, long seq, int len) {
+      int k = i << 2;
+      b[k] = id;
+      b[k + SEQ] = seq;
+      b[k + LEN] = len;
+      b[k + LOC] = loc;
     }
 
     /** The bucket of {@code id}, or -1. Bounded, so it ends when racing a writer (the answer is then validated away). */
     int find(long id, long hash) {
       int i = (int) hash & mask;
       for (int n = 0; n <= mask; n++) {
-        if (locs[i] == 0) {
+        int k = i << 2;
+        if (b[k + LOC] == 0) {
           return -1;
         }
-        if (ids[i] == id) {
+        if (b[k] == id) {
           return i;
         }
         i = (i + 1) & mask;
@@ -149,12 +178,12 @@ final class DocLog {
     if (b < 0) {
       return ABSENT;
     }
-    long seq = t.seqs[b];
-    int len = t.lengths[b];
+    long seq = t.seq(b);
+    int len = t.len(b);
     if (len < 0) {
       return DELETED;
     }
-    long loc = t.locs[b] - 1;
+    long loc = t.loc(b) - 1;
     int c = (int) (loc >>> 32);
     int off = (int) loc;
     if (len > chunkSize - off - HEADER) {
@@ -193,12 +222,12 @@ final class DocLog {
     if (b < 0) {
       return null;
     }
-    long seq = t.seqs[b];
-    int len = t.lengths[b];
+    long seq = t.seq(b);
+    int len = t.len(b);
     if (len < 0) {
       return new CachedDoc(seq, null);
     }
-    long loc = t.locs[b] - 1;
+    long loc = t.loc(b) - 1;
     int off = (int) loc;
     if (len > chunkSize - off - HEADER) {
       throw new IllegalStateException("torn entry");
@@ -219,7 +248,7 @@ final class DocLog {
   boolean put(long id, long hash, long seq, byte[] body, boolean onlyIfAbsent) {
     Table t = table;
     int b = t.find(id, hash);
-    if (b >= 0 && (onlyIfAbsent || t.seqs[b] > seq)) {
+    if (b >= 0 && (onlyIfAbsent || t.seq(b) > seq)) {
       return false;
     }
     int len = body == null ? -1 : body.length;
@@ -233,10 +262,8 @@ final class DocLog {
     t = table; // append may have evicted (which never grows the table) but keep one read per step
     b = t.find(id, hash);
     if (b >= 0) {
-      liveBytes -= entrySize(t.lengths[b]);
-      t.locs[b] = loc + 1;
-      t.seqs[b] = seq;
-      t.lengths[b] = len;
+      liveBytes -= entrySize(t.len(b));
+      t.set(b, id, loc + 1, seq, len);
       t.refs[b] = 0;
     } else {
       insert(id, hash, loc, seq, len);
@@ -249,8 +276,8 @@ final class DocLog {
   void drop(long id, long hash, long seq) {
     Table t = table;
     int b = t.find(id, hash);
-    if (b >= 0 && t.seqs[b] <= seq) {
-      liveBytes -= entrySize(t.lengths[b]);
+    if (b >= 0 && t.seq(b) <= seq) {
+      liveBytes -= entrySize(t.len(b));
       remove(t, b);
     }
   }
@@ -309,11 +336,11 @@ final class DocLog {
       int size = entrySize(len);
       long hash = SlotCache.mix(id);
       int b = t.find(id, hash);
-      if (b >= 0 && t.locs[b] == ((long) c << 32 | off) + 1) {
+      if (b >= 0 && t.loc(b) == ((long) c << 32 | off) + 1) {
         if (t.refs[b] != 0) {
           scratch.put(kept, chunk, off, size);
           t.refs[b] = 0;
-          t.locs[b] = ((long) c << 32 | kept) + 1;
+          t.set(b, id, ((long) c << 32 | kept) + 1, t.seq(b), len);
           kept += size;
         } else {
           remove(t, b);
@@ -336,23 +363,20 @@ final class DocLog {
       t = grow(t);
     }
     int i = (int) hash & t.mask;
-    while (t.locs[i] != 0) {
+    while (t.loc(i) != 0) {
       i = (i + 1) & t.mask;
     }
-    t.ids[i] = id;
-    t.seqs[i] = seq;
-    t.lengths[i] = len;
+    t.set(i, id, loc + 1, seq, len);
     t.refs[i] = 0;
-    t.locs[i] = loc + 1;
     count++;
   }
 
   private Table grow(Table old) {
     Table t = new Table((old.mask + 1) * 2);
     for (int j = 0; j <= old.mask; j++) {
-      if (old.locs[j] != 0) {
-        int i = (int) SlotCache.mix(old.ids[j]) & t.mask;
-        while (t.locs[i] != 0) {
+      if (old.loc(j) != 0) {
+        int i = (int) SlotCache.mix(old.id(j)) & t.mask;
+        while (t.loc(i) != 0) {
           i = (i + 1) & t.mask;
         }
         copyBucket(old, j, t, i);
@@ -363,11 +387,8 @@ final class DocLog {
   }
 
   private static void copyBucket(Table from, int j, Table to, int i) {
-    to.ids[i] = from.ids[j];
-    to.seqs[i] = from.seqs[j];
-    to.lengths[i] = from.lengths[j];
+    to.set(i, from.id(j), from.loc(j), from.seq(j), from.len(j));
     to.refs[i] = from.refs[j];
-    to.locs[i] = from.locs[j];
   }
 
   /** Backward-shift deletion, so every probe chain stays unbroken. */
@@ -376,17 +397,17 @@ final class DocLog {
     int j = pos;
     while (true) {
       j = (j + 1) & t.mask;
-      if (t.locs[j] == 0) {
+      if (t.loc(j) == 0) {
         break;
       }
-      int home = (int) SlotCache.mix(t.ids[j]) & t.mask;
+      int home = (int) SlotCache.mix(t.id(j)) & t.mask;
       boolean stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
       if (!stays) {
         copyBucket(t, j, t, hole);
         hole = j;
       }
     }
-    t.locs[hole] = 0;
+    t.b[(hole << 2) + Table.LOC] = 0;
     count--;
   }
 
