@@ -210,9 +210,17 @@ public final class DocstoreConfig {
   public long indexPageCacheBytes() { return indexPageCacheBytes; }
   public boolean indexMappedReads() { return indexMappedReads; }
 
-  /** Bytes of direct memory the caches may take: index bloom pages, index page cache, queue block cache. */
-  public long offHeapCacheBytes() {
-    return bloomMemoryBytes + indexPageCacheBytes + queueBlockCacheBytes;
+  /**
+   * Bytes of direct memory the caches may take: index bloom pages, index page cache, queue block
+   * cache, and the in-process document cache where it is used (on a replica always; on the primary
+   * unless memcached servers are listed).
+   */
+  public long offHeapCacheBytes(boolean replica) {
+    return bloomMemoryBytes + indexPageCacheBytes + queueBlockCacheBytes + documentCacheBytes(replica);
+  }
+
+  private long documentCacheBytes(boolean replica) {
+    return replica || memcachedServers.isEmpty() ? cacheBytes : 0;
   }
 
   /**
@@ -222,13 +230,16 @@ public final class DocstoreConfig {
    * {@code OutOfMemoryError} from deep inside the index.
    *
    * @param directMemoryLimit this JVM's limit ({@link JvmMemory#directLimit()})
+   * @param replica whether this is a replica (which always keeps its document cache in process)
    */
-  public void requireCachesFit(long directMemoryLimit) {
+  public void requireCachesFit(long directMemoryLimit, boolean replica) {
     long allowed = directMemoryLimit / 4 * 3;
-    if (offHeapCacheBytes() > allowed) {
+    long need = offHeapCacheBytes(replica);
+    if (need > allowed) {
       throw new ConfigError(ROOT + ".index.page-cache", "the off-heap caches (index.page-cache " + mib(indexPageCacheBytes)
           + " + index.bloom-memory " + mib(bloomMemoryBytes) + " + queue.block-cache " + mib(queueBlockCacheBytes)
-          + ") need " + mib(offHeapCacheBytes()) + ", more than 3/4 of this JVM's direct memory limit of "
+          + " + cache.bytes " + mib(documentCacheBytes(replica))
+          + ") need " + mib(need) + ", more than 3/4 of this JVM's direct memory limit of "
           + mib(directMemoryLimit) + " (-XX:MaxDirectMemorySize, default = -Xmx): lower them, or raise the limit"
           + " (DOCSTORE_JAVA_OPTS=-XX:MaxDirectMemorySize=... for scripts/docstore)");
     }

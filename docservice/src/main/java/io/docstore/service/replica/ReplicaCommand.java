@@ -44,7 +44,7 @@ public final class ReplicaCommand implements Callable<Integer> {
         System.setProperty("docstore.replica.source", source);
       }
       cfg = DocstoreConfig.load(config, overrides);
-      cfg.requireCachesFit(io.docstore.service.config.JvmMemory.directLimit());
+      cfg.requireCachesFit(io.docstore.service.config.JvmMemory.directLimit(), true);
       rc = ReplicaConfig.load(config);
     } catch (ConfigError e) {
       System.err.println("docstore: " + e.getMessage());

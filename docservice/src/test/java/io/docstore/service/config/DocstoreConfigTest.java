@@ -25,12 +25,18 @@ class DocstoreConfigTest {
   @Test
   void cachesThatDoNotFitTheJvmsDirectMemoryStopTheStartWithTheKeys() {
     DocstoreConfig c = DocstoreConfig.load();
-    assertThatThrownBy(() -> c.requireCachesFit(256L << 20)).isInstanceOf(ConfigError.class)
+    assertThatThrownBy(() -> c.requireCachesFit(512L << 20, false)).isInstanceOf(ConfigError.class)
         .hasMessageContaining("docstore.index.page-cache").hasMessageContaining("index.bloom-memory 64 MiB")
-        .hasMessageContaining("need 320 MiB").hasMessageContaining("MaxDirectMemorySize");
-    c.requireCachesFit(1L << 30);
+        .hasMessageContaining("cache.bytes 256 MiB").hasMessageContaining("need 576 MiB")
+        .hasMessageContaining("MaxDirectMemorySize");
+    c.requireCachesFit(1L << 30, false);
     DocstoreConfig small = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "32M"));
-    small.requireCachesFit(256L << 20);
+    small.requireCachesFit(512L << 20, false);
+    // With memcached the document cache is not in process, except on a replica.
+    DocstoreConfig memcached = DocstoreConfig.load(null, Map.of("docstore.cache.memcached.servers",
+        java.util.List.of("127.0.0.1:11211")));
+    memcached.requireCachesFit(512L << 20, false);
+    assertThatThrownBy(() -> memcached.requireCachesFit(512L << 20, true)).hasMessageContaining("cache.bytes 256 MiB");
     assertThat(JvmMemory.directLimit()).isPositive();
   }
 
