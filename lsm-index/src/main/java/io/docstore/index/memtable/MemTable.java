@@ -5,15 +5,21 @@ import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 /**
- * The in-memory table: a fixed-capacity open-addressing hash table (linear probing) from id to
- * value, sized from a byte budget and never resized; the index freezes it when {@link #isFull}.
- * A value of -2 is a tombstone.
+ * The in-memory table: an open-addressing hash table (linear probing) from id to value, sized from
+ * a byte budget; the index freezes it when {@link #isFull}. A value of -2 is a tombstone.
+ *
+ * <p>The slot arrays start small and double as entries arrive, up to the budget's size: an empty or
+ * small table costs little memory and a lookup into it stays in the CPU's caches (a read-only store,
+ * after a bulk load, probes it on every lookup). Doubling copies every entry, so a table filled to
+ * its budget was copied about once over in all.
  *
  * <p>Thread-safety: one writer ({@link #put}) and any number of concurrent readers ({@link #get}),
  * without locks. Keys are stored as {@code ~id} (never 0, so 0 marks an empty slot). The writer
  * stores the value, then publishes the key with release semantics; a reader loads the key with
  * acquire semantics before the value, so it never sees a key without its value. Slots are never
- * removed, so a probe sequence a reader follows never loses an entry.
+ * removed, so a probe sequence a reader follows never loses an entry. A larger pair of arrays is
+ * filled completely before it is published (a volatile write); a reader that still probes the old
+ * pair sees every entry written before the switch, and the writer no longer changes it.
  *
  * <p>Once frozen (no more puts) the table is immutable; {@link #sorted} builds the id-ordered view
  * a flush or scan iterates, once.
@@ -29,9 +35,22 @@ public final class MemTable {
   /** Entries whose slots {@link #putAll} loads before inserting them: enough misses in flight, all still cached. */
   private static final int TOUCH_AHEAD = 32;
 
-  private final long[] keys;
-  private final long[] values;
-  private final int mask;
+  /** One generation of slot arrays; replaced, never changed after, when the table doubles. */
+  private static final class Slots {
+    final long[] keys;
+    final long[] values;
+    final int mask;
+
+    Slots(int n) {
+      keys = new long[n];
+      values = new long[n];
+      mask = n - 1;
+    }
+  }
+
+  private volatile Slots slots;
+  /** The size the arrays may double to: the budget's, or more to hold a recovery replay. */
+  private final int maxSlots;
   private final int maxEntries;
   private final long walNumber;
   private volatile int count;
@@ -58,9 +77,12 @@ public final class MemTable {
     if (slots > (1 << 30)) {
       throw new IllegalArgumentException("memory table of " + slots + " slots is too large");
     }
-    this.keys = new long[(int) slots];
-    this.values = new long[(int) slots];
-    this.mask = (int) slots - 1;
+    this.maxSlots = (int) slots;
+    long first = MIN_SLOTS;
+    while (first < slots && first * LOAD_FACTOR < minEntries + 1) {
+      first <<= 1;
+    }
+    this.slots = new Slots((int) first);
     // Full at the budget's load even when recovery sized the arrays larger to hold a replay.
     this.maxEntries = (int) (budgetSlots * LOAD_FACTOR);
     this.walNumber = walNumber;
@@ -79,9 +101,9 @@ public final class MemTable {
     return count;
   }
 
-  /** Bytes of heap the slot arrays take. */
+  /** Bytes of heap the slot arrays take now. */
   public long bytes() {
-    return 16L * keys.length;
+    return 16L * slots.keys.length;
   }
 
   public boolean isFull() {
@@ -99,7 +121,36 @@ public final class MemTable {
    * budget, never the arrays (a full open-addressing table would make {@link #put} spin).
    */
   public boolean canHold(int n) {
-    return count + (long) n <= keys.length * 9L / 10;
+    return count + (long) n <= maxSlots * 9L / 10;
+  }
+
+  /**
+   * Doubles the arrays until {@code entries} fit at the load factor, or they reach {@link #maxSlots}
+   * (past that load a table fills up to 90%, see {@link #canHold}). Writer only.
+   */
+  private Slots ensureRoom(long entries) {
+    Slots s = slots;
+    if (entries <= s.keys.length * LOAD_FACTOR || s.keys.length >= maxSlots) {
+      return s;
+    }
+    int n = s.keys.length;
+    while (n < maxSlots && entries > n * LOAD_FACTOR) {
+      n <<= 1;
+    }
+    Slots bigger = new Slots(n);
+    for (int i = 0; i < s.keys.length; i++) {
+      long k = s.keys[i];
+      if (k != 0) {
+        int j = slot(~k) & bigger.mask;
+        while (bigger.keys[j] != 0) {
+          j = (j + 1) & bigger.mask;
+        }
+        bigger.keys[j] = k;
+        bigger.values[j] = s.values[i];
+      }
+    }
+    slots = bigger;
+    return bigger;
   }
 
   static int slot(long id) {
@@ -109,7 +160,7 @@ public final class MemTable {
 
   /** Inserts or overwrites. Single writer only; the caller keeps {@code size() < capacity}. */
   public void put(long id, long value) {
-    count = count + insert(id, value);
+    count = count + insert(ensureRoom(count + 1L), id, value);
   }
 
   /**
@@ -123,14 +174,15 @@ public final class MemTable {
     int end = from + n;
     long touched = 0;
     int added = 0;
+    Slots t = ensureRoom((long) count + n);
     for (int base = from; base < end; base += TOUCH_AHEAD) {
       int stop = Math.min(end, base + TOUCH_AHEAD);
       for (int i = base; i < stop; i++) {
-        int s = slot(ids[i]) & mask;
-        touched += keys[s] + this.values[s];
+        int s = slot(ids[i]) & t.mask;
+        touched += t.keys[s] + t.values[s];
       }
       for (int i = base; i < stop; i++) {
-        added += insert(ids[i], values[i]);
+        added += insert(t, ids[i], values[i]);
       }
     }
     sink = touched;
@@ -138,37 +190,38 @@ public final class MemTable {
   }
 
   /** Stores the entry; 1 if the id is new to the table, 0 if it overwrote. Does not touch {@link #count}. */
-  private int insert(long id, long value) {
+  private static int insert(Slots t, long id, long value) {
     long key = ~id;
-    int i = slot(id) & mask;
+    int i = slot(id) & t.mask;
     while (true) {
-      long k = keys[i];
+      long k = t.keys[i];
       if (k == key) {
-        LONGS.setRelease(values, i, value);
+        LONGS.setRelease(t.values, i, value);
         return 0;
       }
       if (k == 0) {
-        values[i] = value;
-        LONGS.setRelease(keys, i, key);
+        t.values[i] = value;
+        LONGS.setRelease(t.keys, i, key);
         return 1;
       }
-      i = (i + 1) & mask;
+      i = (i + 1) & t.mask;
     }
   }
 
   /** The value (or -2 tombstone) for {@code id}, or {@link #MISSING}. Lock-free, allocation-free. */
   public long get(long id) {
+    Slots t = slots;
     long key = ~id;
-    int i = slot(id) & mask;
+    int i = slot(id) & t.mask;
     while (true) {
-      long k = (long) LONGS.getAcquire(keys, i);
+      long k = (long) LONGS.getAcquire(t.keys, i);
       if (k == key) {
-        return (long) LONGS.getAcquire(values, i);
+        return (long) LONGS.getAcquire(t.values, i);
       }
       if (k == 0) {
         return MISSING;
       }
-      i = (i + 1) & mask;
+      i = (i + 1) & t.mask;
     }
   }
 
@@ -181,6 +234,7 @@ public final class MemTable {
       return sorted;
     }
     long[] ids = new long[count];
+    long[] keys = slots.keys;
     int n = 0;
     for (int i = 0; i < keys.length; i++) {
       long k = (long) LONGS.getAcquire(keys, i);

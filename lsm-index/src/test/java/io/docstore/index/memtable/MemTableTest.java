@@ -69,6 +69,57 @@ class MemTableTest {
   }
 
   @Test
+  void startsSmallAndGrowsToItsBudgetWhileReadersKeepFindingEverything() throws Exception {
+    long budget = 64L << 20;
+    MemTable m = new MemTable(budget, 0, 1);
+    assertThat(m.bytes()).as("an empty table takes almost nothing").isLessThanOrEqualTo(4096);
+    int n = m.maxEntries();
+    java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
+    Thread reader = new Thread(() -> {
+      java.util.Random rnd = new java.util.Random(3);
+      while (written.get() < n && failure.get() == null) {
+        long w = written.get();
+        if (w == 0) {
+          continue;
+        }
+        long id = (rnd.nextLong() & Long.MAX_VALUE) % w;
+        long v = m.get(id * 7);
+        if (v != id) {
+          failure.set("id " + id * 7 + " written before the read was " + v);
+        }
+      }
+    });
+    reader.start();
+    long[] ids = new long[100];
+    long[] values = new long[100];
+    long previousBytes = m.bytes();
+    int grew = 0;
+    for (long id = 0; id < n; id += ids.length) {
+      int k = (int) Math.min(ids.length, n - id);
+      for (int j = 0; j < k; j++) {
+        ids[j] = (id + j) * 7;
+        values[j] = id + j;
+      }
+      m.putAll(ids, values, 0, k);
+      written.set(id + k);
+      if (m.bytes() > previousBytes) {
+        grew++;
+        previousBytes = m.bytes();
+      }
+    }
+    reader.join();
+    assertThat(failure.get()).isNull();
+    assertThat(grew).isGreaterThan(10);
+    assertThat(m.bytes()).isLessThanOrEqualTo(budget);
+    assertThat(m.isFull()).isTrue();
+    for (long id = 0; id < n; id += 9973) {
+      assertThat(m.get(id * 7)).isEqualTo(id);
+    }
+    assertThat(m.get(5)).isEqualTo(MemTable.MISSING);
+  }
+
+  @Test
   void recoverySizingHoldsMoreThanTheBudget() {
     MemTable m = new MemTable(1024, 10_000, 1);
     for (long i = 0; i < 10_000; i++) {
