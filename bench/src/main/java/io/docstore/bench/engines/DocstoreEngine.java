@@ -22,8 +22,11 @@ import java.util.Arrays;
  *
  * <p>Batches: appends accumulate in the queue writer's open block and the (ID, address) pairs in
  * arrays; {@link #flush()} writes the open block (now readable) and only then puts the batch into
- * the index with one {@code putAll}, so the index never points at a record a reader cannot read.
- * Both use sync policy {@code none}, the peers' "WAL on, no fsync per write". Memory budget (all
+ * the index with one {@code putAll}, so the index never points at a record a reader cannot read,
+ * and then hands the index's buffered WAL records to the OS ({@link LsmIndex#flushToOs()}): the
+ * shared contract (a process crash after flush loses nothing) holds without re-indexing from the
+ * queue on open, which this engine does not do (EngineCrashTest kills a writer to check). Both use
+ * sync policy {@code none}, the peers' "WAL on, no fsync per write". Memory budget (all
  * off heap): an eighth for the index's resident Bloom filters, three quarters for its page cache
  * (used while reads through the tables' mappings wait for the disk: it keeps cold lookups near one
  * disk read), an eighth for the queue's decoded-block cache (compressed blocks; hot documents are
@@ -142,6 +145,7 @@ final class DocstoreEngine implements Engine {
     }
     queue.writer().flush();
     index.putAll(ids, addresses, pending);
+    index.flushToOs();
     pending = 0;
   }
 
