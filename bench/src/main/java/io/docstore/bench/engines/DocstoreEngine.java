@@ -35,7 +35,8 @@ import java.util.Arrays;
  * of the budget for bloom, index pages, blocks) tries another split, and
  * {@code DOCSTORE_BENCH_BACKGROUND_NICE=n} another CPU priority for the index's background threads
  * (default {@link IndexOptions#DEFAULT_BACKGROUND_NICE}, as in the service; 0 = normal), and
- * {@code DOCSTORE_BENCH_BLOCK_SIZE=bytes} another queue block size (default the queue's, 8 KiB), and
+ * {@code DOCSTORE_BENCH_BLOCK_SIZE=bytes} another queue block size than the one every engine gets
+ * ({@link EngineSettings#blockBytes}, by default the queue's own 8 KiB), and
  * {@code DOCSTORE_BENCH_MAPPED=false} positional reads instead of mapped ones for queue blocks and
  * index pages (default true, as in the service).
  */
@@ -58,10 +59,8 @@ final class DocstoreEngine implements Engine {
     String mappedEnv = System.getenv("DOCSTORE_BENCH_MAPPED");
     boolean mapped = mappedEnv == null || mappedEnv.isBlank() || Boolean.parseBoolean(mappedEnv.trim());
     QueueOptions.Builder qb = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockCacheBytes(blockCacheBytes)
-        .mappedReads(mapped);
-    if (block != null && !block.isBlank()) {
-      qb.blockSize(Integer.parseInt(block.trim()));
-    }
+        .mappedReads(mapped)
+        .blockSize(block != null && !block.isBlank() ? Integer.parseInt(block.trim()) : s.blockBytes());
     QueueOptions qo = qb.build();
     String nice = System.getenv("DOCSTORE_BENCH_BACKGROUND_NICE");
     IndexOptions io = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(s.writeBufferBytes())
