@@ -31,10 +31,12 @@ import java.util.Arrays;
  * (used while reads through the tables' mappings wait for the disk: it keeps cold lookups near one
  * disk read), an eighth for the queue's decoded-block cache (compressed blocks; hot documents are
  * the memcached tier's job in the service, whose defaults favour index pages the same way); see
- * docs/benchmarks.md for the measured trade-off. {@code DOCSTORE_BENCH_SPLIT=b:p:q} in the environment (parts
+ * docs/benchmarks.md for the measured trade-off and docs/benchmarks/engines.md for how the peers
+ * split the same budget. {@code DOCSTORE_BENCH_SPLIT=b:p:q} in the environment (parts
  * of the budget for bloom, index pages, blocks) tries another split, and
  * {@code DOCSTORE_BENCH_BACKGROUND_NICE=n} another CPU priority for the index's background threads
- * (default {@link IndexOptions#DEFAULT_BACKGROUND_NICE}, as in the service; 0 = normal), and
+ * (default {@link IndexOptions#DEFAULT_BACKGROUND_NICE}, as in the service; 0 = normal, and then
+ * RocksDB's flush and compaction pools keep their normal priority too), and
  * {@code DOCSTORE_BENCH_BLOCK_SIZE=bytes} another queue block size than the one every engine gets
  * ({@link EngineSettings#blockBytes}, by default the queue's own 8 KiB), and
  * {@code DOCSTORE_BENCH_MAPPED=false} positional reads instead of mapped ones for queue blocks and
