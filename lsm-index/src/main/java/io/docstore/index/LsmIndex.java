@@ -17,7 +17,8 @@ import java.util.List;
  * <p>Durability: {@code always} (the default): {@link #put}, {@link #delete} and {@link #putAll}
  * return after a group-committed WAL fsync. {@code interval:N}: they return at once and the WAL is
  * fsynced within N ms. {@code none}: the OS decides (and up to 64 KiB of WAL may still be in the
- * process). {@link #sync()} makes everything written so far durable under any policy.
+ * process). {@link #sync()} makes everything written so far durable under any policy;
+ * {@link #flushToOs()} only hands it to the OS, so that it survives a crash of the process.
  *
  * <p>Thread-safety: one writer thread (put/delete/putAll/sync), any number of concurrent readers
  * (get/scan/stats). Readers never block on flush or compaction.
@@ -145,6 +146,18 @@ public final class LsmIndex implements java.io.Closeable {
   /** Fsyncs the WAL now, whatever the policy. */
   public void sync() throws IOException {
     engine.sync();
+  }
+
+  /**
+   * Hands every record written so far to the operating system, without fsync: afterwards a crash
+   * of this process (not of the machine) loses none of it, whatever the policy. Under {@code none}
+   * and {@code interval:N} up to 64 KiB of WAL records otherwise stay in the process until the
+   * buffer fills, the interval's fsync drains it or the index closes. One {@code write} of the
+   * buffered records, nothing when there are none; for callers that promise "survives a process
+   * crash" at their own batch boundaries without paying an fsync per batch.
+   */
+  public void flushToOs() throws IOException {
+    engine.flushToOs();
   }
 
   /**

@@ -22,17 +22,23 @@ import java.util.Arrays;
  *
  * <p>Batches: appends accumulate in the queue writer's open block and the (ID, address) pairs in
  * arrays; {@link #flush()} writes the open block (now readable) and only then puts the batch into
- * the index with one {@code putAll}, so the index never points at a record a reader cannot read.
- * Both use sync policy {@code none}, the peers' "WAL on, no fsync per write". Memory budget (all
+ * the index with one {@code putAll}, so the index never points at a record a reader cannot read,
+ * and then hands the index's buffered WAL records to the OS ({@link LsmIndex#flushToOs()}): the
+ * shared contract (a process crash after flush loses nothing) holds without re-indexing from the
+ * queue on open, which this engine does not do (EngineCrashTest kills a writer to check). Both use
+ * sync policy {@code none}, the peers' "WAL on, no fsync per write". Memory budget (all
  * off heap): an eighth for the index's resident Bloom filters, three quarters for its page cache
  * (used while reads through the tables' mappings wait for the disk: it keeps cold lookups near one
  * disk read), an eighth for the queue's decoded-block cache (compressed blocks; hot documents are
  * the memcached tier's job in the service, whose defaults favour index pages the same way); see
- * docs/benchmarks.md for the measured trade-off. {@code DOCSTORE_BENCH_SPLIT=b:p:q} in the environment (parts
+ * docs/benchmarks.md for the measured trade-off and docs/benchmarks/engines.md for how the peers
+ * split the same budget. {@code DOCSTORE_BENCH_SPLIT=b:p:q} in the environment (parts
  * of the budget for bloom, index pages, blocks) tries another split, and
  * {@code DOCSTORE_BENCH_BACKGROUND_NICE=n} another CPU priority for the index's background threads
- * (default {@link IndexOptions#DEFAULT_BACKGROUND_NICE}, as in the service; 0 = normal), and
- * {@code DOCSTORE_BENCH_BLOCK_SIZE=bytes} another queue block size (default the queue's, 8 KiB), and
+ * (default {@link IndexOptions#DEFAULT_BACKGROUND_NICE}, as in the service; 0 = normal, and then
+ * RocksDB's flush and compaction pools keep their normal priority too), and
+ * {@code DOCSTORE_BENCH_BLOCK_SIZE=bytes} another queue block size than the one every engine gets
+ * ({@link EngineSettings#blockBytes}, by default the queue's own 8 KiB), and
  * {@code DOCSTORE_BENCH_MAPPED=false} positional reads instead of mapped ones for queue blocks and
  * index pages (default true, as in the service).
  */
@@ -55,10 +61,8 @@ final class DocstoreEngine implements Engine {
     String mappedEnv = System.getenv("DOCSTORE_BENCH_MAPPED");
     boolean mapped = mappedEnv == null || mappedEnv.isBlank() || Boolean.parseBoolean(mappedEnv.trim());
     QueueOptions.Builder qb = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockCacheBytes(blockCacheBytes)
-        .mappedReads(mapped);
-    if (block != null && !block.isBlank()) {
-      qb.blockSize(Integer.parseInt(block.trim()));
-    }
+        .mappedReads(mapped)
+        .blockSize(block != null && !block.isBlank() ? Integer.parseInt(block.trim()) : s.blockBytes());
     QueueOptions qo = qb.build();
     String nice = System.getenv("DOCSTORE_BENCH_BACKGROUND_NICE");
     IndexOptions io = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(s.writeBufferBytes())
@@ -142,6 +146,7 @@ final class DocstoreEngine implements Engine {
     }
     queue.writer().flush();
     index.putAll(ids, addresses, pending);
+    index.flushToOs();
     pending = 0;
   }
 

@@ -12,11 +12,15 @@ import org.iq80.leveldb.WriteBatch;
 import org.iq80.leveldb.WriteOptions;
 
 /**
- * LevelDB 1.8 (native, through leveldbjni-all) as its documentation recommends for bulk random
- * writes and point reads: a large write buffer, the block cache of the shared memory budget, Snappy
- * (LevelDB's own compressor; leveldbjni offers no LZ4), writes in write batches without sync. The
- * JNI binding exposes no filter policy, so LevelDB runs without Bloom filters, as it did in the
- * Indeed article.
+ * LevelDB 1.8 (native, through leveldbjni-all) as its documentation ({@code doc/index.md},
+ * "Performance") describes for point reads; sources and reasons in docs/benchmarks/engines.md:
+ * the whole shared memory budget as its LRU block cache (its only sizeable cache; index blocks of
+ * open tables live in the table cache, {@code max_open_files} 10000, outside the budget), a write
+ * buffer of the shared size, Snappy (LevelDB's own compressor; leveldbjni offers no LZ4), the
+ * bench's one block size ({@link EngineSettings#blockBytes}), writes in write batches with the log
+ * on and no sync (the shared contract: a process crash after {@link #flush()} loses nothing).
+ * LevelDB's documentation recommends a Bloom filter policy for random reads, but the JNI binding
+ * exposes none, so LevelDB runs without one, as it did in the Indeed article.
  */
 final class LevelDbEngine implements Engine {
 

@@ -11,11 +11,26 @@ import org.lmdbjava.EnvFlags;
 import org.lmdbjava.Txn;
 
 /**
- * LMDB (lmdbjava), the B-tree, as its documentation recommends here: one write transaction per
- * batch, MDB_NOSYNC + MDB_NOMETASYNC (commits reach the OS but are not fsynced, the durability the
- * LSM peers get with WAL on and sync off), MDB_NORDAHEAD (the documented setting for random reads of
- * a database larger than RAM), MDB_NOTLS with read transactions reused through reset/renew. The map
- * size is virtual address space only; the file grows as pages are used.
+ * LMDB (lmdbjava), the B-tree, with the environment flags LMDB's {@code mdb_env_open} documentation
+ * gives for this use (sources and reasons in docs/benchmarks/engines.md):
+ *
+ * <ul>
+ *   <li>{@code MDB_NOSYNC} + {@code MDB_NOMETASYNC}: a commit writes its pages to the OS
+ *       ({@code pwrite}) but does not fsync them, so a process crash after {@link #flush()} loses
+ *       nothing and a machine crash may lose the last commits: the shared contract, the same as the
+ *       LSM peers' "WAL on, no fsync" (EngineCrashTest kills a writer to check);
+ *   <li>{@code MDB_NORDAHEAD}: no readahead on the map, documented to help random reads of a
+ *       database larger than RAM (docstore's mapped reads are advised {@code MADV_RANDOM} too);
+ *   <li>{@code MDB_NOTLS}, read transactions reused per thread through reset/renew;
+ *   <li>not {@code MDB_WRITEMAP}: documented to be slower for databases larger than RAM (the cold
+ *       workload) and, with {@code MDB_NOSYNC}, to leave the OS no hint when to write.
+ * </ul>
+ *
+ * <p>One write transaction per batch. Memory: LMDB has no cache of its own to give the shared
+ * budget to; the OS page cache over its map is its cache (bounded only by the cold workload's
+ * memory cgroup, as every engine's page cache is). Block size: its page is the OS page (4 KiB), not
+ * configurable, so the bench's block size does not apply. The map size is virtual address space
+ * only; the file grows as pages are used.
  */
 final class LmdbEngine implements Engine {
 
@@ -82,7 +97,8 @@ final class LmdbEngine implements Engine {
   @Override
   public String settings() {
     return "lmdbjava 0.9.3 (LMDB native 0.9.33); map size " + MAP_SIZE
-        + " B; one write txn per batch; MDB_NOSYNC|MDB_NOMETASYNC|MDB_NORDAHEAD|MDB_NOTLS; page cache is its cache";
+        + " B; one write txn per batch; MDB_NOSYNC|MDB_NOMETASYNC|MDB_NORDAHEAD|MDB_NOTLS, no MDB_WRITEMAP"
+        + "; OS page (4 KiB) pages; page cache is its cache (no budget to give)";
   }
 
   @Override

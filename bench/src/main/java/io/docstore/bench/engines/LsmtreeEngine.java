@@ -8,10 +8,14 @@ import java.io.IOException;
 import java.util.Arrays;
 
 /**
- * Indeed lsmtree-core 1.0.7, docstore's ancestor, with its builder's recommended settings: a
- * volatile generation (memtable + transaction log, not fsynced per write) of the shared write buffer
- * size, Bloom filters with the shared memory budget, inline storage. It has no batch API: each put
- * goes to its transaction log at once. Must run in a JVM whose class path is {@code lsmtree-lib}
+ * Indeed lsmtree-core 1.0.7, docstore's ancestor, through its {@code StoreBuilder} (the project
+ * publishes no tuning guide; its README gives none; docs/benchmarks/engines.md): a volatile
+ * generation (memtable + transaction log, not fsynced per write) of the shared write buffer size,
+ * the whole shared memory budget as Bloom filter memory (it has no block cache: values are read
+ * through its mapped files, the page cache is its cache), inline storage (no blocks, so the
+ * bench's block size does not apply). It has no batch API: each put
+ * goes to its transaction log's 64 KiB in-process buffer at once (see {@link #flush()} for what
+ * that means for the durability contract). Must run in a JVM whose class path is {@code lsmtree-lib}
  * (Guava 16), never next to our Guava; see {@link Engines#needsIsolatedClassPath}.
  */
 final class LsmtreeEngine implements Engine {
@@ -40,9 +44,16 @@ final class LsmtreeEngine implements Engine {
     return store.get(key);
   }
 
+  /**
+   * Nothing: lsmtree-core 1.0.7 has no call that hands its transaction log to the OS without an
+   * fsync. Its log writer buffers up to 64 KiB in the process ({@code BasicRecordFile.Writer} over a
+   * 64 KiB {@code BufferedFileDataOutputStream}), so a process crash can lose up to 64 KiB of puts
+   * acknowledged by a flush: weaker than the shared contract, which favours lsmtree, not docstore.
+   * {@code Store.sync()} would keep the contract only by fsyncing every batch, a stronger (and
+   * slower) guarantee than any other engine gives, so it is not called (docs/benchmarks/engines.md).
+   */
   @Override
   public void flush() {
-    // Every put is already in the transaction log (unsynced), which is the shared durability contract.
   }
 
   /**

@@ -126,7 +126,7 @@ public final class BenchMain {
     args.put("seed", o.seed);
     args.put("memory", o.memoryBytes);
     args.put("writeBuffer", o.writeBufferBytes);
-    args.put("block", 4096);
+    args.put("block", o.blockBytes);
     args.put("coldSeconds", o.coldSeconds);
     args.put("rwSeconds", o.rwSeconds);
     args.put("writeRate", o.writeRate);
@@ -182,6 +182,7 @@ public final class BenchMain {
     c.put("batch", o.batch);
     c.put("memory_budget_bytes", o.memoryBytes);
     c.put("write_buffer_bytes", o.writeBufferBytes);
+    c.put("block_bytes", o.blockBytes);
     c.put("seed", o.seed);
     c.put("bulk_docs", o.bulkDocs);
     c.put("bulk_threads", o.bulkThreads);

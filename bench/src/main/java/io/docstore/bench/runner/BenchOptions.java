@@ -1,6 +1,7 @@
 package io.docstore.bench.runner;
 
 import io.docstore.bench.engines.Engines;
+import io.docstore.queue.QueueOptions;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -20,9 +21,12 @@ final class BenchOptions {
       usage: scripts/bench [--quick|--medium|--full] [--workload W[,W]] [--engine E[,E]]
                            [--keys N] [--batch N] [--memory-mb N] [--write-buffer-mb N] [--heap SIZE]
                            [--cold-limit-mb N] [--seed N] [--out DIR] [--data DIR]
-                           [--bulk-docs N] [--bulk-threads N]
+                           [--bulk-docs N] [--bulk-threads N] [--block-bytes N]
         workloads: %s
         engines:   %s (the bulk workload adds the reference %s)
+        --block-bytes: the one data block size of every block-based engine (docstore's queue
+                   blocks, RocksDB's and LevelDB's block_size), raw bytes before compression;
+                   default docstore's queue default, %d
       """;
 
   String profile = "quick";
@@ -40,6 +44,8 @@ final class BenchOptions {
   int batch = 1000;
   long memoryBytes = 128L << 20;
   long writeBufferBytes = 64L << 20;
+  /** The same for every engine: docs/benchmarks/engines.md, "Block size". */
+  int blockBytes = QueueOptions.DEFAULT_BLOCK_SIZE;
   long coldLimitBytes = 512L << 20;
   String heap = "1g";
   long seed = 20261122L;
@@ -72,6 +78,7 @@ final class BenchOptions {
         case "--data" -> o.data = Path.of(args[++i]);
         case "--bulk-docs" -> o.bulkDocs = Long.parseLong(args[++i]);
         case "--bulk-threads" -> o.bulkThreads = Integer.parseInt(args[++i]);
+        case "--block-bytes" -> o.blockBytes = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + a + "\n" + usage());
       }
     }
@@ -86,7 +93,7 @@ final class BenchOptions {
   }
 
   static String usage() {
-    return String.format(USAGE, Workloads.ALL, Engines.ALL, Engines.REFERENCES);
+    return String.format(USAGE, Workloads.ALL, Engines.ALL, Engines.REFERENCES, QueueOptions.DEFAULT_BLOCK_SIZE);
   }
 
   private void applyProfile(String name) {

@@ -57,6 +57,9 @@ class BenchMainTest {
     String json = Files.readString(outDir.resolve("results.json"));
     assertThat(json).contains("\"engine\": \"lsmtree\"", "\"workload\": \"indeed-kv\"", "\"failure\": null",
         "Guava 16");
+    assertThat(json).as("one block size for every engine, docstore's queue default, reached each engine JVM")
+        .contains("\"block_bytes\": 8192", "docstore queue (block 8192 B raw", "; block 8192 B with data block hash index",
+            "; block 8192 B; Snappy");
     assertThat(Files.readAllLines(outDir.resolve("results.csv"))).hasSize(1 + 2 * Engines.ALL.size());
     try (var s = Files.list(tmp.resolve("data"))) {
       assertThat(s.toList()).as("engine directories are removed").isEmpty();
@@ -83,6 +86,14 @@ class BenchMainTest {
     try (var s = Files.list(tmp.resolve("data"))) {
       assertThat(s.toList()).as("engine directories and the input are removed").isEmpty();
     }
+  }
+
+  @Test
+  void blockSizeIsOneOptionForEveryEngine() {
+    assertThat(BenchOptions.parse(new String[0], tmp).blockBytes)
+        .isEqualTo(io.docstore.queue.QueueOptions.DEFAULT_BLOCK_SIZE).isEqualTo(8192);
+    assertThat(BenchOptions.parse(new String[] {"--block-bytes", "16384"}, tmp).blockBytes).isEqualTo(16384);
+    assertThat(BenchOptions.usage()).contains("--block-bytes", "8192");
   }
 
   @Test

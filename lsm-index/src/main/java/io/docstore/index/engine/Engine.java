@@ -424,6 +424,17 @@ public final class Engine implements java.io.Closeable {
     }
   }
 
+  /** Hands the active WAL's buffered records to the OS without fsync (see LsmIndex#flushToOs). */
+  public void flushToOs() throws IOException {
+    writeLock.lock();
+    try {
+      checkOpen();
+      wal.drain();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
   /**
    * Freezes the active table (if it holds anything) and waits until every frozen table is on disk.
    * Runs a flush attempt at once (so a flush failing earlier, e.g. on a full disk, is retried now)
