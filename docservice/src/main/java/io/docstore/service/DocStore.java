@@ -319,6 +319,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   }
 
   @Override
+  public boolean readsInMemory() {
+    return !closed.get() && cache.local() && index.lookupsWarm() && reader.readsWarm();
+  }
+
+  @Override
   public Document[] getAll(long[] ids) throws IOException {
     ensureOpen();
     for (long id : ids) {

@@ -26,6 +26,16 @@ public interface DocumentSource {
   }
 
   /**
+   * Whether a {@link #get} now most likely neither waits for the disk nor for the network: the
+   * cache is in process and the index and queue reads of late found their pages in memory. A
+   * network thread may then read a cache miss itself instead of handing it to a worker. A guess
+   * (a page may still have to come from disk); false whenever the source cannot tell.
+   */
+  default boolean readsInMemory() {
+    return false;
+  }
+
+  /**
    * The newest versions of several documents; the result has one slot per requested ID, in order,
    * null where absent or deleted. Implementations batch (one cache multi-get, sorted index lookups).
    */

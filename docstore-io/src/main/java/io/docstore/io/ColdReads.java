@@ -78,6 +78,14 @@ public final class ColdReads {
     return true;
   }
 
+  /**
+   * Whether the last timed mapped reads found their pages in memory: no read is being sent the
+   * other way. A guess, as everything here: a read may still fault on a page the OS dropped.
+   */
+  public boolean warm() {
+    return left <= 0;
+  }
+
   /** The clock for a mapped read about to start, for one read in {@code sampleEvery}; pass it to {@link #finished}. */
   public long started() {
     if (sampleEvery > 1 && ThreadLocalRandom.current().nextInt(sampleEvery) != 0) {

@@ -36,6 +36,19 @@ class ColdReadsTest {
   }
 
   @Test
+  void warmUntilATimedReadWaitsForTheDiskThenAgainOnceTheReadsSentAwayAreDone() {
+    AtomicLong faults = new AtomicLong();
+    ColdReads c = new ColdReads(-1, 3, 1, faults::incrementAndGet);
+    assertThat(c.warm()).isTrue();
+    mappedOf(c, 2); // read 1 takes the thread's count, read 2 is cold
+    assertThat(c.warm()).isFalse();
+    for (int i = 0; i < 3; i++) {
+      assertThat(c.useMapping()).isFalse();
+    }
+    assertThat(c.warm()).isTrue();
+  }
+
+  @Test
   void aSlowReadWithoutAMajorFaultIsNotCold() {
     ColdReads c = new ColdReads(-1, 10, 1, () -> 5);
     assertThat(mappedOf(c, 100)).isEqualTo(100);

@@ -75,6 +75,14 @@ public final class QueueReader {
   }
 
   /**
+   * Whether reads go through the segments' mappings and the last timed ones found their blocks in
+   * memory (see {@link ColdReads#warm}): a {@link #get} now most likely does not wait for the disk.
+   */
+  public boolean readsWarm() {
+    return mapped && coldReads.warm();
+  }
+
+  /**
    * The record at {@code address}.
    *
    * @throws IllegalArgumentException if no record can have this address (no such segment, an

@@ -117,6 +117,15 @@ public final class LsmIndex implements java.io.Closeable {
     return engine.get(id);
   }
 
+  /**
+   * Whether a {@link #get} now most likely does not wait for the disk: lookups read table pages
+   * through mappings and the last timed ones found their pages in memory. A guess for callers that
+   * would rather not block (a network thread); false whenever it cannot tell.
+   */
+  public boolean lookupsWarm() {
+    return engine.lookupsWarm();
+  }
+
   /** Live entries with id {@code >= fromId} in ascending order, over a consistent snapshot. */
   public IndexCursor scan(long fromId) throws IOException {
     EntryIterator it = engine.scan(Math.max(0, fromId));

@@ -31,6 +31,11 @@ public interface DocCache extends Closeable {
     return -1;
   }
 
+  /** Whether this cache answers from this process's memory (never a network call). */
+  default boolean local() {
+    return false;
+  }
+
   /** One batched lookup; the result has one slot per ID, null for misses. */
   CachedDoc[] getAll(long[] ids);
 

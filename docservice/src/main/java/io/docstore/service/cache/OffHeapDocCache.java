@@ -107,6 +107,11 @@ public final class OffHeapDocCache implements DocCache {
   }
 
   @Override
+  public boolean local() {
+    return true;
+  }
+
+  @Override
   public CachedDoc[] getAll(long[] ids) {
     CachedDoc[] out = new CachedDoc[ids.length];
     for (int i = 0; i < ids.length; i++) {

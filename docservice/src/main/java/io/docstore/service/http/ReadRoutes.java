@@ -59,8 +59,11 @@ public final class ReadRoutes implements Routes {
   }
 
   /**
-   * {@code GET|HEAD /docs/{id}} of a document in the in-process cache; null for anything else
-   * (other paths, query strings, invalid IDs, misses), which {@link #handle} then answers.
+   * {@code GET|HEAD /docs/{id}} of a document in the in-process cache, or of any document while the
+   * source says its reads find their pages in memory ({@link DocumentSource#readsInMemory}): a read
+   * of a few microseconds costs less than the two thread hand-offs to a worker and back. Null for
+   * anything else (other paths, query strings, invalid IDs, misses while reads may wait for the
+   * disk, a read that failed), which {@link #handle} then answers on a worker.
    */
   @Override
   public FullHttpResponse handleWithoutBlocking(FullHttpRequest req, ByteBufAllocator alloc) {
@@ -77,11 +80,18 @@ public final class ReadRoutes implements Routes {
     }
     ByteBuf body = alloc.directBuffer(INITIAL_BODY_BYTES);
     long seq = source.copyIfCached(id, body);
-    if (seq < 0) {
-      body.release();
+    if (seq >= 0) {
+      return found(req, seq, body);
+    }
+    body.release();
+    if (!source.readsInMemory()) {
       return null;
     }
-    return found(req, seq, body);
+    try {
+      return one(req, id);
+    } catch (IOException | RuntimeException e) {
+      return null; // the worker reads it again and answers the error (and logs it)
+    }
   }
 
   private FullHttpResponse route(FullHttpRequest req) throws BadRequest, IOException {

@@ -150,6 +150,11 @@ public final class Engine implements java.io.Closeable {
   }
 
   /** Mapped page reads that waited for the disk (each sends lookups to the page cache for a while). */
+  /** Whether lookups read pages through mappings and the last timed ones found them in memory. */
+  public boolean lookupsWarm() {
+    return options.mappedReads() && pageReads.warm();
+  }
+
   public long pageReadsMappedCold() {
     return pageReads.coldReads();
   }
