@@ -140,6 +140,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         public Record load(long id, long address) throws IOException {
           return DocStore.this.load(id, address);
         }
+
+        @Override
+        public long loadInto(long id, long address, io.netty.buffer.ByteBuf out) throws IOException {
+          return DocStore.this.loadInto(id, address, out);
+        }
       });
       long t0 = System.nanoTime();
       long n = indexer.recover(last);
@@ -319,6 +324,13 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   }
 
   @Override
+  public long copy(long id, io.netty.buffer.ByteBuf out) throws IOException {
+    ensureOpen();
+    checkId(id);
+    return reads.copy(id, out);
+  }
+
+  @Override
   public boolean readsInMemory() {
     return !closed.get() && cache.local() && index.lookupsWarm() && reader.readsWarm();
   }
@@ -334,15 +346,31 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
 
   private Record load(long id, long address) throws IOException {
     Record r = reader.get(address);
-    if (r.id() != id || r.op() != Op.PUT) {
+    checkMapping(id, address, r.id(), r.op());
+    return r;
+  }
+
+  /** {@link #load} with the body copied from the reader's buffer to {@code out}; returns the sequence. */
+  private long loadInto(long id, long address, io.netty.buffer.ByteBuf out) throws IOException {
+    long[] sequence = new long[1];
+    reader.read(address, (rid, seq, op, acceptedAt, buf, at, length) -> {
+      checkMapping(id, address, rid, op);
+      out.writeBytes(buf.duplicate().limit(at + length).position(at));
+      sequence[0] = seq;
+    });
+    return sequence[0];
+  }
+
+  /** The index maps {@code id} to {@code address}; the record there must be a put of that id. */
+  private void checkMapping(long id, long address, long recordId, Op op) throws CorruptionException {
+    if (recordId != id || op != Op.PUT) {
       metrics.corruption();
       CorruptionException e = new CorruptionException(dir.resolve("queue"), Address.blockOffset(address),
           "index maps id " + id + " to record " + Address.toString(address) + " (segment " + Address.segment(address)
-          + ") but the record there is a " + r.op() + " of id " + r.id());
+          + ") but the record there is a " + op + " of id " + recordId);
       log.error("corrupt mapping: {}", e.getMessage());
       throw e;
     }
-    return r;
   }
 
   /** The highest sequence number appended (not necessarily durable yet). */

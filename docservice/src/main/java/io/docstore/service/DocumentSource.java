@@ -26,6 +26,20 @@ public interface DocumentSource {
   }
 
   /**
+   * {@link #get} for a document that {@link #copyIfCached} did not find: its body appended to
+   * {@code out} and its sequence returned, or -1 with {@code out} unchanged where absent or deleted.
+   * The default goes through {@link #get}; a store may copy without objects on the heap.
+   */
+  default long copy(long id, ByteBuf out) throws IOException {
+    Document d = get(id);
+    if (d == null) {
+      return -1;
+    }
+    out.writeBytes(d.body());
+    return d.sequence();
+  }
+
+  /**
    * Whether a {@link #get} now most likely neither waits for the disk nor for the network: the
    * cache is in process and the index and queue reads of late found their pages in memory. A
    * network thread may then read a cache miss itself instead of handing it to a worker. A guess

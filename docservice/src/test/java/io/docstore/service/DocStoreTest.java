@@ -50,6 +50,49 @@ class DocStoreTest {
     }
   }
 
+  /**
+   * The copying read of a miss returns what get returns and fills the cache (the queue's reader
+   * tests cover its sources: blocks read in place from the mapping, decoded blocks).
+   */
+  @Test
+  void aMissCopiedIntoABufferMatchesGetAndFillsTheCache() throws IOException {
+    OffHeapDocCache cache = new OffHeapDocCache(64L << 20);
+    java.util.Random rnd = new java.util.Random(5);
+    try (DocStore s = open(cache)) {
+      List<Update> batch = new java.util.ArrayList<>();
+      for (long id = 0; id < 200; id++) {
+        byte[] body = new byte[100 + rnd.nextInt(900)];
+        if (id < 100) {
+          java.util.Arrays.fill(body, (byte) 'a');
+        } else {
+          rnd.nextBytes(body);
+        }
+        batch.add(Update.put(id, body));
+      }
+      s.apply(batch);
+      s.delete(7);
+      s.checkpoint();
+      cache.clear();
+      io.netty.buffer.ByteBuf out = io.netty.buffer.Unpooled.buffer();
+      for (long id = 0; id < 200; id++) {
+        out.clear();
+        long seq = s.copy(id, out);
+        if (id == 7) {
+          assertThat(seq).isEqualTo(-1);
+          assertThat(out.readableBytes()).isZero();
+          continue;
+        }
+        byte[] copied = new byte[out.readableBytes()];
+        out.getBytes(0, copied);
+        assertThat(copied).as("id %d", id).isEqualTo(batch.get((int) id).body());
+        assertThat(cache.get(id)).as("filled %d", id).isNotNull();
+        Document d = s.get(id);
+        assertThat(seq).isEqualTo(d.sequence());
+      }
+      assertThat(s.copy(1_000, out.clear())).isEqualTo(-1);
+    }
+  }
+
   @Test
   void readsFromDiskWhenTheCacheIsEmpty() throws IOException {
     OffHeapDocCache cache = new OffHeapDocCache(64L << 20);

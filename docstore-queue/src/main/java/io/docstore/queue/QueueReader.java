@@ -90,6 +90,35 @@ public final class QueueReader {
    * @throws io.docstore.io.CorruptionException if the block fails its checks (file, offset, checksums)
    */
   public Record get(long address) throws IOException {
+    Copy copy = new Copy(address);
+    read(address, copy);
+    return copy.record;
+  }
+
+  /** A sink that copies the record out. */
+  private static final class Copy implements RecordSink {
+    final long address;
+    Record record;
+
+    Copy(long address) {
+      this.address = address;
+    }
+
+    @Override
+    public void accept(long id, long sequence, Op op, long acceptedAtMillis, ByteBuffer buf, int bodyOffset,
+        int bodyLength) {
+      byte[] body = new byte[bodyLength];
+      buf.get(bodyOffset, body);
+      record = new Record(address, id, sequence, op, acceptedAtMillis, body);
+    }
+  }
+
+  /**
+   * Hands the record at {@code address} to {@code sink} while its bytes are still in the reader's
+   * buffer (see {@link RecordSink}): the mapping of an uncompressed block, or this thread's decoded
+   * block; nothing is copied but what the sink copies. Same checks and errors as {@link #get}.
+   */
+  public void read(long address, RecordSink sink) throws IOException {
     if (address <= 0) {
       throw new IllegalArgumentException("invalid address " + address + ": addresses are positive");
     }
@@ -114,16 +143,16 @@ public final class QueueReader {
       mapping.chunk(offset, BlockFormat.HEADER_LENGTH, end, sealed);
     }
     long started = mapping == null ? 0 : coldReads.started();
-    Record r = mapping == null ? null : mappedRawRecord(mapping, segment, address, offset, end, sealed);
-    boolean fromMapping = r != null;
-    if (r != null) {
+    boolean fromMapping = mapping != null && mappedRawRecord(mapping, segment, address, offset, end, sealed, sink);
+    if (fromMapping) {
       counters.blockReads.increment();
     } else {
       if (cache != null) {
-        r = cache.read(key, QueueReader::cachedRecord, address);
+        Record r = cache.read(key, QueueReader::cachedRecord, address);
         if (r != null) {
           counters.blockCacheHits.increment();
-          return r;
+          sink.accept(r.id(), r.sequence(), r.op(), r.acceptedAtMillis(), ByteBuffer.wrap(r.body()), 0, r.body().length);
+          return;
         }
       }
       Buffers b = buffers.get();
@@ -138,7 +167,9 @@ public final class QueueReader {
         }
       }
       checkIndex(address, block.count());
-      r = QueueTailer.toRecord(block, index, address);
+      sink.accept(block.id(index), block.firstSequence() + index,
+          block.op(index) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE, block.acceptedAtMillis(index), block.raw(),
+          block.bodyStart(index), block.bodyLength(index));
     }
     if (fromMapping) {
       counters.blockReadsMapped.increment();
@@ -146,21 +177,20 @@ public final class QueueReader {
         counters.blockReadsMappedCold.increment();
       }
     }
-    return r;
   }
 
   /**
-   * The record at {@code address} straight from the segment's mapping, nothing copied but the
-   * record, when its block is stored uncompressed; null when the block is compressed or cannot be
-   * mapped. Every read checks what it returns: the record's own checksum where the block has one
+   * Hands the record at {@code address} to {@code sink} straight from the segment's mapping, when
+   * its block is stored uncompressed; false (sink not called) when the block is compressed or
+   * cannot be mapped. Every read checks what it returns: the record's own checksum where the block has one
    * per record (segment version 2), else the whole block's checksum. Such blocks are not put in
    * the decoded-block cache, where a hit would save only that checksum.
    */
-  private static Record mappedRawRecord(MappedFile mapping, SegmentInfo segment, long address, long offset, long end,
-      boolean sealed) throws IOException {
+  private static boolean mappedRawRecord(MappedFile mapping, SegmentInfo segment, long address, long offset, long end,
+      boolean sealed, RecordSink sink) throws IOException {
     ByteBuffer c = BlockReader.mappedRaw(mapping, sealed, segment.path(), offset, end);
     if (c == null) {
-      return null;
+      return false;
     }
     int base = MappedFile.indexInChunk(offset);
     int count = Short.toUnsignedInt(c.getShort(base + BlockFormat.RECORD_COUNT));
@@ -174,12 +204,16 @@ public final class QueueReader {
     if (stop >= 0) {
       BlockReader.checkRecord(c, base, index, start, stop, segment.path(), offset);
     }
-    Record r = stop < 0 ? null : record(c, payload + start, payload + stop, sequence, address);
-    if (r == null) {
+    int at = payload + start;
+    byte op = stop < 0 ? -1 : c.get(at + BlockFormat.RECORD_OP);
+    int bodyLength = stop - at + payload - BlockFormat.RECORD_BODY;
+    if (stop < 0 || (op != BlockFormat.OP_PUT && (op != BlockFormat.OP_DELETE || bodyLength != 0))) {
       throw new CorruptionException(segment.path(), offset, "record " + index + " lies outside its block's payload,"
           + " has an unknown op code or is a delete with a body");
     }
-    return r;
+    sink.accept(c.getLong(at + BlockFormat.RECORD_ID), sequence, op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
+        c.getLong(at + BlockFormat.RECORD_ACCEPTED_AT), c, at + BlockFormat.RECORD_BODY, bodyLength);
+    return true;
   }
 
   /** Copies one record out of a cached block (see {@link BlockCache} for the slot layout). */

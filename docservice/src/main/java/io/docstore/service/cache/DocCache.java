@@ -42,6 +42,19 @@ public interface DocCache extends Closeable {
   /** Fills after a read miss; never replaces an existing entry. */
   void fill(long id, long sequence, byte[] body);
 
+  /** {@link #fill} with the body at {@code src[index, index + length)} (src unchanged). */
+  default void fill(long id, long sequence, ByteBuf src, int index, int length) {
+    byte[] body = new byte[length];
+    src.getBytes(index, body);
+    fill(id, sequence, body);
+  }
+
+  /**
+   * Counts a miss that {@link #copyIfLocal} found (it counts only hits) and that is then read from
+   * the store without a {@link #get}, which would count it.
+   */
+  default void countMiss() {}
+
   /** Records a new version written by the ingest path; replaces any entry. */
   void set(long id, long sequence, byte[] body);
 

@@ -241,23 +241,21 @@ final class DocLog {
   // ---- writes (caller holds the write lock) -----------------------------------------------------
 
   /**
-   * Stores {@code body} (null: a tombstone) as the entry of {@code id} at {@code seq}. With
-   * {@code onlyIfAbsent}, only when there is no entry; otherwise unless the entry has a higher
-   * sequence. Returns whether it was stored.
+   * Stores {@code src[index, index + length)} (src null: a tombstone) as the entry of {@code id} at
+   * {@code seq}. With {@code onlyIfAbsent}, only when there is no entry; otherwise unless the entry
+   * has a higher sequence. Returns whether it was stored.
    */
-  boolean put(long id, long hash, long seq, byte[] body, boolean onlyIfAbsent) {
+  boolean put(long id, long hash, long seq, ByteBuf src, int index, int length, boolean onlyIfAbsent) {
     Table t = table;
     int b = t.find(id, hash);
     if (b >= 0 && (onlyIfAbsent || t.seq(b) > seq)) {
       return false;
     }
-    int len = body == null ? -1 : body.length;
+    int len = src == null ? -1 : length;
     int size = entrySize(len);
     long loc = append(id, len, size);
-    ByteBuffer c = chunks[(int) (loc >>> 32)];
-    int off = (int) loc;
-    if (body != null) {
-      c.put(off + HEADER, body, 0, body.length);
+    if (src != null) {
+      views[(int) (loc >>> 32)].setBytes((int) loc + HEADER, src, index, len);
     }
     t = table; // append may have evicted (which never grows the table) but keep one read per step
     b = t.find(id, hash);

@@ -2,6 +2,7 @@ package io.docstore.service.cache;
 
 import io.docstore.io.cache.SlotCache;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToLongFunction;
 
@@ -122,30 +123,44 @@ public final class OffHeapDocCache implements DocCache {
 
   @Override
   public void fill(long id, long sequence, byte[] body) {
-    if (write(id, sequence, body, true)) {
+    if (write(id, sequence, Unpooled.wrappedBuffer(body), 0, body.length, true)) {
+      fills.increment();
+    }
+  }
+
+  /** Copies the body from {@code src} straight into the cache (no array on the heap). */
+  @Override
+  public void fill(long id, long sequence, ByteBuf src, int index, int length) {
+    if (write(id, sequence, src, index, length, true)) {
       fills.increment();
     }
   }
 
   @Override
+  public void countMiss() {
+    misses.increment();
+  }
+
+  @Override
   public void set(long id, long sequence, byte[] body) {
     sets.increment();
-    write(id, sequence, body, false);
+    write(id, sequence, Unpooled.wrappedBuffer(body), 0, body.length, false);
   }
 
   @Override
   public void setDeleted(long id, long sequence) {
     sets.increment();
-    write(id, sequence, null, false);
+    write(id, sequence, null, 0, -1, false);
   }
 
-  private boolean write(long id, long sequence, byte[] body, boolean onlyIfAbsent) {
+  /** Stores {@code src[index, index + length)}, or a tombstone when {@code src} is null. */
+  private boolean write(long id, long sequence, ByteBuf src, int index, int length, boolean onlyIfAbsent) {
     if (stripes.length == 0) {
       return false;
     }
     long h = SlotCache.mix(id);
     DocLog s = stripe(h);
-    if (body != null && body.length > s.maxBody()) {
+    if (length > s.maxBody()) {
       tooLarge.increment();
       // A newer version too large to cache must not leave an older one to be served: a tombstone
       // would hide the document, so drop the entry instead; a fill of a large body does nothing.
@@ -161,7 +176,7 @@ public final class OffHeapDocCache implements DocCache {
     }
     long stamp = s.lock.writeLock();
     try {
-      return s.put(id, h, sequence, body, onlyIfAbsent);
+      return s.put(id, h, sequence, src, index, length, onlyIfAbsent);
     } finally {
       s.lock.unlockWrite(stamp);
     }

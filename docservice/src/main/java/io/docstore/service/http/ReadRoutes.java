@@ -83,15 +83,21 @@ public final class ReadRoutes implements Routes {
     if (seq >= 0) {
       return found(req, seq, body);
     }
-    body.release();
     if (!source.readsInMemory()) {
+      body.release();
       return null;
     }
     try {
-      return one(req, id);
+      seq = source.copy(id, body);
     } catch (IOException | RuntimeException e) {
+      body.release();
       return null; // the worker reads it again and answers the error (and logs it)
     }
+    if (seq < 0) {
+      body.release();
+      return Responses.error(HttpResponseStatus.NOT_FOUND, "document " + id + " not found");
+    }
+    return found(req, seq, body);
   }
 
   private FullHttpResponse route(FullHttpRequest req) throws BadRequest, IOException {

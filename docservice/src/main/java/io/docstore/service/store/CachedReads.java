@@ -36,6 +36,16 @@ public final class CachedReads {
 
     /** The record at {@code address}, checked to be a put of {@code id} (a mismatch is a corruption error). */
     Record load(long id, long address) throws IOException;
+
+    /**
+     * {@link #load}, with the body appended to {@code out} instead of copied into a record; returns
+     * its sequence number. The default goes through {@link #load}.
+     */
+    default long loadInto(long id, long address, ByteBuf out) throws IOException {
+      Record r = load(id, address);
+      out.writeBytes(r.body());
+      return r.sequence();
+    }
   }
 
   private final DocCache cache;
@@ -91,6 +101,28 @@ public final class CachedReads {
       metrics.cacheHit();
     }
     return seq;
+  }
+
+  /**
+   * The read of {@link #get} for a document {@link #copyIfCached} did not find, without objects on
+   * the heap: the body is appended to {@code out} (and filled into the cache from there) and its
+   * sequence returned; -1 with {@code out} unchanged when absent or deleted.
+   */
+  public long copy(long id, ByteBuf out) throws IOException {
+    cache.countMiss();
+    long applied = source.appliedVersion();
+    long address = source.lookup(id);
+    if (address < 0) {
+      metrics.absent();
+      return -1;
+    }
+    int from = out.writerIndex();
+    long sequence = source.loadInto(id, address, out);
+    metrics.diskRead();
+    if (source.appliedVersion() == applied) {
+      cache.fill(id, sequence, out, from, out.writerIndex() - from);
+    }
+    return sequence;
   }
 
   /**

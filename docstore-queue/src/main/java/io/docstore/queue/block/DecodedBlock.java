@@ -2,6 +2,7 @@ package io.docstore.queue.block;
 
 import static io.docstore.queue.format.BlockFormat.*;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -19,6 +20,8 @@ import java.util.Arrays;
 public final class DecodedBlock {
 
   byte[] raw = new byte[0];
+  /** {@link #raw} as a buffer, kept in step when {@code raw} is replaced (see {@link #raw()}). */
+  private ByteBuffer rawBuffer = ByteBuffer.wrap(raw);
   int rawLength;
   int count;
   long firstSequence;
@@ -94,6 +97,19 @@ public final class DecodedBlock {
 
   public int bodyLength(int i) {
     return endOf(i) - start(i) - RECORD_BODY;
+  }
+
+  /** Where record {@code i}'s body starts in {@link #raw()}. */
+  public int bodyStart(int i) {
+    return start(i) + RECORD_BODY;
+  }
+
+  /** The raw payload as a (heap) buffer, absolute indices; valid until the next read into this block. */
+  public ByteBuffer raw() {
+    if (rawBuffer.array() != raw) {
+      rawBuffer = ByteBuffer.wrap(raw);
+    }
+    return rawBuffer;
   }
 
   /** A fresh copy of record {@code i}'s body. */
