@@ -123,7 +123,7 @@ public final class Queue implements java.io.Closeable {
 
   /** A tailer over records with sequence {@code >= fromSequence}, in order. */
   public QueueTailer tailer(long fromSequence) throws IOException {
-    return new QueueTailer(segments, counters, signal, expectedBlockBytes(options), fromSequence);
+    return new QueueTailer(segments, counters, signal, expectedBlockBytes(options), fromSequence, writer);
   }
 
   /**

@@ -16,6 +16,12 @@ import java.util.concurrent.TimeUnit;
  * Iterates records in sequence order across segments, from a starting sequence, and waits for new
  * ones without busy-waiting (woken by the writer each time a block becomes readable).
  *
+ * <p>A record the writer has written (readable) and still holds among its recent ones
+ * ({@link RecentRecords}) is taken from there, not read back from the file: a tailer close behind
+ * the writer (a store's indexer) neither reads nor decodes the block just written. The file position
+ * follows along (the block of the last record taken), so a record no longer held there is read
+ * from its file, at the cost of at most one block read again.
+ *
  * <p>Not thread-safe: one consumer per tailer. Any number of tailers may run concurrently with
  * the writer and with readers.
  */
@@ -33,9 +39,12 @@ public final class QueueTailer implements java.io.Closeable {
   private int index;
   private long nextSequence;
   private boolean closed;
+  /** The writer whose recent records this tailer takes; null to read only files. */
+  private final QueueWriter writer;
 
-  QueueTailer(SegmentSet segments, QueueCounters counters, AppendSignal signal, int expectedBlockBytes, long fromSequence)
-      throws IOException {
+  QueueTailer(SegmentSet segments, QueueCounters counters, AppendSignal signal, int expectedBlockBytes, long fromSequence,
+      QueueWriter writer) throws IOException {
+    this.writer = writer;
     this.segments = segments;
     this.counters = counters;
     this.signal = signal;
@@ -71,6 +80,17 @@ public final class QueueTailer implements java.io.Closeable {
     if (closed) {
       throw new IOException("tailer is closed");
     }
+    if (writer != null && index >= block.count()) {
+      if (nextSequence > writer.lastWritten()) {
+        return null; // nothing new in the files either: the writer is the only one appending
+      }
+      Record r = writer.recent.get(nextSequence);
+      if (r != null) {
+        follow(r.address());
+        nextSequence++;
+        return r;
+      }
+    }
     while (true) {
       while (index < block.count()) {
         int i = index++;
@@ -84,6 +104,25 @@ public final class QueueTailer implements java.io.Closeable {
         return null;
       }
     }
+  }
+
+  /**
+   * Moves the file position to the block holding {@code address}, as used up: if the next record is
+   * not among the writer's recent ones, that block is read again and its records before
+   * {@link #nextSequence} skipped.
+   */
+  private void follow(long address) throws IOException {
+    long number = Address.segment(address);
+    if (number != segment.number()) {
+      SegmentInfo s = segments.get(number);
+      if (s == null) {
+        throw new IOException("the writer's record " + Address.toString(address) + " names segment " + number
+            + ", which this tailer cannot find");
+      }
+      segment = s;
+    }
+    nextOffset = Address.blockOffset(address);
+    index = block.count();
   }
 
   /** Loads the next block into {@link #block}; false if none is readable yet. */

@@ -43,6 +43,8 @@ public final class QueueWriter {
   private static final Logger LOG = LoggerFactory.getLogger(QueueWriter.class);
 
   private final ReentrantLock lock = new ReentrantLock();
+  /** The last records appended, for tailers close behind (see {@link RecentRecords}). */
+  final RecentRecords recent = new RecentRecords();
   private final BlockBuilder builder = new BlockBuilder();
   private final SegmentAppender appender;
   private final QueueOptions options;
@@ -131,6 +133,7 @@ public final class QueueWriter {
       counters.appends.increment();
       counters.bodyBytes.add(body.length);
       long address = Address.of(openBlockSegment, openBlockOffset, index);
+      recent.add(sequence, id, address, op, acceptedAtMillis, body);
       if (builder.full(blockSize)) {
         writeBlock();
       }

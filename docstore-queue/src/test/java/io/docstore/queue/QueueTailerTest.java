@@ -116,4 +116,61 @@ class QueueTailerTest {
       assertThatThrownBy(() -> q.tailerAt(1)).isInstanceOf(IllegalArgumentException.class);
     }
   }
+
+  /** Close behind the writer, records come from its memory: no block is read back. */
+  @Test
+  void aTailerCloseBehindTheWriterReadsNoBlock() throws Exception {
+    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build());
+        QueueTailer t = q.tailer(1)) {
+      for (int i = 0; i < 500; i++) {
+        q.writer().append(i, Op.PUT, i, bytes("doc " + i));
+        assertThat(t.poll()).as("not written yet").isNull();
+        q.writer().flush();
+        Record r = t.poll();
+        assertThat(r.sequence()).isEqualTo(i + 1);
+        assertThat(r.id()).isEqualTo(i);
+        assertThat(r.body()).isEqualTo(bytes("doc " + i));
+        assertThat(q.reader().get(r.address()).body()).as("its address is the stored record's").isEqualTo(r.body());
+      }
+      long readsByReader = 500;
+      assertThat(q.stats().blockReads()).isEqualTo(readsByReader);
+    }
+  }
+
+  /**
+   * A tailer that falls behind the writer's memory (or starts behind it) reads the files, then
+   * takes records from memory again once it has caught up; every record comes once, in order, as
+   * written (model: a list).
+   */
+  @Test
+  void fallsBackToTheFilesAndReturnsToMemoryInOrder() throws Exception {
+    long seed = io.docstore.io.TestSupport.seed("QueueTailerRing");
+    java.util.Random rnd = new java.util.Random(seed);
+    QueueOptions o = QueueOptions.builder().blockSize(512).segmentSize(64 << 10).syncPolicy(SyncPolicy.NONE).build();
+    java.util.List<byte[]> model = new java.util.ArrayList<>();
+    try (Queue q = Queue.open(dir, o); QueueTailer t = q.tailer(1)) {
+      long next = 1;
+      for (int round = 0; round < 40; round++) {
+        // Bursts now and then larger than the writer keeps, so the tailer must go to the files.
+        int n = rnd.nextInt(10) == 0 ? RecentRecords.CAPACITY + rnd.nextInt(1000) : rnd.nextInt(50);
+        for (int i = 0; i < n; i++) {
+          byte[] body = new byte[rnd.nextInt(100)];
+          rnd.nextBytes(body);
+          model.add(body);
+          q.writer().append(model.size(), Op.PUT, 0, body);
+        }
+        q.writer().flush();
+        int take = rnd.nextInt(3) == 0 ? (int) (model.size() - next + 1) : rnd.nextInt((int) (model.size() - next + 2));
+        for (int i = 0; i < take; i++) {
+          Record r = t.poll();
+          assertThat(r).as("seed %d sequence %d", seed, next).isNotNull();
+          assertThat(r.sequence()).as("seed %d", seed).isEqualTo(next);
+          assertThat(r.id()).isEqualTo(next);
+          assertThat(r.body()).as("seed %d sequence %d", seed, next).isEqualTo(model.get((int) next - 1));
+          next++;
+        }
+      }
+      assertThat(q.stats().segmentsSealed()).as("the test crosses segments").isPositive();
+    }
+  }
 }

@@ -102,8 +102,8 @@ public final class ServeJvm implements AutoCloseable {
   }
 
   /**
-   * Caches sized for a child with a 256 MiB heap (and so 256 MiB of direct memory): {@code serve}
-   * refuses to start when its caches do not fit.
+   * A smaller index page cache, for children whose own flags bring the direct memory limit down:
+   * {@code serve} refuses to start when its caches do not fit.
    */
   public static final String SMALL_CACHES = "-Ddocstore.index.page-cache=32M";
 
@@ -112,6 +112,9 @@ public final class ServeJvm implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx256m");
+    // The default caches (index pages, bloom pages, documents: all off the heap, taken as they fill)
+    // need more direct memory than the heap-sized default limit of a small test JVM.
+    cmd.add("-XX:MaxDirectMemorySize=1g");
     cmd.add("-XX:+UseSerialGC");
     cmd.add("-XX:TieredStopAtLevel=1");
     String flags = System.getProperty("docstore.jvm.flags", "");
