@@ -103,7 +103,8 @@ class BenchMainTest {
     String tables = out.toString(StandardCharsets.UTF_8);
     assertThat(ok).as(tables).isTrue();
     assertThat(tables).contains("### mixed", "phase `load`", "phase `w5`", "phase `w5-read`", "phase `w5-write`",
-        "phase `w50`", "phase `w50-read`", "phase `w50-write`", "background work").doesNotContain("FAILED");
+        "phase `w50`", "phase `w50-read`", "phase `w50-write`", "background work", "per mix", "| w50 | lsmtree | ")
+        .doesNotContain("FAILED");
     List<String> csv = Files.readAllLines(tmp.resolve("out").resolve("results.csv"));
     List<String> header = List.of(csv.get(0).split(","));
     java.util.Map<String, java.util.Map<String, String>> rows = new java.util.HashMap<>();
