@@ -24,7 +24,7 @@ import org.iq80.leveldb.WriteOptions;
  *
  * <p>Concurrent writers: one {@link WriteBatch} per thread (a batch is not thread-safe), written by
  * that thread's {@link #flush()} with {@code db.write}; LevelDB's {@code DB} is thread-safe and
- * queues concurrent writes itself (its writer queue merges waiting batches into one log write).
+ * queues concurrent writes itself.
  */
 final class LevelDbEngine implements Engine {
 

@@ -14,8 +14,8 @@ final class Workloads {
   /** What a run does without {@code --workload}. */
   static final List<String> ALL = List.of("indeed-kv", "indeed-kv-512m", "jobs", "readwhilewriting", "bulk");
   /**
-   * Run only when named ({@code --workload mixed}): it would add about a minute to the default
-   * three-minute run and half an hour to a full one (docs/benchmarks/mixed.md).
+   * Run only when named ({@code --workload mixed}): it would add about a minute and a half to the
+   * default three-minute run and half an hour to a full one (docs/benchmarks/mixed.md).
    */
   static final List<String> ON_REQUEST = List.of("mixed");
   /** Every name {@code --workload} accepts. */
