@@ -111,8 +111,8 @@ public final class MixedWorkload implements Workload {
 
   /**
    * Waits until the engine says no flush or compaction is running (seen idle for 100 ms in a row),
-   * at most {@link #seconds}; an engine that cannot tell ({@code -1}) waits the whole time, so no
-   * engine starts a run with more of its load's background work left than docstore.
+   * at most {@link #seconds}; an engine that cannot tell ({@code -1}: LevelDB, lsmtree) waits the
+   * whole time, the longest any engine waits.
    */
   private String settle(Engine engine, String run) throws IOException {
     long start = System.nanoTime();
