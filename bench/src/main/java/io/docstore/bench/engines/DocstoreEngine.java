@@ -12,6 +12,7 @@ import io.docstore.queue.Record;
 import io.docstore.service.BulkLoad;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * docstore through its public API, as Docstore v2 uses it: a value is appended to the queue
@@ -25,7 +26,12 @@ import java.util.Arrays;
  * the index with one {@code putAll}, so the index never points at a record a reader cannot read,
  * and then hands the index's buffered WAL records to the OS ({@link LsmIndex#flushToOs()}): the
  * shared contract (a process crash after flush loses nothing) holds without re-indexing from the
- * queue on open, which this engine does not do (EngineCrashTest kills a writer to check). Both use
+ * queue on open, which this engine does not do (EngineCrashTest kills a writer to check).
+ * Concurrent writers share that one batch under one lock ({@link #writeLock}): a put appends and
+ * records its (ID, address) pair under it, so the pairs stay in queue order, and a flush by any
+ * thread writes the block and indexes every pair recorded so far (the index has one writer, as in
+ * the service, where the {@code Indexer} applies all records up to a writer's own under one lock).
+ * Reads take no lock. Both use
  * sync policy {@code none}, the peers' "WAL on, no fsync per write". Memory budget (all
  * off heap): an eighth for the index's resident Bloom filters, three quarters for its page cache
  * (used while reads through the tables' mappings wait for the disk: it keeps cold lookups near one
@@ -46,6 +52,8 @@ final class DocstoreEngine implements Engine {
 
   private final Queue queue;
   private final LsmIndex index;
+  /** Guards the batch ({@link #ids}, {@link #addresses}, {@link #pending}) and the index's one writer. */
+  private final ReentrantLock writeLock = new ReentrantLock();
   private long[] ids = new long[1024];
   private long[] addresses = new long[1024];
   private int pending;
@@ -115,14 +123,19 @@ final class DocstoreEngine implements Engine {
   @Override
   public void put(byte[] key, byte[] value) throws IOException {
     long id = id(key);
-    Appended a = queue.writer().append(id, Op.PUT, System.currentTimeMillis(), value);
-    if (pending == ids.length) {
-      ids = Arrays.copyOf(ids, pending * 2);
-      addresses = Arrays.copyOf(addresses, pending * 2);
+    writeLock.lock();
+    try {
+      Appended a = queue.writer().append(id, Op.PUT, System.currentTimeMillis(), value);
+      if (pending == ids.length) {
+        ids = Arrays.copyOf(ids, pending * 2);
+        addresses = Arrays.copyOf(addresses, pending * 2);
+      }
+      ids[pending] = id;
+      addresses[pending] = a.address();
+      pending++;
+    } finally {
+      writeLock.unlock();
     }
-    ids[pending] = id;
-    addresses[pending] = a.address();
-    pending++;
   }
 
   @Override
@@ -141,13 +154,18 @@ final class DocstoreEngine implements Engine {
 
   @Override
   public void flush() throws IOException {
-    if (pending == 0) {
-      return;
+    writeLock.lock();
+    try {
+      if (pending == 0) {
+        return;
+      }
+      queue.writer().flush();
+      index.putAll(ids, addresses, pending);
+      index.flushToOs();
+      pending = 0;
+    } finally {
+      writeLock.unlock();
     }
-    queue.writer().flush();
-    index.putAll(ids, addresses, pending);
-    index.flushToOs();
-    pending = 0;
   }
 
   /**

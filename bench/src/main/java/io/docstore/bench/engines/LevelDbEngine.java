@@ -21,13 +21,18 @@ import org.iq80.leveldb.WriteOptions;
  * on and no sync (the shared contract: a process crash after {@link #flush()} loses nothing).
  * LevelDB's documentation recommends a Bloom filter policy for random reads, but the JNI binding
  * exposes none, so LevelDB runs without one, as it did in the Indeed article.
+ *
+ * <p>Concurrent writers: one {@link WriteBatch} per thread (a batch is not thread-safe), written by
+ * that thread's {@link #flush()} with {@code db.write}; LevelDB's {@code DB} is thread-safe and
+ * queues concurrent writes itself.
  */
 final class LevelDbEngine implements Engine {
 
   private final DB db;
   private final WriteOptions writeOptions = new WriteOptions().sync(false);
-  private WriteBatch batch;
-  private int pending;
+  /** The calling thread's batch; every open batch is in {@link #batches}, closed by {@link #close()}. */
+  private final ThreadLocal<Batch> batch = ThreadLocal.withInitial(this::newBatch);
+  private final java.util.Set<Batch> batches = new java.util.HashSet<>();
   private final String settings;
 
   LevelDbEngine(EngineSettings s) throws IOException {
@@ -39,16 +44,31 @@ final class LevelDbEngine implements Engine {
         .compressionType(CompressionType.SNAPPY)
         .maxOpenFiles(10_000);
     db = factory.open(s.dir().toFile(), options);
-    batch = db.createWriteBatch();
     settings = "leveldbjni-all 1.8 (native LevelDB 1.8, JniDBFactory " + JniDBFactory.VERSION + "); block cache " + s.memoryBytes()
         + " B; write buffer " + s.writeBufferBytes() + " B; block " + s.blockBytes()
         + " B; Snappy; no Bloom filter (not exposed by JNI); max_open_files 10000; sync=false";
   }
 
+  /** One thread's write batch and how many puts it holds. */
+  private static final class Batch {
+    WriteBatch batch;
+    int pending;
+  }
+
+  private Batch newBatch() {
+    Batch b = new Batch();
+    b.batch = db.createWriteBatch();
+    synchronized (batches) {
+      batches.add(b);
+    }
+    return b;
+  }
+
   @Override
   public void put(byte[] key, byte[] value) {
-    batch.put(key, value);
-    pending++;
+    Batch b = batch.get();
+    b.batch.put(key, value);
+    b.pending++;
   }
 
   @Override
@@ -58,13 +78,14 @@ final class LevelDbEngine implements Engine {
 
   @Override
   public void flush() throws IOException {
-    if (pending == 0) {
+    Batch b = batch.get();
+    if (b.pending == 0) {
       return;
     }
-    db.write(batch, writeOptions);
-    batch.close();
-    batch = db.createWriteBatch();
-    pending = 0;
+    db.write(b.batch, writeOptions);
+    b.batch.close();
+    b.batch = db.createWriteBatch();
+    b.pending = 0;
   }
 
   @Override
@@ -75,7 +96,12 @@ final class LevelDbEngine implements Engine {
   @Override
   public void close() throws IOException {
     flush();
-    batch.close();
+    synchronized (batches) {
+      for (Batch b : batches) {
+        b.batch.close();
+      }
+      batches.clear();
+    }
     db.close();
   }
 }

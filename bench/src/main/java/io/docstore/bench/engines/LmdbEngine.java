@@ -26,7 +26,11 @@ import org.lmdbjava.Txn;
  *       workload) and, with {@code MDB_NOSYNC}, to leave the OS no hint when to write.
  * </ul>
  *
- * <p>One write transaction per batch. Memory: LMDB has no cache of its own to give the shared
+ * <p>One write transaction per batch, and per thread: LMDB ties a write transaction to the thread
+ * that began it (its writer lock is that thread's) and lets one be open at a time, so a thread's
+ * first put begins its own transaction, waiting in {@code mdb_txn_begin} while another thread's is
+ * open, and that thread's {@link #flush()} commits it: concurrent writers are serialized by LMDB's
+ * own writer lock, as in any LMDB application. Memory: LMDB has no cache of its own to give the shared
  * budget to; the OS page cache over its map is its cache (bounded only by the cold workload's
  * memory cgroup, as every engine's page cache is). Block size: its page is the OS page (4 KiB), not
  * configurable, so the bench's block size does not apply. The map size is virtual address space
@@ -40,7 +44,8 @@ final class LmdbEngine implements Engine {
   private final Dbi<byte[]> dbi;
   private final ThreadLocal<Txn<byte[]>> readTxn = new ThreadLocal<>();
   private final List<Txn<byte[]>> readTxns = new ArrayList<>();
-  private Txn<byte[]> writeTxn;
+  /** The calling thread's open write transaction, or null. */
+  private final ThreadLocal<Txn<byte[]>> writeTxn = new ThreadLocal<>();
 
   LmdbEngine(EngineSettings s) {
     env = Env.create(PROXY_BA)
@@ -54,10 +59,12 @@ final class LmdbEngine implements Engine {
 
   @Override
   public void put(byte[] key, byte[] value) {
-    if (writeTxn == null) {
-      writeTxn = env.txnWrite();
+    Txn<byte[]> txn = writeTxn.get();
+    if (txn == null) {
+      txn = env.txnWrite();
+      writeTxn.set(txn);
     }
-    dbi.put(writeTxn, key, value);
+    dbi.put(txn, key, value);
   }
 
   @Override
@@ -81,10 +88,14 @@ final class LmdbEngine implements Engine {
 
   @Override
   public void flush() {
-    if (writeTxn != null) {
-      writeTxn.commit();
-      writeTxn.close();
-      writeTxn = null;
+    Txn<byte[]> txn = writeTxn.get();
+    if (txn != null) {
+      writeTxn.remove();
+      try {
+        txn.commit();
+      } finally {
+        txn.close();
+      }
     }
   }
 

@@ -15,7 +15,9 @@ import java.util.Arrays;
  * through its mapped files, the page cache is its cache), inline storage (no blocks, so the
  * bench's block size does not apply). It has no batch API: each put
  * goes to its transaction log's 64 KiB in-process buffer at once (see {@link #flush()} for what
- * that means for the durability contract). Must run in a JVM whose class path is {@code lsmtree-lib}
+ * that means for the durability contract). Concurrent writers need nothing of this class: its
+ * {@code Store} is thread-safe (the transaction log's writer is synchronized, the memory table a
+ * concurrent skip list), so two threads' puts go straight to it. Must run in a JVM whose class path is {@code lsmtree-lib}
  * (Guava 16), never next to our Guava; see {@link Engines#needsIsolatedClassPath}.
  */
 final class LsmtreeEngine implements Engine {

@@ -134,6 +134,12 @@ public final class BenchMain {
       args.put("bulkInput", bulkInput(o));
       args.put("threads", o.bulkThreads);
     }
+    if (workload.equals("mixed")) {
+      args.put("mixedThreads", o.mixedThreads);
+      args.put("mixedSeconds", o.mixedSeconds);
+      args.put("mixedWrites", o.mixedWritePercents.stream().map(String::valueOf)
+          .collect(java.util.stream.Collectors.joining(",")));
+    }
     Optional<MemoryCgroup> group = Optional.empty();
     if (cold) {
       StringBuilder why = new StringBuilder();
@@ -150,7 +156,7 @@ public final class BenchMain {
     long start = System.nanoTime();
     ChildResult r;
     try {
-      r = jvm.run(workload, engine, args, dir, o.out.resolve(workload + "-" + engine + ".log"), o.timeoutSeconds);
+      r = jvm.run(workload, engine, args, dir, o.out.resolve(workload + "-" + engine + ".log"), o.timeoutFor(workload));
     } finally {
       if (group.isPresent()) {
         group.get().close();
@@ -186,6 +192,10 @@ public final class BenchMain {
     c.put("seed", o.seed);
     c.put("bulk_docs", o.bulkDocs);
     c.put("bulk_threads", o.bulkThreads);
+    c.put("mixed_docs", o.mixedDocs);
+    c.put("mixed_seconds", o.mixedSeconds);
+    c.put("mixed_threads", o.mixedThreads);
+    c.put("mixed_write_percents", o.mixedWritePercents.toString());
     return c;
   }
 

@@ -22,11 +22,15 @@ final class BenchOptions {
                            [--keys N] [--batch N] [--memory-mb N] [--write-buffer-mb N] [--heap SIZE]
                            [--cold-limit-mb N] [--seed N] [--out DIR] [--data DIR]
                            [--bulk-docs N] [--bulk-threads N] [--block-bytes N]
-        workloads: %s
+                           [--mixed-docs N] [--mixed-seconds N] [--mixed-threads N] [--mixed-writes P[,P]]
+        workloads: %s; on request only: %s
         engines:   %s (the bulk workload adds the reference %s)
         --block-bytes: the one data block size of every block-based engine (docstore's queue
                    blocks, RocksDB's and LevelDB's block_size), raw bytes before compression;
                    default docstore's queue default, %d
+        mixed:     N documents loaded, then for each write percentage P (default 5,50) T threads
+                   (default 2) of Zipf reads and put+flush writes for S seconds
+                   (docs/benchmarks/mixed.md)
       """;
 
   String profile = "quick";
@@ -56,6 +60,10 @@ final class BenchOptions {
   int bulkThreads = Runtime.getRuntime().availableProcessors();
   /** Documents read back and verified after a bulk load (all of them when fewer). */
   long bulkVerifyReads = 100_000;
+  long mixedDocs;
+  int mixedSeconds;
+  int mixedThreads = 2;
+  List<Integer> mixedWritePercents = List.of(5, 50);
 
   static BenchOptions parse(String[] args, Path benchDir) {
     BenchOptions o = new BenchOptions();
@@ -65,7 +73,7 @@ final class BenchOptions {
       String a = args[i];
       switch (a) {
         case "--quick", "--medium", "--full" -> { }
-        case "--workload" -> o.workloads = split(args[++i], Workloads.ALL);
+        case "--workload" -> o.workloads = split(args[++i], Workloads.KNOWN);
         case "--engine" -> o.engines = split(args[++i], Engines.ALL, Engines.REFERENCES);
         case "--keys" -> o.kvKeys = Long.parseLong(args[++i]);
         case "--batch" -> o.batch = Integer.parseInt(args[++i]);
@@ -79,8 +87,15 @@ final class BenchOptions {
         case "--bulk-docs" -> o.bulkDocs = Long.parseLong(args[++i]);
         case "--bulk-threads" -> o.bulkThreads = Integer.parseInt(args[++i]);
         case "--block-bytes" -> o.blockBytes = Integer.parseInt(args[++i]);
+        case "--mixed-docs" -> o.mixedDocs = Long.parseLong(args[++i]);
+        case "--mixed-seconds" -> o.mixedSeconds = Integer.parseInt(args[++i]);
+        case "--mixed-threads" -> o.mixedThreads = Integer.parseInt(args[++i]);
+        case "--mixed-writes" -> o.mixedWritePercents = percents(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + a + "\n" + usage());
       }
+    }
+    if (o.mixedThreads < 1 || o.mixedSeconds < 1) {
+      throw new IllegalArgumentException("--mixed-threads and --mixed-seconds must be at least 1");
     }
     if (o.out == null) {
       String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
@@ -93,7 +108,8 @@ final class BenchOptions {
   }
 
   static String usage() {
-    return String.format(USAGE, Workloads.ALL, Engines.ALL, Engines.REFERENCES, QueueOptions.DEFAULT_BLOCK_SIZE);
+    return String.format(USAGE, Workloads.ALL, Workloads.ON_REQUEST, Engines.ALL, Engines.REFERENCES,
+        QueueOptions.DEFAULT_BLOCK_SIZE);
   }
 
   private void applyProfile(String name) {
@@ -108,6 +124,36 @@ final class BenchOptions {
       case "medium" -> 500_000;
       default -> 50_000;
     };
+    // mixed: the outside benchmark's 1,000,000 ~1 KB records at full size, the jobs workload's counts below.
+    mixedDocs = switch (name) {
+      case "full" -> 1_000_000;
+      case "medium" -> 200_000;
+      default -> 30_000;
+    };
+    mixedSeconds = switch (name) {
+      case "full" -> 60;
+      case "medium" -> 20;
+      default -> 5;
+    };
+  }
+
+  /** "5,50" -> [5, 50]: write percentages of the mixed workload, each 0..100. */
+  static List<Integer> percents(String csv) {
+    List<Integer> out = new ArrayList<>();
+    for (String s : csv.split(",")) {
+      if (s.isBlank()) {
+        continue;
+      }
+      int p = Integer.parseInt(s.trim());
+      if (p < 0 || p > 100) {
+        throw new IllegalArgumentException("write percentage must be 0..100, got " + p);
+      }
+      out.add(p);
+    }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException("no write percentage in " + csv);
+    }
+    return List.copyOf(out);
   }
 
   private void set(long kvKeys, long jobs, long jobReads, long rwKeys, int rwSeconds, int writeRate, int coldSeconds,
@@ -139,12 +185,24 @@ final class BenchOptions {
     return new ArrayList<>(names);
   }
 
+  /**
+   * How long one engine JVM of {@code workload} may take: the profile's limit, or for mixed at least
+   * each run and its wait for background work twice over plus ten minutes for the load.
+   */
+  long timeoutFor(String workload) {
+    if (workload.equals("mixed")) {
+      return Math.max(timeoutSeconds, 4L * mixedSeconds * mixedWritePercents.size() + 600);
+    }
+    return timeoutSeconds;
+  }
+
   /** Keys, reads of one workload's engine JVM. */
   long keysFor(String workload) {
     return switch (workload) {
       case "jobs" -> jobs;
       case "readwhilewriting" -> rwKeys;
       case "bulk" -> bulkDocs;
+      case "mixed" -> mixedDocs;
       default -> kvKeys;
     };
   }

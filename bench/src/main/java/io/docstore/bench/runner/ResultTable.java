@@ -10,7 +10,8 @@ import java.util.Set;
 /**
  * Markdown tables of one workload's results: one table per phase, one row per engine, and the ratio
  * of docstore's ops/s to each engine's (above 1: docstore is faster). Bytes on disk, bytes written
- * and peak RSS are per run (all phases of that engine's JVM), repeated on each phase's row.
+ * and peak RSS are per run (all phases of that engine's JVM), repeated on each phase's row. A
+ * workload of read/write mixes (mixed) gets one more table first, its mixes side by side.
  */
 final class ResultTable {
 
@@ -27,6 +28,7 @@ final class ResultTable {
     }
     ChildResult docstore = results.stream().filter(r -> r.engine().equals(DOCSTORE) && r.failure() == null)
         .findFirst().orElse(null);
+    mixes(sb, phases, results, docstore);
     for (String phase : phases) {
       sb.append('\n').append("phase `").append(phase).append("`\n\n");
       boolean input = results.stream().map(r -> r.phase(phase)).anyMatch(p -> p != null && p.containsKey("input_mb_per_s"));
@@ -72,6 +74,53 @@ final class ResultTable {
       }
     }
     return sb.toString();
+  }
+
+  /**
+   * For a workload whose phase P comes with phases P-read and P-write (the mixed workload), one
+   * table of every such P first: throughput (over engine time, and over wall time), read and write
+   * latencies side by side, the share of writes, and the two ratios to docstore.
+   */
+  private static void mixes(StringBuilder sb, Set<String> phases, List<ChildResult> results, ChildResult docstore) {
+    List<String> mixes = phases.stream().filter(p -> phases.contains(p + "-read") && phases.contains(p + "-write")).toList();
+    if (mixes.isEmpty()) {
+      return;
+    }
+    sb.append("\nper mix (`ops/s` over time in engine calls, `wall ops/s` over the run's wall time; latencies in us;"
+        + " last column above 1: docstore's write p99 is higher)\n\n");
+    sb.append("| mix | engine | ops/s | wall ops/s | writes % | read p50 | read p99 | read p99.9 | write p50 | write p99"
+        + " | write p99.9 | docstore/engine | write p99 docstore/engine |\n");
+    sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (String mix : mixes) {
+      for (ChildResult r : results) {
+        Map<String, String> all = r.phase(mix);
+        Map<String, String> reads = r.phase(mix + "-read");
+        Map<String, String> writes = r.phase(mix + "-write");
+        if (all == null || reads == null || writes == null) {
+          continue;
+        }
+        long ops = Long.parseLong(all.get("ops"));
+        double seconds = Double.parseDouble(all.get("seconds"));
+        List<String> cells = new ArrayList<>();
+        cells.add(mix);
+        cells.add(r.engine());
+        cells.add(all.get("ops_per_s"));
+        cells.add(seconds == 0 ? "-" : Long.toString(Math.round(ops / seconds)));
+        cells.add(ops == 0 ? "-" : String.format(Locale.ROOT, "%.1f", 100.0 * Long.parseLong(writes.get("ops")) / ops));
+        cells.add(reads.get("p50_us"));
+        cells.add(reads.get("p99_us"));
+        cells.add(reads.get("p999_us"));
+        cells.add(writes.get("p50_us"));
+        cells.add(writes.get("p99_us"));
+        cells.add(writes.get("p999_us"));
+        cells.add(ratio(docstore, r, mix));
+        Map<String, String> d = docstore == null || r == docstore ? null : docstore.phase(mix + "-write");
+        double peer = Double.parseDouble(writes.get("p99_us"));
+        cells.add(d == null || peer == 0 ? "-"
+            : String.format(Locale.ROOT, "%.2f", Double.parseDouble(d.get("p99_us")) / peer));
+        sb.append("| ").append(String.join(" | ", cells)).append(" |\n");
+      }
+    }
   }
 
   private static String ratio(ChildResult docstore, ChildResult r, String phase) {

@@ -3,6 +3,7 @@ package io.docstore.bench.runner;
 import io.docstore.bench.workloads.BulkWorkload;
 import io.docstore.bench.workloads.IndeedKvWorkload;
 import io.docstore.bench.workloads.JobsWorkload;
+import io.docstore.bench.workloads.MixedWorkload;
 import io.docstore.bench.workloads.ReadWhileWritingWorkload;
 import io.docstore.bench.workloads.Workload;
 import java.util.List;
@@ -10,7 +11,15 @@ import java.util.List;
 /** The workloads by their command-line name, in the order a full run does them. */
 final class Workloads {
 
+  /** What a run does without {@code --workload}. */
   static final List<String> ALL = List.of("indeed-kv", "indeed-kv-512m", "jobs", "readwhilewriting", "bulk");
+  /**
+   * Run only when named ({@code --workload mixed}): it would add about a minute and a half to the
+   * default three-minute run and half an hour to a full one (docs/benchmarks/mixed.md).
+   */
+  static final List<String> ON_REQUEST = List.of("mixed");
+  /** Every name {@code --workload} accepts. */
+  static final List<String> KNOWN = java.util.stream.Stream.concat(ALL.stream(), ON_REQUEST.stream()).toList();
 
   private Workloads() {}
 
@@ -22,7 +31,9 @@ final class Workloads {
       case "indeed-kv-512m" -> new IndeedKvWorkload(true);
       case "jobs" -> new JobsWorkload();
       case "readwhilewriting" -> new ReadWhileWritingWorkload();
-      default -> throw new IllegalArgumentException("unknown workload " + name + "; known: " + ALL);
+      case "mixed" -> new MixedWorkload((int) args.getLong("mixedThreads"), (int) args.getLong("mixedSeconds"),
+          BenchOptions.percents(args.get("mixedWrites")), notes);
+      default -> throw new IllegalArgumentException("unknown workload " + name + "; known: " + KNOWN);
     };
   }
 }

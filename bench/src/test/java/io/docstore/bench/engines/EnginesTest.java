@@ -50,6 +50,83 @@ class EnginesTest {
     }
   }
 
+  /**
+   * The mixed workload's use: two threads each put and flush one key at a time while reading, on
+   * keys of their own and on keys both write; afterwards each own key holds its thread's last value
+   * and each shared key one of the two threads' last values, also after reopening.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"docstore", "rocksdb", "rocksdb-blob", "leveldb", "lmdb"})
+  void concurrentWritersEachPutAndFlush(String name) throws Exception {
+    EngineSettings settings = new EngineSettings(dir, 8 << 20, 1 << 20, 4096);
+    int threads = 2;
+    int own = 200;
+    int shared = 20;
+    int rounds = 5;
+    java.util.concurrent.atomic.AtomicInteger wrongReads = new java.util.concurrent.atomic.AtomicInteger();
+    try (Engine e = Engines.open(name, settings)) {
+      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
+      java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+      try {
+        for (int t = 0; t < threads; t++) {
+          int thread = t;
+          done.add(pool.submit(() -> {
+            start.await();
+            for (int r = 0; r < rounds; r++) {
+              for (int i = 0; i < own + shared; i++) {
+                long k = i < own ? 1000L * (thread + 1) + i : i - own;
+                e.put(key(k), value(k, thread, r));
+                e.flush();
+                byte[] back = e.get(key(k));
+                if (back == null || (i < own && !java.util.Arrays.equals(back, value(k, thread, r)))) {
+                  wrongReads.incrementAndGet();
+                }
+              }
+            }
+            return null;
+          }));
+        }
+        for (java.util.concurrent.Future<?> f : done) {
+          f.get();
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertThat(wrongReads.get()).as("reads after the thread's own flush").isZero();
+      verifyConcurrent(e, threads, own, shared, rounds);
+    }
+    try (Engine e = Engines.open(name, settings)) {
+      verifyConcurrent(e, threads, own, shared, rounds);
+    }
+  }
+
+  private static void verifyConcurrent(Engine e, int threads, int own, int shared, int rounds) throws IOException {
+    for (int t = 0; t < threads; t++) {
+      for (int i = 0; i < own; i++) {
+        long k = 1000L * (t + 1) + i;
+        assertThat(e.get(key(k))).as("own key %d of thread %d", k, t).isEqualTo(value(k, t, rounds - 1));
+      }
+    }
+    for (long k = 0; k < shared; k++) {
+      byte[] v = e.get(key(k));
+      assertThat(v).as("shared key %d", k).isNotNull();
+      boolean oneOfTheLast = false;
+      for (int t = 0; t < threads; t++) {
+        oneOfTheLast |= java.util.Arrays.equals(v, value(k, t, rounds - 1));
+      }
+      assertThat(oneOfTheLast).as("shared key %d holds a thread's last value", k).isTrue();
+    }
+  }
+
+  /** 100 to 1,099 bytes determined by key, thread and round. */
+  private static byte[] value(long k, int thread, int round) {
+    Random r = new Random(k * 1_000_003 + thread * 101 + round);
+    byte[] v = new byte[100 + r.nextInt(1000)];
+    r.nextBytes(v);
+    return v;
+  }
+
   @Test
   void rejectsUnknownEngines() {
     assertThatThrownBy(() -> Engines.open("nope", new EngineSettings(dir, 1, 1, 1)))

@@ -36,6 +36,9 @@ class BenchMainTest {
     o.probeBytes = 4L << 20;
     o.probeSeconds = 0.2;
     o.batch = 100;
+    o.mixedDocs = 500;
+    o.mixedSeconds = 1;
+    o.mixedThreads = 2;
     o.timeoutSeconds = 120;
     return o;
   }
@@ -86,6 +89,85 @@ class BenchMainTest {
     try (var s = Files.list(tmp.resolve("data"))) {
       assertThat(s.toList()).as("engine directories and the input are removed").isEmpty();
     }
+  }
+
+  /**
+   * The mixed workload on every engine (each in its own JVM, two client threads): every read
+   * verified, read and write latencies present and ordered, the write share near each mix's.
+   */
+  @Test
+  void everyEngineRunsTheMixedWorkload() throws Exception {
+    BenchOptions o = tiny(List.of("mixed"), Engines.ALL);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    boolean ok = BenchMain.run(o, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+    String tables = out.toString(StandardCharsets.UTF_8);
+    assertThat(ok).as(tables).isTrue();
+    assertThat(tables).contains("### mixed", "phase `load`", "phase `w5`", "phase `w5-read`", "phase `w5-write`",
+        "phase `w50`", "phase `w50-read`", "phase `w50-write`", "background work", "per mix", "| w50 | lsmtree | ")
+        .doesNotContain("FAILED");
+    List<String> csv = Files.readAllLines(tmp.resolve("out").resolve("results.csv"));
+    List<String> header = List.of(csv.get(0).split(","));
+    java.util.Map<String, java.util.Map<String, String>> rows = new java.util.HashMap<>();
+    for (String line : csv.subList(1, csv.size())) {
+      String[] cells = line.split(",", -1);
+      java.util.Map<String, String> row = new java.util.HashMap<>();
+      for (int i = 0; i < header.size(); i++) {
+        row.put(header.get(i), cells[i]);
+      }
+      rows.put(row.get("engine") + "/" + row.get("phase"), row);
+    }
+    for (String engine : Engines.ALL) {
+      assertThat(Long.parseLong(rows.get(engine + "/load").get("ops"))).isEqualTo(500);
+      for (int w : new int[] {5, 50}) {
+        String run = engine + "/w" + w;
+        java.util.Map<String, String> all = rows.get(run);
+        java.util.Map<String, String> reads = rows.get(run + "-read");
+        java.util.Map<String, String> writes = rows.get(run + "-write");
+        assertThat(all).as(run).isNotNull();
+        long readOps = Long.parseLong(reads.get("ops"));
+        long writeOps = Long.parseLong(writes.get("ops"));
+        long ops = Long.parseLong(all.get("ops"));
+        assertThat(ops).as(run).isEqualTo(readOps + writeOps).isGreaterThanOrEqualTo(200);
+        assertThat(readOps).as(run + " reads").isPositive();
+        assertThat(writeOps).as(run + " writes").isPositive();
+        assertThat(reads.get("misses")).as(run + ": every read found its document").isEqualTo("0");
+        assertThat(reads.get("wrong")).as(run + ": every read was a written version").isEqualTo("0");
+        assertThat(all.get("misses") + all.get("wrong")).isEqualTo("00");
+        double share = writeOps / (double) ops;
+        double sd = Math.sqrt(w / 100.0 * (1 - w / 100.0) / ops);
+        assertThat(Math.abs(share - w / 100.0)).as(run + " write share %.3f", share).isLessThan(5 * sd + 0.01);
+        for (java.util.Map<String, String> kind : List.of(reads, writes)) {
+          double p50 = Double.parseDouble(kind.get("p50_us"));
+          double p99 = Double.parseDouble(kind.get("p99_us"));
+          double p999 = Double.parseDouble(kind.get("p999_us"));
+          double max = Double.parseDouble(kind.get("max_us"));
+          assertThat(p50).as(run + " " + kind.get("phase") + " p50").isGreaterThanOrEqualTo(0).isLessThanOrEqualTo(p99);
+          assertThat(p99).as(run + " " + kind.get("phase") + " p99").isPositive().isLessThanOrEqualTo(p999);
+          assertThat(p999).as(run + " " + kind.get("phase") + " p99.9").isLessThanOrEqualTo(max).isLessThan(10_000_000);
+          assertThat(Long.parseLong(kind.get("ops_per_s"))).as(run + " " + kind.get("phase") + " ops/s").isPositive();
+        }
+      }
+    }
+    String json = Files.readString(tmp.resolve("out").resolve("results.json"));
+    assertThat(json).contains("\"workload\": \"mixed\"", "\"mixed_threads\": 2", "\"mixed_docs\": 500",
+        "\"phase\": \"w50-write\"");
+  }
+
+  @Test
+  void mixedRunsOnlyWhenNamed() {
+    assertThat(BenchOptions.parse(new String[0], tmp).workloads).doesNotContain("mixed");
+    BenchOptions o = BenchOptions.parse(new String[] {"--workload", "mixed", "--mixed-threads", "4",
+        "--mixed-writes", "1,95", "--mixed-seconds", "7", "--full"}, tmp);
+    assertThat(o.workloads).containsExactly("mixed");
+    assertThat(o.mixedThreads).isEqualTo(4);
+    assertThat(o.mixedWritePercents).containsExactly(1, 95);
+    assertThat(o.mixedSeconds).isEqualTo(7);
+    assertThat(o.keysFor("mixed")).isEqualTo(1_000_000);
+    assertThat(BenchOptions.parse(new String[0], tmp).mixedWritePercents).containsExactly(5, 50);
+    assertThat(BenchOptions.parse(new String[0], tmp).mixedThreads).isEqualTo(2);
+    assertThat(BenchOptions.usage()).contains("--mixed-writes", "on request only: [mixed]");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.percents("5,101"))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

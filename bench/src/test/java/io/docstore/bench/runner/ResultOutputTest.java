@@ -49,6 +49,33 @@ class ResultOutputTest {
         "lmdb: FAILED: engine JVM exited with 1", "rocksdb: joined x");
   }
 
+  private static List<String> mixOutput(long opsPerSecond, double writeP99) {
+    String rest = " misses=0 wrong=0 read_bytes=0 write_bytes=0 read_calls=0 device_reads=0";
+    return List.of(
+        "RESULT phase=load ops=10 seconds=1.0 engine_seconds=1.0 ops_per_s=10 p50_us=1.0 p99_us=2.0 p999_us=3.0 max_us=4.0" + rest,
+        "RESULT phase=w5 ops=1000 seconds=2.0 engine_seconds=1.0 ops_per_s=" + opsPerSecond
+            + " p50_us=1.0 p99_us=9.0 p999_us=30.0 max_us=40.0" + rest,
+        "RESULT phase=w5-read ops=950 seconds=2.0 engine_seconds=1.0 ops_per_s=950 p50_us=1.0 p99_us=2.0 p999_us=3.0"
+            + " max_us=4.0" + rest,
+        "RESULT phase=w5-write ops=50 seconds=2.0 engine_seconds=1.0 ops_per_s=50 p50_us=8.0 p99_us=" + writeP99
+            + " p999_us=900.0 max_us=1000.0" + rest,
+        "PEAK_RSS 1");
+  }
+
+  @Test
+  void mixesGetOneTableWithReadAndWriteLatenciesSideBySide() {
+    String table = ResultTable.render("mixed", List.of(
+        ChildResult.parse("mixed", "docstore", mixOutput(1000, 800.0), 1),
+        ChildResult.parse("mixed", "rocksdb", mixOutput(2000, 100.0), 1)));
+    assertThat(table).contains("per mix", "| mix | engine | ops/s | wall ops/s | writes % | read p50 |",
+        "| w5 | docstore | 1000 | 500 | 5.0 | 1.0 | 2.0 | 3.0 | 8.0 | 800.0 | 900.0 | - | - |",
+        "| w5 | rocksdb | 2000 | 500 | 5.0 | 1.0 | 2.0 | 3.0 | 8.0 | 100.0 | 900.0 | 0.50 | 8.00 |",
+        "phase `w5-write`");
+    assertThat(table.indexOf("per mix")).isLessThan(table.indexOf("phase `load`"));
+    assertThat(ResultTable.render("jobs", List.of(ChildResult.parse("jobs", "docstore", output(1), 1))))
+        .doesNotContain("per mix");
+  }
+
   @Test
   void writesJsonAndCsv() {
     List<ChildResult> results = List.of(ChildResult.parse("indeed-kv", "rocksdb", output(100), 2_000_000));
