@@ -23,7 +23,8 @@ final class ServeProcess implements AutoCloseable {
   static ServeProcess start(Path data, String... extraJvmArgs) throws IOException {
     List<String> jvm = new ArrayList<>(List.of(
         "-Ddocstore.http.read.port=0", "-Ddocstore.http.admin.port=0", "-Ddocstore.rpc.port=0",
-        "-Ddocstore.index.checkpoint-interval=300ms", io.docstore.service.torture.ServeJvm.SMALL_CACHES));
+        "-Ddocstore.index.checkpoint-interval=300ms", io.docstore.service.torture.ServeJvm.SMALL_CACHES,
+        "-XX:MaxDirectMemorySize=1g")); // the default document cache is off the heap
     jvm.addAll(List.of(extraJvmArgs));
     Process p = TestSupport.startJvm(Main.class, jvm, "serve", "--data", data.toString());
     BufferedReader out = TestSupport.stdout(p);
