@@ -5,7 +5,8 @@
  * atomic publication of small state files, named kill points for crash tests, and the two native
  * calls made through JNA: read-only mappings advised for random access ({@link io.docstore.io.MappedFile},
  * with {@link io.docstore.io.ColdReads} judging when reads through them wait for the disk) and lower
- * CPU priorities for background threads ({@link io.docstore.io.ThreadPriority}).
+ * CPU priorities for background threads ({@link io.docstore.io.ThreadPriority}); and the memory this
+ * process may use ({@link io.docstore.io.MemoryLimit}).
  *
  * <p>It owns no file format and knows nothing of documents, queues or indexes. It must not depend
  * on any other docstore module.

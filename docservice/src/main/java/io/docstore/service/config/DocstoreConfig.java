@@ -229,11 +229,11 @@ public final class DocstoreConfig {
    * {@code replica} before they open anything, so the error names the keys instead of an
    * {@code OutOfMemoryError} from deep inside the index.
    *
-   * @param directMemoryLimit this JVM's limit ({@link JvmMemory#directLimit()})
+   * @param directMemoryLimit this JVM's limit ({@link io.docstore.io.MemoryLimit#maxDirectBytes()})
    * @param replica whether this is a replica (which always keeps its document cache in process)
    */
   public void requireCachesFit(long directMemoryLimit, boolean replica) {
-    long allowed = directMemoryLimit / 4 * 3;
+    long allowed = io.docstore.io.MemoryLimit.cacheShare(directMemoryLimit);
     long need = offHeapCacheBytes(replica);
     if (need > allowed) {
       throw new ConfigError(ROOT + ".index.page-cache", "the off-heap caches (index.page-cache " + mib(indexPageCacheBytes)

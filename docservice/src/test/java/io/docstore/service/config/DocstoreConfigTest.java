@@ -37,7 +37,7 @@ class DocstoreConfigTest {
         java.util.List.of("127.0.0.1:11211")));
     memcached.requireCachesFit(512L << 20, false);
     assertThatThrownBy(() -> memcached.requireCachesFit(512L << 20, true)).hasMessageContaining("cache.bytes 256 MiB");
-    assertThat(JvmMemory.directLimit()).isPositive();
+    assertThat(io.docstore.io.MemoryLimit.detect().maxDirectBytes()).isPositive();
   }
 
   @Test
