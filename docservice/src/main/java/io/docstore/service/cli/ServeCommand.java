@@ -34,6 +34,7 @@ final class ServeCommand implements Callable<Integer> {
     DocstoreConfig cfg;
     try {
       cfg = DocstoreConfig.load(config, data == null ? Map.of() : Map.of("docstore.data-dir", data.toString()));
+      log.info(cfg.memorySummary(false));
       cfg.requireCachesFit(io.docstore.io.MemoryLimit.detect().maxDirectBytes(), false);
     } catch (ConfigError e) {
       System.err.println("docstore: " + e.getMessage());

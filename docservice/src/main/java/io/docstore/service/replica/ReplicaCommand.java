@@ -44,6 +44,7 @@ public final class ReplicaCommand implements Callable<Integer> {
         System.setProperty("docstore.replica.source", source);
       }
       cfg = DocstoreConfig.load(config, overrides);
+      log.info(cfg.memorySummary(true));
       cfg.requireCachesFit(io.docstore.io.MemoryLimit.detect().maxDirectBytes(), true);
       rc = ReplicaConfig.load(config);
     } catch (ConfigError e) {
