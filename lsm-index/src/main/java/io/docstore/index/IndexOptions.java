@@ -155,8 +155,8 @@ public final class IndexOptions {
     }
 
     /**
-     * Default: {@link MemoryBudgets}: a 32nd of the box's memory and an eighth of the heap, at most
-     * 64 MiB (about 2.5 million entries per flush); 16 MiB in a 512 MiB container. Minimum 1 KiB.
+     * Default: {@link MemoryBudgets}: the least of a 32nd of the box's memory, an eighth of the heap
+     * and 64 MiB (about 2.5 million entries per flush); 16 MiB in a 512 MiB container. Minimum 1 KiB.
      */
     public Builder memTableBytes(long bytes) {
       if (bytes < 1024) {
