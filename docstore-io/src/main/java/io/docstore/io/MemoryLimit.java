@@ -78,7 +78,7 @@ public record MemoryLimit(long bytes, String source, long maxHeapBytes, long max
     return new MemoryLimit(ram, ramSource, heap, direct);
   }
 
-  /** Where the number came from and the number, e.g. "cgroup v2 limit 512 MiB" or "RAM 23.5 GiB". */
+  /** Where the number came from and the number, e.g. "cgroup v2 limit 512 MiB" or "RAM 15.5 GiB". */
   public String describe() {
     return source + " " + size(bytes);
   }
@@ -92,7 +92,7 @@ public record MemoryLimit(long bytes, String source, long maxHeapBytes, long max
     return maxDirectBytes / 4 * 3;
   }
 
-  /** Bytes as "512 MiB", "1 GiB", "23.5 GiB" or "96 KiB". */
+  /** Bytes as "512 MiB", "1 GiB", "15.5 GiB" or "96 KiB". */
   public static String size(long bytes) {
     if (bytes >= 1L << 30) {
       double gib = bytes / (double) (1L << 30);

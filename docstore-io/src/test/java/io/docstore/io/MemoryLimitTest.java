@@ -72,8 +72,8 @@ class MemoryLimitTest {
 
   @Test
   void cgroupV1UnlimitedIsTheRam() throws IOException {
-    assertThat(detect(8 * GIB, "proc/self/cgroup", "4:memory:/process_api/x\n",
-        "sys/fs/cgroup/memory/process_api/x/memory.limit_in_bytes", "9223372036854771712\n",
+    assertThat(detect(8 * GIB, "proc/self/cgroup", "4:memory:/batch/x\n",
+        "sys/fs/cgroup/memory/batch/x/memory.limit_in_bytes", "9223372036854771712\n",
         "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n").describe()).isEqualTo("RAM 8 GiB");
   }
 
@@ -107,8 +107,8 @@ class MemoryLimitTest {
 
   @Test
   void ramWithoutCgroupFiles() throws IOException {
-    write("proc/meminfo", "MemTotal:       24684084 kB\n");
-    assertThat(MemoryLimit.detect(root).describe()).isEqualTo("RAM 23.5 GiB");
+    write("proc/meminfo", "MemTotal:        8912896 kB\n");
+    assertThat(MemoryLimit.detect(root).describe()).isEqualTo("RAM 8.5 GiB");
   }
 
   @Test
