@@ -5,9 +5,12 @@
  * atomic publication of small state files, named kill points for crash tests, and the two native
  * calls made through JNA: read-only mappings advised for random access ({@link io.docstore.io.MappedFile},
  * with {@link io.docstore.io.ColdReads} judging when reads through them wait for the disk) and lower
- * CPU priorities for background threads ({@link io.docstore.io.ThreadPriority}).
+ * CPU priorities for background threads ({@link io.docstore.io.ThreadPriority}); and the memory this
+ * process may use ({@link io.docstore.io.MemoryLimit}) with the default sizes of the caches above
+ * it ({@link io.docstore.io.MemoryBudgets}).
  *
- * <p>It owns no file format and knows nothing of documents, queues or indexes. It must not depend
- * on any other docstore module.
+ * <p>It owns no file format and knows nothing of documents, queues or indexes beyond the names of
+ * the caches whose default sizes it shares out (one table for the index library and the service,
+ * which only meet here). It must not depend on any other docstore module.
  */
 package io.docstore.io;

@@ -2,10 +2,20 @@ package io.docstore.index;
 
 import io.docstore.index.bloom.BloomPolicy;
 import io.docstore.io.FileSystem;
+import io.docstore.io.MemoryBudgets;
+import io.docstore.io.MemoryLimit;
 import io.docstore.io.SyncPolicy;
 import java.util.Objects;
 
-/** Settings of an {@link LsmIndex}. Immutable; build with {@link #builder()}. */
+/**
+ * Settings of an {@link LsmIndex}. Immutable; build with {@link #builder()}.
+ *
+ * <p>The three memory budgets (memory table, bloom memory, page cache) default to this process's
+ * share of its box ({@link MemoryBudgets}): the memory cgroup's limit, or the RAM, and the JVM's
+ * heap and direct limits decide them, so that an index opened with the defaults in a small
+ * container leaves the OS page cache room for its files; on a box of 2 GiB or more, with direct
+ * memory to spare, they are 64 MiB, 64 MiB and 256 MiB.
+ */
 public final class IndexOptions {
 
   /** The nice value of background threads unless set: well below lookups, above idle. */
@@ -25,18 +35,18 @@ public final class IndexOptions {
   private final long pageCacheBytes;
   private final boolean mappedReads;
 
-  private IndexOptions(Builder b) {
+  private IndexOptions(Builder b, MemoryBudgets budgets) {
     this.fileSystem = b.fileSystem;
     this.syncPolicy = b.syncPolicy;
-    this.memTableBytes = b.memTableBytes;
+    this.memTableBytes = budgets.memTableBytes();
     this.bloomFalsePositiveRate = b.bloomFalsePositiveRate;
-    this.bloomMemoryBytes = b.bloomMemoryBytes;
+    this.bloomMemoryBytes = budgets.bloomMemoryBytes();
     this.bloomPolicy = b.bloomPolicy;
     this.bloomRebalanceMillis = b.bloomRebalanceMillis;
     this.maxFrozenTables = b.maxFrozenTables;
     this.backgroundWriteRate = b.backgroundWriteRate;
     this.backgroundNice = b.backgroundNice;
-    this.pageCacheBytes = b.pageCacheBytes;
+    this.pageCacheBytes = budgets.pageCacheBytes();
     this.mappedReads = b.mappedReads;
   }
 
@@ -119,15 +129,15 @@ public final class IndexOptions {
   public static final class Builder {
     private FileSystem fileSystem = FileSystem.real();
     private SyncPolicy syncPolicy = SyncPolicy.ALWAYS;
-    private long memTableBytes = 64L << 20;
+    private long memTableBytes = MemoryBudgets.AUTO;
     private double bloomFalsePositiveRate = 0.01;
-    private long bloomMemoryBytes = 64L << 20;
+    private long bloomMemoryBytes = MemoryBudgets.AUTO;
     private BloomPolicy bloomPolicy = BloomPolicy.USEFULNESS;
     private long bloomRebalanceMillis = 500;
     private int maxFrozenTables = 2;
     private long backgroundWriteRate = 64L << 20;
     private int backgroundNice = DEFAULT_BACKGROUND_NICE;
-    private long pageCacheBytes;
+    private long pageCacheBytes = MemoryBudgets.AUTO;
     private boolean mappedReads = true;
 
     private Builder() {}
@@ -144,7 +154,10 @@ public final class IndexOptions {
       return this;
     }
 
-    /** Default: 64 MiB (about 2.5 million entries per flush). Minimum 1 KiB. */
+    /**
+     * Default: {@link MemoryBudgets}: the least of a 32nd of the box's memory, an eighth of the heap
+     * and 64 MiB (about 2.5 million entries per flush); 16 MiB in a 512 MiB container. Minimum 1 KiB.
+     */
     public Builder memTableBytes(long bytes) {
       if (bytes < 1024) {
         throw new IllegalArgumentException("memTableBytes must be at least 1024, got " + bytes);
@@ -162,7 +175,11 @@ public final class IndexOptions {
       return this;
     }
 
-    /** Default: 64 MiB. Zero disables residency (every bloom answer is "maybe"). */
+    /**
+     * Default: {@link MemoryBudgets}: a 32nd of the box's memory, at most 64 MiB (16 MiB in a
+     * 512 MiB container), within the JVM's direct memory. Zero disables residency (every bloom answer
+     * is "maybe").
+     */
     public Builder bloomMemoryBytes(long bytes) {
       if (bytes < 0) {
         throw new IllegalArgumentException("bloom memory must be >= 0, got " + bytes);
@@ -217,8 +234,11 @@ public final class IndexOptions {
     }
 
     /**
-     * Default: 0 (off; the service turns it on with {@code docstore.index.page-cache}). Below one
-     * 4 KiB page means off. Pages are cached after their second miss once the cache is full.
+     * Default: {@link MemoryBudgets}: an eighth of the box's memory, at most 256 MiB (64 MiB in a
+     * 512 MiB container), within what the JVM's direct memory leaves after the bloom memory; taken
+     * in 1 MiB chunks as it fills, and with {@link #mappedReads} filled only while reads through
+     * the mapping wait for the disk. 0 or below one 4 KiB page means off. Pages are cached after
+     * their second miss once the cache is full.
      */
     public Builder pageCacheBytes(long bytes) {
       if (bytes < 0) {
@@ -238,8 +258,12 @@ public final class IndexOptions {
       return this;
     }
 
+    /** Resolves the memory budgets left to their defaults ({@link MemoryBudgets}) and builds. */
     public IndexOptions build() {
-      return new IndexOptions(this);
+      MemoryBudgets given = new MemoryBudgets(pageCacheBytes, bloomMemoryBytes, memTableBytes, MemoryBudgets.AUTO);
+      boolean auto = memTableBytes == MemoryBudgets.AUTO || bloomMemoryBytes == MemoryBudgets.AUTO
+          || pageCacheBytes == MemoryBudgets.AUTO;
+      return new IndexOptions(this, auto ? MemoryBudgets.of(MemoryLimit.detect(), given, 0) : given);
     }
   }
 }

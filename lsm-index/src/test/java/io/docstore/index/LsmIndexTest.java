@@ -90,7 +90,8 @@ class LsmIndexTest {
       assertThat(s.pageCacheBytes()).isPositive().isLessThanOrEqualTo(1 << 20);
       assertThat(s.pageCacheEvictions()).isZero();
     }
-    try (LsmIndex index = LsmIndex.open(dir, small())) {
+    try (LsmIndex index = LsmIndex.open(dir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(4096)
+        .pageCacheBytes(0).build())) {
       assertThat(index.stats().pageCacheCapacityBytes()).isZero();
       assertThat(index.get(3)).isEqualTo(101);
       assertThat(index.stats().pageCacheHits()).isZero();

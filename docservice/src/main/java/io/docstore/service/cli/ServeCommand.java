@@ -34,7 +34,8 @@ final class ServeCommand implements Callable<Integer> {
     DocstoreConfig cfg;
     try {
       cfg = DocstoreConfig.load(config, data == null ? Map.of() : Map.of("docstore.data-dir", data.toString()));
-      cfg.requireCachesFit(io.docstore.service.config.JvmMemory.directLimit(), false);
+      log.info(cfg.memorySummary(false));
+      cfg.requireCachesFit(io.docstore.io.MemoryLimit.detect().maxDirectBytes(), false);
     } catch (ConfigError e) {
       System.err.println("docstore: " + e.getMessage());
       return 2;

@@ -5,6 +5,8 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigValue;
+import io.docstore.io.MemoryBudgets;
+import io.docstore.io.MemoryLimit;
 import io.docstore.io.SyncPolicy;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -23,6 +25,10 @@ import java.util.Properties;
  * the built-in defaults ({@code docstore.conf} on the class path, the same file as
  * {@code config/docstore.conf}). Every value is checked here, once, so a bad one stops the service
  * at start with the key and the reason ({@link ConfigError}) instead of failing later.
+ *
+ * <p>{@code index.memtable}, {@code index.bloom-memory}, {@code index.page-cache} and
+ * {@code cache.bytes} accept {@code auto} (their default): the size {@link MemoryBudgets} gives for
+ * this box and JVM ({@link MemoryLimit}), within the direct memory the sizes set explicitly leave.
  *
  * <p>Immutable and thread-safe.
  */
@@ -70,8 +76,11 @@ public final class DocstoreConfig {
   private final Duration inboxPollInterval;
   private final Duration shutdownTimeout;
   private final Duration replicationManifestInterval;
+  private final MemoryLimit memoryLimit;
+  /** The memory budgets as given: a size, or {@link MemoryBudgets#AUTO}. */
+  private final MemoryBudgets givenBudgets;
 
-  private DocstoreConfig(Config c) {
+  private DocstoreConfig(Config c, MemoryLimit memoryLimit) {
     Reader r = new Reader(c);
     dataDir = Path.of(r.nonEmpty("data-dir"));
     sync = r.sync("sync");
@@ -85,13 +94,13 @@ public final class DocstoreConfig {
     queueBlockCacheBytes = r.bytes("queue.block-cache", 0, 16L << 30);
     queueMappedReads = r.bool("queue.mapped-reads");
     queueBytesPerSync = r.bytes("queue.bytes-per-sync", 0, Long.MAX_VALUE);
-    indexMemtableBytes = r.bytes("index.memtable", 64 << 10, 1L << 36);
+    long memtable = r.bytesOrAuto("index.memtable", 64 << 10, 1L << 36);
     bloomFalsePositiveRate = r.doubleBetween("index.bloom-false-positive-rate", 0, 0.5);
-    bloomMemoryBytes = r.bytes("index.bloom-memory", 0, Long.MAX_VALUE);
+    long bloom = r.bytesOrAuto("index.bloom-memory", 0, Long.MAX_VALUE);
     indexBackgroundWriteRate = r.bytes("index.background-write-rate", 0, Long.MAX_VALUE);
     indexBackgroundNice = r.intBetween("index.background-nice", 0, 19);
     // The slot cache holds at most 16 stripes of 1 GiB.
-    indexPageCacheBytes = r.bytes("index.page-cache", 0, 16L << 30);
+    long pages = r.bytesOrAuto("index.page-cache", 0, 16L << 30);
     indexMappedReads = r.bool("index.mapped-reads");
     checkpointInterval = r.positiveDuration("index.checkpoint-interval");
     readAddress = r.address("http.read");
@@ -119,10 +128,17 @@ public final class DocstoreConfig {
     rpcAddress = r.address("rpc");
     rpcMaxFrameBytes = r.intBytes("rpc.max-frame", 64, 1 << 30);
     rpcMaxBatch = r.intBetween("rpc.max-batch", 1, 100_000);
-    cacheBytes = r.bytes("cache.bytes", 0, Long.MAX_VALUE);
-    if (cacheBytes != 0 && cacheBytes < 64 << 10) {
-      throw new ConfigError(ROOT + ".cache.bytes", "must be 0 (no in-process cache) or at least 64K, got " + cacheBytes);
+    long documents = r.bytesOrAuto("cache.bytes", 0, Long.MAX_VALUE);
+    if (documents > 0 && documents < 64 << 10) {
+      throw new ConfigError(ROOT + ".cache.bytes", "must be 0 (no in-process cache), at least 64K or auto, got " + documents);
     }
+    this.memoryLimit = memoryLimit;
+    givenBudgets = new MemoryBudgets(pages, bloom, memtable, documents);
+    MemoryBudgets budgets = MemoryBudgets.of(memoryLimit, givenBudgets, queueBlockCacheBytes);
+    indexMemtableBytes = budgets.memTableBytes();
+    bloomMemoryBytes = budgets.bloomMemoryBytes();
+    indexPageCacheBytes = budgets.pageCacheBytes();
+    cacheBytes = budgets.documentCacheBytes();
     memcachedServers = r.servers("cache.memcached.servers");
     memcachedTimeout = r.positiveDuration("cache.memcached.timeout");
     String inbox = r.string("inbox.dir");
@@ -140,14 +156,20 @@ public final class DocstoreConfig {
     return load(null, Map.of());
   }
 
+  /** As {@link #load(Path, Map, MemoryLimit)} for this process's box and JVM. */
+  public static DocstoreConfig load(Path file, Map<String, Object> overrides) {
+    return load(file, overrides, MemoryLimit.detect());
+  }
+
   /**
    * Loads and validates.
    *
    * @param file a config file (its keys override the defaults), or null
    * @param overrides keys (full paths, e.g. {@code docstore.data-dir}) that override everything,
    *     used for command-line options such as {@code --data}
+   * @param memoryLimit the box and JVM the {@code auto} sizes are chosen for
    */
-  public static DocstoreConfig load(Path file, Map<String, Object> overrides) {
+  static DocstoreConfig load(Path file, Map<String, Object> overrides, MemoryLimit memoryLimit) {
     Config defaults = ConfigFactory.parseResources(DocstoreConfig.class.getClassLoader(), "docstore.conf",
         ConfigParseOptions.defaults().setAllowMissing(false));
     Config fromFile = ConfigFactory.empty();
@@ -171,7 +193,7 @@ public final class DocstoreConfig {
       throw new ConfigError(ROOT, e.getMessage());
     }
     rejectUnknownKeys(fromFile.withFallback(env), defaults);
-    return new DocstoreConfig(merged.getConfig(ROOT));
+    return new DocstoreConfig(merged.getConfig(ROOT), memoryLimit);
   }
 
   /** JVM system properties naming a known key; others (e.g. {@code docstore.test.seed}) are not config. */
@@ -229,16 +251,17 @@ public final class DocstoreConfig {
    * {@code replica} before they open anything, so the error names the keys instead of an
    * {@code OutOfMemoryError} from deep inside the index.
    *
-   * @param directMemoryLimit this JVM's limit ({@link JvmMemory#directLimit()})
+   * @param directMemoryLimit this JVM's limit ({@link MemoryLimit#maxDirectBytes()})
    * @param replica whether this is a replica (which always keeps its document cache in process)
    */
   public void requireCachesFit(long directMemoryLimit, boolean replica) {
-    long allowed = directMemoryLimit / 4 * 3;
+    long allowed = MemoryLimit.cacheShare(directMemoryLimit);
     long need = offHeapCacheBytes(replica);
     if (need > allowed) {
-      throw new ConfigError(ROOT + ".index.page-cache", "the off-heap caches (index.page-cache " + mib(indexPageCacheBytes)
-          + " + index.bloom-memory " + mib(bloomMemoryBytes) + " + queue.block-cache " + mib(queueBlockCacheBytes)
-          + " + cache.bytes " + mib(documentCacheBytes(replica))
+      throw new ConfigError(ROOT + ".index.page-cache", "the off-heap caches (index.page-cache "
+          + budget(indexPageCacheBytes, givenBudgets.pageCacheBytes()) + " + index.bloom-memory "
+          + budget(bloomMemoryBytes, givenBudgets.bloomMemoryBytes()) + " + queue.block-cache " + mib(queueBlockCacheBytes)
+          + " + cache.bytes " + budget(documentCacheBytes(replica), givenBudgets.documentCacheBytes())
           + ") need " + mib(need) + ", more than 3/4 of this JVM's direct memory limit of "
           + mib(directMemoryLimit) + " (-XX:MaxDirectMemorySize, default = -Xmx): lower them, or raise the limit"
           + " (DOCSTORE_JAVA_OPTS=-XX:MaxDirectMemorySize=... for scripts/docstore)");
@@ -248,6 +271,28 @@ public final class DocstoreConfig {
   private static String mib(long bytes) {
     return (bytes >> 20) + " MiB";
   }
+
+  /** A budget for a message: its size ("0" when off), and "(auto)" when the box chose it. */
+  private static String budget(long bytes, long given) {
+    return (bytes == 0 ? "0" : MemoryLimit.size(bytes)) + (given == MemoryBudgets.AUTO ? " (auto)" : "");
+  }
+
+  /**
+   * One line for the start-up log: the box's memory limit and where it came from, the JVM's limits,
+   * and the four memory budgets, those the box chose marked {@code (auto)}.
+   *
+   * @param replica whether this is a replica (which always keeps its document cache in process)
+   */
+  public String memorySummary(boolean replica) {
+    String documents = replica || memcachedServers.isEmpty()
+        ? budget(cacheBytes, givenBudgets.documentCacheBytes()) : "not used (memcached)";
+    return "memory: " + memoryLimit.describe() + ", JVM heap " + MemoryLimit.size(memoryLimit.maxHeapBytes())
+        + ", direct memory " + MemoryLimit.size(memoryLimit.maxDirectBytes()) + "; index.page-cache "
+        + budget(indexPageCacheBytes, givenBudgets.pageCacheBytes()) + ", index.bloom-memory "
+        + budget(bloomMemoryBytes, givenBudgets.bloomMemoryBytes()) + ", index.memtable "
+        + budget(indexMemtableBytes, givenBudgets.memTableBytes()) + ", cache.bytes " + documents;
+  }
+
   public Duration checkpointInterval() { return checkpointInterval; }
   public InetSocketAddress readAddress() { return readAddress; }
   public InetSocketAddress adminAddress() { return adminAddress; }
@@ -310,6 +355,15 @@ public final class DocstoreConfig {
 
     boolean bool(String key) {
       return get(key, c::getBoolean);
+    }
+
+    /** A size, or {@link MemoryBudgets#AUTO} for the word {@code auto}. */
+    long bytesOrAuto(String key, long min, long max) {
+      if (c.hasPath(key) && c.getValue(key).valueType() == com.typesafe.config.ConfigValueType.STRING
+          && "auto".equals(c.getString(key).trim())) {
+        return MemoryBudgets.AUTO;
+      }
+      return bytes(key, min, max);
     }
 
     long bytes(String key, long min, long max) {

@@ -44,7 +44,8 @@ public final class ReplicaCommand implements Callable<Integer> {
         System.setProperty("docstore.replica.source", source);
       }
       cfg = DocstoreConfig.load(config, overrides);
-      cfg.requireCachesFit(io.docstore.service.config.JvmMemory.directLimit(), true);
+      log.info(cfg.memorySummary(true));
+      cfg.requireCachesFit(io.docstore.io.MemoryLimit.detect().maxDirectBytes(), true);
       rc = ReplicaConfig.load(config);
     } catch (ConfigError e) {
       System.err.println("docstore: " + e.getMessage());

@@ -3,6 +3,8 @@ package io.docstore.service.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.docstore.io.MemoryBudgets;
+import io.docstore.io.MemoryLimit;
 import io.docstore.io.SyncPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,22 +24,77 @@ class DocstoreConfigTest {
     return f;
   }
 
+  private static final long MIB = 1L << 20;
+  /** A big box whose JVM has direct memory to spare: auto gives the caps. */
+  private static final MemoryLimit BIG = new MemoryLimit(24L << 30, "RAM", 4L << 30, 4L << 30);
+  /** A 512 MiB container, the JVM's default limits (a quarter of it each). */
+  private static final MemoryLimit SMALL = new MemoryLimit(512 * MIB, "cgroup v2 limit", 128 * MIB, 128 * MIB);
+
   @Test
   void cachesThatDoNotFitTheJvmsDirectMemoryStopTheStartWithTheKeys() {
-    DocstoreConfig c = DocstoreConfig.load();
+    DocstoreConfig c = DocstoreConfig.load(null, Map.of(), BIG);
     assertThatThrownBy(() -> c.requireCachesFit(512L << 20, false)).isInstanceOf(ConfigError.class)
-        .hasMessageContaining("docstore.index.page-cache").hasMessageContaining("index.bloom-memory 64 MiB")
+        .hasMessageContaining("docstore.index.page-cache").hasMessageContaining("index.bloom-memory 64 MiB (auto)")
         .hasMessageContaining("cache.bytes 256 MiB").hasMessageContaining("need 576 MiB")
         .hasMessageContaining("MaxDirectMemorySize");
     c.requireCachesFit(1L << 30, false);
-    DocstoreConfig small = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "32M"));
+    DocstoreConfig small = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "32M",
+        "docstore.cache.bytes", "64M"), BIG);
     small.requireCachesFit(512L << 20, false);
     // With memcached the document cache is not in process, except on a replica.
     DocstoreConfig memcached = DocstoreConfig.load(null, Map.of("docstore.cache.memcached.servers",
-        java.util.List.of("127.0.0.1:11211")));
+        java.util.List.of("127.0.0.1:11211")), BIG);
     memcached.requireCachesFit(512L << 20, false);
     assertThatThrownBy(() -> memcached.requireCachesFit(512L << 20, true)).hasMessageContaining("cache.bytes 256 MiB");
-    assertThat(JvmMemory.directLimit()).isPositive();
+    assertThat(MemoryLimit.detect().maxDirectBytes()).isPositive();
+  }
+
+  @Test
+  void autoSizesFollowTheBoxAsInTheBudgetTable() {
+    for (MemoryLimit box : new MemoryLimit[] {SMALL, BIG, new MemoryLimit(1L << 30, "RAM", 256 * MIB, 256 * MIB)}) {
+      DocstoreConfig c = DocstoreConfig.load(null, Map.of(), box);
+      MemoryBudgets table = MemoryBudgets.of(box);
+      assertThat(c.indexPageCacheBytes()).as(box.describe()).isEqualTo(table.pageCacheBytes());
+      assertThat(c.bloomMemoryBytes()).as(box.describe()).isEqualTo(table.bloomMemoryBytes());
+      assertThat(c.indexMemtableBytes()).as(box.describe()).isEqualTo(table.memTableBytes());
+      assertThat(c.cacheBytes()).as(box.describe()).isEqualTo(table.documentCacheBytes());
+      // auto always fits the JVM it was chosen for, primary or replica.
+      c.requireCachesFit(box.maxDirectBytes(), false);
+      c.requireCachesFit(box.maxDirectBytes(), true);
+    }
+    DocstoreConfig small = DocstoreConfig.load(null, Map.of(), SMALL);
+    assertThat(new long[] {small.indexPageCacheBytes(), small.bloomMemoryBytes(), small.indexMemtableBytes(),
+        small.cacheBytes()}).containsExactly(64 * MIB, 16 * MIB, 16 * MIB, 16 * MIB);
+    DocstoreConfig big = DocstoreConfig.load(null, Map.of(), BIG);
+    assertThat(new long[] {big.indexPageCacheBytes(), big.bloomMemoryBytes(), big.indexMemtableBytes(),
+        big.cacheBytes()}).containsExactly(256 * MIB, 64 * MIB, 64 * MIB, 256 * MIB);
+    assertThat(small.memorySummary(false)).isEqualTo("memory: cgroup v2 limit 512 MiB, JVM heap 128 MiB, "
+        + "direct memory 128 MiB; index.page-cache 64 MiB (auto), index.bloom-memory 16 MiB (auto), "
+        + "index.memtable 16 MiB (auto), cache.bytes 16 MiB (auto)");
+  }
+
+  @Test
+  void explicitSizesOverrideAutoAndLeaveItLessRoom() throws IOException {
+    Path f = file("docstore { index { page-cache = 32M, memtable = 1M }, cache.bytes = 0, queue.block-cache = 8M }");
+    DocstoreConfig c = DocstoreConfig.load(f, Map.of(), SMALL);
+    assertThat(c.indexPageCacheBytes()).isEqualTo(32 * MIB);
+    assertThat(c.indexMemtableBytes()).isEqualTo(1 * MIB);
+    assertThat(c.cacheBytes()).as("0 still means no in-process cache").isZero();
+    assertThat(c.bloomMemoryBytes()).isEqualTo(16 * MIB);
+    assertThat(c.memorySummary(false)).contains("index.page-cache 32 MiB, ", "index.bloom-memory 16 MiB (auto)",
+        "index.memtable 1 MiB, ", "cache.bytes 0");
+    // Room for the autos: 96 MiB (3/4 of 128) less 32 set for pages and 8 for blocks: bloom, then documents.
+    c = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "32M", "docstore.queue.block-cache", "8M"), SMALL);
+    assertThat(c.bloomMemoryBytes()).isEqualTo(16 * MIB);
+    assertThat(c.cacheBytes()).isEqualTo(40 * MIB);
+    c.requireCachesFit(SMALL.maxDirectBytes(), true);
+    // Every size set: exactly as before, whatever the box.
+    c = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "256M", "docstore.index.bloom-memory", "64M",
+        "docstore.index.memtable", "64M", "docstore.cache.bytes", "256M"), SMALL);
+    assertThat(new long[] {c.indexPageCacheBytes(), c.bloomMemoryBytes(), c.indexMemtableBytes(), c.cacheBytes()})
+        .containsExactly(256 * MIB, 64 * MIB, 64 * MIB, 256 * MIB);
+    assertThat(DocstoreConfig.load(null, Map.of("docstore.cache.memcached.servers",
+        java.util.List.of("127.0.0.1:11211")), SMALL).memorySummary(false)).endsWith("cache.bytes not used (memcached)");
   }
 
   @Test
@@ -52,7 +109,7 @@ class DocstoreConfigTest {
     assertThat(c.memcachedServers()).isEmpty();
     assertThat(c.inboxDir()).isNull();
     assertThat(c.dataDir()).isEqualTo(Path.of("data"));
-    assertThat(c.indexPageCacheBytes()).isEqualTo(256L << 20);
+    assertThat(c.indexPageCacheBytes()).isEqualTo(MemoryBudgets.forThisProcess().pageCacheBytes());
     assertThat(c.queueBlockCacheBytes()).isZero();
     assertThat(c.queueMappedReads()).isTrue();
     assertThat(c.indexMappedReads()).isTrue();
@@ -113,6 +170,8 @@ class DocstoreConfigTest {
         {"docstore.http.max-request-line = 1K", "docstore.http.max-request-line", "multi-get"},
         {"docstore.data-dir = \"\"", "docstore.data-dir", "empty"},
         {"docstore.queue.bytes-per-sync = -1", "docstore.queue.bytes-per-sync", ""},
+        {"docstore.index.page-cache = sometimes", "docstore.index.page-cache", ""},
+        {"docstore.cache.bytes = 1K", "docstore.cache.bytes", "or auto"},
     };
     for (String[] c : cases) {
       Path f = file(c[0]);
