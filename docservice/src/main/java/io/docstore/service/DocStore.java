@@ -331,6 +331,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   }
 
   @Override
+  public boolean cachesInProcess() {
+    return cache.local();
+  }
+
+  @Override
   public boolean readsInMemory() {
     return !closed.get() && cache.local() && index.lookupsWarm() && reader.readsWarm();
   }

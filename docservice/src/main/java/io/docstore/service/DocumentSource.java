@@ -40,6 +40,14 @@ public interface DocumentSource {
   }
 
   /**
+   * Whether the document cache is in this process ({@link #copyIfCached} can answer hits), so that
+   * per-document reads cost no network round trip and need no batching.
+   */
+  default boolean cachesInProcess() {
+    return false;
+  }
+
+  /**
    * Whether a {@link #get} now most likely neither waits for the disk nor for the network: the
    * cache is in process and the index and queue reads of late found their pages in memory. A
    * network thread may then read a cache miss itself instead of handing it to a worker. A guess

@@ -12,10 +12,9 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashSet;
+import java.util.Arrays;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -165,48 +164,135 @@ public final class ReadRoutes implements Routes {
     return false;
   }
 
+  /**
+   * {@code GET /docs?ids=...}: the distinct IDs in request order, answered
+   * {@code {"found":{"id":doc,...},"missing":[id,...]}}. With an in-process cache each body is copied
+   * from the cache, or from the queue's buffer on a miss, into one pooled scratch buffer and from
+   * there into the response: no {@code byte[]} or object per document on the heap. With a remote
+   * cache one batched lookup ({@link DocumentSource#getAll}) keeps it to one network round trip.
+   */
   private FullHttpResponse many(QueryStringDecoder qs) throws BadRequest, IOException {
     List<String> params = qs.parameters().get("ids");
     if (params == null || params.isEmpty()) {
       throw new BadRequest("missing ids parameter: GET /docs?ids=1,2,3");
     }
-    LinkedHashSet<Long> ids = new LinkedHashSet<>();
+    long[] ids = distinctIds(params);
+    ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+    int[] starts = new int[ids.length];
+    int[] ends = new int[ids.length];
+    ByteBuf bodies = alloc.directBuffer(Math.min(1 << 20, ids.length * INITIAL_BODY_BYTES));
+    try {
+      if (source.cachesInProcess()) {
+        for (int i = 0; i < ids.length; i++) {
+          starts[i] = bodies.writerIndex();
+          long seq = source.copyIfCached(ids[i], bodies);
+          if (seq < 0) {
+            seq = source.copy(ids[i], bodies);
+          }
+          ends[i] = seq < 0 ? -1 : bodies.writerIndex();
+        }
+      } else {
+        Document[] docs = source.getAll(ids);
+        for (int i = 0; i < ids.length; i++) {
+          starts[i] = bodies.writerIndex();
+          if (docs[i] != null) {
+            bodies.writeBytes(docs[i].body());
+          }
+          ends[i] = docs[i] == null ? -1 : bodies.writerIndex();
+        }
+      }
+      ByteBuf out = alloc.directBuffer(bodies.readableBytes() + 24 * ids.length + 32);
+      out.writeBytes(FOUND_OPEN);
+      boolean first = true;
+      for (int i = 0; i < ids.length; i++) {
+        if (ends[i] >= 0) {
+          if (!first) {
+            out.writeByte(',');
+          }
+          first = false;
+          out.writeByte('"');
+          writeDecimal(out, ids[i]);
+          out.writeByte('"').writeByte(':');
+          out.writeBytes(bodies, starts[i], ends[i] - starts[i]);
+        }
+      }
+      out.writeBytes(MISSING_OPEN);
+      first = true;
+      for (int i = 0; i < ids.length; i++) {
+        if (ends[i] < 0) {
+          if (!first) {
+            out.writeByte(',');
+          }
+          first = false;
+          writeDecimal(out, ids[i]);
+        }
+      }
+      out.writeByte(']').writeByte('}');
+      return Responses.json(HttpResponseStatus.OK, out);
+    } finally {
+      bodies.release();
+    }
+  }
+
+  /** The IDs of the {@code ids} parameters, each once, in the order of first mention. */
+  private long[] distinctIds(List<String> params) throws BadRequest {
+    long[] all = new long[16];
+    int n = 0;
     for (String p : params) {
-      for (String s : p.split(",", -1)) {
-        ids.add(Ids.parse(s));
-        if (ids.size() > maxIds) {
-          throw new BadRequest("too many IDs: at most " + maxIds + " distinct IDs per request");
+      int from = 0;
+      while (true) {
+        int comma = p.indexOf(',', from);
+        int to = comma < 0 ? p.length() : comma;
+        if (n == all.length) {
+          all = Arrays.copyOf(all, n * 2);
         }
+        all[n++] = Ids.parse(p.subSequence(from, to));
+        if (comma < 0) {
+          break;
+        }
+        from = comma + 1;
       }
     }
-    long[] arr = ids.stream().mapToLong(Long::longValue).toArray();
-    Document[] docs = source.getAll(arr);
-    ByteArrayOutputStream out = new ByteArrayOutputStream(256 + 64 * arr.length);
-    out.writeBytes(FOUND_OPEN);
-    boolean first = true;
-    for (int i = 0; i < arr.length; i++) {
-      if (docs[i] != null) {
-        if (!first) {
-          out.write(',');
-        }
-        first = false;
-        out.writeBytes(("\"" + arr[i] + "\":").getBytes(StandardCharsets.US_ASCII));
-        out.writeBytes(docs[i].body());
+    long[] sorted = Arrays.copyOf(all, n);
+    Arrays.sort(sorted);
+    int distinct = 0;
+    for (int i = 0; i < n; i++) {
+      if (i == 0 || sorted[i] != sorted[i - 1]) {
+        sorted[distinct++] = sorted[i];
       }
     }
-    out.writeBytes(MISSING_OPEN);
-    first = true;
-    for (int i = 0; i < arr.length; i++) {
-      if (docs[i] == null) {
-        if (!first) {
-          out.write(',');
-        }
-        first = false;
-        out.writeBytes(Long.toString(arr[i]).getBytes(StandardCharsets.US_ASCII));
+    if (distinct > maxIds) {
+      throw new BadRequest("too many IDs: at most " + maxIds + " distinct IDs per request");
+    }
+    boolean[] seen = new boolean[distinct];
+    long[] out = new long[distinct];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+      int at = Arrays.binarySearch(sorted, 0, distinct, all[i]);
+      if (!seen[at]) {
+        seen[at] = true;
+        out[k++] = all[i];
       }
     }
-    out.write(']');
-    out.write('}');
-    return Responses.json(HttpResponseStatus.OK, out.toByteArray());
+    return out;
+  }
+
+  /** Writes {@code v} (non-negative) in decimal ASCII without a string. */
+  private static void writeDecimal(ByteBuf out, long v) {
+    if (v < 10) {
+      out.writeByte('0' + (int) v);
+      return;
+    }
+    int digits = 1;
+    for (long t = v / 10; t > 0; t /= 10) {
+      digits++;
+    }
+    int at = out.writerIndex();
+    out.ensureWritable(digits);
+    for (int i = digits - 1; i >= 0; i--) {
+      out.setByte(at + i, '0' + (int) (v % 10));
+      v /= 10;
+    }
+    out.writerIndex(at + digits);
   }
 }

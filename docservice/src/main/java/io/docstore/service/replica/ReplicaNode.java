@@ -345,6 +345,11 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   }
 
   @Override
+  public boolean cachesInProcess() {
+    return true;
+  }
+
+  @Override
   public long copyIfCached(long id, io.netty.buffer.ByteBuf out) {
     return id < 0 ? -1 : reads.copyIfCached(id, out);
   }
