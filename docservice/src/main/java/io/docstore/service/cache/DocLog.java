@@ -4,14 +4,13 @@ import io.docstore.io.cache.SlotCache;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.concurrent.locks.StampedLock;
 
 /**
  * One stripe of {@link OffHeapDocCache}: document versions appended to a ring of off-heap chunks,
  * found through an open-addressing table of primitive arrays. Nothing is allocated per entry.
  *
- * <p>Entry layout in a chunk (8-byte aligned, little-endian):
+ * <p>Entry layout in a chunk (8-byte aligned, big-endian; the layout lives only in memory):
  *
  * <pre>
  *   id      int64
@@ -300,7 +299,7 @@ final class DocLog {
     for (int lap = 0; lap <= 2 * chunks.length + 1; lap++) {
       head = head + 1 == chunks.length ? 0 : head + 1;
       if (chunks[head] == null) {
-        ByteBuffer b = ByteBuffer.allocateDirect(chunkSize).order(ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b = ByteBuffer.allocateDirect(chunkSize);
         views[head] = Unpooled.wrappedBuffer(b);
         chunks[head] = b;
         chunkEnds[head] = 0;
@@ -324,7 +323,7 @@ final class DocLog {
     }
     ByteBuffer chunk = chunks[c];
     if (scratch == null) {
-      scratch = ByteBuffer.allocateDirect(chunkSize).order(ByteOrder.LITTLE_ENDIAN);
+      scratch = ByteBuffer.allocateDirect(chunkSize);
     }
     Table t = table;
     int kept = 0;
