@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * size (64 MiB), for random reads without a system call or a copy once the pages are resident.
  *
  * <p>Every chunk is advised {@code MADV_RANDOM} before it is used: a page fault then reads just
- * that page, never the disk's read-ahead window (8 MiB on these machines, FACTS.md), which is
+ * that page, never the disk's read-ahead window (8 MiB on the machines measured, docs/background.md), which is
  * what made unadvised mappings collapse under memory pressure. Where the advice cannot be given
  * (not Linux, no native access) nothing is mapped at all and {@link #chunk} returns null, so the
  * caller keeps its positional reads.

@@ -8,7 +8,7 @@ import java.util.SplittableRandom;
  * vocabulary), the document every docstore benchmark writes. Deterministic: the same seed and ID
  * give the same bytes, so a reader can verify what a writer wrote without keeping it.
  *
- * <p>Compressibility matches what was measured on real-looking postings (FACTS.md): about 1.25x per
+ * <p>Compressibility matches what was measured on real-looking postings (docs/background.md): about 1.25x per
  * document alone with LZ4 and about 2x over 4 KiB of consecutive documents.
  *
  * <p>Not thread-safe: one generator per thread.

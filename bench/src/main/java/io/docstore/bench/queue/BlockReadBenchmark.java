@@ -29,7 +29,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * 256 MiB file on a warm page cache, through a positional {@code FileChannel.read} into a direct
  * buffer (what {@code BlockReader} does) versus a copy out of a Chronicle-Bytes memory mapping of
  * the same file. Both copy the block once into a reusable buffer. Cold-cache behaviour, which the
- * choice hinges on as much, is in FACTS.md (mmap random reads collapse under memory pressure with
+ * choice hinges on as much, is in docs/background.md (mmap random reads collapse under memory pressure with
  * this disk's 8 MiB read-ahead); see docs/decisions.md.
  */
 @State(Scope.Thread)

@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * The runner's command line. A size profile ({@code --quick}, the default, about three minutes for
- * everything; {@code --medium}; {@code --full}, the issue's sizes) sets every size; single
+ * everything; {@code --medium}; {@code --full}, the full sizes of docs/benchmarks.md) sets every size; single
  * options override it.
  */
 final class BenchOptions {

@@ -17,7 +17,7 @@ import java.util.concurrent.locks.LockSupport;
  * p99.9 alone shows how much the engine's writes get in the way of reads. For engines that say
  * whether a flush or compaction is running ({@link Engine#backgroundJobs()}: docstore, RocksDB;
  * LMDB has none), a sampler polls that every millisecond and the reads under writes are also split
- * into those that overlapped background work and those that did not: the issue's "p99.9 during
+ * into those that overlapped background work and those that did not: the target "p99.9 during
  * compaction vs without". Reads are verified by the document's ID prefix, since any version is right.
  */
 public final class ReadWhileWritingWorkload implements Workload {

@@ -89,7 +89,7 @@ class TortureHostileClientTest {
             + " seed=" + seed).print();
         assertThat(good.failures.get()).as("well-behaved requests failed: %s", good.lastFailure).isZero();
         assertThat(attacked.getTotalCount()).isPositive();
-        // The bound: within 2x the normal p99, with a 50 ms floor for timer and scheduling
+        // The bound (docs/reliability.md): within 2x the normal p99, with a 50 ms floor for timer and scheduling
         // noise on a loaded 2-core box (a baseline p99 of a few ms would otherwise make one
         // descheduled request fail the run).
         long bound = Math.max(2 * p99Base, BOUND_FLOOR_US);

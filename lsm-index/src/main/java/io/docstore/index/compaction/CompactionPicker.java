@@ -3,7 +3,7 @@ package io.docstore.index.compaction;
 import java.util.List;
 
 /**
- * The Indeed size-tiered rule (article Figure 5), as a pure function of sizes:
+ * The Indeed size-tiered rule (the article's compaction heuristic, its Figure 5; docs/background.md), as a pure function of sizes:
  *
  * <pre>
  * while newIndex.size &gt;= diskIndexes.first.size: newIndex = merge(newIndex, diskIndexes.removeFirst())

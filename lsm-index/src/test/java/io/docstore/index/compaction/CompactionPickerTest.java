@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Table tests of the article's Figure 5 rule, replaying its walk-through (Figures 6-12). */
+/** Table tests of the article's compaction rule (docs/background.md), replaying its walk-through (its Figures 6-12). */
 class CompactionPickerTest {
 
   private static final long BATCH = 100_000;
