@@ -88,9 +88,11 @@ public final class ReadRoutes implements Routes {
     }
     try {
       seq = source.copy(id, body);
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException | InternalError e) {
+      // InternalError: a fault in a mapped read (a file cut short under the mapping). The worker
+      // reads it again and answers the error (and logs it); the network thread only passes it on.
       body.release();
-      return null; // the worker reads it again and answers the error (and logs it)
+      return null;
     }
     if (seq < 0) {
       body.release();
