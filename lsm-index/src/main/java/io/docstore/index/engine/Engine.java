@@ -469,11 +469,18 @@ public final class Engine implements java.io.Closeable {
   }
 
   private void awaitFlushesPaced() throws IOException {
-    long failuresBefore = counters.backgroundFailures.get();
-    background.execute(flusher::flushOne);
+    // The failure count when the attempt run for this call starts: an attempt already running (one
+    // that began before a full disk was freed, say) may still fail, and must not fail this call.
+    // The background thread is single, so that attempt ends before this call's begins.
+    java.util.concurrent.atomic.AtomicLong failuresAtStart = new java.util.concurrent.atomic.AtomicLong(-1);
+    background.execute(() -> {
+      failuresAtStart.set(counters.backgroundFailures.get());
+      flusher.flushOne();
+    });
     synchronized (stateLock) {
       while (current.frozen.length > 0) {
-        if (counters.backgroundFailures.get() != failuresBefore && backgroundFailure != null) {
+        long base = failuresAtStart.get();
+        if (base >= 0 && counters.backgroundFailures.get() != base && backgroundFailure != null) {
           throw new IOException("flush failed", backgroundFailure);
         }
         checkOpen();
