@@ -81,7 +81,7 @@ public final class MixedWorkload implements Workload {
     }
     try (Engine engine = ctx.opener().open()) {
       List<PhaseResult> phases = new ArrayList<>();
-      phases.add(load(engine, p));
+      phases.add(JobLoad.load(engine, p, "load"));
       AtomicIntegerArray versions = new AtomicIntegerArray((int) p.keys());
       for (int i = 0; i < writePercents.size(); i++) {
         int w = writePercents.get(i);
@@ -90,23 +90,6 @@ public final class MixedWorkload implements Workload {
       }
       return phases;
     }
-  }
-
-  private static PhaseResult load(Engine engine, WorkloadParams p) throws IOException {
-    PhaseTimer timer = new PhaseTimer("load");
-    for (long id = 0; id < p.keys(); id++) {
-      byte[] doc = JobDocGenerator.document(id, 0);
-      long t0 = System.nanoTime();
-      engine.put(Keys.bytes(id), doc);
-      if ((id + 1) % p.batch() == 0) {
-        engine.flush();
-      }
-      timer.record(System.nanoTime() - t0);
-    }
-    long flushStart = System.nanoTime();
-    engine.flush();
-    timer.addEngineTime(System.nanoTime() - flushStart);
-    return timer.finish(p.keys(), 0, 0);
   }
 
   /**

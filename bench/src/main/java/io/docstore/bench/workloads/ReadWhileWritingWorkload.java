@@ -31,7 +31,7 @@ public final class ReadWhileWritingWorkload implements Workload {
   public List<PhaseResult> run(WorkloadContext ctx) throws IOException {
     WorkloadParams p = ctx.params();
     try (Engine engine = ctx.opener().open()) {
-      PhaseResult preload = preload(engine, p);
+      PhaseResult preload = JobLoad.load(engine, p, "preload");
       PhaseResult alone = read("read-alone", engine, p, p.seed() + 1, null).get(0);
       Sampler sampler = engine.backgroundJobs() >= 0 ? new Sampler(engine) : null;
       Thread samplerThread = sampler == null ? null : new Thread(sampler, "bench-background-sampler");
@@ -63,23 +63,6 @@ public final class ReadWhileWritingWorkload implements Workload {
       phases.add(writer.result);
       return phases;
     }
-  }
-
-  private static PhaseResult preload(Engine engine, WorkloadParams p) throws IOException {
-    PhaseTimer timer = new PhaseTimer("preload");
-    for (long id = 0; id < p.keys(); id++) {
-      byte[] doc = JobDocGenerator.document(id, 0);
-      long t0 = System.nanoTime();
-      engine.put(Keys.bytes(id), doc);
-      if ((id + 1) % p.batch() == 0) {
-        engine.flush();
-      }
-      timer.record(System.nanoTime() - t0);
-    }
-    long flushStart = System.nanoTime();
-    engine.flush();
-    timer.addEngineTime(System.nanoTime() - flushStart);
-    return timer.finish(p.keys(), 0, 0);
   }
 
   /**
