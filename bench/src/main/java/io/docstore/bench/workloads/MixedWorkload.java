@@ -1,6 +1,7 @@
 package io.docstore.bench.workloads;
 
 import io.docstore.bench.data.JobDocGenerator;
+import com.google.common.util.concurrent.Uninterruptibles;
 import io.docstore.bench.engines.Engine;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -150,10 +151,14 @@ public final class MixedWorkload implements Workload {
     } catch (Exception e) {
       failed.set(true);
       start.reset();
-      joinAll(running);
+      for (Thread t : running) {
+        Uninterruptibles.joinUninterruptibly(t);
+      }
       throw new IOException("mixed clients did not start", e);
     }
-    joinAll(running);
+    for (Thread t : running) {
+      Uninterruptibles.joinUninterruptibly(t);
+    }
     long nanos = System.nanoTime() - begin;
     ProcSelf.Io io = ProcSelf.io().minus(ioBefore);
     Histogram all = PhaseResult.newHistogram();
@@ -183,22 +188,6 @@ public final class MixedWorkload implements Workload {
         new PhaseResult(name, readOps + writeOps, nanos, perThreadEngineNanos, all, misses, wrong, io),
         new PhaseResult(name + "-read", readOps, nanos, perThreadEngineNanos, reads, misses, wrong, ProcSelf.Io.NONE),
         new PhaseResult(name + "-write", writeOps, nanos, perThreadEngineNanos, writes, 0, 0, ProcSelf.Io.NONE));
-  }
-
-  private static void joinAll(Thread[] threads) {
-    boolean interrupted = false;
-    for (Thread t : threads) {
-      while (t.isAlive()) {
-        try {
-          t.join();
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   /**

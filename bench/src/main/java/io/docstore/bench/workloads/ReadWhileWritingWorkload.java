@@ -1,5 +1,6 @@
 package io.docstore.bench.workloads;
 
+import com.google.common.util.concurrent.Uninterruptibles;
 import io.docstore.bench.data.JobDocGenerator;
 import io.docstore.bench.engines.Engine;
 import java.io.IOException;
@@ -46,10 +47,10 @@ public final class ReadWhileWritingWorkload implements Workload {
         underWrites = read("read-under-writes", engine, p, p.seed() + 2, sampler);
       } finally {
         writer.stop.set(true);
-        joinUninterruptibly(thread);
+        Uninterruptibles.joinUninterruptibly(thread);
         if (sampler != null) {
           sampler.stop.set(true);
-          joinUninterruptibly(samplerThread);
+          Uninterruptibles.joinUninterruptibly(samplerThread);
         }
       }
       if (writer.failure != null) {
@@ -121,20 +122,6 @@ public final class ReadWhileWritingWorkload implements Workload {
       }
     }
     return true;
-  }
-
-  private static void joinUninterruptibly(Thread t) {
-    boolean interrupted = false;
-    while (t.isAlive()) {
-      try {
-        t.join();
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   /** Polls {@link Engine#backgroundJobs()} about every millisecond until stopped. */
