@@ -1,6 +1,7 @@
 package io.docstore.queue;
 
 import io.docstore.queue.block.BlockBuilder;
+import io.docstore.queue.block.RecordDictionary;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
 import java.io.Closeable;
@@ -130,6 +131,9 @@ public final class BulkAppender implements Closeable {
   private long bodyBytes;
   private long storedBytes;
   private boolean ended;
+  /** The writer's dictionary once trained: batches handed out from then on compress records with it. */
+  private RecordDictionary dictionary;
+  private final java.util.List<Batch> batches = new java.util.ArrayList<>();
 
   BulkAppender(QueueWriter writer, QueueOptions options, int threads, Sink sink, long lastSequence) {
     if (threads < 1) {
@@ -169,8 +173,15 @@ public final class BulkAppender implements Closeable {
       endBlock();
     }
     if (open == null) {
-      open = free.isEmpty() ? new Batch() : free.poll();
+      if (free.isEmpty()) {
+        batches.add(new Batch());
+        free.add(batches.get(batches.size() - 1));
+      }
+      open = free.poll();
       open.firstSequence = lastAssigned + 1;
+    }
+    if (dictionary == null) {
+      writer.sampleForBulk(body, off, len);
     }
     long sequence = ++lastAssigned;
     open.add(id, op, acceptedAtMillis, body, off, len);
@@ -203,6 +214,11 @@ public final class BulkAppender implements Closeable {
   private void submit() throws IOException {
     Batch b = open;
     open = null;
+    if (dictionary == null) {
+      dictionary = writer.dictionaryReady();
+    }
+    b.builder.useDictionary(dictionary);
+    b.encoded.dictionary = dictionary;
     inFlight.add(pool.submit(b::encode));
     while (!inFlight.isEmpty() && (inFlight.size() >= maxInFlight || inFlight.peek().isDone())) {
       writeHead();
@@ -267,6 +283,9 @@ public final class BulkAppender implements Closeable {
     if (!ended) {
       ended = true;
       pool.shutdownNow();
+      if (inFlight.isEmpty()) {
+        batches.forEach(b -> b.builder.close()); // else a worker may still use it: left to the collector
+      }
       // After a failure the records not yet written are dropped: the next append follows the last written one.
       writer.bulkEnd(lastWritten);
     }

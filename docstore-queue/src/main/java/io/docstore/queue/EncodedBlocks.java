@@ -13,6 +13,8 @@ final class EncodedBlocks {
 
   byte[] data = new byte[64 * 1024];
   int count;
+  /** The dictionary the blocks' records were compressed with (the active segment must start with it), or null. */
+  io.docstore.queue.block.RecordDictionary dictionary;
   /** Start of block {@code i} in {@link #data}; {@code start[count]} is the end of the last. */
   final int[] start;
   final int[] crc;

@@ -1,5 +1,8 @@
 package io.docstore.queue;
 
+import io.docstore.queue.block.RecordDictionary;
+import io.docstore.queue.block.ZstdRecords;
+import io.docstore.queue.segment.SegmentInfo;
 import io.docstore.io.DirectoryLock;
 import io.docstore.io.GroupCommit;
 import io.docstore.queue.block.BlockCache;
@@ -58,9 +61,27 @@ public final class Queue implements java.io.Closeable {
         appender::force, r.lastSequence());
     commit.onSync(nanos -> counters.fsyncs.increment());
     writer.attach(commit);
+    startDictionary(segments, writer);
     BlockCache cache = options.blockCacheBytes() >= BlockCache.HEADER + options.blockSize() ? new BlockCache(options.blockCacheBytes(), options.blockSize()) : null;
     this.cache = cache;
     this.reader = new QueueReader(segments, counters, cache, expectedBlockBytes(options), options.mappedReads());
+  }
+
+  /**
+   * Gives the writer the dictionary of the newest segment that starts with one (the active segment,
+   * else the one before it), so that a reopened queue goes on with it rather than training again.
+   */
+  private static void startDictionary(SegmentSet segments, QueueWriter writer) throws IOException {
+    SegmentInfo active = segments.last();
+    RecordDictionary d = ZstdRecords.first(active.channel(), active.path(), active.blocksEnd());
+    if (d != null) {
+      active.dictionary(d);
+      writer.startDictionary(d, active.number());
+      return;
+    }
+    SegmentInfo previous = segments.get(active.number() - 1);
+    d = previous == null ? null : ZstdRecords.first(previous.channel(), previous.path(), previous.blocksEnd());
+    writer.startDictionary(d, -1);
   }
 
   /** Opens (creating the directory if needed) and recovers the queue in {@code dir}. */

@@ -2,6 +2,7 @@ package io.docstore.queue;
 
 import io.docstore.io.FileSystem;
 import io.docstore.io.SyncPolicy;
+import io.docstore.queue.block.ZstdRecords;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFormat;
@@ -11,7 +12,9 @@ import io.docstore.queue.format.SegmentFormat;
  *
  * <p>Defaults: real file system, sync {@code always} (group commit), block size
  * {@value #DEFAULT_BLOCK_SIZE} bytes of raw payload (chosen by measurement, see docs/decisions.md),
- * segment size 1 GiB, bodies up to 1 MiB, no decoded-block cache.
+ * segment size 1 GiB, bodies up to 1 MiB, no decoded-block cache, records compressed one by one
+ * with a zstd dictionary of up to {@value #DEFAULT_DICTIONARY_BYTES} bytes trained from the first
+ * {@value #DEFAULT_DICTIONARY_SAMPLES} bodies.
  */
 public final class QueueOptions {
 
@@ -23,6 +26,11 @@ public final class QueueOptions {
   public static final int MAX_BLOCK_SIZE = 16 << 20;
   /** Largest body a block can carry alone. */
   public static final int MAX_BODY_LIMIT = 64 << 20;
+  public static final int DEFAULT_DICTIONARY_BYTES = 64 * 1024;
+  public static final int DEFAULT_DICTIONARY_SAMPLES = 1000;
+  public static final int MIN_DICTIONARY_BYTES = 1024;
+  /** A dictionary is used only in segments at least this many times its size. */
+  public static final int SEGMENT_PER_DICTIONARY = 2;
 
   private final FileSystem fileSystem;
   private final SyncPolicy syncPolicy;
@@ -32,6 +40,8 @@ public final class QueueOptions {
   private final long blockCacheBytes;
   private final boolean mappedReads;
   private final long bytesPerSync;
+  private final int dictionaryBytes;
+  private final int dictionarySamples;
 
   private QueueOptions(Builder b) {
     this.fileSystem = b.fileSystem;
@@ -42,6 +52,8 @@ public final class QueueOptions {
     this.blockCacheBytes = b.blockCacheBytes;
     this.mappedReads = b.mappedReads;
     this.bytesPerSync = b.bytesPerSync;
+    this.dictionaryBytes = b.dictionaryBytes;
+    this.dictionarySamples = b.dictionarySamples;
   }
 
   public static Builder builder() {
@@ -91,11 +103,22 @@ public final class QueueOptions {
     return bytesPerSync;
   }
 
+  /** Largest zstd dictionary trained; 0 when records are not compressed one by one (see {@link Builder#dictionaryBytes}). */
+  public int dictionaryBytes() {
+    return segmentSize >= (long) SEGMENT_PER_DICTIONARY * dictionaryBytes ? dictionaryBytes : 0;
+  }
+
+  /** Bodies the dictionary is trained from. */
+  public int dictionarySamples() {
+    return dictionarySamples;
+  }
+
   @Override
   public String toString() {
     return "QueueOptions{sync=" + syncPolicy + ", blockSize=" + blockSize + ", segmentSize=" + segmentSize
         + ", maxBodyBytes=" + maxBodyBytes + ", blockCacheBytes=" + blockCacheBytes
-        + ", mappedReads=" + mappedReads + ", bytesPerSync=" + bytesPerSync + "}";
+        + ", mappedReads=" + mappedReads + ", bytesPerSync=" + bytesPerSync + ", dictionaryBytes=" + dictionaryBytes
+        + ", dictionarySamples=" + dictionarySamples + "}";
   }
 
   /** Not thread-safe. */
@@ -108,8 +131,29 @@ public final class QueueOptions {
     private long blockCacheBytes;
     private boolean mappedReads = true;
     private long bytesPerSync = DEFAULT_BYTES_PER_SYNC;
+    private int dictionaryBytes = DEFAULT_DICTIONARY_BYTES;
+    private int dictionarySamples = DEFAULT_DICTIONARY_SAMPLES;
 
     private Builder() {}
+
+    /**
+     * Largest zstd dictionary to train (default {@value QueueOptions#DEFAULT_DICTIONARY_BYTES}); 0
+     * turns per-record compression off (blocks are then LZ4-compressed whole, as in segment
+     * version 2). The writer trains it from the first {@link #dictionarySamples} bodies, on a thread
+     * of its own, and stores it as the first block of every segment that uses it; until then, and
+     * in segments smaller than {@value QueueOptions#SEGMENT_PER_DICTIONARY} times its size, blocks
+     * are LZ4-compressed whole.
+     */
+    public Builder dictionaryBytes(int dictionaryBytes) {
+      this.dictionaryBytes = dictionaryBytes;
+      return this;
+    }
+
+    /** Bodies the dictionary is trained from (default {@value QueueOptions#DEFAULT_DICTIONARY_SAMPLES}, at least 8). */
+    public Builder dictionarySamples(int dictionarySamples) {
+      this.dictionarySamples = dictionarySamples;
+      return this;
+    }
 
     public Builder fileSystem(FileSystem fileSystem) {
       this.fileSystem = java.util.Objects.requireNonNull(fileSystem, "fileSystem");
@@ -180,6 +224,13 @@ public final class QueueOptions {
       }
       if (bytesPerSync < 0) {
         throw new IllegalArgumentException("bytesPerSync must not be negative, got " + bytesPerSync);
+      }
+      if (dictionaryBytes != 0 && (dictionaryBytes < MIN_DICTIONARY_BYTES || dictionaryBytes > ZstdRecords.MAX_DICTIONARY)) {
+        throw new IllegalArgumentException("dictionaryBytes must be 0 or in " + MIN_DICTIONARY_BYTES + ".."
+            + ZstdRecords.MAX_DICTIONARY + ", got " + dictionaryBytes);
+      }
+      if (dictionarySamples < 8) {
+        throw new IllegalArgumentException("dictionarySamples must be at least 8, got " + dictionarySamples);
       }
       if (blockCacheBytes < 0) {
         throw new IllegalArgumentException("blockCacheBytes must not be negative, got " + blockCacheBytes);

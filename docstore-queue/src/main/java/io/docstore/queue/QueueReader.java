@@ -7,6 +7,8 @@ import io.docstore.queue.block.BlockCache;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
 import io.docstore.queue.block.RawRecords;
+import io.docstore.queue.block.RecordDictionary;
+import io.docstore.queue.block.ZstdRecords;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFormat;
@@ -53,6 +55,16 @@ public final class QueueReader {
      * open, so a thread asking again for the same block (a page of neighbouring records) reuses it.
      */
     long key = -1;
+    final ZstdRecords zrecord = new ZstdRecords();
+    /** Where one record's body is decompressed for the sink (direct: zstd writes it natively). */
+    ByteBuffer body = ByteBuffer.allocateDirect(16 * 1024);
+
+    ByteBuffer body(int length) {
+      if (body.capacity() < length) {
+        body = ByteBuffer.allocateDirect(Math.max(length, body.capacity() * 2));
+      }
+      return body;
+    }
 
     Buffers(int expectedBlockBytes) {
       reader = new BlockReader(expectedBlockBytes);
@@ -143,8 +155,12 @@ public final class QueueReader {
       mapping.chunk(offset, BlockFormat.HEADER_LENGTH, end, sealed);
     }
     long started = mapping == null ? 0 : coldReads.started();
-    boolean fromMapping = mapping != null && mappedRawRecord(mapping, segment, address, offset, end, sealed, sink);
+    Buffers b = buffers.get();
+    ByteBuffer inPlace = mapping == null ? null
+        : BlockReader.mappedInPlace(mapping, sealed, segment.path(), offset, end);
+    boolean fromMapping = inPlace != null;
     if (fromMapping) {
+      inPlaceRecord(b, inPlace, MappedFile.indexInChunk(offset), segment, address, sink);
       counters.blockReads.increment();
     } else {
       if (cache != null) {
@@ -155,13 +171,24 @@ public final class QueueReader {
           return;
         }
       }
-      Buffers b = buffers.get();
       DecodedBlock block = b.block;
       if (b.key != key) {
-        b.key = -1;
-        fromMapping = b.reader.read(segment.channel(), mapping, sealed, segment.path(), offset, end, block);
+        if (mapping == null) {
+          // One read of about a block, then just the record when the block allows it.
+          ByteBuffer stored = b.reader.readStored(segment.channel(), segment.path(), offset, end);
+          counters.blockReads.increment();
+          if (BlockReader.inPlace(stored, 0, segment.path(), offset) != null) {
+            inPlaceRecord(b, stored, 0, segment, address, sink);
+            return;
+          }
+          b.key = -1;
+          b.reader.decodeStored(segment.channel(), segment.path(), offset, block);
+        } else {
+          b.key = -1;
+          fromMapping = b.reader.read(segment.channel(), mapping, sealed, segment.path(), offset, end, block);
+          counters.blockReads.increment();
+        }
         b.key = key;
-        counters.blockReads.increment();
         if (cache != null) {
           cache.put(key, block);
         }
@@ -180,25 +207,38 @@ public final class QueueReader {
   }
 
   /**
-   * Hands the record at {@code address} to {@code sink} straight from the segment's mapping, when
-   * its block is stored uncompressed; false (sink not called) when the block is compressed or
-   * cannot be mapped. Every read checks what it returns: the record's own checksum where the block has one
-   * per record (segment version 2), else the whole block's checksum. Such blocks are not put in
-   * the decoded-block cache, where a hit would save only that checksum.
+   * Hands the record at {@code address} to {@code sink} from the stored block at {@code base} of
+   * {@code c} (the segment's mapping or a read buffer; header checked), for a block stored
+   * uncompressed or compressed record by record: the record's bounds and own checksum are checked
+   * (an older block without record checksums was verified whole by {@link BlockReader#inPlace}), then
+   * the record, and for a compressed one just its body, is handed over. Such blocks are not put in
+   * the decoded-block cache, where a hit would save only that checksum and one body's decompression.
    */
-  private static boolean mappedRawRecord(MappedFile mapping, SegmentInfo segment, long address, long offset, long end,
-      boolean sealed, RecordSink sink) throws IOException {
-    ByteBuffer c = BlockReader.mappedRaw(mapping, sealed, segment.path(), offset, end);
-    if (c == null) {
-      return false;
-    }
-    int base = MappedFile.indexInChunk(offset);
+  private static void inPlaceRecord(Buffers b, ByteBuffer c, int base, SegmentInfo segment, long address,
+      RecordSink sink) throws IOException {
+    long offset = Address.blockOffset(address);
     int count = Short.toUnsignedInt(c.getShort(base + BlockFormat.RECORD_COUNT));
     checkIndex(address, count);
-    int payload = base + BlockFormat.HEADER_LENGTH;
-    int rawLength = c.getInt(base + BlockFormat.RAW_LENGTH);
     int index = Address.index(address);
     long sequence = c.getLong(base + BlockFormat.FIRST_SEQUENCE) + index;
+    if (BlockReader.zstdRecords(c, base)) {
+      ZstdRecords z = b.zrecord;
+      z.locate(c, base, index, segment.path(), offset);
+      int at = z.at();
+      Op op = z.op() == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
+      long id = c.getLong(at + BlockFormat.RECORD_ID);
+      long acceptedAt = c.getLong(at + BlockFormat.RECORD_ACCEPTED_AT);
+      if (z.storedPlain()) {
+        sink.accept(id, sequence, op, acceptedAt, c, at + BlockFormat.ZRECORD_BODY, z.bodyLength());
+      } else {
+        ByteBuffer body = b.body(z.bodyLength());
+        z.body(c, dictionary(segment, ZstdRecords.dictionaryId(c, base)), body, 0, segment.path(), offset);
+        sink.accept(id, sequence, op, acceptedAt, body, 0, z.bodyLength());
+      }
+      return;
+    }
+    int payload = base + BlockFormat.HEADER_LENGTH;
+    int rawLength = c.getInt(base + BlockFormat.RAW_LENGTH);
     int start = RawRecords.start(c, payload, count, rawLength, index);
     int stop = start < 0 ? -1 : RawRecords.end(c, payload, count, rawLength, index, start);
     if (stop >= 0) {
@@ -213,7 +253,16 @@ public final class QueueReader {
     }
     sink.accept(c.getLong(at + BlockFormat.RECORD_ID), sequence, op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
         c.getLong(at + BlockFormat.RECORD_ACCEPTED_AT), c, at + BlockFormat.RECORD_BODY, bodyLength);
-    return true;
+  }
+
+  /** The segment's dictionary, read from its first block the first time and kept with the segment. */
+  private static RecordDictionary dictionary(SegmentInfo segment, int id) throws IOException {
+    RecordDictionary d = segment.dictionary();
+    if (d == null || d.id() != id) {
+      d = ZstdRecords.load(segment.channel(), segment.path(), id);
+      segment.dictionary(d);
+    }
+    return d;
   }
 
   /** Copies one record out of a cached block (see {@link BlockCache} for the slot layout). */

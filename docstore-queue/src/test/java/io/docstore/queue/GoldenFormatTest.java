@@ -29,17 +29,30 @@ import org.junit.jupiter.api.io.TempDir;
  * version 1 queue without mixing versions in one segment. To add a version after a deliberate
  * format change (with a new version number), run {@link #write} via
  * {@code -Ddocstore.golden.write=<dir>} and add the files as {@code queue-v<new>}.
+ *
+ * <p>Version 3 holds zstd frames: a zstd-jni upgrade that changes the compressor's output (not
+ * the format) fails {@link #writesTheNewestVersion} while {@link #readsEveryVersion} still passes;
+ * the frozen files then stay, and the writer's new output is checked by reading it back.
  */
 class GoldenFormatTest {
 
   private static final String[] FILES = {"seg-0000000001.sealed", "seg-0000000002.sealed", "seg-0000000003.active"};
+  /** Records in the golden queues of versions 1 and 2. */
   static final int RECORDS = 60;
+  /**
+   * Records in the golden queue of version 3: more and larger bodies, so that the writer trains a
+   * dictionary from the first {@code dictionarySamples} and writes blocks of records compressed with it.
+   */
+  static final int RECORDS_V3 = 80;
+  private static final String[] FILES_V3 = {"seg-0000000001.sealed", "seg-0000000002.sealed", "seg-0000000003.sealed",
+      "seg-0000000004.sealed", "seg-0000000005.sealed", "seg-0000000006.active"};
 
   @TempDir
   Path dir;
 
   static QueueOptions options() {
-    return QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(512).segmentSize(1024).build();
+    return QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(512).segmentSize(2048).dictionaryBytes(1024)
+        .dictionarySamples(48).build();
   }
 
   static Op op(int i) {
@@ -55,6 +68,11 @@ class GoldenFormatTest {
       new java.util.Random(i).nextBytes(noise);
       return noise;
     }
+    if (i >= RECORDS) {
+      return ("{\"id\":" + i + ",\"title\":\"Senior golden engineer " + (i % 13) + "\",\"company\":\"Acme "
+          + (i % 5) + "\",\"location\":\"Austin, TX\",\"salary\":" + (90000 + i * 250) + ",\"text\":\""
+          + "We build storage engines. ".repeat(1 + i % 4) + "\"}").getBytes(StandardCharsets.US_ASCII);
+    }
     if (i == 20) {
       return "x".repeat(700).getBytes(StandardCharsets.US_ASCII);
     }
@@ -64,7 +82,7 @@ class GoldenFormatTest {
 
   static void write(Path dir) throws IOException {
     try (Queue q = Queue.open(dir, options())) {
-      for (int i = 0; i < RECORDS; i++) {
+      for (int i = 0; i < RECORDS_V3; i++) {
         q.writer().append(1000 + i, op(i), 1_700_000_000_000L + i, body(i));
       }
     }
@@ -77,24 +95,32 @@ class GoldenFormatTest {
       write(Path.of(regenerate));
     }
     write(dir);
-    for (String f : FILES) {
+    for (String f : files(SegmentFormat.VERSION)) {
       byte[] golden = golden(SegmentFormat.VERSION, f);
       assertThat(Files.readAllBytes(dir.resolve(f))).as(f + " as written by this build").isEqualTo(golden);
     }
   }
 
   @ParameterizedTest(name = "version {0}")
-  @ValueSource(ints = {1, 2})
+  @ValueSource(ints = {1, 2, 3})
   void readsEveryVersion(int version) throws IOException {
     copyGolden(version);
     assertThat(QueueVerifier.verify(dir)).isEmpty();
-    String dump = dump(FILES);
+    String dump = dump(files(version));
     assertThat(dump).contains("format docstore.segment v" + version + ", segment 1, base sequence 1").contains("lz4")
         .contains(version == 1 ? ", raw," : ", raw with record crcs,").contains("footer @");
-    try (Queue q = Queue.open(dir, options())) {
-      assertThat(q.lastSequence()).isEqualTo(RECORDS);
-      readsBack(q, RECORDS);
+    if (version >= 3) {
+      assertThat(dump).contains(", zstd dictionary,").contains(", zstd records with record crcs,");
     }
+    int records = version >= 3 ? RECORDS_V3 : RECORDS;
+    try (Queue q = Queue.open(dir, options())) {
+      assertThat(q.lastSequence()).isEqualTo(records);
+      readsBack(q, records);
+    }
+  }
+
+  private static String[] files(int version) {
+    return version >= 3 ? FILES_V3 : FILES;
   }
 
   @Test
@@ -124,7 +150,8 @@ class GoldenFormatTest {
     }
     assertThat(files).hasSizeGreaterThanOrEqualTo(4);
     String dump = dump(files);
-    assertThat(dump).contains("format docstore.segment v1, segment 3").contains("format docstore.segment v2, segment 4")
+    assertThat(dump).contains("format docstore.segment v1, segment 3")
+        .contains("format docstore.segment v" + SegmentFormat.VERSION + ", segment 4")
         .doesNotContain("format docstore.segment v1, segment 4").contains("raw with record crcs");
   }
 
@@ -139,7 +166,7 @@ class GoldenFormatTest {
     // An empty version 1 active segment: its header alone, as a version 1 writer left it after a roll.
     Files.write(active, new SegmentHeader(3, base, 1).encode().array());
     try (Queue q = Queue.open(dir, options())) {
-      assertThat(dump(FILES[2])).contains("format docstore.segment v2, segment 3, base sequence " + base);
+      assertThat(dump(FILES[2])).contains("format docstore.segment v" + SegmentFormat.VERSION + ", segment 3, base sequence " + base);
       q.writer().append(1, Op.PUT, 1, body(1));
       Appended a = q.writer().append(2, Op.PUT, 2, body(2));
       q.writer().flush();
@@ -154,7 +181,8 @@ class GoldenFormatTest {
     Path active = dir.resolve("seg-0000000007.active");
     Files.write(active, new SegmentHeader(7, 1000, 1).encode().array());
     try (Queue q = Queue.open(dir, options())) {
-      assertThat(dump("seg-0000000007.active")).contains("format docstore.segment v2, segment 7, base sequence 1000");
+      assertThat(dump("seg-0000000007.active")).contains("format docstore.segment v" + SegmentFormat.VERSION
+          + ", segment 7, base sequence 1000");
       assertThat(q.writer().append(1, Op.PUT, 1, body(1)).sequence()).isEqualTo(1000);
     }
     assertThat(QueueVerifier.verify(dir)).isEmpty();
@@ -203,7 +231,7 @@ class GoldenFormatTest {
   }
 
   private void copyGolden(int version) throws IOException {
-    for (String f : FILES) {
+    for (String f : files(version)) {
       Files.write(dir.resolve(f), golden(version, f));
     }
   }

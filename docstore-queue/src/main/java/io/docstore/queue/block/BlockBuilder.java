@@ -2,8 +2,10 @@ package io.docstore.queue.block;
 
 import static io.docstore.queue.format.BlockFormat.*;
 
+import com.github.luben.zstd.ZstdCompressCtx;
 import io.docstore.io.Checksums;
 import io.docstore.queue.format.Address;
+import java.io.Closeable;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import net.jpountz.lz4.LZ4Compressor;
@@ -32,9 +34,15 @@ import net.jpountz.lz4.LZ4Factory;
  * stored raw anyway; the cost is that the first compressible blocks after a run of incompressible
  * ones may be stored raw too (at most {@value #PROBE_EVERY} - 1 of them).
  *
+ * <p>With a {@link RecordDictionary} ({@link #useDictionary}), the block is stored as records
+ * compressed one by one with it ({@link io.docstore.queue.format.BlockFormat#FLAG_ZSTD_RECORDS}),
+ * when that saves at least 1/16 of the uncompressed block, instead of LZ4 over the whole block:
+ * smaller on disk, and a reader of one record decompresses just that record.
+ *
  * <p>Not thread-safe: owned by the writer, used under its lock. Buffers are reused across blocks.
+ * {@link #close} frees the compression context of a dictionary.
  */
-public final class BlockBuilder {
+public final class BlockBuilder implements Closeable {
 
   private static final LZ4Compressor COMPRESSOR = LZ4Factory.fastestInstance().fastCompressor();
   /** Blocks in a row that did not compress before compression is only probed. */
@@ -59,10 +67,56 @@ public final class BlockBuilder {
   private int incompressible;
   private int sinceProbe;
 
+  private RecordDictionary dictionary;
+  private ZstdCompressCtx zstd;
+
   private int lastCrc;
   private int lastRawLength;
   private int lastCount;
   private long lastFirstSequence;
+
+  /** Compresses the next blocks record by record with {@code d}; null goes back to LZ4 blocks. */
+  public void useDictionary(RecordDictionary d) {
+    if (d == dictionary) {
+      return;
+    }
+    close();
+    dictionary = d;
+    zstd = d == null ? null : d.newCompressor();
+    incompressible = 0;
+    sinceProbe = 0;
+  }
+
+  /** The dictionary blocks are compressed with, or null. */
+  public RecordDictionary dictionary() {
+    return dictionary;
+  }
+
+  @Override
+  public void close() {
+    if (zstd != null) {
+      zstd.close();
+      zstd = null;
+    }
+    dictionary = null;
+  }
+
+  /**
+   * The block that stores {@code d} as the first block of a segment whose first record will have
+   * {@code nextSequence}: no records, {@code storedLength == rawLength ==} the dictionary's length.
+   */
+  public static ByteBuffer dictionaryBlock(RecordDictionary d, long nextSequence) {
+    byte[] b = new byte[HEADER_LENGTH + d.length()];
+    d.copyTo(b, HEADER_LENGTH);
+    BigEndian.putInt(b, STORED_LENGTH, d.length());
+    BigEndian.putInt(b, RAW_LENGTH, d.length());
+    BigEndian.putShort(b, RECORD_COUNT, 0);
+    b[FLAGS] = (byte) FLAG_DICTIONARY;
+    b[RESERVED] = 0;
+    BigEndian.putLong(b, FIRST_SEQUENCE, nextSequence);
+    BigEndian.putInt(b, CRC, Checksums.crc32c(b, STORED_LENGTH, b.length - STORED_LENGTH));
+    return ByteBuffer.wrap(b);
+  }
 
   public boolean isEmpty() {
     return count == 0;
@@ -145,28 +199,41 @@ public final class BlockBuilder {
     if (out.length < need) {
       out = new byte[Math.max(need, out.length * 2)];
     }
-    boolean lz4 = false;
-    int compressed = 0;
-    if (incompressible < SKIP_AFTER || ++sinceProbe >= PROBE_EVERY) {
+    int flags;
+    int stored;
+    boolean tryNow = incompressible < SKIP_AFTER || ++sinceProbe >= PROBE_EVERY;
+    if (tryNow) {
       sinceProbe = 0;
-      compressed = COMPRESSOR.compress(records, rawStart, rawLen, out, HEADER_LENGTH, maxCompressed);
-      lz4 = compressed <= rawLen - rawLen / 16 && compressed < rawLen;
-      incompressible = lz4 ? 0 : incompressible + 1;
     }
-    int stored = lz4 ? compressed : withChecksums;
-    if (!lz4) {
-      System.arraycopy(records, rawStart, out, HEADER_LENGTH, rawLen);
-      int crcs = HEADER_LENGTH + rawLen;
-      for (int i = 0; i < count; i++) {
-        int end = i + 1 < count ? starts[i + 1] : recordsLength;
-        BigEndian.putInt(out, crcs + i * RECORD_CRC,
-            RecordChecksum.of(records, TABLE_RESERVE + starts[i], TABLE_RESERVE + end, firstSequence + i));
+    if (tryNow && dictionary != null && (stored = encodeRecords(withChecksums)) > 0) {
+      flags = FLAG_ZSTD_RECORDS;
+      incompressible = 0;
+    } else {
+      boolean lz4 = false;
+      int compressed = 0;
+      if (tryNow && dictionary == null) {
+        compressed = COMPRESSOR.compress(records, rawStart, rawLen, out, HEADER_LENGTH, maxCompressed);
+        lz4 = compressed <= rawLen - rawLen / 16 && compressed < rawLen;
+      }
+      if (tryNow) {
+        incompressible = lz4 ? 0 : incompressible + 1;
+      }
+      stored = lz4 ? compressed : withChecksums;
+      flags = lz4 ? FLAG_LZ4 : FLAG_RECORD_CRCS;
+      if (!lz4) {
+        System.arraycopy(records, rawStart, out, HEADER_LENGTH, rawLen);
+        int crcs = HEADER_LENGTH + rawLen;
+        for (int i = 0; i < count; i++) {
+          int end = i + 1 < count ? starts[i + 1] : recordsLength;
+          BigEndian.putInt(out, crcs + i * RECORD_CRC,
+              RecordChecksum.of(records, TABLE_RESERVE + starts[i], TABLE_RESERVE + end, firstSequence + i));
+        }
       }
     }
     BigEndian.putInt(out, STORED_LENGTH, stored);
     BigEndian.putInt(out, RAW_LENGTH, rawLen);
     BigEndian.putShort(out, RECORD_COUNT, count);
-    out[FLAGS] = (byte) (lz4 ? FLAG_LZ4 : FLAG_RECORD_CRCS);
+    out[FLAGS] = (byte) flags;
     out[RESERVED] = 0;
     BigEndian.putLong(out, FIRST_SEQUENCE, firstSequence);
     int crc = Checksums.crc32c(out, STORED_LENGTH, HEADER_LENGTH - STORED_LENGTH + stored);
@@ -179,6 +246,52 @@ public final class BlockBuilder {
     count = 0;
     recordsLength = 0;
     return ByteBuffer.wrap(out, 0, HEADER_LENGTH + stored);
+  }
+
+  /**
+   * Encodes the open block's records one by one with the dictionary into {@link #out}'s payload
+   * ({@link io.docstore.queue.format.BlockFormat#FLAG_ZSTD_RECORDS} layout, record checksums
+   * included); its stored length, or 0 if that does not save 1/16 of {@code uncompressed}.
+   */
+  private int encodeRecords(int uncompressed) {
+    int need = HEADER_LENGTH + ZSTD_TABLE + count * (OFFSET_ENTRY + RECORD_CRC + ZRECORD_BODY);
+    for (int i = 0; i < count; i++) {
+      int end = i + 1 < count ? starts[i + 1] : recordsLength;
+      need += RecordDictionary.bound(end - starts[i] - RECORD_BODY);
+    }
+    if (out.length < need) {
+      out = new byte[Math.max(need, out.length * 2)];
+    }
+    int limit = uncompressed - uncompressed / 16;
+    int payload = HEADER_LENGTH;
+    BigEndian.putInt(out, payload + ZSTD_DICT_ID, dictionary.id());
+    int at = ZSTD_TABLE + count * OFFSET_ENTRY;
+    for (int i = 0; i < count; i++) {
+      int from = TABLE_RESERVE + starts[i];
+      int bodyLength = (i + 1 < count ? starts[i + 1] : recordsLength) - starts[i] - RECORD_BODY;
+      BigEndian.putInt(out, payload + ZSTD_TABLE + i * OFFSET_ENTRY, at);
+      int p = payload + at;
+      System.arraycopy(records, from, out, p, RECORD_BODY);
+      BigEndian.putInt(out, p + ZRECORD_BODY_LENGTH, bodyLength);
+      int body = p + ZRECORD_BODY;
+      int z = bodyLength == 0 ? 0
+          : zstd.compressByteArray(out, body, out.length - body, records, from + RECORD_BODY, bodyLength);
+      if (z >= bodyLength) {
+        System.arraycopy(records, from + RECORD_BODY, out, body, bodyLength);
+        z = bodyLength;
+      }
+      at += ZRECORD_BODY + z;
+      if (at + count * RECORD_CRC > limit) {
+        return 0;
+      }
+    }
+    int crcs = payload + at;
+    for (int i = 0; i < count; i++) {
+      int start = BigEndian.getInt(out, payload + ZSTD_TABLE + i * OFFSET_ENTRY);
+      int end = i + 1 < count ? BigEndian.getInt(out, payload + ZSTD_TABLE + (i + 1) * OFFSET_ENTRY) : at;
+      BigEndian.putInt(out, crcs + i * RECORD_CRC, RecordChecksum.of(out, payload + start, payload + end, firstSequence + i));
+    }
+    return at + count * RECORD_CRC;
   }
 
   /** The crc field of the block last returned by {@link #finish}. */

@@ -6,6 +6,7 @@ import io.docstore.io.Checksums;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.MappedFile;
 import io.docstore.queue.format.Address;
+import io.docstore.queue.format.SegmentFormat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -38,6 +39,16 @@ public final class BlockReader {
   private final boolean checkRecords;
   private ByteBuffer buf;
   private ByteBuffer rawView = ByteBuffer.allocate(0);
+  /** The dictionary last used, for the blocks that follow (usually of the same segment). */
+  private RecordDictionary dictionary;
+  private final ZstdRecords zrecord = new ZstdRecords();
+  /** The channel of the block being decoded, for its segment's dictionary. */
+  private FileChannel channel;
+  /**
+   * A decaying maximum of the blocks read positionally: the first read asks for about this much
+   * (to the end of its page), not for the largest block the options allow.
+   */
+  private int typicalBlockBytes = 4096;
 
   /** @param expectedBlockBytes bytes to read at first: header plus the largest usual stored payload */
   public BlockReader(int expectedBlockBytes) {
@@ -81,23 +92,62 @@ public final class BlockReader {
       throw new CorruptionException(file, offset, "truncated block header: " + Math.max(available, 0)
           + " bytes before the end at " + limit);
     }
-    ByteBuffer whole = mapped == null ? null : mappedBlock(mapped, limitIsFinal, file, offset, limit);
-    if (whole != null) {
-      decode(whole, MappedFile.indexInChunk(offset), file, offset, into);
-      return true;
+    channel = ch;
+    try {
+      ByteBuffer whole = mapped == null ? null : mappedBlock(mapped, limitIsFinal, file, offset, limit);
+      if (whole != null) {
+        decode(whole, MappedFile.indexInChunk(offset), file, offset, into);
+        return true;
+      }
+      readStored(ch, file, offset, limit);
+      decode(buf, 0, file, offset, into);
+      return false;
+    } finally {
+      channel = null;
     }
-    int first = (int) Math.min(expectedBlockBytes, available);
+  }
+
+  /**
+   * Decodes the block that {@link #readStored} just read (at {@code offset} of {@code file}, open as
+   * {@code ch}) into {@code into}: the same checks as {@link #read}.
+   */
+  public void decodeStored(FileChannel ch, Path file, long offset, DecodedBlock into) throws IOException {
+    channel = ch;
+    try {
+      decode(buf, 0, file, offset, into);
+    } finally {
+      channel = null;
+    }
+  }
+
+  /**
+   * Reads the block at {@code offset} as stored, header checked but nothing verified, into this
+   * reader's buffer (block at index 0, valid until the next read): for a reader of one record, which
+   * checks that record ({@link #checkRecord}). The first read asks for about the size of the blocks
+   * read lately, to the end of its 4 KiB page; a longer block takes a second read.
+   */
+  public ByteBuffer readStored(FileChannel ch, Path file, long offset, long limit) throws IOException {
+    long available = limit - offset;
+    if (available < HEADER_LENGTH) {
+      throw new CorruptionException(file, offset, "truncated block header: " + Math.max(available, 0)
+          + " bytes before the end at " + limit);
+    }
+    long pageEnd = (offset + typicalBlockBytes + PAGE - 1) & -PAGE;
+    int first = (int) Math.max(HEADER_LENGTH, Math.min(Math.min(expectedBlockBytes, available), pageEnd - offset));
     readFully(ch, file, offset, first);
     int total = checkHeader(buf, 0, available, file, offset);
     if (total > first) {
       if (total > buf.capacity()) {
-        buf = ByteBuffer.allocateDirect(Integer.highestOneBit(total - 1) << 1).order(ByteOrder.BIG_ENDIAN);
+        readFully(ch, file, offset, total);
+      } else {
+        readFully(ch, file, offset + first, first, total - first);
       }
-      readFully(ch, file, offset, total);
     }
-    decode(buf, 0, file, offset, into);
-    return false;
+    typicalBlockBytes = Math.max(total, typicalBlockBytes - typicalBlockBytes / 16);
+    return buf;
   }
+
+  private static final int PAGE = 4096;
 
   /** Checks the block header at {@code base} of {@code src}; the block's total length. */
   private static int checkHeader(ByteBuffer src, int base, long available, Path file, long offset)
@@ -106,8 +156,12 @@ public final class BlockReader {
     int rawLength = src.getInt(base + RAW_LENGTH);
     int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
     int flags = src.get(base + FLAGS);
+    boolean dictionary = flags == FLAG_DICTIONARY;
     if (storedLength <= 0 || storedLength > MAX_PAYLOAD || rawLength <= 0 || rawLength > MAX_PAYLOAD
-        || count == 0 || count > Address.MAX_RECORDS_PER_BLOCK || (flags != 0 && flags != FLAG_LZ4 && flags != FLAG_RECORD_CRCS)
+        || (count == 0) != dictionary || count > Address.MAX_RECORDS_PER_BLOCK
+        || (flags != 0 && flags != FLAG_LZ4 && flags != FLAG_RECORD_CRCS && flags != FLAG_ZSTD_RECORDS && !dictionary)
+        || (dictionary && (rawLength != storedLength || offset != SegmentFormat.HEADER_LENGTH))
+        || (flags == FLAG_ZSTD_RECORDS && storedLength < ZSTD_TABLE + count * (OFFSET_ENTRY + ZRECORD_BODY + RECORD_CRC))
         || src.get(base + RESERVED) != 0) {
       throw new CorruptionException(file, offset, String.format(
           "implausible block header (stored %d, raw %d, records %d, flags %d)", storedLength, rawLength, count, flags));
@@ -120,33 +174,48 @@ public final class BlockReader {
   }
 
   /**
-   * The mapped chunk holding the block at {@code offset} when that block is stored uncompressed
-   * and mapped whole, nothing copied (the block starts at {@link MappedFile#indexInChunk}{@code
-   * (offset)}); null when it is compressed or cannot be mapped, for {@link #read} to decode it.
-   * Its header is checked. A block with record checksums is not checksummed as a whole: a reader of
-   * one record checks that record's bounds ({@link RawRecords}) and checksum ({@link #checkRecord}).
-   * An older block without them is verified here in place. The whole offset table is validated by {@link #read}.
+   * The mapped chunk holding the block at {@code offset} when one of its records can be read in
+   * place, nothing copied (the block starts at {@link MappedFile#indexInChunk}{@code (offset)}): a
+   * block stored uncompressed or compressed record by record; null when it is LZ4-compressed as a
+   * whole, is the dictionary, or cannot be mapped, for {@link #read} to decode it. Its header is
+   * checked. A block with record checksums is not checksummed as a whole: a reader of one record
+   * checks that record's bounds and checksum ({@link RawRecords} and {@link #checkRecord}, or
+   * {@link ZstdRecords#locate}). An older block without them is verified here in place.
    */
-  public static ByteBuffer mappedRaw(MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit)
+  public static ByteBuffer mappedInPlace(MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit)
       throws CorruptionException {
     ByteBuffer whole = mappedBlock(mapped, limitIsFinal, file, offset, limit);
-    int base = MappedFile.indexInChunk(offset);
-    if (whole == null || (whole.get(base + FLAGS) & FLAG_LZ4) != 0) {
+    return whole == null ? null : inPlace(whole, MappedFile.indexInChunk(offset), file, offset);
+  }
+
+  /**
+   * {@code src} if the block at {@code base} (header checked, the whole block present) can have one
+   * record read in place (see {@link #mappedInPlace}), else null; verifies an older block without
+   * record checksums whole.
+   */
+  public static ByteBuffer inPlace(ByteBuffer src, int base, Path file, long offset) throws CorruptionException {
+    int flags = src.get(base + FLAGS);
+    if (flags == FLAG_LZ4 || flags == FLAG_DICTIONARY) {
       return null;
     }
-    int total = HEADER_LENGTH + whole.getInt(base + STORED_LENGTH);
-    if (hasRecordChecksums(whole, base)) {
-      checkRawLength(whole, base, total - HEADER_LENGTH, file, offset);
-    } else {
-      verify(whole, base, total, false, new CRC32C(), file, offset);
+    int total = HEADER_LENGTH + src.getInt(base + STORED_LENGTH);
+    if (flags == FLAG_RECORD_CRCS) {
+      checkRawLength(src, base, total - HEADER_LENGTH, file, offset);
+    } else if (flags == 0) {
+      verify(src, base, total, false, new CRC32C(), file, offset);
     }
-    return whole;
+    return src;
+  }
+
+  /** Whether the block at {@code base} of {@code src} stores its records compressed one by one. */
+  public static boolean zstdRecords(ByteBuffer src, int base) {
+    return src.get(base + FLAGS) == FLAG_ZSTD_RECORDS;
   }
 
   /**
    * Checks record {@code index}, bytes {@code [start, end)} of the payload of the uncompressed
-   * block whose header is at {@code base} of {@code src} (from {@link #mappedRaw}), against its own
-   * checksum; a block without record checksums was verified whole by {@link #mappedRaw}.
+   * block whose header is at {@code base} of {@code src} (from {@link #inPlace}), against its own
+   * checksum; a block without record checksums was verified whole by {@link #inPlace}.
    *
    * @throws CorruptionException naming the file, the block's offset and both checksums
    */
@@ -187,8 +256,8 @@ public final class BlockReader {
     return mapped.chunk(offset, total, limit, limitIsFinal);
   }
 
-  /** Checks the block's checksum (and a raw block's lengths); its stored checksum. */
-  private static int verify(ByteBuffer src, int base, int total, boolean lz4, CRC32C crc, Path file, long offset)
+  /** Checks the block's checksum (and, unless {@code encoded}, a raw block's lengths); its stored checksum. */
+  private static int verify(ByteBuffer src, int base, int total, boolean encoded, CRC32C crc, Path file, long offset)
       throws CorruptionException {
     int expected = src.getInt(base + CRC);
     crc.reset();
@@ -199,7 +268,7 @@ public final class BlockReader {
     if (actual != expected) {
       throw CorruptionException.checksum(file, offset, "block", expected, actual);
     }
-    if (!lz4) {
+    if (!encoded) {
       checkRawLength(src, base, total - HEADER_LENGTH, file, offset);
     }
     return expected;
@@ -217,13 +286,29 @@ public final class BlockReader {
   }
 
   /** Verifies, decompresses and validates the block at {@code base} of {@code src}, its header checked. */
-  private void decode(ByteBuffer src, int base, Path file, long offset, DecodedBlock into) throws CorruptionException {
+  private void decode(ByteBuffer src, int base, Path file, long offset, DecodedBlock into) throws IOException {
     int storedLength = src.getInt(base + STORED_LENGTH);
     int total = HEADER_LENGTH + storedLength;
     int rawLength = src.getInt(base + RAW_LENGTH);
     int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
-    boolean lz4 = (src.get(base + FLAGS) & FLAG_LZ4) != 0;
-    int expected = verify(src, base, total, lz4, crc, file, offset);
+    int flags = src.get(base + FLAGS);
+    boolean lz4 = flags == FLAG_LZ4;
+    boolean whole = lz4 || flags == FLAG_ZSTD_RECORDS || flags == FLAG_DICTIONARY;
+    int expected = verify(src, base, total, whole, crc, file, offset);
+    into.offset = offset;
+    into.storedLength = storedLength;
+    into.crc = expected;
+    into.firstSequence = src.getLong(base + FIRST_SEQUENCE);
+    into.compressed = lz4 || flags == FLAG_ZSTD_RECORDS;
+    into.recordChecksums = flags == FLAG_RECORD_CRCS || flags == FLAG_ZSTD_RECORDS;
+    into.zstd = flags == FLAG_ZSTD_RECORDS;
+    if (flags == FLAG_DICTIONARY) {
+      into.count = 0;
+      into.rawLength = 0;
+      into.dictionary = true;
+      return;
+    }
+    into.dictionary = false;
     if (into.raw.length < rawLength) {
       into.raw = new byte[Math.max(rawLength, into.raw.length * 2)];
     }
@@ -240,24 +325,57 @@ public final class BlockReader {
       if (n != rawLength) {
         throw new CorruptionException(file, offset, "decompressed to " + n + " bytes, header says " + rawLength);
       }
+    } else if (flags == FLAG_ZSTD_RECORDS) {
+      decodeRecords(src, base, count, rawLength, file, offset, into);
     } else {
       src.get(base + HEADER_LENGTH, into.raw, 0, rawLength);
     }
     into.rawLength = rawLength;
     into.count = count;
-    into.firstSequence = src.getLong(base + FIRST_SEQUENCE);
-    into.offset = offset;
-    into.storedLength = storedLength;
-    into.crc = expected;
-    into.compressed = lz4;
-    into.recordChecksums = hasRecordChecksums(src, base);
     String problem = into.validate();
-    if (problem == null && checkRecords && hasRecordChecksums(src, base)) {
+    if (problem == null && checkRecords && flags == FLAG_RECORD_CRCS) {
       problem = checkRecordChecksums(src, base + HEADER_LENGTH, into);
     }
     if (problem != null) {
       into.count = 0;
       throw new CorruptionException(file, offset, "block passes its checksum but " + problem);
+    }
+  }
+
+  /**
+   * Decodes a block of records compressed one by one into the plain layout of {@code into} (offset
+   * table, then records), checking each record against its own checksum, with the segment's
+   * dictionary (read from the segment's first block the first time).
+   */
+  private void decodeRecords(ByteBuffer src, int base, int count, int rawLength, Path file, long offset,
+      DecodedBlock into) throws IOException {
+    RecordDictionary d = dictionary;
+    int id = ZstdRecords.dictionaryId(src, base);
+    if (d == null || d.id() != id) {
+      if (channel == null) {
+        throw new CorruptionException(file, offset, "a block compressed with dictionary " + Integer.toHexString(id)
+            + " read without its segment");
+      }
+      dictionary = d = ZstdRecords.load(channel, file, id);
+    }
+    if (rawView.array() != into.raw) {
+      rawView = ByteBuffer.wrap(into.raw);
+    }
+    int table = count * OFFSET_ENTRY;
+    int at = table;
+    for (int i = 0; i < count; i++) {
+      zrecord.locate(src, base, i, file, offset);
+      int length = zrecord.bodyLength();
+      if (at + RECORD_BODY + length > rawLength) {
+        throw new CorruptionException(file, offset, "records decode to more than the raw length " + rawLength);
+      }
+      BigEndian.putInt(into.raw, i * OFFSET_ENTRY, at);
+      src.get(zrecord.at(), into.raw, at, RECORD_BODY);
+      zrecord.body(src, d, rawView, at + RECORD_BODY, file, offset);
+      at += RECORD_BODY + length;
+    }
+    if (at != rawLength) {
+      throw new CorruptionException(file, offset, "records decode to " + at + " bytes, header says " + rawLength);
     }
   }
 
@@ -274,7 +392,15 @@ public final class BlockReader {
   }
 
   private void readFully(FileChannel ch, Path file, long offset, int length) throws IOException {
-    buf.clear().limit(length);
+    if (length > buf.capacity()) {
+      buf = ByteBuffer.allocateDirect(Integer.highestOneBit(length - 1) << 1).order(ByteOrder.BIG_ENDIAN);
+    }
+    readFully(ch, file, offset, 0, length);
+  }
+
+  /** Reads {@code length} bytes of the file at {@code offset} into {@link #buf} at {@code at}. */
+  private void readFully(FileChannel ch, Path file, long offset, int at, int length) throws IOException {
+    buf.limit(at + length).position(at);
     long pos = offset;
     while (buf.hasRemaining()) {
       int n = ch.read(buf, pos);

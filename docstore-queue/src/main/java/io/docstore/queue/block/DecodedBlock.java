@@ -30,6 +30,8 @@ public final class DecodedBlock {
   int crc;
   boolean compressed;
   boolean recordChecksums;
+  boolean zstd;
+  boolean dictionary;
 
   public int count() {
     return count;
@@ -67,6 +69,16 @@ public final class DecodedBlock {
 
   public boolean compressed() {
     return compressed;
+  }
+
+  /** Whether the block as stored compresses its records one by one with the segment's dictionary (version 3). */
+  public boolean zstd() {
+    return zstd;
+  }
+
+  /** Whether the block is the segment's dictionary (version 3): it holds no record. */
+  public boolean dictionary() {
+    return dictionary;
   }
 
   /** Whether the block as stored carries a checksum per record (uncompressed blocks of segment version 2). */
@@ -130,6 +142,8 @@ public final class DecodedBlock {
     c.crc = crc;
     c.compressed = compressed;
     c.recordChecksums = recordChecksums;
+    c.zstd = zstd;
+    c.dictionary = dictionary;
     return c;
   }
 

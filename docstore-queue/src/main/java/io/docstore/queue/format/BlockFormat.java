@@ -8,7 +8,12 @@ package io.docstore.queue.format;
  * header  := crc:u32 storedLength:u32 rawLength:u32 recordCount:u16 flags:u8 reserved:u8 firstSequence:u64
  * payload := storedLength bytes: LZ4 block of raw when flags bit 0 is set;
  *            raw recordCrc:u32 * recordCount when flags bit 1 is set (segment version 2);
- *            raw alone when neither is set (segment version 1)
+ *            zrecords recordCrc:u32 * recordCount when flags bit 2 is set (segment version 3);
+ *            a zstd dictionary when flags bit 3 is set (segment version 3, recordCount 0);
+ *            raw alone when none is set (segment version 1)
+ * zrecords:= dictId:u32 recordStart:u32 * recordCount zrecord * recordCount     (recordStart from the payload start)
+ * zrecord := id:u64 acceptedAtMillis:u64 op:u8 bodyLength:u32 storedBody     (zstd frame with the dictionary, or
+ *            the body itself when its stored length equals bodyLength)
  * raw     := recordStart:u32 * recordCount  record * recordCount       (rawLength bytes)
  * record  := id:u64 acceptedAtMillis:u64 op:u8 body                     (body runs to the next recordStart or rawLength)
  * </pre>
@@ -37,6 +42,22 @@ public final class BlockFormat {
    * {@link #RECORD_CRC}-byte checksum per record. Never set together with {@link #FLAG_LZ4}.
    */
   public static final int FLAG_RECORD_CRCS = 2;
+  /**
+   * Flags bit 2 (segment version 3): each record's body is compressed on its own with the
+   * segment's dictionary (zstd), so a reader of one record decompresses one body; the block carries a
+   * checksum per record as with {@link #FLAG_RECORD_CRCS}. {@code rawLength} is the length of the
+   * same block decoded to the plain layout. Never set together with another flag.
+   */
+  public static final int FLAG_ZSTD_RECORDS = 4;
+  /**
+   * Flags bit 3 (segment version 3): the block holds no record but the segment's zstd dictionary
+   * ({@code storedLength == rawLength} bytes); only ever the first block of a segment.
+   */
+  public static final int FLAG_DICTIONARY = 8;
+
+  /** Bytes before the offset table of a {@link #FLAG_ZSTD_RECORDS} payload: the dictionary's id. */
+  public static final int ZSTD_DICT_ID = 0;
+  public static final int ZSTD_TABLE = ZSTD_DICT_ID + 4;
 
   /** Bytes per entry of the offset table at the start of the raw payload. */
   public static final int OFFSET_ENTRY = 4;
@@ -47,6 +68,10 @@ public final class BlockFormat {
   public static final int RECORD_ACCEPTED_AT = RECORD_ID + 8;
   public static final int RECORD_OP = RECORD_ACCEPTED_AT + 8;
   public static final int RECORD_BODY = RECORD_OP + 1;
+
+  /** A stored record of a {@link #FLAG_ZSTD_RECORDS} block: the plain record header plus the body's length. */
+  public static final int ZRECORD_BODY_LENGTH = RECORD_BODY;
+  public static final int ZRECORD_BODY = ZRECORD_BODY_LENGTH + 4;
 
   public static final byte OP_PUT = 0;
   public static final byte OP_DELETE = 1;

@@ -26,7 +26,7 @@ public final class SegmentFormat {
    * Version written. 2 added per-record checksums to uncompressed blocks; version 1 files are still
    * read, and a version 1 active segment is sealed at open so that new blocks go to a version 2 one.
    */
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
   public static final int MIN_SUPPORTED_VERSION = 1;
 
   public static final int MAGIC = 0;

@@ -5,7 +5,9 @@ import io.docstore.io.FileSystem;
 import io.docstore.io.KillPoints;
 import io.docstore.io.NoSpaceException;
 import io.docstore.io.WritableFile;
+import io.docstore.queue.block.RecordDictionary;
 import io.docstore.queue.format.SegmentFileName;
+import io.docstore.queue.format.SegmentFormat;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -119,6 +121,28 @@ public final class SegmentAppender implements Closeable {
     int length = writeBytes(block);
     addToDigest(digest, crc);
     published(1, length, lastSequence);
+  }
+
+  /**
+   * Writes the segment's dictionary block as its first block (the segment must hold none yet) and
+   * publishes it; it holds no record, so the segment never rolls on it.
+   */
+  public void writeDictionary(ByteBuffer block, int crc, RecordDictionary d) throws IOException {
+    if (blockCount != 0 || file.position() != SegmentFormat.HEADER_LENGTH) {
+      throw new IllegalStateException("a dictionary block goes first in a segment; " + info.path() + " holds "
+          + blockCount + " blocks");
+    }
+    int length = writeBytes(block);
+    addToDigest(digest, crc);
+    blockCount++;
+    info.dictionary(d);
+    info.published(file.position(), info.lastSequence());
+    counters.storedBytes.add(length);
+  }
+
+  /** Whether the active segment holds no block yet. Writer thread only. */
+  public boolean empty() {
+    return blockCount == 0;
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.docstore.queue.segment;
 
 import io.docstore.io.MappedFile;
+import io.docstore.queue.block.RecordDictionary;
 import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -26,6 +27,7 @@ public final class SegmentInfo {
   private volatile long blocksEnd;
   private volatile long lastSequence;
   private volatile boolean sealed;
+  private volatile RecordDictionary dictionary;
 
   public SegmentInfo(long number, long baseSequence, Path path, FileChannel channel, long blocksEnd,
       long lastSequence, boolean sealed) {
@@ -73,6 +75,16 @@ public final class SegmentInfo {
 
   public boolean sealed() {
     return sealed;
+  }
+
+  /** The segment's zstd dictionary once read (or written), else null. */
+  public RecordDictionary dictionary() {
+    return dictionary;
+  }
+
+  /** Keeps the segment's dictionary for readers (it never changes while the segment exists). */
+  public void dictionary(RecordDictionary d) {
+    this.dictionary = d;
   }
 
   void published(long blocksEnd, long lastSequence) {

@@ -85,10 +85,15 @@ public final class QueueVerifier {
               + " bytes (recovery truncates it): ") + e.getMessage()));
           return -1;
         }
-        if (kind == SegmentScanner.Kind.BLOCK && !block.compressed()
-            && block.recordChecksums() != scan.header().version() >= 2) {
+        int version = scan.header().version();
+        if (kind == SegmentScanner.Kind.BLOCK && !block.compressed() && !block.dictionary()
+            && block.recordChecksums() != version >= 2) {
           problems.add(new Problem(path, block.offset(), "uncompressed block " + (block.recordChecksums() ? "with" : "without")
-              + " record checksums in a version " + scan.header().version() + " segment"));
+              + " record checksums in a version " + version + " segment"));
+        }
+        if (kind == SegmentScanner.Kind.BLOCK && (block.zstd() || block.dictionary()) && version < 3) {
+          problems.add(new Problem(path, block.offset(), (block.zstd() ? "block of records compressed one by one"
+              : "dictionary block") + " in a version " + version + " segment"));
         }
         if (kind == SegmentScanner.Kind.END) {
           if (name.sealed()) {
