@@ -147,6 +147,8 @@ public final class Service implements Closeable {
             .syncPolicy(config.sync())
             .blockSize(config.queueBlockSize())
             .segmentSize(config.queueSegmentSize())
+            .dictionaryBytes(config.queueDictionaryBytes())
+            .dictionarySamples(config.queueDictionarySamples())
             .maxBodyBytes(config.maxBodyBytes())
             .blockCacheBytes(config.queueBlockCacheBytes())
             .mappedReads(config.queueMappedReads())

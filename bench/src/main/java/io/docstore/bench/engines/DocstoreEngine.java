@@ -87,7 +87,8 @@ final class DocstoreEngine implements Engine {
       throw e;
     }
     index = opened;
-    settings = "docstore queue (block " + qo.blockSize() + " B raw, LZ4, decoded-block cache " + blockCacheBytes
+    settings = "docstore queue (block " + qo.blockSize() + " B raw, records zstd-compressed one by one with a "
+        + qo.dictionaryBytes() + " B dictionary once trained (LZ4 blocks before), decoded-block cache (LZ4 blocks only) " + blockCacheBytes
         + " B off heap, " + (mapped ? "mapped" : "positional") + " reads, sync none) + LsmIndex (memtable " + io.memTableBytes() + " B, resident bloom " + bloomBytes
         + " B at FP " + io.bloomFalsePositiveRate() + ", page cache " + pageCacheBytes
         + " B off heap, sync none, background threads at nice " + io.backgroundNice() + "); index updated per batch with putAll";

@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigValue;
+import io.docstore.queue.QueueOptions;
 import io.docstore.io.MemoryBudgets;
 import io.docstore.io.MemoryLimit;
 import io.docstore.io.SyncPolicy;
@@ -40,6 +41,8 @@ public final class DocstoreConfig {
   private final SyncPolicy sync;
   private final int queueBlockSize;
   private final long queueSegmentSize;
+  private final int queueDictionaryBytes;
+  private final int queueDictionarySamples;
   private final int maxBodyBytes;
   private final long queueBlockCacheBytes;
   private final boolean queueMappedReads;
@@ -91,6 +94,11 @@ public final class DocstoreConfig {
     if (maxBodyBytes >= queueSegmentSize) {
       throw new ConfigError(ROOT + ".queue.max-body", "must be smaller than queue.segment-size");
     }
+    queueDictionaryBytes = r.intBytes("queue.dictionary-bytes", 0, 1 << 20);
+    if (queueDictionaryBytes != 0 && queueDictionaryBytes < QueueOptions.MIN_DICTIONARY_BYTES) {
+      throw new ConfigError(ROOT + ".queue.dictionary-bytes", "must be 0 (off) or at least 1K");
+    }
+    queueDictionarySamples = r.intBetween("queue.dictionary-samples", 8, 1_000_000);
     queueBlockCacheBytes = r.bytes("queue.block-cache", 0, 16L << 30);
     queueMappedReads = r.bool("queue.mapped-reads");
     queueBytesPerSync = r.bytes("queue.bytes-per-sync", 0, Long.MAX_VALUE);
@@ -220,6 +228,8 @@ public final class DocstoreConfig {
   public SyncPolicy sync() { return sync; }
   public int queueBlockSize() { return queueBlockSize; }
   public long queueSegmentSize() { return queueSegmentSize; }
+  public int queueDictionaryBytes() { return queueDictionaryBytes; }
+  public int queueDictionarySamples() { return queueDictionarySamples; }
   public int maxBodyBytes() { return maxBodyBytes; }
   public long queueBlockCacheBytes() { return queueBlockCacheBytes; }
   public boolean queueMappedReads() { return queueMappedReads; }
