@@ -232,7 +232,8 @@ public final class QueueReader {
         sink.accept(id, sequence, op, acceptedAt, c, at + BlockFormat.ZRECORD_BODY, z.bodyLength());
       } else {
         ByteBuffer body = b.body(z.bodyLength());
-        z.body(c, dictionary(segment, ZstdRecords.dictionaryId(c, base)), body, 0, segment.path(), offset);
+        int dictId = ZstdRecords.dictionaryId(c, base);
+        z.body(c, dictId == 0 ? null : dictionary(segment, dictId), body, 0, segment.path(), offset);
         sink.accept(id, sequence, op, acceptedAt, body, 0, z.bodyLength());
       }
       return;

@@ -65,6 +65,13 @@ public final class QueueWriter {
   private volatile long lastWritten;
   private long openBlockSegment;
   private long openBlockOffset;
+  /** Records mode: bytes the open block may take from its offset (to the end of its last page). */
+  private int openBlockCapacity;
+
+  /** Page size blocks of records stored one by one are aligned to: a cold read of one is one page. */
+  static final int PAGE = 4096;
+  /** Room at the end of a page below which a block is padded to the page's end. */
+  static final int MIN_ROOM = 64;
   private IOException failure;
   private boolean closed;
   /** Open blocks discarded after a write failed for lack of space. */
@@ -172,6 +179,44 @@ public final class QueueWriter {
     builder.useDictionary(dictionary);
   }
 
+  /**
+   * Lock held, before a block of records stored one by one is addressed: if its first record (of
+   * stored cost {@code cost}) would not fit in the rest of the page but fits in a page, pads to the
+   * page's end with a padding block, so the block does not straddle two pages. Not near the end
+   * of the segment (a padding block never makes a segment roll).
+   */
+  private void alignFor(int cost) throws IOException {
+    long pos = appender.position();
+    int room = (int) (PAGE - pos % PAGE);
+    int need = BlockFormat.HEADER_LENGTH + cost;
+    if (need <= room || room == PAGE || need > PAGE) {
+      return;
+    }
+    int gap = room < BlockFormat.HEADER_LENGTH + 1 ? room + PAGE : room;
+    if (pos + gap >= options.segmentSize()) {
+      return;
+    }
+    ByteBuffer pad = BlockBuilder.paddingBlock(gap, lastWritten + 1);
+    try {
+      appender.write(pad, pad.getInt(BlockFormat.CRC), lastWritten);
+    } catch (NoSpaceException e) {
+      return; // the block straddles; the next one tries again
+    } catch (IOException | RuntimeException e) {
+      failure = e instanceof IOException io ? io : new IOException(e);
+      throw e;
+    }
+    wrote(gap);
+    counters.blocks.increment();
+  }
+
+  /** Bytes a block of records stored one by one, starting at {@code offset}, may take: to the end of the page its first record ends in. */
+  private static int capacityAt(long offset, int firstCost, int blockSize) {
+    long end = offset + BlockFormat.HEADER_LENGTH + firstCost;
+    long pageEnd = (end + PAGE - 1) / PAGE * PAGE;
+    return (int) Math.min(pageEnd - offset, Math.max(BlockFormat.HEADER_LENGTH + firstCost,
+        BlockFormat.HEADER_LENGTH + (long) blockSize));
+  }
+
   /** Lock held: the dictionary once trained, else null. */
   RecordDictionary dictionaryReady() {
     return dictionary;
@@ -222,14 +267,24 @@ public final class QueueWriter {
     try {
       checkUsable();
       int blockSize = options.blockSize();
-      if (!builder.fits(body.length, blockSize)) {
-        writeBlock();
-      }
       if (builder.isEmpty()) {
         appender.prepare();
         prepareDictionary();
+      }
+      int cost = builder.stage(body, 0, body.length);
+      if (cost < 0 ? !builder.fits(body.length, blockSize) : !builder.fitsStored(cost, openBlockCapacity)) {
+        writeBlock(cost);
+        appender.prepare();
+        prepareDictionary();
+        cost = builder.stage(body, 0, body.length);
+      }
+      if (builder.isEmpty()) {
+        if (cost >= 0) {
+          alignFor(cost);
+        }
         openBlockSegment = appender.segment();
         openBlockOffset = appender.position();
+        openBlockCapacity = cost < 0 ? 0 : capacityAt(openBlockOffset, cost, blockSize);
       }
       long sequence = lastAssigned + 1;
       int index = builder.add(sequence, id, acceptedAtMillis, op == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE, body);
@@ -239,8 +294,8 @@ public final class QueueWriter {
       long address = Address.of(openBlockSegment, openBlockOffset, index);
       recent.add(sequence, id, address, op, acceptedAtMillis, body);
       sample(body, 0, body.length);
-      if (builder.full(blockSize)) {
-        writeBlock();
+      if (cost < 0 ? builder.full(blockSize) : openBlockCapacity - builder.blockLength() < MIN_ROOM) {
+        writeBlock(-1);
       }
       return new Appended(sequence, address);
     } finally {
@@ -426,9 +481,29 @@ public final class QueueWriter {
     }
   }
 
-  /** Lock held, builder not empty. */
+  /** Lock held, builder not empty: {@link #writeBlock(int)} not knowing the next record. */
   private void writeBlock() throws IOException {
-    ByteBuffer block = builder.finish();
+    writeBlock(-1);
+  }
+
+  /**
+   * Lock held, builder not empty: writes the open block. A block of records stored one by one is
+   * padded to the end of its page when the room after it would be too small for a record
+   * ({@value #MIN_ROOM} bytes) or for the next one, whose stored cost is {@code nextCost} (-1 if
+   * unknown): the next block then starts on a page.
+   */
+  private void writeBlock(int nextCost) throws IOException {
+    int pad = 0;
+    if (builder.recordsMode()) {
+      long end = openBlockOffset + builder.blockLength();
+      int roomAfter = (int) ((PAGE - end % PAGE) % PAGE);
+      if (roomAfter > 0 && (roomAfter < MIN_ROOM
+          || (nextCost >= 0 && BlockFormat.HEADER_LENGTH + nextCost > roomAfter && BlockFormat.HEADER_LENGTH + nextCost <= PAGE))
+          && end + roomAfter < options.segmentSize()) {
+        pad = roomAfter;
+      }
+    }
+    ByteBuffer block = builder.finish(pad);
     int stored = block.remaining();
     try {
       if (appender.segment() != openBlockSegment || appender.position() != openBlockOffset) {

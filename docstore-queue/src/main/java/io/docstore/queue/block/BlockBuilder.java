@@ -34,10 +34,14 @@ import net.jpountz.lz4.LZ4Factory;
  * stored raw anyway; the cost is that the first compressible blocks after a run of incompressible
  * ones may be stored raw too (at most {@value #PROBE_EVERY} - 1 of them).
  *
- * <p>With a {@link RecordDictionary} ({@link #useDictionary}), the block is stored as records
- * compressed one by one with it ({@link io.docstore.queue.format.BlockFormat#FLAG_ZSTD_RECORDS}),
- * when that saves at least 1/16 of the uncompressed block, instead of LZ4 over the whole block:
- * smaller on disk, and a reader of one record decompresses just that record.
+ * <p><b>Records mode</b> (segment format 3): with a {@link RecordDictionary} ({@link #useDictionary}),
+ * or while LZ4 cannot shrink blocks, the block stores its records one by one
+ * ({@link io.docstore.queue.format.BlockFormat#FLAG_ZSTD_RECORDS}): each body compressed on its own
+ * with the dictionary, or as it is when that does not make it smaller (after
+ * {@value #SKIP_RECORDS_AFTER} such bodies in a row only every {@value #PROBE_EVERY}th is tried). A
+ * reader of one record then checks and decompresses just that record, and, since {@link #stage}
+ * tells each record's stored cost before it is added, the writer can keep a block within one 4 KiB
+ * page and pad it to the page's end ({@link #finish(int)}).
  *
  * <p>Not thread-safe: owned by the writer, used under its lock. Buffers are reused across blocks.
  * {@link #close} frees the compression context of a dictionary.
@@ -47,6 +51,8 @@ public final class BlockBuilder implements Closeable {
   private static final LZ4Compressor COMPRESSOR = LZ4Factory.fastestInstance().fastCompressor();
   /** Blocks in a row that did not compress before compression is only probed. */
   static final int SKIP_AFTER = 8;
+  /** Records in a row whose body did not compress before a record's compression is only probed. */
+  static final int SKIP_RECORDS_AFTER = 64;
   /** While probing, one block in this many is tried. */
   static final int PROBE_EVERY = 16;
 
@@ -56,8 +62,26 @@ public final class BlockBuilder implements Closeable {
    */
   private static final int TABLE_RESERVE = OFFSET_ENTRY * Address.MAX_RECORDS_PER_BLOCK;
 
-  private byte[] records = new byte[TABLE_RESERVE + 8192];
+  /** LZ4 mode: the raw records from {@link #TABLE_RESERVE} on. */
+  private byte[] recordBytes = new byte[TABLE_RESERVE + 8192];
   private int recordsLength;
+  /** Whether the open block stores its records one by one (chosen when its first record comes). */
+  private boolean records;
+  /** Records mode: the stored records back to back, their length, and the sum of their raw sizes. */
+  private byte[] zRecords = new byte[8192];
+  private int zLength;
+  private int rawRecords;
+  /** The body last prepared by {@link #stage} and, unless -1, its compressed length in {@link #staged}. */
+  private byte[] staged = new byte[8192];
+  private byte[] stagedBody;
+  private int stagedOff;
+  private int stagedLen;
+  private int stagedZ;
+  private RecordDictionary stagedDictionary;
+  /** Records in a row whose body did not compress, and records not tried since the last probe. */
+  private int plainInARow;
+  private int sinceRecordProbe;
+
   private int[] starts = new int[64];
   private int count;
   private long firstSequence;
@@ -118,6 +142,22 @@ public final class BlockBuilder implements Closeable {
     return ByteBuffer.wrap(b);
   }
 
+  /**
+   * A block of {@code gap} bytes (at least {@code HEADER_LENGTH + 1}) that holds no record, only
+   * zero bytes: it fills the rest of a page so that the next block starts on one.
+   */
+  public static ByteBuffer paddingBlock(int gap, long nextSequence) {
+    byte[] b = new byte[gap];
+    int stored = gap - HEADER_LENGTH;
+    BigEndian.putInt(b, STORED_LENGTH, stored);
+    BigEndian.putInt(b, RAW_LENGTH, stored);
+    BigEndian.putShort(b, RECORD_COUNT, 0);
+    b[FLAGS] = (byte) FLAG_PADDING;
+    BigEndian.putLong(b, FIRST_SEQUENCE, nextSequence);
+    BigEndian.putInt(b, CRC, Checksums.crc32c(b, STORED_LENGTH, gap - STORED_LENGTH));
+    return ByteBuffer.wrap(b);
+  }
+
   public boolean isEmpty() {
     return count == 0;
   }
@@ -126,8 +166,19 @@ public final class BlockBuilder implements Closeable {
     return count;
   }
 
-  /** Payload bytes of the block so far if stored uncompressed (offset table and record checksums included). */
+  /** Whether the open block stores its records one by one (format 3), so its stored size is known as it fills. */
+  public boolean recordsMode() {
+    return count > 0 ? records : chooseRecordsMode();
+  }
+
+  /**
+   * Payload bytes of the block so far: exact in records mode; in LZ4 mode as if stored uncompressed
+   * (offset table and record checksums included).
+   */
   public int storedLength() {
+    if (count > 0 && records) {
+      return ZSTD_TABLE + OFFSET_ENTRY + zLength + count * (OFFSET_ENTRY + RECORD_CRC);
+    }
     return count * (OFFSET_ENTRY + RECORD_CRC) + recordsLength;
   }
 
@@ -145,9 +196,71 @@ public final class BlockBuilder implements Closeable {
     return count == 0 || (count < Address.MAX_RECORDS_PER_BLOCK && storedLength + storedRecordCost(bodyLength) <= blockSize);
   }
 
+  /** In records mode: whether a record costing {@code cost} (from {@link #stage}) keeps the block within {@code capacity}. */
+  public boolean fitsStored(int cost, int capacity) {
+    return count == 0 || (count < Address.MAX_RECORDS_PER_BLOCK && HEADER_LENGTH + storedLength() + cost <= capacity);
+  }
+
   /** Whether no further record, not even one with an empty body, can join. */
   public boolean full(int blockSize) {
     return !fits(0, blockSize);
+  }
+
+  /** Bytes the block takes once written (header included) if finished now, without padding. */
+  public int blockLength() {
+    return HEADER_LENGTH + storedLength();
+  }
+
+  /**
+   * Prepares the next record's body ({@code body[off, off+len)}) for the open block, or for the
+   * next one if the builder is empty (which then chooses the block's mode): compresses it with the
+   * dictionary if there is one. Returns the bytes the record will add to the stored block in
+   * records mode (offset entry, checksum, header, stored body), or -1 in LZ4 mode, where the stored
+   * size is known only when the whole block is compressed. {@link #add} with the same body uses the
+   * prepared bytes.
+   */
+  public int stage(byte[] body, int off, int len) {
+    if (count == 0) {
+      records = chooseRecordsMode();
+    }
+    if (!records) {
+      stagedBody = null;
+      return -1;
+    }
+    int z = -1;
+    if (dictionary != null && len > 0 && (plainInARow < SKIP_RECORDS_AFTER || ++sinceRecordProbe >= PROBE_EVERY)) {
+      sinceRecordProbe = 0;
+      int bound = RecordDictionary.bound(len);
+      if (staged.length < bound) {
+        staged = new byte[Math.max(bound, staged.length * 2)];
+      }
+      z = zstd.compressByteArray(staged, 0, staged.length, body, off, len);
+      if (z >= len) {
+        z = -1;
+      }
+      plainInARow = z < 0 ? plainInARow + 1 : 0;
+    }
+    stagedBody = body;
+    stagedOff = off;
+    stagedLen = len;
+    stagedZ = z;
+    stagedDictionary = dictionary;
+    return OFFSET_ENTRY + RECORD_CRC + ZRECORD_BODY + (z < 0 ? len : z);
+  }
+
+  /**
+   * The mode of the next block: records one by one with a dictionary; without one, records one by
+   * one too while LZ4 cannot shrink blocks (stored as they are, so their size is known as the block
+   * fills), probing LZ4 again every {@value #PROBE_EVERY}th block; else LZ4 over the block.
+   */
+  private boolean chooseRecordsMode() {
+    if (dictionary != null) {
+      return true;
+    }
+    if (incompressible < SKIP_AFTER) {
+      return false;
+    }
+    return sinceProbe + 1 < PROBE_EVERY;
   }
 
   /** Adds a record and returns its index in the block. Sequences must be consecutive. */
@@ -159,23 +272,59 @@ public final class BlockBuilder implements Closeable {
   public int add(long sequence, long id, long acceptedAtMillis, byte op, byte[] body, int off, int len) {
     if (count == 0) {
       firstSequence = sequence;
+      if (stagedBody != body || stagedOff != off || stagedLen != len || stagedDictionary != dictionary) {
+        records = chooseRecordsMode();
+      }
     } else if (sequence != firstSequence + count) {
       throw new IllegalStateException("sequence " + sequence + " does not follow " + (firstSequence + count - 1));
     }
+    if (records) {
+      return addRecord(id, acceptedAtMillis, op, body, off, len);
+    }
     int need = recordsLength + RECORD_BODY + len;
-    if (TABLE_RESERVE + need > records.length) {
-      records = Arrays.copyOf(records, Math.max(TABLE_RESERVE + need, records.length * 2));
+    if (TABLE_RESERVE + need > this.recordBytes.length) {
+      this.recordBytes = Arrays.copyOf(this.recordBytes, Math.max(TABLE_RESERVE + need, this.recordBytes.length * 2));
     }
     if (count == starts.length) {
       starts = Arrays.copyOf(starts, count * 2);
     }
     starts[count] = recordsLength;
     int p = TABLE_RESERVE + recordsLength;
-    BigEndian.putLong(records, p + RECORD_ID, id);
-    BigEndian.putLong(records, p + RECORD_ACCEPTED_AT, acceptedAtMillis);
-    records[p + RECORD_OP] = op;
-    System.arraycopy(body, off, records, p + RECORD_BODY, len);
+    BigEndian.putLong(this.recordBytes, p + RECORD_ID, id);
+    BigEndian.putLong(this.recordBytes, p + RECORD_ACCEPTED_AT, acceptedAtMillis);
+    this.recordBytes[p + RECORD_OP] = op;
+    System.arraycopy(body, off, this.recordBytes, p + RECORD_BODY, len);
     recordsLength = need;
+    return count++;
+  }
+
+  /** Records mode: appends the record, its body as prepared by {@link #stage} (prepared again if it was not). */
+  private int addRecord(long id, long acceptedAtMillis, byte op, byte[] body, int off, int len) {
+    if (stagedBody != body || stagedOff != off || stagedLen != len || stagedDictionary != dictionary) {
+      stage(body, off, len);
+    }
+    int storedBody = stagedZ < 0 ? len : stagedZ;
+    int need = zLength + ZRECORD_BODY + storedBody;
+    if (need > zRecords.length) {
+      zRecords = Arrays.copyOf(zRecords, Math.max(need, zRecords.length * 2));
+    }
+    if (count == starts.length) {
+      starts = Arrays.copyOf(starts, count * 2);
+    }
+    starts[count] = zLength;
+    int p = zLength;
+    BigEndian.putLong(zRecords, p + RECORD_ID, id);
+    BigEndian.putLong(zRecords, p + RECORD_ACCEPTED_AT, acceptedAtMillis);
+    zRecords[p + RECORD_OP] = op;
+    BigEndian.putInt(zRecords, p + ZRECORD_BODY_LENGTH, len);
+    if (stagedZ < 0) {
+      System.arraycopy(body, off, zRecords, p + ZRECORD_BODY, len);
+    } else {
+      System.arraycopy(staged, 0, zRecords, p + ZRECORD_BODY, stagedZ);
+    }
+    zLength = need;
+    rawRecords += RECORD_BODY + len;
+    stagedBody = null;
     return count++;
   }
 
@@ -184,49 +333,56 @@ public final class BlockBuilder implements Closeable {
    * length) is valid until the next call.
    */
   public ByteBuffer finish() {
+    return finish(0);
+  }
+
+  /**
+   * {@link #finish}, the block's payload followed by {@code pad} zero bytes (records mode only), so
+   * that it ends on a page boundary and the next block starts on one.
+   */
+  public ByteBuffer finish(int pad) {
     if (count == 0) {
       throw new IllegalStateException("empty block");
     }
-    int table = count * OFFSET_ENTRY;
-    int rawLen = table + recordsLength;
-    int rawStart = TABLE_RESERVE - table;
-    for (int i = 0; i < count; i++) {
-      BigEndian.putInt(records, rawStart + i * OFFSET_ENTRY, table + starts[i]);
+    if (pad != 0 && !records) {
+      throw new IllegalStateException("only a block of records stored one by one is padded");
     }
-    int maxCompressed = COMPRESSOR.maxCompressedLength(rawLen);
-    int withChecksums = rawLen + count * RECORD_CRC;
-    int need = HEADER_LENGTH + Math.max(withChecksums, maxCompressed);
-    if (out.length < need) {
-      out = new byte[Math.max(need, out.length * 2)];
-    }
-    int flags;
+    int rawLen;
     int stored;
-    boolean tryNow = incompressible < SKIP_AFTER || ++sinceProbe >= PROBE_EVERY;
-    if (tryNow) {
-      sinceProbe = 0;
-    }
-    if (tryNow && dictionary != null && (stored = encodeRecords(withChecksums)) > 0) {
+    int flags;
+    if (records) {
+      rawLen = count * OFFSET_ENTRY + rawRecords;
+      stored = encodeRecords(pad);
       flags = FLAG_ZSTD_RECORDS;
-      incompressible = 0;
+      if (dictionary == null) {
+        sinceProbe++;
+      }
     } else {
-      boolean lz4 = false;
-      int compressed = 0;
-      if (tryNow && dictionary == null) {
-        compressed = COMPRESSOR.compress(records, rawStart, rawLen, out, HEADER_LENGTH, maxCompressed);
-        lz4 = compressed <= rawLen - rawLen / 16 && compressed < rawLen;
+      int table = count * OFFSET_ENTRY;
+      rawLen = table + recordsLength;
+      int rawStart = TABLE_RESERVE - table;
+      for (int i = 0; i < count; i++) {
+        BigEndian.putInt(recordBytes, rawStart + i * OFFSET_ENTRY, table + starts[i]);
       }
-      if (tryNow) {
-        incompressible = lz4 ? 0 : incompressible + 1;
+      int maxCompressed = COMPRESSOR.maxCompressedLength(rawLen);
+      int withChecksums = rawLen + count * RECORD_CRC;
+      int need = HEADER_LENGTH + Math.max(withChecksums, maxCompressed);
+      if (out.length < need) {
+        out = new byte[Math.max(need, out.length * 2)];
       }
+      sinceProbe = 0;
+      int compressed = COMPRESSOR.compress(recordBytes, rawStart, rawLen, out, HEADER_LENGTH, maxCompressed);
+      boolean lz4 = compressed <= rawLen - rawLen / 16 && compressed < rawLen;
+      incompressible = lz4 ? 0 : incompressible + 1;
       stored = lz4 ? compressed : withChecksums;
       flags = lz4 ? FLAG_LZ4 : FLAG_RECORD_CRCS;
       if (!lz4) {
-        System.arraycopy(records, rawStart, out, HEADER_LENGTH, rawLen);
+        System.arraycopy(recordBytes, rawStart, out, HEADER_LENGTH, rawLen);
         int crcs = HEADER_LENGTH + rawLen;
         for (int i = 0; i < count; i++) {
           int end = i + 1 < count ? starts[i + 1] : recordsLength;
           BigEndian.putInt(out, crcs + i * RECORD_CRC,
-              RecordChecksum.of(records, TABLE_RESERVE + starts[i], TABLE_RESERVE + end, firstSequence + i));
+              RecordChecksum.of(recordBytes, TABLE_RESERVE + starts[i], TABLE_RESERVE + end, firstSequence + i));
         }
       }
     }
@@ -245,53 +401,37 @@ public final class BlockBuilder implements Closeable {
     lastFirstSequence = firstSequence;
     count = 0;
     recordsLength = 0;
+    zLength = 0;
+    rawRecords = 0;
+    stagedBody = null;
     return ByteBuffer.wrap(out, 0, HEADER_LENGTH + stored);
   }
 
   /**
-   * Encodes the open block's records one by one with the dictionary into {@link #out}'s payload
-   * ({@link io.docstore.queue.format.BlockFormat#FLAG_ZSTD_RECORDS} layout, record checksums
-   * included); its stored length, or 0 if that does not save 1/16 of {@code uncompressed}.
+   * Records mode: lays out the payload in {@link #out} (dictionary id, offset table of count + 1
+   * entries, record checksums, records, {@code pad} zero bytes); its stored length.
    */
-  private int encodeRecords(int uncompressed) {
-    int need = HEADER_LENGTH + ZSTD_TABLE + count * (OFFSET_ENTRY + RECORD_CRC + ZRECORD_BODY);
-    for (int i = 0; i < count; i++) {
-      int end = i + 1 < count ? starts[i + 1] : recordsLength;
-      need += RecordDictionary.bound(end - starts[i] - RECORD_BODY);
+  private int encodeRecords(int pad) {
+    int table = ZSTD_TABLE + (count + 1) * OFFSET_ENTRY;
+    int first = table + count * RECORD_CRC;
+    int stored = first + zLength + pad;
+    if (out.length < HEADER_LENGTH + stored) {
+      out = new byte[Math.max(HEADER_LENGTH + stored, out.length * 2)];
     }
-    if (out.length < need) {
-      out = new byte[Math.max(need, out.length * 2)];
-    }
-    int limit = uncompressed - uncompressed / 16;
     int payload = HEADER_LENGTH;
-    BigEndian.putInt(out, payload + ZSTD_DICT_ID, dictionary.id());
-    int at = ZSTD_TABLE + count * OFFSET_ENTRY;
-    for (int i = 0; i < count; i++) {
-      int from = TABLE_RESERVE + starts[i];
-      int bodyLength = (i + 1 < count ? starts[i + 1] : recordsLength) - starts[i] - RECORD_BODY;
-      BigEndian.putInt(out, payload + ZSTD_TABLE + i * OFFSET_ENTRY, at);
-      int p = payload + at;
-      System.arraycopy(records, from, out, p, RECORD_BODY);
-      BigEndian.putInt(out, p + ZRECORD_BODY_LENGTH, bodyLength);
-      int body = p + ZRECORD_BODY;
-      int z = bodyLength == 0 ? 0
-          : zstd.compressByteArray(out, body, out.length - body, records, from + RECORD_BODY, bodyLength);
-      if (z >= bodyLength) {
-        System.arraycopy(records, from + RECORD_BODY, out, body, bodyLength);
-        z = bodyLength;
-      }
-      at += ZRECORD_BODY + z;
-      if (at + count * RECORD_CRC > limit) {
-        return 0;
-      }
+    BigEndian.putInt(out, payload + ZSTD_DICT_ID, dictionary == null ? 0 : dictionary.id());
+    System.arraycopy(zRecords, 0, out, payload + first, zLength);
+    for (int i = 0; i <= count; i++) {
+      BigEndian.putInt(out, payload + ZSTD_TABLE + i * OFFSET_ENTRY, first + (i < count ? starts[i] : zLength));
     }
-    int crcs = payload + at;
     for (int i = 0; i < count; i++) {
-      int start = BigEndian.getInt(out, payload + ZSTD_TABLE + i * OFFSET_ENTRY);
-      int end = i + 1 < count ? BigEndian.getInt(out, payload + ZSTD_TABLE + (i + 1) * OFFSET_ENTRY) : at;
-      BigEndian.putInt(out, crcs + i * RECORD_CRC, RecordChecksum.of(out, payload + start, payload + end, firstSequence + i));
+      int from = first + starts[i];
+      int to = first + (i + 1 < count ? starts[i + 1] : zLength);
+      BigEndian.putInt(out, payload + table + i * RECORD_CRC,
+          RecordChecksum.of(out, payload + from, payload + to, firstSequence + i));
     }
-    return at + count * RECORD_CRC;
+    Arrays.fill(out, payload + first + zLength, payload + stored, (byte) 0);
+    return stored;
   }
 
   /** The crc field of the block last returned by {@link #finish}. */

@@ -157,11 +157,13 @@ public final class BlockReader {
     int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
     int flags = src.get(base + FLAGS);
     boolean dictionary = flags == FLAG_DICTIONARY;
+    boolean recordless = dictionary || flags == FLAG_PADDING;
     if (storedLength <= 0 || storedLength > MAX_PAYLOAD || rawLength <= 0 || rawLength > MAX_PAYLOAD
-        || (count == 0) != dictionary || count > Address.MAX_RECORDS_PER_BLOCK
-        || (flags != 0 && flags != FLAG_LZ4 && flags != FLAG_RECORD_CRCS && flags != FLAG_ZSTD_RECORDS && !dictionary)
-        || (dictionary && (rawLength != storedLength || offset != SegmentFormat.HEADER_LENGTH))
-        || (flags == FLAG_ZSTD_RECORDS && storedLength < ZSTD_TABLE + count * (OFFSET_ENTRY + ZRECORD_BODY + RECORD_CRC))
+        || (count == 0) != recordless || count > Address.MAX_RECORDS_PER_BLOCK
+        || (flags != 0 && flags != FLAG_LZ4 && flags != FLAG_RECORD_CRCS && flags != FLAG_ZSTD_RECORDS && !recordless)
+        || (recordless && rawLength != storedLength) || (dictionary && offset != SegmentFormat.HEADER_LENGTH)
+        || (flags == FLAG_ZSTD_RECORDS
+            && storedLength < ZSTD_TABLE + OFFSET_ENTRY + count * (OFFSET_ENTRY + ZRECORD_BODY + RECORD_CRC))
         || src.get(base + RESERVED) != 0) {
       throw new CorruptionException(file, offset, String.format(
           "implausible block header (stored %d, raw %d, records %d, flags %d)", storedLength, rawLength, count, flags));
@@ -195,7 +197,7 @@ public final class BlockReader {
    */
   public static ByteBuffer inPlace(ByteBuffer src, int base, Path file, long offset) throws CorruptionException {
     int flags = src.get(base + FLAGS);
-    if (flags == FLAG_LZ4 || flags == FLAG_DICTIONARY) {
+    if (flags == FLAG_LZ4 || flags == FLAG_DICTIONARY || flags == FLAG_PADDING) {
       return null;
     }
     int total = HEADER_LENGTH + src.getInt(base + STORED_LENGTH);
@@ -293,22 +295,22 @@ public final class BlockReader {
     int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
     int flags = src.get(base + FLAGS);
     boolean lz4 = flags == FLAG_LZ4;
-    boolean whole = lz4 || flags == FLAG_ZSTD_RECORDS || flags == FLAG_DICTIONARY;
+    boolean whole = lz4 || flags == FLAG_ZSTD_RECORDS || flags == FLAG_DICTIONARY || flags == FLAG_PADDING;
     int expected = verify(src, base, total, whole, crc, file, offset);
     into.offset = offset;
     into.storedLength = storedLength;
     into.crc = expected;
     into.firstSequence = src.getLong(base + FIRST_SEQUENCE);
-    into.compressed = lz4 || flags == FLAG_ZSTD_RECORDS;
+    into.compressed = lz4 || (flags == FLAG_ZSTD_RECORDS && ZstdRecords.dictionaryId(src, base) != 0);
     into.recordChecksums = flags == FLAG_RECORD_CRCS || flags == FLAG_ZSTD_RECORDS;
     into.zstd = flags == FLAG_ZSTD_RECORDS;
-    if (flags == FLAG_DICTIONARY) {
+    into.dictionary = flags == FLAG_DICTIONARY;
+    into.padding = flags == FLAG_PADDING;
+    if (into.dictionary || into.padding) {
       into.count = 0;
       into.rawLength = 0;
-      into.dictionary = true;
       return;
     }
-    into.dictionary = false;
     if (into.raw.length < rawLength) {
       into.raw = new byte[Math.max(rawLength, into.raw.length * 2)];
     }
@@ -351,7 +353,9 @@ public final class BlockReader {
       DecodedBlock into) throws IOException {
     RecordDictionary d = dictionary;
     int id = ZstdRecords.dictionaryId(src, base);
-    if (d == null || d.id() != id) {
+    if (id == 0) {
+      d = null;
+    } else if (d == null || d.id() != id) {
       if (channel == null) {
         throw new CorruptionException(file, offset, "a block compressed with dictionary " + Integer.toHexString(id)
             + " read without its segment");

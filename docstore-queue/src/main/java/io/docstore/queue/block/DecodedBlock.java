@@ -32,6 +32,7 @@ public final class DecodedBlock {
   boolean recordChecksums;
   boolean zstd;
   boolean dictionary;
+  boolean padding;
 
   public int count() {
     return count;
@@ -79,6 +80,11 @@ public final class DecodedBlock {
   /** Whether the block is the segment's dictionary (version 3): it holds no record. */
   public boolean dictionary() {
     return dictionary;
+  }
+
+  /** Whether the block only pads to the end of a page (version 3): it holds no record. */
+  public boolean padding() {
+    return padding;
   }
 
   /** Whether the block as stored carries a checksum per record (uncompressed blocks of segment version 2). */
@@ -144,6 +150,7 @@ public final class DecodedBlock {
     c.recordChecksums = recordChecksums;
     c.zstd = zstd;
     c.dictionary = dictionary;
+    c.padding = padding;
     return c;
   }
 

@@ -59,15 +59,16 @@ public final class ZstdRecords {
   public void locate(ByteBuffer src, int base, int index, Path file, long offset) throws CorruptionException {
     int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
     int payload = base + HEADER_LENGTH;
-    int recordsEnd = src.getInt(base + STORED_LENGTH) - count * RECORD_CRC;
+    int stored = src.getInt(base + STORED_LENGTH);
+    int crcs = ZSTD_TABLE + (count + 1) * OFFSET_ENTRY;
+    int first = crcs + count * RECORD_CRC;
     int start = src.getInt(payload + ZSTD_TABLE + index * OFFSET_ENTRY);
-    int end = index + 1 < count ? src.getInt(payload + ZSTD_TABLE + (index + 1) * OFFSET_ENTRY) : recordsEnd;
-    int first = ZSTD_TABLE + count * OFFSET_ENTRY;
-    if ((index == 0 ? start != first : start < first) || end < start + ZRECORD_BODY || end > recordsEnd) {
+    int end = src.getInt(payload + ZSTD_TABLE + (index + 1) * OFFSET_ENTRY);
+    if ((index == 0 ? start != first : start < first) || end < start + ZRECORD_BODY || end > stored) {
       throw new CorruptionException(file, offset, "record " + index + " lies outside its block's payload");
     }
     long sequence = src.getLong(base + FIRST_SEQUENCE) + index;
-    int expected = src.getInt(payload + recordsEnd + index * RECORD_CRC);
+    int expected = src.getInt(payload + crcs + index * RECORD_CRC);
     int actual = RecordChecksum.of(src, payload + start, payload + end, sequence);
     if (actual != expected) {
       throw CorruptionException.checksum(file, offset, "record " + index, expected, actual);
@@ -94,13 +95,15 @@ public final class ZstdRecords {
     int from = at + ZRECORD_BODY;
     if (storedPlain()) {
       dst.put(dstOff, src, from, bodyLength);
+    } else if (d == null) {
+      throw new CorruptionException(file, offset, "a record's body is stored compressed in a block without a dictionary");
     } else if (d.decompress(src, from, storedBody, dst, dstOff, bodyLength) < 0) {
       throw new CorruptionException(file, offset, "a record's body does not decompress to its " + bodyLength
           + " bytes with dictionary " + Integer.toHexString(d.id()));
     }
   }
 
-  /** The id of the dictionary the block at {@code base} of {@code src} was compressed with. */
+  /** The id of the dictionary the block at {@code base} of {@code src} was compressed with; 0 for none (every body stored plain). */
   public static int dictionaryId(ByteBuffer src, int base) {
     return src.getInt(base + HEADER_LENGTH + ZSTD_DICT_ID);
   }

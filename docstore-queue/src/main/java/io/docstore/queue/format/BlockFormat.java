@@ -8,12 +8,14 @@ package io.docstore.queue.format;
  * header  := crc:u32 storedLength:u32 rawLength:u32 recordCount:u16 flags:u8 reserved:u8 firstSequence:u64
  * payload := storedLength bytes: LZ4 block of raw when flags bit 0 is set;
  *            raw recordCrc:u32 * recordCount when flags bit 1 is set (segment version 2);
- *            zrecords recordCrc:u32 * recordCount when flags bit 2 is set (segment version 3);
- *            a zstd dictionary when flags bit 3 is set (segment version 3, recordCount 0);
+ *            zrecords when flags bit 2 is set (segment version 3);
+ *            a zstd dictionary when flags bit 3 is set (segment version 3, recordCount 0, first block only);
+ *            zero bytes when flags bit 4 is set (segment version 3, recordCount 0: padding to a page end);
  *            raw alone when none is set (segment version 1)
- * zrecords:= dictId:u32 recordStart:u32 * recordCount zrecord * recordCount     (recordStart from the payload start)
+ * zrecords:= dictId:u32 zstart:u32 * (recordCount + 1) recordCrc:u32 * recordCount zrecord * recordCount pad
+ *            (zstart from the payload start; zstart[recordCount] = end of the last zrecord; pad = zero bytes)
  * zrecord := id:u64 acceptedAtMillis:u64 op:u8 bodyLength:u32 storedBody     (zstd frame with the dictionary, or
- *            the body itself when its stored length equals bodyLength)
+ *            the body itself when its stored length equals bodyLength; dictId 0: every body as it is)
  * raw     := recordStart:u32 * recordCount  record * recordCount       (rawLength bytes)
  * record  := id:u64 acceptedAtMillis:u64 op:u8 body                     (body runs to the next recordStart or rawLength)
  * </pre>
@@ -43,10 +45,11 @@ public final class BlockFormat {
    */
   public static final int FLAG_RECORD_CRCS = 2;
   /**
-   * Flags bit 2 (segment version 3): each record's body is compressed on its own with the
-   * segment's dictionary (zstd), so a reader of one record decompresses one body; the block carries a
-   * checksum per record as with {@link #FLAG_RECORD_CRCS}. {@code rawLength} is the length of the
-   * same block decoded to the plain layout. Never set together with another flag.
+   * Flags bit 2 (segment version 3): records stored one by one, each body compressed on its own
+   * with the segment's dictionary (zstd) or stored as it is, so a reader of one record checks and
+   * decompresses one record; the block carries a checksum per record and may end in zero padding
+   * up to a page boundary. {@code rawLength} is the length of the same block decoded to the plain
+   * layout. Never set together with another flag.
    */
   public static final int FLAG_ZSTD_RECORDS = 4;
   /**
@@ -55,7 +58,14 @@ public final class BlockFormat {
    */
   public static final int FLAG_DICTIONARY = 8;
 
-  /** Bytes before the offset table of a {@link #FLAG_ZSTD_RECORDS} payload: the dictionary's id. */
+  /**
+   * Flags bit 4 (segment version 3): the block holds no record, only zero bytes
+   * ({@code storedLength == rawLength}): it fills the rest of a page so that the next block starts on
+   * one.
+   */
+  public static final int FLAG_PADDING = 16;
+
+  /** Bytes before the offset table of a {@link #FLAG_ZSTD_RECORDS} payload: the dictionary's id (0: none). */
   public static final int ZSTD_DICT_ID = 0;
   public static final int ZSTD_TABLE = ZSTD_DICT_ID + 4;
 

@@ -86,14 +86,14 @@ public final class QueueVerifier {
           return -1;
         }
         int version = scan.header().version();
-        if (kind == SegmentScanner.Kind.BLOCK && !block.compressed() && !block.dictionary()
+        if (kind == SegmentScanner.Kind.BLOCK && !block.compressed() && !block.dictionary() && !block.padding()
             && block.recordChecksums() != version >= 2) {
           problems.add(new Problem(path, block.offset(), "uncompressed block " + (block.recordChecksums() ? "with" : "without")
               + " record checksums in a version " + version + " segment"));
         }
-        if (kind == SegmentScanner.Kind.BLOCK && (block.zstd() || block.dictionary()) && version < 3) {
-          problems.add(new Problem(path, block.offset(), (block.zstd() ? "block of records compressed one by one"
-              : "dictionary block") + " in a version " + version + " segment"));
+        if (kind == SegmentScanner.Kind.BLOCK && (block.zstd() || block.dictionary() || block.padding()) && version < 3) {
+          problems.add(new Problem(path, block.offset(), (block.zstd() ? "block of records stored one by one"
+              : block.dictionary() ? "dictionary block" : "padding block") + " in a version " + version + " segment"));
         }
         if (kind == SegmentScanner.Kind.END) {
           if (name.sealed()) {

@@ -66,7 +66,8 @@ public final class SegmentDump {
           }
           case BLOCK -> {
             out.printf("block @%d: stored %d, raw %d, records %d, %s, sequences %d..%d, crc %08x OK%n", offset,
-                block.storedLength(), block.rawLength(), block.count(), block.dictionary() ? "zstd dictionary" : block.zstd() ? "zstd records with record crcs"
+                block.storedLength(), block.rawLength(), block.count(), block.dictionary() ? "zstd dictionary" : block.padding() ? "padding to the page end"
+                    : block.zstd() ? "records one by one with record crcs"
                     : block.compressed() ? "lz4" : block.recordChecksums() ? "raw with record crcs" : "raw",
                 block.firstSequence(), block.lastSequence(), block.crc());
             if (records) {
