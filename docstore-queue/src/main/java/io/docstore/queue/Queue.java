@@ -172,8 +172,8 @@ public final class Queue implements java.io.Closeable {
         c.compressedBlocks.sum(), c.segmentsCreated.sum(), c.segmentsSealed.sum(), c.fsyncs.sum(),
         c.tornTailBytesDropped.sum(), c.blockReads.sum(), c.blockReadsMapped.sum(), c.blockReadsMappedCold.sum(),
         c.blockCacheHits.sum(),
-        cache == null ? 0 : cache.slots().misses(), cache == null ? 0 : cache.slots().evictions(),
-        cache == null ? 0 : cache.bytes(), cache == null ? 0 : cache.slots().capacityBytes());
+        cache == null ? 0 : cache.misses(), cache == null ? 0 : cache.evictions(),
+        cache == null ? 0 : cache.bytes(), cache == null ? 0 : cache.capacityBytes());
   }
 
   /** Writes the open block, fsyncs and closes the files. Idempotent. */

@@ -66,6 +66,12 @@ public final class QueueReader {
       return body;
     }
 
+    /** Copies a cached record into {@link #body} (idempotent: the cache may call it twice). */
+    final io.docstore.io.cache.SlotCache.LongReader copier = (slab, off, len, arg) -> {
+      body(len).put(0, slab, off, len);
+      return len;
+    };
+
     Buffers(int expectedBlockBytes) {
       reader = new BlockReader(expectedBlockBytes);
     }
@@ -148,6 +154,18 @@ public final class QueueReader {
           + segment.path().getFileName() + " (" + SegmentFormat.HEADER_LENGTH + ".." + end + ")");
     }
     long key = Address.blockKey(address);
+    Buffers b = buffers.get();
+    if (cache != null) {
+      long n = cache.readRecord(address, b.copier);
+      if (n >= BlockCache.RECORD_HEADER) {
+        ByteBuffer r = b.body;
+        counters.blockCacheHits.increment();
+        sink.accept(r.getLong(BlockCache.RECORD_ID), r.getLong(BlockCache.RECORD_SEQUENCE),
+            r.get(BlockCache.RECORD_OP) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE, r.getLong(BlockCache.RECORD_ACCEPTED_AT),
+            r, BlockCache.RECORD_HEADER, (int) n - BlockCache.RECORD_HEADER);
+        return;
+      }
+    }
     MappedFile mapping = null;
     if (mapped && coldReads.useMapping()) {
       mapping = segment.mapped();
@@ -155,12 +173,12 @@ public final class QueueReader {
       mapping.chunk(offset, BlockFormat.HEADER_LENGTH, end, sealed);
     }
     long started = mapping == null ? 0 : coldReads.started();
-    Buffers b = buffers.get();
-    ByteBuffer inPlace = mapping == null ? null
-        : BlockReader.mappedInPlace(mapping, sealed, segment.path(), offset, end);
+    ByteBuffer whole = mapping == null ? null : BlockReader.mappedBlock(mapping, sealed, segment.path(), offset, end);
+    ByteBuffer inPlace = whole == null ? null
+        : BlockReader.inPlace(whole, MappedFile.indexInChunk(offset), segment.path(), offset);
     boolean fromMapping = inPlace != null;
     if (fromMapping) {
-      inPlaceRecord(b, inPlace, MappedFile.indexInChunk(offset), segment, address, sink);
+      inPlaceRecord(b, inPlace, MappedFile.indexInChunk(offset), segment, address, cache, sink);
       counters.blockReads.increment();
     } else {
       if (cache != null) {
@@ -173,12 +191,12 @@ public final class QueueReader {
       }
       DecodedBlock block = b.block;
       if (b.key != key) {
-        if (mapping == null) {
-          // One read of about a block, then just the record when the block allows it.
+        if (whole == null) {
+          // Not mappable (yet): one read of about a block, then just the record when the block allows it.
           ByteBuffer stored = b.reader.readStored(segment.channel(), segment.path(), offset, end);
           counters.blockReads.increment();
           if (BlockReader.inPlace(stored, 0, segment.path(), offset) != null) {
-            inPlaceRecord(b, stored, 0, segment, address, sink);
+            inPlaceRecord(b, stored, 0, segment, address, cache, sink);
             return;
           }
           b.key = -1;
@@ -214,8 +232,8 @@ public final class QueueReader {
    * the record, and for a compressed one just its body, is handed over. Such blocks are not put in
    * the decoded-block cache, where a hit would save only that checksum and one body's decompression.
    */
-  private static void inPlaceRecord(Buffers b, ByteBuffer c, int base, SegmentInfo segment, long address,
-      RecordSink sink) throws IOException {
+  private void inPlaceRecord(Buffers b, ByteBuffer c, int base, SegmentInfo segment, long address,
+      BlockCache cache, RecordSink sink) throws IOException {
     long offset = Address.blockOffset(address);
     int count = Short.toUnsignedInt(c.getShort(base + BlockFormat.RECORD_COUNT));
     checkIndex(address, count);
@@ -231,10 +249,16 @@ public final class QueueReader {
       if (z.storedPlain()) {
         sink.accept(id, sequence, op, acceptedAt, c, at + BlockFormat.ZRECORD_BODY, z.bodyLength());
       } else {
-        ByteBuffer body = b.body(z.bodyLength());
+        int h = BlockCache.RECORD_HEADER;
+        ByteBuffer body = b.body(h + z.bodyLength());
         int dictId = ZstdRecords.dictionaryId(c, base);
-        z.body(c, dictId == 0 ? null : dictionary(segment, dictId), body, 0, segment.path(), offset);
-        sink.accept(id, sequence, op, acceptedAt, body, 0, z.bodyLength());
+        z.body(c, dictId == 0 ? null : dictionary(segment, dictId), body, h, segment.path(), offset);
+        if (cache != null) {
+          body.putLong(BlockCache.RECORD_ID, id).putLong(BlockCache.RECORD_ACCEPTED_AT, acceptedAt)
+              .putLong(BlockCache.RECORD_SEQUENCE, sequence).put(BlockCache.RECORD_OP, z.op());
+          cache.putRecord(address, body, 0, h + z.bodyLength());
+        }
+        sink.accept(id, sequence, op, acceptedAt, body, h, z.bodyLength());
       }
       return;
     }

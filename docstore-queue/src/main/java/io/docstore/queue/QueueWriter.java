@@ -271,6 +271,7 @@ public final class QueueWriter {
         appender.prepare();
         prepareDictionary();
       }
+      builder.forgetStaged();
       int cost = builder.stage(body, 0, body.length);
       if (cost < 0 ? !builder.fits(body.length, blockSize) : !builder.fitsStored(cost, openBlockCapacity)) {
         writeBlock(cost);

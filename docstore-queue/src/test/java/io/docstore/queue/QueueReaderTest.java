@@ -15,6 +15,41 @@ class QueueReaderTest {
   @TempDir
   Path dir;
 
+  /**
+   * Records stored one by one (with a dictionary) are cached whole, decompressed, by address: a
+   * second read of one answers from the cache without reading its block, with the same record.
+   */
+  @Test
+  void decompressedRecordsAreCachedByAddress() throws Exception {
+    QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).segmentSize(256 * 1024).dictionaryBytes(4096)
+        .dictionarySamples(50).blockCacheBytes(1 << 20).build();
+    try (Queue q = Queue.open(dir, o)) {
+      List<Appended> a = new ArrayList<>();
+      List<byte[]> bodies = new ArrayList<>();
+      for (int i = 0; i < 400; i++) {
+        byte[] body = ("{\"id\":" + i + ",\"title\":\"Storage engineer " + (i % 17) + "\",\"city\":\"Austin\",\"text\":\""
+            + "we keep documents small and fast to read. ".repeat(1 + i % 5) + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        bodies.add(body);
+        a.add(q.writer().append(i, Op.PUT, 1000 + i, body));
+      }
+      q.writer().flush();
+      int i = 390; // long after the dictionary was trained: in a block of records stored one by one
+      for (int round = 0; round < 3; round++) {
+        Record r = q.reader().get(a.get(i).address());
+        assertThat(r.body()).isEqualTo(bodies.get(i));
+        assertThat(r.id()).isEqualTo(i);
+        assertThat(r.sequence()).isEqualTo(a.get(i).sequence());
+        assertThat(r.acceptedAtMillis()).isEqualTo(1000 + i);
+        assertThat(r.op()).isEqualTo(Op.PUT);
+      }
+      QueueStats s = q.stats();
+      // Read from its block once (the cache, not full, admits it then), then from the cache twice.
+      assertThat(s.blockReads()).isEqualTo(1);
+      assertThat(s.blockCacheHits()).isEqualTo(2);
+      assertThat(s.blockCacheMisses()).isEqualTo(1);
+    }
+  }
+
   @Test
   void blockCacheAnswersRepeatedReads() throws Exception {
     QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).blockCacheBytes(1 << 20).build();

@@ -77,6 +77,7 @@ public final class BlockBuilder implements Closeable {
   private int stagedOff;
   private int stagedLen;
   private int stagedZ;
+  private int stagedCost;
   private RecordDictionary stagedDictionary;
   /** Records in a row whose body did not compress, and records not tried since the last probe. */
   private int plainInARow;
@@ -227,6 +228,9 @@ public final class BlockBuilder implements Closeable {
       stagedBody = null;
       return -1;
     }
+    if (stagedBody == body && stagedOff == off && stagedLen == len && stagedDictionary == dictionary) {
+      return stagedCost; // prepared already (the block it was meant for was full)
+    }
     int z = -1;
     if (dictionary != null && len > 0 && (plainInARow < SKIP_RECORDS_AFTER || ++sinceRecordProbe >= PROBE_EVERY)) {
       sinceRecordProbe = 0;
@@ -245,7 +249,16 @@ public final class BlockBuilder implements Closeable {
     stagedLen = len;
     stagedZ = z;
     stagedDictionary = dictionary;
-    return OFFSET_ENTRY + RECORD_CRC + ZRECORD_BODY + (z < 0 ? len : z);
+    stagedCost = OFFSET_ENTRY + RECORD_CRC + ZRECORD_BODY + (z < 0 ? len : z);
+    return stagedCost;
+  }
+
+  /**
+   * Forgets a body prepared by {@link #stage} and not added: a later {@code stage} of the same array
+   * prepares it again (its bytes may have changed). A writer calls this before preparing a record.
+   */
+  public void forgetStaged() {
+    stagedBody = null;
   }
 
   /**
@@ -403,7 +416,6 @@ public final class BlockBuilder implements Closeable {
     recordsLength = 0;
     zLength = 0;
     rawRecords = 0;
-    stagedBody = null;
     return ByteBuffer.wrap(out, 0, HEADER_LENGTH + stored);
   }
 

@@ -176,24 +176,13 @@ public final class BlockReader {
   }
 
   /**
-   * The mapped chunk holding the block at {@code offset} when one of its records can be read in
-   * place, nothing copied (the block starts at {@link MappedFile#indexInChunk}{@code (offset)}): a
-   * block stored uncompressed or compressed record by record; null when it is LZ4-compressed as a
-   * whole, is the dictionary, or cannot be mapped, for {@link #read} to decode it. Its header is
-   * checked. A block with record checksums is not checksummed as a whole: a reader of one record
-   * checks that record's bounds and checksum ({@link RawRecords} and {@link #checkRecord}, or
-   * {@link ZstdRecords#locate}). An older block without them is verified here in place.
-   */
-  public static ByteBuffer mappedInPlace(MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit)
-      throws CorruptionException {
-    ByteBuffer whole = mappedBlock(mapped, limitIsFinal, file, offset, limit);
-    return whole == null ? null : inPlace(whole, MappedFile.indexInChunk(offset), file, offset);
-  }
-
-  /**
-   * {@code src} if the block at {@code base} (header checked, the whole block present) can have one
-   * record read in place (see {@link #mappedInPlace}), else null; verifies an older block without
-   * record checksums whole.
+   * {@code src} if one record of the block at {@code base} (header checked, the whole block present:
+   * a segment's mapping from {@link #mappedBlock}, or {@link #readStored}) can be read in place,
+   * nothing copied: a block stored uncompressed or as records stored one by one; null when it is
+   * LZ4-compressed as a whole or holds no record, for {@link #read} to decode it. A block with record
+   * checksums is not checksummed as a whole: a reader of one record checks that record's bounds and
+   * checksum ({@link RawRecords} and {@link #checkRecord}, or {@link ZstdRecords#locate}); an older
+   * block without them is verified here whole.
    */
   public static ByteBuffer inPlace(ByteBuffer src, int base, Path file, long offset) throws CorruptionException {
     int flags = src.get(base + FLAGS);
@@ -245,10 +234,11 @@ public final class BlockReader {
   }
 
   /**
-   * The mapped chunk holding the whole block at {@code offset}, its header checked; null when the
-   * header or the block cannot be mapped (the caller then reads it positionally).
+   * The mapped chunk holding the whole block at {@code offset} (at {@link MappedFile#indexInChunk}),
+   * its header checked; null when the header or the block cannot be mapped (yet), for the caller to
+   * read it positionally.
    */
-  private static ByteBuffer mappedBlock(MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit)
+  public static ByteBuffer mappedBlock(MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit)
       throws CorruptionException {
     ByteBuffer head = mapped.chunk(offset, HEADER_LENGTH, limit, limitIsFinal);
     if (head == null) {

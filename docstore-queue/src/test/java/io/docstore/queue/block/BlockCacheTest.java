@@ -21,7 +21,8 @@ class BlockCacheTest {
 
   @Test
   void holdsBlocksUpToTheBlockSizeInSlots() {
-    BlockCache c = new BlockCache(4 * (BlockCache.HEADER + 512), 512);
+    // A quarter of the budget holds blocks (four slots here), the rest records.
+    BlockCache c = new BlockCache(16 * (BlockCache.HEADER + 512), 512);
     c.put(1, block(400, 11));
     c.put(2, block(512, 12));
     c.put(3, block(513, 13)); // an oversized single-record block: not cached
