@@ -1,12 +1,12 @@
 package io.docstore.queue;
 
 import io.docstore.io.ColdReads;
-import io.docstore.io.CorruptionException;
 import io.docstore.io.MappedFile;
 import io.docstore.queue.block.BlockCache;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
 import io.docstore.queue.block.RawRecords;
+import io.docstore.queue.block.InPlaceRecord;
 import io.docstore.queue.block.RecordDictionary;
 import io.docstore.queue.block.ZstdRecords;
 import io.docstore.queue.format.Address;
@@ -55,20 +55,12 @@ public final class QueueReader {
      * open, so a thread asking again for the same block (a page of neighbouring records) reuses it.
      */
     long key = -1;
-    final ZstdRecords zrecord = new ZstdRecords();
-    /** Where one record's body is decompressed for the sink (direct: zstd writes it natively). */
-    ByteBuffer body = ByteBuffer.allocateDirect(16 * 1024);
+    /** One record read in place; its own buffer also takes records copied out of the cache. */
+    final InPlaceRecord one = new InPlaceRecord(BlockCache.RECORD_HEADER);
 
-    ByteBuffer body(int length) {
-      if (body.capacity() < length) {
-        body = ByteBuffer.allocateDirect(Math.max(length, body.capacity() * 2));
-      }
-      return body;
-    }
-
-    /** Copies a cached record into {@link #body} (idempotent: the cache may call it twice). */
+    /** Copies a cached record into {@link #one}'s buffer (idempotent: the cache may call it twice). */
     final io.docstore.io.cache.SlotCache.LongReader copier = (slab, off, len, arg) -> {
-      body(len).put(0, slab, off, len);
+      one.body(len).put(0, slab, off, len);
       return len;
     };
 
@@ -158,7 +150,7 @@ public final class QueueReader {
     if (cache != null) {
       long n = cache.readRecord(address, b.copier);
       if (n >= BlockCache.RECORD_HEADER) {
-        ByteBuffer r = b.body;
+        ByteBuffer r = b.one.body(0);
         counters.blockCacheHits.increment();
         sink.accept(r.getLong(BlockCache.RECORD_ID), r.getLong(BlockCache.RECORD_SEQUENCE),
             r.get(BlockCache.RECORD_OP) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE, r.getLong(BlockCache.RECORD_ACCEPTED_AT),
@@ -226,58 +218,23 @@ public final class QueueReader {
 
   /**
    * Hands the record at {@code address} to {@code sink} from the stored block at {@code base} of
-   * {@code c} (the segment's mapping or a read buffer; header checked), for a block stored
-   * uncompressed or compressed record by record: the record's bounds and own checksum are checked
-   * (an older block without record checksums was verified whole by {@link BlockReader#inPlace}), then
-   * the record, and for a compressed one just its body, is handed over. Such blocks are not put in
-   * the decoded-block cache, where a hit would save only that checksum and one body's decompression.
+   * {@code c} (the segment's mapping or a read buffer; header checked; accepted by
+   * {@link BlockReader#inPlace}): see {@link InPlaceRecord}. Such blocks are not put in the
+   * decoded-block cache; a record whose body had to be decompressed is, whole, by address.
    */
   private void inPlaceRecord(Buffers b, ByteBuffer c, int base, SegmentInfo segment, long address,
       BlockCache cache, RecordSink sink) throws IOException {
-    long offset = Address.blockOffset(address);
-    int count = Short.toUnsignedInt(c.getShort(base + BlockFormat.RECORD_COUNT));
-    checkIndex(address, count);
-    int index = Address.index(address);
-    long sequence = c.getLong(base + BlockFormat.FIRST_SEQUENCE) + index;
-    if (BlockReader.zstdRecords(c, base)) {
-      ZstdRecords z = b.zrecord;
-      z.locate(c, base, index, segment.path(), offset);
-      int at = z.at();
-      Op op = z.op() == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
-      long id = c.getLong(at + BlockFormat.RECORD_ID);
-      long acceptedAt = c.getLong(at + BlockFormat.RECORD_ACCEPTED_AT);
-      if (z.storedPlain()) {
-        sink.accept(id, sequence, op, acceptedAt, c, at + BlockFormat.ZRECORD_BODY, z.bodyLength());
-      } else {
-        int h = BlockCache.RECORD_HEADER;
-        ByteBuffer body = b.body(h + z.bodyLength());
-        int dictId = ZstdRecords.dictionaryId(c, base);
-        z.body(c, dictId == 0 ? null : dictionary(segment, dictId), body, h, segment.path(), offset);
-        if (cache != null) {
-          body.putLong(BlockCache.RECORD_ID, id).putLong(BlockCache.RECORD_ACCEPTED_AT, acceptedAt)
-              .putLong(BlockCache.RECORD_SEQUENCE, sequence).put(BlockCache.RECORD_OP, z.op());
-          cache.putRecord(address, body, 0, h + z.bodyLength());
-        }
-        sink.accept(id, sequence, op, acceptedAt, body, h, z.bodyLength());
-      }
-      return;
+    checkIndex(address, Short.toUnsignedInt(c.getShort(base + BlockFormat.RECORD_COUNT)));
+    InPlaceRecord r = b.one;
+    r.read(c, base, Address.index(address), segment.path(), Address.blockOffset(address),
+        dictId -> dictionary(segment, dictId));
+    if (r.decompressed && cache != null) {
+      r.buffer.putLong(BlockCache.RECORD_ID, r.id).putLong(BlockCache.RECORD_ACCEPTED_AT, r.acceptedAtMillis)
+          .putLong(BlockCache.RECORD_SEQUENCE, r.sequence).put(BlockCache.RECORD_OP, r.op);
+      cache.putRecord(address, r.buffer, 0, BlockCache.RECORD_HEADER + r.bodyLength);
     }
-    int payload = base + BlockFormat.HEADER_LENGTH;
-    int rawLength = c.getInt(base + BlockFormat.RAW_LENGTH);
-    int start = RawRecords.start(c, payload, count, rawLength, index);
-    int stop = start < 0 ? -1 : RawRecords.end(c, payload, count, rawLength, index, start);
-    if (stop >= 0) {
-      BlockReader.checkRecord(c, base, index, start, stop, segment.path(), offset);
-    }
-    int at = payload + start;
-    byte op = stop < 0 ? -1 : c.get(at + BlockFormat.RECORD_OP);
-    int bodyLength = stop - at + payload - BlockFormat.RECORD_BODY;
-    if (stop < 0 || (op != BlockFormat.OP_PUT && (op != BlockFormat.OP_DELETE || bodyLength != 0))) {
-      throw new CorruptionException(segment.path(), offset, "record " + index + " lies outside its block's payload,"
-          + " has an unknown op code or is a delete with a body");
-    }
-    sink.accept(c.getLong(at + BlockFormat.RECORD_ID), sequence, op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
-        c.getLong(at + BlockFormat.RECORD_ACCEPTED_AT), c, at + BlockFormat.RECORD_BODY, bodyLength);
+    sink.accept(r.id, r.sequence, r.op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE, r.acceptedAtMillis, r.buffer,
+        r.bodyOffset, r.bodyLength);
   }
 
   /** The segment's dictionary, read from its first block the first time and kept with the segment. */

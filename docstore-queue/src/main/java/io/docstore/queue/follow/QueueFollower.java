@@ -8,6 +8,9 @@ import io.docstore.queue.Op;
 import io.docstore.queue.Record;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
+import io.docstore.queue.block.InPlaceRecord;
+import io.docstore.queue.block.RecordDictionary;
+import io.docstore.queue.block.ZstdRecords;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.replication.BlockChain;
@@ -16,6 +19,7 @@ import io.docstore.queue.segment.SegmentHeader;
 import io.docstore.queue.segment.SegmentScanner;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -67,6 +71,18 @@ public final class QueueFollower implements Closeable {
   private static final class ReadBuffers {
     final BlockReader reader;
     final DecodedBlock block = new DecodedBlock();
+    final InPlaceRecord one = new InPlaceRecord(0);
+    /** The dictionary last read, and the copy it came from. */
+    private RecordDictionary dictionary;
+    private SegmentCopy dictionaryOf;
+
+    RecordDictionary dictionary(SegmentCopy copy, int id) throws IOException {
+      if (dictionaryOf != copy || dictionary == null || dictionary.id() != id) {
+        dictionary = ZstdRecords.load(copy.channel(), copy.path(), id);
+        dictionaryOf = copy;
+      }
+      return dictionary;
+    }
 
     ReadBuffers(int expected) {
       reader = new BlockReader(expected);
@@ -315,9 +331,11 @@ public final class QueueFollower implements Closeable {
 
   /**
    * The record at {@code address}, read from the newest copy of its segment; the caller checks the
-   * ID. Only addresses this follower handed on are meaningful.
+   * ID. Only addresses this follower handed on are meaningful. As on the primary, a record of a
+   * block stored uncompressed or record by record is read and checked alone (its own checksum, and
+   * only its body decompressed); an LZ4 block is verified and decoded whole.
    *
-   * @throws CorruptionException if the block is damaged in the copy (the segment is then re-fetched)
+   * @throws CorruptionException if what was read is damaged in the copy (the segment is then re-fetched)
    * @throws IllegalArgumentException if the address is past what was ingested
    */
   public Record read(long address) throws IOException {
@@ -334,8 +352,21 @@ public final class QueueFollower implements Closeable {
         c = openForReads(segment);
       }
       ReadBuffers b = readBuffers.get();
+      long offset = Address.blockOffset(address);
+      int i = Address.index(address);
       try {
-        b.reader.read(c.channel(), c.path(), Address.blockOffset(address), c.channel().size(), b.block);
+        ByteBuffer stored = b.reader.readStored(c.channel(), c.path(), offset, c.channel().size());
+        if (BlockReader.inPlace(stored, 0, c.path(), offset) != null
+            && i < Short.toUnsignedInt(stored.getShort(BlockFormat.RECORD_COUNT))) {
+          // One record of a block stored uncompressed or record by record: just that record is checked and decompressed.
+          SegmentCopy copy = c;
+          b.one.read(stored, 0, i, c.path(), offset, id -> b.dictionary(copy, id));
+          byte[] body = new byte[b.one.bodyLength];
+          b.one.buffer.get(b.one.bodyOffset, body);
+          return new Record(address, b.one.id, b.one.sequence, b.one.op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
+              b.one.acceptedAtMillis, body);
+        }
+        b.reader.decodeStored(c.channel(), c.path(), offset, b.block);
       } catch (ClosedChannelException replaced) {
         if (attempt < 2) {
           continue;
@@ -346,7 +377,6 @@ public final class QueueFollower implements Closeable {
         damaged.add(segment);
         throw e;
       }
-      int i = Address.index(address);
       if (i >= b.block.count()) {
         throw new CorruptionException(c.path(), Address.blockOffset(address), "address " + Address.toString(address)
             + " names record " + i + " of a block holding " + b.block.count());

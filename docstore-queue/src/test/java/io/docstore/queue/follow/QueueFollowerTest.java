@@ -223,7 +223,8 @@ class QueueFollowerTest {
       Record victim = got.get(3);
       assertThat(Address.segment(victim.address())).isLessThan(f.point().segment());
       Path sealed = replicaDir.resolve(new SegmentFileName(Address.segment(victim.address()), true).fileName());
-      flip(sealed, Address.blockOffset(victim.address()) + BlockFormat.HEADER_LENGTH + 5);
+      // The block's first sequence: covered by the checksum of the block and of each of its records.
+      flip(sealed, Address.blockOffset(victim.address()) + BlockFormat.FIRST_SEQUENCE + 7);
       assertThatThrownBy(() -> f.read(victim.address())).isInstanceOf(CorruptionException.class);
       f.poll(got::add);
       assertThat(sealed).doesNotExist();
