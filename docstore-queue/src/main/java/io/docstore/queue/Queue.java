@@ -1,13 +1,13 @@
 package io.docstore.queue;
 
-import io.docstore.queue.block.RecordDictionary;
-import io.docstore.queue.block.ZstdRecords;
-import io.docstore.queue.segment.SegmentInfo;
 import io.docstore.io.DirectoryLock;
 import io.docstore.io.GroupCommit;
 import io.docstore.queue.block.BlockCache;
+import io.docstore.queue.block.RecordDictionary;
+import io.docstore.queue.block.ZstdRecords;
 import io.docstore.queue.segment.QueueCounters;
 import io.docstore.queue.segment.SegmentAppender;
+import io.docstore.queue.segment.SegmentInfo;
 import io.docstore.queue.segment.SegmentRecovery;
 import io.docstore.queue.segment.SegmentSet;
 import java.io.IOException;
@@ -28,6 +28,8 @@ import java.nio.file.Path;
  * segment (the next open resumes it).
  */
 public final class Queue implements java.io.Closeable {
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Queue.class);
 
   private final Path dir;
   /** One writer per directory: held from open to close. */
@@ -73,15 +75,28 @@ public final class Queue implements java.io.Closeable {
    */
   private static void startDictionary(SegmentSet segments, QueueWriter writer) throws IOException {
     SegmentInfo active = segments.last();
-    RecordDictionary d = ZstdRecords.first(active.channel(), active.path(), active.blocksEnd());
+    RecordDictionary d = dictionaryOf(active);
     if (d != null) {
       active.dictionary(d);
       writer.startDictionary(d, active.number());
       return;
     }
     SegmentInfo previous = segments.get(active.number() - 1);
-    d = previous == null ? null : ZstdRecords.first(previous.channel(), previous.path(), previous.blocksEnd());
-    writer.startDictionary(d, -1);
+    writer.startDictionary(previous == null ? null : dictionaryOf(previous), -1);
+  }
+
+  /**
+   * The dictionary a segment starts with, or null (none, or damaged: then reads of that segment's
+   * compressed records report the damage, and the writer trains a new one rather than not opening).
+   */
+  private static RecordDictionary dictionaryOf(SegmentInfo segment) throws IOException {
+    try {
+      return ZstdRecords.first(segment.channel(), segment.path(), segment.blocksEnd());
+    } catch (io.docstore.io.CorruptionException e) {
+      LOG.warn("{}: its dictionary block is damaged ({}); the writer trains a new dictionary", segment.path(),
+          e.getMessage());
+      return null;
+    }
   }
 
   /** Opens (creating the directory if needed) and recovers the queue in {@code dir}. */

@@ -1,5 +1,6 @@
 package io.docstore.queue;
 
+import io.docstore.io.CorruptionException;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
 import io.docstore.queue.format.Address;
@@ -131,6 +132,13 @@ public final class QueueTailer implements java.io.Closeable {
     if (nextOffset < end) {
       reader.read(segment.channel(), segment.path(), nextOffset, end, block);
       counters.blockReads.increment();
+      if (block.firstSequence() > nextSequence) {
+        long at = block.offset();
+        long first = block.firstSequence();
+        block.clear();
+        throw new CorruptionException(segment.path(), at, "block starts at sequence " + first
+            + " but the tailer expects " + nextSequence + " next: a block header before it is damaged");
+      }
       index = 0;
       nextOffset = block.end();
       return true;

@@ -170,7 +170,10 @@ public final class QueueWriter {
     try {
       startSegmentWithDictionary();
     } catch (NoSpaceException e) {
+      // The next block goes without the dictionary, wherever the appender now stands: if the seal
+      // went through but the next segment could not be created, prepare() says so (not sticky).
       builder.useDictionary(null);
+      appender.prepare();
       return;
     } catch (IOException | RuntimeException e) {
       failure = e instanceof IOException io ? io : new IOException(e);
@@ -544,6 +547,7 @@ public final class QueueWriter {
           writeBlock();
         }
         closed = true;
+        builder.close(); // frees the compression context (native memory)
       } finally {
         if (writeback != null) {
           // Never interrupted: an interrupt during a force would close the segment's channel. The

@@ -41,6 +41,8 @@ public final class BlockReader {
   private ByteBuffer rawView = ByteBuffer.allocate(0);
   /** The dictionary last used, for the blocks that follow (usually of the same segment). */
   private RecordDictionary dictionary;
+  /** The segment file {@link #dictionary} was read from: a block only uses its own segment's. */
+  private Path dictionaryFile;
   private final ZstdRecords zrecord = new ZstdRecords();
   /** The channel of the block being decoded, for its segment's dictionary. */
   private FileChannel channel;
@@ -104,6 +106,20 @@ public final class BlockReader {
       return false;
     } finally {
       channel = null;
+    }
+  }
+
+  /**
+   * Whether a verifiable block lies at {@code offset}: plausible header and a matching checksum,
+   * nothing decoded (so a block whose dictionary is damaged still counts as written data).
+   */
+  public boolean verifiable(FileChannel ch, Path file, long offset, long limit) throws IOException {
+    try {
+      ByteBuffer b = readStored(ch, file, offset, limit);
+      verify(b, 0, HEADER_LENGTH + b.getInt(STORED_LENGTH), true, crc, file, offset);
+      return true;
+    } catch (CorruptionException e) {
+      return false;
     }
   }
 
@@ -345,12 +361,13 @@ public final class BlockReader {
     int id = ZstdRecords.dictionaryId(src, base);
     if (id == 0) {
       d = null;
-    } else if (d == null || d.id() != id) {
+    } else if (d == null || d.id() != id || !file.equals(dictionaryFile)) {
       if (channel == null) {
         throw new CorruptionException(file, offset, "a block compressed with dictionary " + Integer.toHexString(id)
             + " read without its segment");
       }
       dictionary = d = ZstdRecords.load(channel, file, id);
+      dictionaryFile = file;
     }
     if (rawView.array() != into.raw) {
       rawView = ByteBuffer.wrap(into.raw);

@@ -38,6 +38,11 @@ public final class DecodedBlock {
     return count;
   }
 
+  /** Holds no record from now on (after its reader found it could not be used). */
+  public void clear() {
+    count = 0;
+  }
+
   public long firstSequence() {
     return firstSequence;
   }

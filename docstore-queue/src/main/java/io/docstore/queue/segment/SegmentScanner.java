@@ -153,11 +153,8 @@ public final class SegmentScanner {
             || seq - nextSequence > (1L << 32) || b.get(i + BlockFormat.RESERVED) != 0) {
           continue;
         }
-        try {
-          reader.read(ch, file, at, end, scratch);
+        if (reader.verifiable(ch, file, at, end)) {
           return true;
-        } catch (CorruptionException notABlock) {
-          // keep looking
         }
       }
     }

@@ -24,10 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Damage (and a full disk) around format 3 segments that the code handles against its documented
- * policy (docs/formats/segment.md, "Torn tails and damage"; QueueWriter on a full disk). Each test
- * fails against commit 058aefc; the comment on each names the cause. They pass once it is fixed.
+ * policy (docs/formats/segment.md, "Torn tails and damage"; QueueWriter on a full disk). Each of
+ * these failed against the first build of format 3 (a review found them) and guards its fix.
  */
-class QueueDictionaryDamageBugsTest {
+class QueueDictionaryDamageTest {
 
   @TempDir
   Path dir;
@@ -55,10 +55,6 @@ class QueueDictionaryDamageBugsTest {
    * dictionary block fails reads of that segment only, "other segments read"). That holds also
    * when the damaged dictionary is the one of the newest sealed segment and the active segment is
    * still empty (a queue closed right after a roll).
-   *
-   * <p>Fails: {@code Queue.startDictionary} (Queue.java:83) reads that segment's dictionary with
-   * {@code ZstdRecords.first}, whose checksum {@code CorruptionException} escapes the Queue
-   * constructor, so the queue cannot be opened at all (not even to read the undamaged segments).
    */
   @Test
   void aDamagedDictionaryInTheSealedSegmentBeforeAnEmptyActiveOneStillLetsTheQueueOpen() throws IOException {
@@ -108,15 +104,6 @@ class QueueDictionaryDamageBugsTest {
    * The torn-tail rule (docs: "a bad block followed by a verifiable block: CorruptionException,
    * nothing is truncated") must hold for the dictionary block of the active segment: its records were
    * written and closed cleanly, so a flipped bit there must never make recovery cut them off.
-   *
-   * <p>Fails: recovery finds the damage at 44 and asks {@code SegmentScanner.validDataAfterDamage}
-   * whether a verifiable block follows. Each candidate is tried with {@code BlockReader.read}
-   * (SegmentScanner.java:157), which for a block of zrecords loads the dictionary from the
-   * segment's first block, the damaged one, so every later block of zrecords fails as a candidate.
-   * With no padding or LZ4 block after the dictionary (the usual case for an active segment),
-   * nothing "verifiable" is found and {@code SegmentRecovery.recoverActive} (SegmentRecovery.java:203)
-   * truncates the segment at 44, dropping every record in it (here 194 records, 52,919 bytes, with a
-   * WARN "torn tail"). The verifier reports the same damage as a "torn tail" (QueueVerifier.java:83).
    */
   @Test
   void aDamagedDictionaryBlockOfTheActiveSegmentIsNeverCutOffAsATornTail() throws IOException {
@@ -149,14 +136,6 @@ class QueueDictionaryDamageBugsTest {
    * readers do), not with one it remembers from the segment before: here a segment's dictionary
    * block was replaced by a padding block of the same length (a valid block, footer fixed), so its
    * compressed records cannot be read, and the verifier must say so.
-   *
-   * <p>Fails: {@code QueueVerifier.verify} shares one {@code BlockReader} across all segments
-   * (QueueVerifier.java:40), and {@code BlockReader.decodeRecords} (BlockReader.java:358) keeps the
-   * last dictionary it loaded and reuses it whenever a block names the same id, without looking at
-   * the segment being read. So a block is decoded with the previous segment's dictionary and the
-   * verifier reports nothing, while {@code QueueReader.get} of the same record fails ("the
-   * segment's first block is not a dictionary block"). The invariant "every zrecords block of the
-   * segment with a dictId other than 0 names [its first block]" is not verified.
    */
   @Test
   void theVerifierReportsBlocksOfZrecordsWhoseSegmentDoesNotStartWithTheirDictionary() throws IOException {
@@ -211,14 +190,6 @@ class QueueDictionaryDamageBugsTest {
    * a later block; in format 3 that is likely, since blocks of zrecords start on page boundaries and
    * many are exactly one page long. The tailer must then fail (or find its start), never hand out
    * records after a silent gap.
-   *
-   * <p>Fails: {@code QueueTailer.skipToSequence} (QueueTailer.java:74) adds each skipped header's
-   * unverified stored length, and neither {@code advance} nor {@code poll} (QueueTailer.java:98, which
-   * returns any record with {@code seq >= nextSequence}) checks that the block read starts at the
-   * expected sequence. With bit 12 of the stored length flipped in the block before the one holding
-   * the start sequence (a block one page long), the skip lands exactly on the block after that one
-   * (valid), and the tailer returns its first record: here a tailer from sequence 70 returns 85 first, records 70..84 are
-   * skipped without an error.
    */
   @Test
   void aTailerNeverSilentlySkipsRecordsWhenAnEarlierBlockHeaderIsDamaged() throws IOException {
@@ -266,13 +237,6 @@ class QueueDictionaryDamageBugsTest {
    * once there is space. That holds also when the disk fills up just as the writer seals the
    * segment early to start the next one with the freshly trained dictionary, with room for the
    * footer but not for the next segment's header.
-   *
-   * <p>Fails: {@code QueueWriter.startSegmentWithDictionary} calls {@code appender.roll()}, whose
-   * {@code openSegment} throws {@code NoSpaceException} after the seal (the appender's file is then
-   * null and the next segment pending). {@code prepareDictionary} catches it as "a full disk leaves
-   * the block to LZ4" and returns normally, and {@code append} goes on to address the block with
-   * {@code appender.position()}, which dereferences the null file: a {@code NullPointerException}
-   * (SegmentAppender.position, from QueueWriter.append) instead of {@code NoSpaceException}.
    */
   @Test
   void aFullDiskWhenTheEarlySealCannotCreateTheNextSegmentIsANoSpaceExceptionAndAppendsGoOn() throws IOException {
