@@ -77,7 +77,7 @@ public final class IndexDump {
         // read the whole file
       }
       all.flip();
-      FileHeader.Header h = FileHeader.read(all, 0, file, BloomFormat.FORMAT, BloomFormat.VERSION, BloomFormat.VERSION);
+      FileHeader.Header h = FileHeader.read(all, 0, file, BloomFormat.FORMAT, BloomFormat.MIN_VERSION, BloomFormat.VERSION);
       int size = all.limit();
       int pages = all.getInt(size - BloomFormat.TRAILER_SIZE + BloomFormat.T_PAGE_COUNT);
       long keys = all.getLong(size - BloomFormat.TRAILER_SIZE + BloomFormat.T_KEYS);
