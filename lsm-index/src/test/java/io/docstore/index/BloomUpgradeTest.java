@@ -109,7 +109,7 @@ class BloomUpgradeTest {
     }
     assertThat(IndexVerifier.verify(FileSystem.real(), dir)).isEmpty();
     assertThat(dumpBlooms()).contains("0000000002.bloom: format IDXBLOOM v1 pageBytes=4096 probes=7",
-        ".bloom: format IDXBLOOM v2 pageBytes=4096 probes=7");
+        ".bloom: format IDXBLOOM v2 pageBytes=4096 blockBytes=64 probes=7");
     try (LsmIndex index = LsmIndex.open(dir, options)) {
       checkAll(index, 10, false);
       // A flush large enough to merge both on-disk tables: the v1 file is rewritten as v2.
