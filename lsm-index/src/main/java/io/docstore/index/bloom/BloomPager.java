@@ -59,7 +59,11 @@ public final class BloomPager implements AutoCloseable {
     this.chunks = new ByteBuffer[n];
     for (int i = 0; i < n; i++) {
       int inThis = Math.min(perChunk, slots - i * perChunk);
-      chunks[i] = ByteBuffer.allocateDirect(inThis * BloomFormat.PAGE_SIZE);
+      // Page-aligned, so that each 64-byte block of a version-2 page is one cache line (a direct
+      // buffer is only 8- or 16-byte aligned: unless it happened to be 64-byte aligned, every block
+      // would straddle two lines).
+      chunks[i] = ByteBuffer.allocateDirect(inThis * BloomFormat.PAGE_SIZE + BloomFormat.PAGE_SIZE - 1)
+          .alignedSlice(BloomFormat.PAGE_SIZE).limit(inThis * BloomFormat.PAGE_SIZE).slice();
     }
     this.stamps = new int[slots];
     this.owners = new long[slots];
@@ -69,6 +73,11 @@ public final class BloomPager implements AutoCloseable {
       freeSlots[i] = slots - 1 - i;
     }
     this.freeCount = slots;
+  }
+
+  /** How far slot {@code s} starts past a multiple of {@code unit} bytes in memory (0: aligned). */
+  int slotMisalignment(int s, int unit) {
+    return chunks[s >>> CHUNK_SHIFT].alignmentOffset((s & ((1 << CHUNK_SHIFT) - 1)) * BloomFormat.PAGE_SIZE, unit);
   }
 
   long newTag() {
