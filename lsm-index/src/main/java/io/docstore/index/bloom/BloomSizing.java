@@ -9,21 +9,22 @@ package io.docstore.index.bloom;
  * 32,768-bit page hold about 3,400 keys, close enough to one large filter.
  *
  * <p>Version 2 confines a key's probes to one 512-bit block, which holds only about 50 keys, and
- * the number of keys per block varies (Poisson): the crowded blocks answer "maybe" more often than
- * the sparse ones answer "no" less, so the same bits give a higher rate (1.2% instead of 1.0% at
- * 9.6 bits per key). Sizing therefore uses the blocked filter's rate (Putze, Sanders and Singler,
+ * the number of keys per block varies (Poisson): the crowded blocks lose more than the sparse ones
+ * gain, so the same bits give a higher rate (1.16% measured instead of 1.00% at 9.6 bits per key
+ * and a 1% target). Sizing therefore uses the blocked filter's rate (Putze, Sanders and Singler,
  * "Cache-, Hash- and Space-Efficient Bloom Filters", 2007): the rate of a 512-bit filter holding
- * {@code j} keys with {@code k} distinct probes each, averaged over the Poisson distribution of
- * {@code j} with mean {@code 512 / bitsPerKey}. The bits per key is the smallest multiple of 1/16
- * at which the best {@code k} brings that rate down to {@link #V2_DESIGN_FRACTION} of the target.
+ * {@code j} keys of {@code k} probes each (counted as distinct bits), averaged over the Poisson
+ * distribution of {@code j} with mean {@code 512 / bitsPerKey}. The bits per key is the smallest
+ * multiple of 1/16 at which the best {@code k} brings that rate down to
+ * {@link #V2_DESIGN_FRACTION} of the target: 10.25 bits and k = 7 at 1%, 8.625 and k = 6 at 2%.
  * Computed with {@link StrictMath} so that every machine sizes a filter alike.
  */
 public final class BloomSizing {
 
   /**
-   * Version 2 designs for this fraction of the target, leaving room for what the model leaves
-   * out (double hashing's patterns inside a block) and for one filter's luck, so that the measured
-   * rate stays at or below the target (docs/formats/bloom.md, "Sizing").
+   * Version 2 designs for this fraction of the target, leaving room for one filter's luck and for
+   * the model's approximations, so that a measured rate stays at or below the target: measured
+   * rates land 11-14% under it (docs/formats/bloom.md, "Sizing").
    */
   public static final double V2_DESIGN_FRACTION = 0.9;
 
@@ -51,14 +52,16 @@ public final class BloomSizing {
     };
   }
 
-  /** Optimal bits per key of a standard bloom filter: -ln p / (ln 2)^2 (9.59 at 1%). */
-  static double standardBitsPerKey(double fpRate) {
+  /** Version 1: optimal bits per key of a standard bloom filter, -ln p / (ln 2)^2 (9.59 at 1%). */
+  private static double standardBitsPerKey(double fpRate) {
     return -Math.log(fpRate) / (Math.log(2) * Math.log(2));
   }
 
   private static Sizing blocked(double fpRate) {
     double goal = fpRate * V2_DESIGN_FRACTION;
-    double bpk = Math.floor(standardBitsPerKey(goal) / STEP) * STEP;
+    // Start below the answer: a blocked filter never needs fewer bits than a standard one.
+    double ln2 = StrictMath.log(2);
+    double bpk = Math.floor(-StrictMath.log(goal) / (ln2 * ln2) / STEP) * STEP;
     while (true) {
       int bestK = 1;
       double best = blockedFpRate(bpk, 1);
@@ -77,8 +80,8 @@ public final class BloomSizing {
   }
 
   /**
-   * The expected false-positive rate of filters whose keys' {@code k} probes are distinct bits of
-   * one 512-bit block chosen at random, at {@code bitsPerKey} bits per key.
+   * The expected false-positive rate of a filter whose keys' {@code k} probes are distinct bits of
+   * one 512-bit block chosen at random, at {@code bitsPerKey} bits per key (the version 2 model).
    */
   public static double blockedFpRate(double bitsPerKey, int k) {
     int bits = BloomFormat.BLOCK_BITS;

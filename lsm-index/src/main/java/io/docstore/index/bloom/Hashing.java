@@ -5,12 +5,18 @@ package io.docstore.index.bloom;
  * any of them changes the bits of both format versions (docs/formats/bloom.md, "Probing").
  *
  * <p>Every version picks the page from {@code h = mix64(id)} and derives the probes from a second
- * hash {@code g = probeHash(h)}. Version 1 spreads the probes over the whole
- * 32,768-bit page ({@link #bit}); version 2 first picks one 512-bit block of the page from the top
+ * hash {@code g = probeHash(h)}. Version 1 spreads the probes over the whole 32,768-bit page
+ * ({@link #bit}); version 2 first picks one 512-bit block of the page from the top
  * six bits of {@code g} ({@link #block}) and takes every probe inside it from the top nine bits of
  * a multiplicative sequence started at {@code g} ({@link #nextProbe}, {@link #blockBit}).
  */
 public final class Hashing {
+
+  /** Version 2: the multiplier that steps the probe state (odd, so each step is a bijection). */
+  public static final long PROBE_MULTIPLIER = 0x9E3779B97F4A7C15L;
+
+  /** Version 2: a probe is the top log2(512) = 9 bits of its state. */
+  private static final int BIT_IN_BLOCK_SHIFT = 64 - Integer.numberOfTrailingZeros(BloomFormat.BLOCK_BITS);
 
   private Hashing() {}
 
@@ -45,9 +51,6 @@ public final class Hashing {
     return (int) (g >>> (64 - BloomFormat.BLOCK_INDEX_BITS));
   }
 
-  /** Version 2: the multiplier that steps the probe state (odd, so each step is a bijection). */
-  public static final long PROBE_MULTIPLIER = 0x9E3779B97F4A7C15L;
-
   /**
    * Version 2: the probe state of the next probe. The state of probe 0 is {@code nextProbe(g)}, of
    * probe {@code i} {@code g x PROBE_MULTIPLIER^(i+1)} (mod 2^64). Double hashing is not used here:
@@ -60,6 +63,6 @@ public final class Hashing {
 
   /** Version 2: the bit inside its block (0..511) of the probe with state {@code state}: its top nine bits. */
   public static int blockBit(long state) {
-    return (int) (state >>> (64 - 9));
+    return (int) (state >>> BIT_IN_BLOCK_SHIFT);
   }
 }
