@@ -49,7 +49,9 @@ class ConcurrencyTest {
           try {
             while (acked.get() < writes - 1) {
               long top = acked.get();
-              if (top < 0) {
+              if (top < 0 || top == Long.MAX_VALUE) {
+                // Not started, or the writer finished (or a reader failed) since the loop's check:
+                // top + 1 would overflow into a negative bound.
                 continue;
               }
               if (scanner && rnd.nextInt(2000) == 0) {

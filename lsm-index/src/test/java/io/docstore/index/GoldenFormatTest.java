@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.docstore.index.bloom.BloomBuilder;
 import io.docstore.index.bloom.BloomFilter;
+import io.docstore.index.bloom.BloomFormat;
 import io.docstore.index.bloom.BloomPager;
 import io.docstore.index.bloom.BloomPolicy;
 import io.docstore.index.file.FileHeader;
@@ -28,12 +29,18 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Freezes format version 1 of every index file: files written today must equal the golden bytes
- * in {@code src/test/resources/golden/}, and the golden bytes must read back as the documented
- * content. A deliberate format change bumps the version and adds new golden files; to regenerate,
- * run with {@code -Ddocstore.golden.write=<dir>} and copy the files into the resources.
+ * Freezes the formats of every index file: files written today must equal the golden bytes in
+ * {@code src/test/resources/golden/}, and the golden bytes of every version this build reads must
+ * read back as the documented content. {@code golden/v1/} holds version 1 of every file;
+ * {@code golden/vN/} holds only the files whose format has reached version N (so far the bloom
+ * file, version 2). A deliberate format change bumps that file's version and adds a golden file;
+ * the old one stays, read by {@link #goldenFilesReadBackAsDocumented}. To regenerate, run with
+ * {@code -Ddocstore.golden.write=<dir>}, which writes {@code <dir>/vN/} for each version, and copy
+ * the new files into the resources.
  */
 class GoldenFormatTest {
 
@@ -44,9 +51,10 @@ class GoldenFormatTest {
     return id % 7 == 0 ? -2L : id * 1000 + 1;
   }
 
-  private void writeAll(Path out) throws IOException {
+  /** Writes every file as this build does; the bloom file in format {@code bloomVersion}. */
+  private void writeAll(Path out, int bloomVersion) throws IOException {
     FileSystem fs = FileSystem.real();
-    BloomBuilder bloom = new BloomBuilder(300, 0.01);
+    BloomBuilder bloom = new BloomBuilder(bloomVersion, 300, 0.01);
     TableWriter w = new TableWriter(fs, out.resolve("0000000002.idx"), bloom);
     for (long id = 1; id <= 300; id++) {
       w.add(id * 3, value(id * 3));
@@ -61,36 +69,67 @@ class GoldenFormatTest {
     Files.write(out.resolve("MANIFEST"), new Manifest(4, 3, List.of(new Manifest.TableRef(2, 300))).encode());
   }
 
-  private static final String[] FILES = {"0000000002.idx", "0000000002.bloom", "0000000003.wal", "MANIFEST"};
+  private static final String BLOOM = "0000000002.bloom";
+  private static final String[] FILES = {"0000000002.idx", BLOOM, "0000000003.wal", "MANIFEST"};
 
-  private static byte[] golden(String name) throws IOException {
-    try (InputStream in = GoldenFormatTest.class.getResourceAsStream("/golden/v1/" + name)) {
-      assertThat(in).as("golden file %s", name).isNotNull();
+  /** The format version this build writes for each of {@link #FILES}. */
+  private static int writtenVersion(String name) {
+    return name.equals(BLOOM) ? BloomFormat.VERSION : 1;
+  }
+
+  private static byte[] golden(int version, String name) throws IOException {
+    try (InputStream in = GoldenFormatTest.class.getResourceAsStream("/golden/v" + version + "/" + name)) {
+      assertThat(in).as("golden file v%d/%s", version, name).isNotNull();
       return in.readAllBytes();
     }
   }
 
   @Test
   void writersProduceTheGoldenBytes() throws IOException {
-    writeAll(dir);
+    writeAll(dir, BloomFormat.VERSION);
+    Path v1Bloom = Files.createDirectories(dir.resolve("v1"));
+    writeAll(v1Bloom, 1);
     String regen = System.getProperty("docstore.golden.write");
     if (regen != null) {
-      writeAll(Files.createDirectories(Path.of(regen)));
+      Path out = Path.of(regen);
+      writeAll(Files.createDirectories(out.resolve("v1")), 1);
+      Path current = Files.createDirectories(out.resolve("v" + BloomFormat.VERSION));
+      writeAll(current, BloomFormat.VERSION);
+      for (String f : FILES) {
+        if (writtenVersion(f) != BloomFormat.VERSION) {
+          Files.delete(current.resolve(f));
+        }
+      }
     }
     for (String f : FILES) {
-      assertThat(Files.readAllBytes(dir.resolve(f))).as("%s differs from golden v1", f).isEqualTo(golden(f));
+      assertThat(Files.readAllBytes(dir.resolve(f))).as("%s differs from golden v%d", f, writtenVersion(f))
+          .isEqualTo(golden(writtenVersion(f), f));
     }
+    // The version-1 bloom math is frozen too: this build still computes exactly the bits it reads.
+    assertThat(Files.readAllBytes(v1Bloom.resolve(BLOOM))).as("v1 bloom differs from golden v1").isEqualTo(golden(1, BLOOM));
   }
 
-  @Test
-  void goldenFilesReadBackAsDocumented() throws IOException {
+  @ParameterizedTest(name = "bloom v{0}")
+  @ValueSource(ints = {1, 2})
+  void goldenFilesReadBackAsDocumented(int bloomVersion) throws IOException {
     for (String f : FILES) {
-      Files.write(dir.resolve(f), golden(f));
+      Files.write(dir.resolve(f), golden(f.equals(BLOOM) ? bloomVersion : 1, f));
     }
     FileSystem fs = FileSystem.real();
     try (BloomPager pager = new BloomPager(1 << 20, BloomPolicy.USEFULNESS)) {
-      Table t = Table.open(fs, dir.resolve("0000000002.idx"), 2, BloomFilter.open(fs, dir.resolve("0000000002.bloom"), pager));
+      Table t = Table.open(fs, dir.resolve("0000000002.idx"), 2, BloomFilter.open(fs, dir.resolve(BLOOM), pager));
       try {
+        BloomFilter bloom = t.bloom();
+        assertThat(bloom.version()).isEqualTo(bloomVersion);
+        assertThat(bloom.pageCount()).isEqualTo(1);
+        assertThat(bloom.probes()).isEqualTo(7);
+        assertThat(bloom.keys()).isEqualTo(300);
+        // One page for 300 keys (109 bits a key): none of the 600 absent ids among 1..900 is a false positive.
+        for (long id = 1; id <= 900; id++) {
+          if (id % 3 != 0) {
+            assertThat(bloom.query(id)).as("absent id %d in the v%d golden bloom", id, bloomVersion).isEqualTo(BloomFilter.NO);
+          }
+        }
         assertThat(t.entryCount()).isEqualTo(300);
         assertThat(t.minId()).isEqualTo(3);
         assertThat(t.maxId()).isEqualTo(900);
@@ -119,9 +158,23 @@ class GoldenFormatTest {
     assertThat(Manifest.read(fs, dir)).isEqualTo(new Manifest(4, 3, List.of(new Manifest.TableRef(2, 300))));
   }
 
+  /**
+   * What a build that reads only bloom version 1 does with a version-2 file: its
+   * {@code BloomFilter.open} checked the header with {@code FileHeader.read(..., 1, 1)}, which
+   * refuses the file as too new (not corrupt), naming file, format and both versions.
+   */
+  @Test
+  void aVersionOneReaderRefusesTheVersionTwoBloomAsTooNew() throws IOException {
+    ByteBuffer head = ByteBuffer.wrap(golden(2, BLOOM)).order(ByteOrder.LITTLE_ENDIAN);
+    assertThatThrownBy(() -> FileHeader.read(head, 0, dir.resolve(BLOOM), BloomFormat.FORMAT, 1, 1))
+        .isInstanceOf(UnsupportedFormatException.class)
+        .hasMessageContaining(BLOOM + ": IDXBLOOM format version 2 is too new (this build reads 1..1)")
+        .satisfies(e -> assertThat(((UnsupportedFormatException) e).kind()).isEqualTo(UnsupportedFormatException.Kind.TOO_NEW));
+  }
+
   @Test
   void newerVersionIsRejectedAsTooNewNotCorrupt() throws IOException {
-    byte[] m = golden("MANIFEST");
+    byte[] m = golden(1, "MANIFEST");
     ByteBuffer b = ByteBuffer.wrap(m).order(ByteOrder.LITTLE_ENDIAN);
     b.putInt(FileHeader.VERSION_OFFSET, 2);
     b.putInt(FileHeader.CRC_OFFSET, Checksums.crc32c(b, 0, FileHeader.CRC_OFFSET));

@@ -34,6 +34,7 @@ public final class BloomFilter implements java.io.Closeable {
 
   private final Path path;
   private final FileChannel ch;
+  private final int version;
   private final int pageCount;
   private final int probes;
   private final long keys;
@@ -49,9 +50,11 @@ public final class BloomFilter implements java.io.Closeable {
   final double[] noesDecayed;
   private BloomPager pager;
 
-  private BloomFilter(Path path, FileChannel ch, int pageCount, int probes, long keys, int[] pageCrc, long tag) {
+  private BloomFilter(Path path, FileChannel ch, int version, int pageCount, int probes, long keys, int[] pageCrc,
+      long tag) {
     this.path = path;
     this.ch = ch;
+    this.version = version;
     this.pageCount = pageCount;
     this.probes = probes;
     this.keys = keys;
@@ -68,8 +71,12 @@ public final class BloomFilter implements java.io.Closeable {
   }
 
   /**
-   * Opens a bloom file, verifying its header and trailer checksum (page checksums are verified as
-   * each page is loaded), and registers it with the pager, which loads pages while slots are free.
+   * Opens a bloom file of any version from {@link BloomFormat#MIN_VERSION} to
+   * {@link BloomFormat#VERSION}, verifying its header and trailer checksum (page checksums are
+   * verified as each page is loaded), and registers it with the pager, which loads pages while slots
+   * are free.
+   *
+   * @throws io.docstore.io.UnsupportedFormatException a version this build does not read (not corruption)
    */
   public static BloomFilter open(FileSystem fs, Path path, BloomPager pager) throws IOException {
     FileChannel ch = fs.openRead(path);
@@ -78,7 +85,7 @@ public final class BloomFilter implements java.io.Closeable {
       ByteBuffer head = ByteBuffer.allocate(FileHeader.SIZE).order(ByteOrder.LITTLE_ENDIAN);
       readFully(ch, head, 0);
       head.flip();
-      FileHeader.Header h = FileHeader.read(head, 0, path, BloomFormat.FORMAT, BloomFormat.VERSION, BloomFormat.VERSION);
+      FileHeader.Header h = FileHeader.read(head, 0, path, BloomFormat.FORMAT, BloomFormat.MIN_VERSION, BloomFormat.VERSION);
       if (h.param1() != BloomFormat.PAGE_SIZE || h.param2() < 1 || h.param2() > 16) {
         throw new CorruptionException(path, FileHeader.PARAM1_OFFSET, "bad page size " + h.param1() + " or probe count " + h.param2());
       }
@@ -109,8 +116,8 @@ public final class BloomFilter implements java.io.Closeable {
       for (int p = 0; p < pages; p++) {
         crcs[p] = block.getInt(p * 4);
       }
-      BloomFilter f = new BloomFilter(path, ch, pages, probes, block.getLong(pages * 4 + BloomFormat.T_KEYS), crcs,
-          pager.newTag());
+      long keys = block.getLong(pages * 4 + BloomFormat.T_KEYS);
+      BloomFilter f = new BloomFilter(path, ch, h.version(), pages, probes, keys, crcs, pager.newTag());
       f.pager = pager;
       pager.register(f);
       return f;
@@ -132,6 +139,11 @@ public final class BloomFilter implements java.io.Closeable {
 
   public Path path() {
     return path;
+  }
+
+  /** The format version of the file: 1 (probes anywhere in a page) or 2 (in one 64-byte block). */
+  public int version() {
+    return version;
   }
 
   public int pageCount() {
@@ -171,7 +183,7 @@ public final class BloomFilter implements java.io.Closeable {
     if (s < 0) {
       return NOT_RESIDENT;
     }
-    int r = pager.probe(s, tag | p, Hashing.probeHash(h), probes);
+    int r = pager.probe(s, tag | p, Hashing.probeHash(h), probes, version);
     if (r != NOT_RESIDENT) {
       answered[p]++;
       if (r == NO) {

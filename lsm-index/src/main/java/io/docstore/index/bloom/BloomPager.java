@@ -59,7 +59,11 @@ public final class BloomPager implements AutoCloseable {
     this.chunks = new ByteBuffer[n];
     for (int i = 0; i < n; i++) {
       int inThis = Math.min(perChunk, slots - i * perChunk);
-      chunks[i] = ByteBuffer.allocateDirect(inThis * BloomFormat.PAGE_SIZE);
+      // Page-aligned, so that each 64-byte block of a version-2 page is one cache line (a direct
+      // buffer is only 8- or 16-byte aligned: unless it happened to be 64-byte aligned, every block
+      // would straddle two lines).
+      chunks[i] = ByteBuffer.allocateDirect(inThis * BloomFormat.PAGE_SIZE + BloomFormat.PAGE_SIZE - 1)
+          .alignedSlice(BloomFormat.PAGE_SIZE).limit(inThis * BloomFormat.PAGE_SIZE).slice();
     }
     this.stamps = new int[slots];
     this.owners = new long[slots];
@@ -71,31 +75,58 @@ public final class BloomPager implements AutoCloseable {
     this.freeCount = slots;
   }
 
+  /** How far slot {@code s} starts past a multiple of {@code unit} bytes in memory (0: aligned). */
+  int slotMisalignment(int s, int unit) {
+    return chunks[s >>> CHUNK_SHIFT].alignmentOffset((s & ((1 << CHUNK_SHIFT) - 1)) * BloomFormat.PAGE_SIZE, unit);
+  }
+
   long newTag() {
     return tags.incrementAndGet() << 32;
   }
 
-  /** Probes slot {@code s}, expected to hold page {@code tag}: NO, MAYBE, or NOT_RESIDENT if it changed. */
-  int probe(int s, long tag, long g, int probes) {
+  /**
+   * Probes slot {@code s}, expected to hold page {@code tag}, for the key with second hash
+   * {@code g} in a filter of format {@code version}: NO, MAYBE, or NOT_RESIDENT if the slot changed.
+   */
+  int probe(int s, long tag, long g, int probes, int version) {
     int stamp = (int) INTS.getAcquire(stamps, s);
     if ((stamp & 1) != 0 || (long) LONGS.getAcquire(owners, s) != tag) {
       return BloomFilter.NOT_RESIDENT;
     }
     ByteBuffer chunk = chunks[s >>> CHUNK_SHIFT];
     int base = (s & ((1 << CHUNK_SHIFT) - 1)) * BloomFormat.PAGE_SIZE;
-    int result = BloomFilter.MAYBE;
-    for (int i = 0; i < probes; i++) {
-      int b = Hashing.bit(g, i);
-      if ((chunk.get(base + (b >>> 3)) & (1 << (b & 7))) == 0) {
-        result = BloomFilter.NO;
-        break;
-      }
-    }
+    int result = (version == 1 ? allSetInPage(chunk, base, g, probes) : allSetInBlock(chunk, base, g, probes))
+        ? BloomFilter.MAYBE : BloomFilter.NO;
     VarHandle.loadLoadFence();
     if ((int) INTS.getAcquire(stamps, s) != stamp) {
       return BloomFilter.NOT_RESIDENT;
     }
     return result;
+  }
+
+  /** Version 1: whether all probes of {@code g} are set anywhere in the page at {@code base}. */
+  private static boolean allSetInPage(ByteBuffer chunk, int base, long g, int probes) {
+    for (int i = 0; i < probes; i++) {
+      int b = Hashing.bit(g, i);
+      if ((chunk.get(base + (b >>> 3)) & (1 << (b & 7))) == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Version 2: whether all probes of {@code g} are set in its 64-byte block of the page at {@code base}. */
+  private static boolean allSetInBlock(ByteBuffer chunk, int base, long g, int probes) {
+    int block = base + Hashing.block(g) * BloomFormat.BLOCK_SIZE;
+    long state = g;
+    for (int i = 0; i < probes; i++) {
+      state = Hashing.nextProbe(state);
+      int b = Hashing.blockBit(state);
+      if ((chunk.get(block + (b >>> 3)) & (1 << (b & 7))) == 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   synchronized void register(BloomFilter f) {

@@ -18,7 +18,8 @@ import java.nio.file.Path;
 
 /**
  * Prints any lsm-index file in readable form: a table (trailer summary and entries), a bloom file
- * (geometry and per-page fill), a WAL (entries in log order, and any torn tail) or the manifest.
+ * of either format version (geometry, bits per key, per-page fill and, for version 2, the emptiest
+ * and fullest 64-byte block of each page), a WAL (entries in log order, and any torn tail) or the manifest.
  * The kind is taken from the file name. Read-only; corruption surfaces as the exception naming
  * file and offset.
  */
@@ -77,18 +78,34 @@ public final class IndexDump {
         // read the whole file
       }
       all.flip();
-      FileHeader.Header h = FileHeader.read(all, 0, file, BloomFormat.FORMAT, BloomFormat.VERSION, BloomFormat.VERSION);
+      FileHeader.Header h = FileHeader.read(all, 0, file, BloomFormat.FORMAT, BloomFormat.MIN_VERSION, BloomFormat.VERSION);
       int size = all.limit();
       int pages = all.getInt(size - BloomFormat.TRAILER_SIZE + BloomFormat.T_PAGE_COUNT);
       long keys = all.getLong(size - BloomFormat.TRAILER_SIZE + BloomFormat.T_KEYS);
+      boolean blocked = h.version() >= 2;
       out.println("bloom " + file + ": format " + BloomFormat.FORMAT + " v" + h.version() + " pageBytes=" + h.param1()
-          + " probes=" + h.param2() + " pages=" + pages + " keys=" + keys);
+          + (blocked ? " blockBytes=" + BloomFormat.BLOCK_SIZE : "") + " probes=" + h.param2() + " pages=" + pages
+          + " keys=" + keys + String.format(" bitsPerKey=%.2f", pages * (double) BloomFormat.PAGE_BITS / Math.max(1, keys)));
       for (int p = 0; p < pages && BloomFormat.pageOffset(p + 1) <= size; p++) {
         int ones = 0;
-        for (int i = 0; i < BloomFormat.PAGE_SIZE; i += 8) {
-          ones += Long.bitCount(all.getLong((int) BloomFormat.pageOffset(p) + i));
+        int minBlock = Integer.MAX_VALUE;
+        int maxBlock = 0;
+        for (int blockAt = 0; blockAt < BloomFormat.PAGE_SIZE; blockAt += BloomFormat.BLOCK_SIZE) {
+          int inBlock = 0;
+          for (int i = 0; i < BloomFormat.BLOCK_SIZE; i += 8) {
+            inBlock += Long.bitCount(all.getLong((int) BloomFormat.pageOffset(p) + blockAt + i));
+          }
+          ones += inBlock;
+          minBlock = Math.min(minBlock, inBlock);
+          maxBlock = Math.max(maxBlock, inBlock);
         }
-        out.printf("  page %d fill=%.3f%n", p, ones / (double) BloomFormat.PAGE_BITS);
+        if (blocked) {
+          // A key's probes stay in one block: the fullest block answers "maybe" most often.
+          out.printf("  page %d fill=%.3f blockFill=%.3f..%.3f%n", p, ones / (double) BloomFormat.PAGE_BITS,
+              minBlock / (double) BloomFormat.BLOCK_BITS, maxBlock / (double) BloomFormat.BLOCK_BITS);
+        } else {
+          out.printf("  page %d fill=%.3f%n", p, ones / (double) BloomFormat.PAGE_BITS);
+        }
       }
     }
   }

@@ -121,7 +121,7 @@ public final class IndexVerifier {
       all.flip();
     }
     try {
-      FileHeader.read(all, 0, path, BloomFormat.FORMAT, BloomFormat.VERSION, BloomFormat.VERSION);
+      FileHeader.read(all, 0, path, BloomFormat.FORMAT, BloomFormat.MIN_VERSION, BloomFormat.VERSION);
       int size = all.limit();
       if (size < BloomFormat.FIRST_PAGE_OFFSET + BloomFormat.TRAILER_SIZE) {
         throw new CorruptionException(path, size, "bloom file truncated");

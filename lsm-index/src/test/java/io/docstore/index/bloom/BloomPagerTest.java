@@ -43,6 +43,16 @@ class BloomPagerTest {
     assertThat(usefulness).as("seed %d", seed).isGreaterThan(0.5);
   }
 
+  /** A version-2 block is one cache line only if the slots holding pages start on one. */
+  @Test
+  void slotsStartOnPageBoundariesSoEveryBlockIsOneCacheLine() {
+    try (BloomPager pager = new BloomPager((1L << 14) * BloomFormat.PAGE_SIZE + 3 * BloomFormat.PAGE_SIZE, BloomPolicy.USEFULNESS)) {
+      for (int s : new int[] {0, 1, 2, (1 << 14) - 1, 1 << 14, (1 << 14) + 2}) {
+        assertThat(pager.slotMisalignment(s, BloomFormat.PAGE_SIZE)).as("slot %d", s).isZero();
+      }
+    }
+  }
+
   /**
    * Workload: 60% of requests are for absent ids whose pages are a hot eighth of the filter; 30%
    * are for present ids (never "no") on another hot eighth; 10% uniform absent ids. The ideal

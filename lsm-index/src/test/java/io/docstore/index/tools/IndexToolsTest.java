@@ -45,7 +45,8 @@ class IndexToolsTest {
       IndexDump.dump(FileSystem.real(), f, new PrintStream(bytes, true, StandardCharsets.UTF_8), 5);
       all.append(bytes.toString(StandardCharsets.UTF_8));
     }
-    assertThat(all.toString()).contains("table ", "entries=299", "tombstones=0", "bloom ", "probes=7", "wal ",
+    assertThat(all.toString()).contains("table ", "entries=299", "tombstones=0", "bloom ", "format IDXBLOOM v2",
+        "blockBytes=64", "probes=7", "bitsPerKey=", "page 0 fill=", "blockFill=", "wal ",
         "1000 -> 5", "manifest ", "  0 -> 1", "... 294 more");
   }
 
