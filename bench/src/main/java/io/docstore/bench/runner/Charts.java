@@ -55,7 +55,10 @@ import org.jfree.data.xy.XYSeriesCollection;
  */
 public final class Charts {
 
-  /** The field of a phase with the p99 (us) of each 1-second window, comma-separated. */
+  /**
+   * The field of a phase with the p99 (us) of each 1-second window: comma-separated on the engine
+   * JVM's RESULT line, an array of numbers in results.json.
+   */
   static final String SERIES_FIELD = "p99_us_per_s";
 
   private static final int WIDTH = 900;
@@ -104,7 +107,16 @@ public final class Charts {
       List<Map<String, String>> phases = new ArrayList<>();
       for (JsonNode p : r.path("phases")) {
         Map<String, String> fields = new LinkedHashMap<>();
-        p.fields().forEachRemaining(f -> fields.put(f.getKey(), f.getValue().asText()));
+        p.fields().forEachRemaining(f -> {
+          JsonNode v = f.getValue();
+          if (v.isArray()) {
+            List<String> items = new ArrayList<>();
+            v.forEach(item -> items.add(item.asText()));
+            fields.put(f.getKey(), String.join(",", items));
+          } else {
+            fields.put(f.getKey(), v.asText());
+          }
+        });
         phases.add(fields);
       }
       runs.add(new Run(r.path("workload").asText(), r.path("engine").asText(), !r.path("failure").isNull(), phases));

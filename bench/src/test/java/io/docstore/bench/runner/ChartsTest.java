@@ -46,6 +46,7 @@ class ChartsTest {
         run("readwhilewriting", "docstore", phase("read-under-writes", 500, 9, " p99_us_per_s=5.5,7.25,80.0")),
         run("readwhilewriting", "rocksdb", phase("read-under-writes", 400, 12, " p99_us_per_s=11.0,12.5")));
     ResultFiles.write(dir, context, results);
+    assertThat(Files.readString(dir.resolve("results.json"))).contains("\"p99_us_per_s\": [5.5,7.25,80.0]");
     return dir;
   }
 
