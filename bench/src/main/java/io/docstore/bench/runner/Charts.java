@@ -266,6 +266,7 @@ public final class Charts {
   private static JFreeChart timeChart(String workload, String phase, String subtitle, XYSeriesCollection data) {
     NumberAxis seconds = new NumberAxis("second of the phase");
     seconds.setAutoRangeIncludesZero(false);
+    seconds.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
     LogAxis us = logAxis("p99 of the window, us (log)", DatasetUtils.findRangeBounds(data));
     XYLineAndShapeRenderer lines = new XYLineAndShapeRenderer(true, true);
     XYPlot plot = new XYPlot(data, seconds, us, lines);
