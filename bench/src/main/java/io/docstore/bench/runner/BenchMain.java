@@ -80,7 +80,8 @@ public final class BenchMain {
     }
     Files.writeString(o.out.resolve("tables.md"), tables, StandardCharsets.UTF_8);
     ResultFiles.write(o.out, context, all);
-    log.printf("bench: results in %s (tables.md, results.json, results.csv)%n", o.out);
+    int charts = Charts.render(o.out).size();
+    log.printf("bench: results in %s (tables.md, results.json, results.csv, %d charts)%n", o.out, charts);
     return ok;
   }
 

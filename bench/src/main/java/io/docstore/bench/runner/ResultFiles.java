@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * The machine-readable results next to the tables: {@code results.json} (the run's context and
- * every engine's phases) and {@code results.csv} (one row per workload, engine and phase).
+ * every engine's phases; a phase's per-second p99s, {@code p99_us_per_s}, as an array of numbers) and {@code results.csv} (one row per workload, engine and phase).
  */
 final class ResultFiles {
 
@@ -54,7 +54,8 @@ final class ResultFiles {
         sb.append(psep).append("\n      {");
         String fsep = "";
         for (Map.Entry<String, String> f : p.entrySet()) {
-          sb.append(fsep).append(str(f.getKey())).append(": ").append(value(f.getValue()));
+          sb.append(fsep).append(str(f.getKey())).append(": ")
+              .append(f.getKey().equals(Charts.SERIES_FIELD) ? "[" + f.getValue() + "]" : value(f.getValue()));
           fsep = ", ";
         }
         sb.append('}');

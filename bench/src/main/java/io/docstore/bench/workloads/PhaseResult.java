@@ -1,7 +1,9 @@
 package io.docstore.bench.workloads;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -17,13 +19,29 @@ import org.HdrHistogram.Histogram;
  * @param wrong reads that found a value other than the one expected (or a value where none was)
  * @param io this process's I/O counters over the phase
  * @param inputBytes bytes of input the phase consumed (the bulk load's file), else 0
+ * @param p99UsPerSecond the p99 (us) of each 1-second window of the phase, in order, for a phase
+ *     that keeps them (readwhilewriting's reader), else empty; written as {@code p99_us_per_s}
  */
 public record PhaseResult(String phase, long ops, long nanos, long engineNanos, Histogram latency, long misses, long wrong,
-    ProcSelf.Io io, long inputBytes) {
+    ProcSelf.Io io, long inputBytes, List<Double> p99UsPerSecond) {
+
+  public PhaseResult {
+    p99UsPerSecond = List.copyOf(p99UsPerSecond);
+  }
+
+  public PhaseResult(String phase, long ops, long nanos, long engineNanos, Histogram latency, long misses, long wrong,
+      ProcSelf.Io io, long inputBytes) {
+    this(phase, ops, nanos, engineNanos, latency, misses, wrong, io, inputBytes, List.of());
+  }
 
   public PhaseResult(String phase, long ops, long nanos, long engineNanos, Histogram latency, long misses, long wrong,
       ProcSelf.Io io) {
     this(phase, ops, nanos, engineNanos, latency, misses, wrong, io, 0);
+  }
+
+  /** This result with the p99 of each 1-second window. */
+  public PhaseResult withP99PerSecond(List<Double> p99s) {
+    return new PhaseResult(phase, ops, nanos, engineNanos, latency, misses, wrong, io, inputBytes, p99s);
   }
 
   /** MB (10^6 bytes) of input per second of engine time; 0 for a phase without input bytes. */
@@ -35,7 +53,10 @@ public record PhaseResult(String phase, long ops, long nanos, long engineNanos, 
     return engineNanos == 0 ? 0 : ops * 1e9 / engineNanos;
   }
 
-  /** Flat fields in a fixed order; numbers only, so the line format needs no quoting. */
+  /**
+   * Flat fields in a fixed order; numbers only (the per-second p99s as one comma-separated list), so
+   * the line format needs no quoting.
+   */
   public Map<String, Object> fields() {
     Map<String, Object> f = new LinkedHashMap<>();
     f.put("phase", phase);
@@ -56,6 +77,10 @@ public record PhaseResult(String phase, long ops, long nanos, long engineNanos, 
     if (inputBytes > 0) {
       f.put("input_bytes", inputBytes);
       f.put("input_mb_per_s", round(inputMegabytesPerSecond()));
+    }
+    if (!p99UsPerSecond.isEmpty()) {
+      f.put("p99_us_per_s", p99UsPerSecond.stream().map(v -> Double.toString(round(v)))
+          .collect(Collectors.joining(",")));
     }
     return f;
   }

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
 
 /**
  * One reader thread of uniformly random job IDs, first alone for {@code rwSeconds} (after the
@@ -19,7 +20,9 @@ import java.util.concurrent.locks.LockSupport;
  * whether a flush or compaction is running ({@link Engine#backgroundJobs()}: docstore, RocksDB;
  * LMDB has none), a sampler polls that every millisecond and the reads under writes are also split
  * into those that overlapped background work and those that did not: the target "p99.9 during
- * compaction vs without". Reads are verified by the document's ID prefix, since any version is right.
+ * compaction vs without". Both read phases also keep the p99 of each 1-second window
+ * ({@code p99_us_per_s}, charted by the runner over time). Reads are verified by the document's ID
+ * prefix, since any version is right.
  */
 public final class ReadWhileWritingWorkload implements Workload {
 
@@ -78,6 +81,7 @@ public final class ReadWhileWritingWorkload implements Workload {
     PhaseTimer quiet = PhaseTimer.subset("reads-without-background-work");
     long busyOps = 0;
     long capNanos = p.rwSeconds() * 1_000_000_000L;
+    Windows windows = new Windows();
     long ops = 0;
     long misses = 0;
     long wrong = 0;
@@ -89,6 +93,7 @@ public final class ReadWhileWritingWorkload implements Workload {
       byte[] value = engine.get(key);
       long nanos = System.nanoTime() - t0;
       timer.record(nanos);
+      windows.record(t0, nanos);
       ops++;
       if (sampler != null) {
         if (busyBefore || sampler.busy) {
@@ -104,11 +109,48 @@ public final class ReadWhileWritingWorkload implements Workload {
         wrong++;
       }
     }
-    PhaseResult all = timer.finish(ops, misses, wrong);
+    PhaseResult all = timer.finish(ops, misses, wrong).withP99PerSecond(windows.finish());
     if (sampler == null) {
       return List.of(all);
     }
     return List.of(all, busy.finish(busyOps, 0, 0), quiet.finish(ops - busyOps, 0, 0));
+  }
+
+  /**
+   * The p99 of each 1-second window of a phase's reads (by when the read started), for the chart of
+   * latency over time; a last window shorter than half a second is left out.
+   */
+  static final class Windows {
+    private static final long WINDOW_NANOS = 1_000_000_000L;
+    private final Histogram window = PhaseResult.newHistogram();
+    private final List<Double> p99s = new ArrayList<>();
+    private long windowStart = Long.MIN_VALUE;
+    private long last;
+
+    void record(long startNanos, long nanos) {
+      if (windowStart == Long.MIN_VALUE) {
+        windowStart = startNanos;
+      }
+      while (startNanos - windowStart >= WINDOW_NANOS) {
+        close();
+        windowStart += WINDOW_NANOS;
+      }
+      window.recordValue(Math.max(0, nanos));
+      last = startNanos;
+    }
+
+    private void close() {
+      // A window without reads (one read outlasted it) has no p99 of its own: 0, left out of the chart.
+      p99s.add(window.getTotalCount() == 0 ? 0.0 : window.getValueAtPercentile(99) / 1e3);
+      window.reset();
+    }
+
+    List<Double> finish() {
+      if (window.getTotalCount() > 0 && last - windowStart >= WINDOW_NANOS / 2) {
+        close();
+      }
+      return p99s;
+    }
   }
 
   static boolean hasId(byte[] doc, long id) {

@@ -188,5 +188,12 @@ class BenchMainTest {
     assertThat(tables).contains("### jobs", "### indeed-kv-512m", "random 4 KiB reads/s at QD1", "pages evicted",
         "### readwhilewriting", "phase `read-alone`", "phase `read-under-writes`", "phase `writer`",
         "phase `reads-during-flush-or-compaction`", "phase `reads-without-background-work`");
+    Path outDir = o.out;
+    assertThat(Files.readString(outDir.resolve("results.json"))).containsPattern("\"p99_us_per_s\": \\[\\d+\\.\\d+\\]");
+    for (String png : List.of("latency-jobs.png", "latency-readwhilewriting.png",
+        "readwhilewriting-read-under-writes-p99-over-time.png", "readwhilewriting-read-alone-p99-over-time.png")) {
+      assertThat(outDir.resolve(png)).as(png).isNotEmptyFile();
+    }
+    assertThat(outDir.resolve("ratios-readwhilewriting.png")).as("docstore alone: no ratios").doesNotExist();
   }
 }
