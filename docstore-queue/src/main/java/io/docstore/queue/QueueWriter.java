@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * durability happens outside it, so concurrent {@link #awaitDurable} callers share one fsync
  * (group commit).
  *
- * <p>A record is readable once its block is written: when the block fills, or on {@link #flush},
- * {@link #awaitDurable} or {@link #sync}.
+ * <p>A record is readable once its block is written: when the blocks waiting to be written reach
+ * {@code blockSize} bytes (a block of records stored one by one takes at most a 4 KiB page, and
+ * such blocks are written together), or on {@link #flush}, {@link #awaitDurable} or {@link #sync}.
  *
  * <p>A block write that fails for lack of space ({@link NoSpaceException}) is not sticky: the
  * segment is cut back to its previous length, the records of the open block are discarded and
@@ -67,6 +68,21 @@ public final class QueueWriter {
   private long openBlockOffset;
   /** Records mode: bytes the open block may take from its offset (to the end of its last page). */
   private int openBlockCapacity;
+
+  /**
+   * Finished blocks not written yet: blocks of one page are written together, up to {@code blockSize}
+   * bytes at a time, so page-sized blocks cost no more system calls than the old 8 KiB ones. Their
+   * records become readable when they are written: when the pending bytes reach {@code blockSize},
+   * or on {@link #flush}, {@link #awaitDurable} or {@link #sync}, as an open block's do.
+   */
+  private byte[] pending = new byte[16 * 1024];
+  private int pendingBytes;
+  private int[] pendingCrcs = new int[16];
+  private int pendingBlocks;
+  /** Last sequence in a pending block; raw bytes and compressed blocks among them (for the counters). */
+  private long pendingLast;
+  private long pendingRaw;
+  private int pendingCompressed;
 
   /** Page size blocks of records stored one by one are aligned to: a cold read of one is one page. */
   static final int PAGE = 4096;
@@ -182,14 +198,85 @@ public final class QueueWriter {
     builder.useDictionary(dictionary);
   }
 
+  /** Where the next block goes: the end of the active segment plus the blocks pending. */
+  private long tail() {
+    return appender.position() + pendingBytes;
+  }
+
+  /** Lock held: appends a finished block to the pending ones. */
+  private void enqueue(ByteBuffer block, int crc, long lastSequence, long rawLength, boolean compressed) {
+    int length = block.remaining();
+    if (pending.length < pendingBytes + length) {
+      pending = java.util.Arrays.copyOf(pending, Math.max(pendingBytes + length, pending.length * 2));
+    }
+    if (pendingBlocks == pendingCrcs.length) {
+      pendingCrcs = java.util.Arrays.copyOf(pendingCrcs, pendingBlocks * 2);
+    }
+    block.get(block.position(), pending, pendingBytes, length);
+    pendingBytes += length;
+    pendingCrcs[pendingBlocks++] = crc;
+    pendingLast = Math.max(pendingLast, lastSequence);
+    pendingRaw += rawLength;
+    pendingCompressed += compressed ? 1 : 0;
+  }
+
+  /**
+   * Lock held: writes the pending blocks with one system call and publishes them. A full disk
+   * discards them (their sequences are handed out again, not sticky); any other failure is sticky.
+   */
+  private void writePending() throws IOException {
+    if (pendingBlocks == 0) {
+      return;
+    }
+    int bytes = pendingBytes;
+    int blocks = pendingBlocks;
+    long last = Math.max(pendingLast, lastWritten); // padding blocks alone hold no record
+    try {
+      appender.write(ByteBuffer.wrap(pending, 0, bytes), pendingCrcs, 0, blocks, last);
+    } catch (NoSpaceException e) {
+      // The appender cut the segment back: forget the blocks and hand their sequences out again.
+      clearPending();
+      lastAssigned = lastWritten;
+      discards++;
+      counters.noSpaceFailures.increment();
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      failure = e instanceof IOException io ? io : new IOException(e);
+      throw e;
+    }
+    wrote(bytes);
+    counters.blocks.add(blocks);
+    counters.rawBytes.add(pendingRaw);
+    counters.compressedBlocks.add(pendingCompressed);
+    clearPending();
+    lastWritten = Math.max(lastWritten, last);
+    signal.signal();
+  }
+
+  private void clearPending() {
+    pendingBytes = 0;
+    pendingBlocks = 0;
+    pendingLast = 0;
+    pendingRaw = 0;
+    pendingCompressed = 0;
+  }
+
+  /** Lock held: writes the open block, if any, and every pending one: all appended records become readable. */
+  private void writeAll() throws IOException {
+    if (!builder.isEmpty()) {
+      writeBlock(-1);
+    }
+    writePending();
+  }
+
   /**
    * Lock held, before a block of records stored one by one is addressed: if its first record (of
    * stored cost {@code cost}) would not fit in the rest of the page but fits in a page, pads to the
    * page's end with a padding block, so the block does not straddle two pages. Not near the end
    * of the segment (a padding block never makes a segment roll).
    */
-  private void alignFor(int cost) throws IOException {
-    long pos = appender.position();
+  private void alignFor(int cost) {
+    long pos = tail();
     int room = (int) (PAGE - pos % PAGE);
     int need = BlockFormat.HEADER_LENGTH + cost;
     if (need <= room || room == PAGE || need > PAGE) {
@@ -199,17 +286,8 @@ public final class QueueWriter {
     if (pos + gap >= options.segmentSize()) {
       return;
     }
-    ByteBuffer pad = BlockBuilder.paddingBlock(gap, lastWritten + 1);
-    try {
-      appender.write(pad, pad.getInt(BlockFormat.CRC), lastWritten);
-    } catch (NoSpaceException e) {
-      return; // the block straddles; the next one tries again
-    } catch (IOException | RuntimeException e) {
-      failure = e instanceof IOException io ? io : new IOException(e);
-      throw e;
-    }
-    wrote(gap);
-    counters.blocks.increment();
+    ByteBuffer pad = BlockBuilder.paddingBlock(gap, lastAssigned + 1);
+    enqueue(pad, pad.getInt(BlockFormat.CRC), 0, 0, false);
   }
 
   /** Bytes a block of records stored one by one, starting at {@code offset}, may take: to the end of the page its first record ends in. */
@@ -234,6 +312,7 @@ public final class QueueWriter {
     if (dictionarySegment == appender.segment()) {
       return;
     }
+    writePending();
     if (!appender.empty()) {
       appender.roll();
       appender.prepare();
@@ -287,7 +366,7 @@ public final class QueueWriter {
           alignFor(cost);
         }
         openBlockSegment = appender.segment();
-        openBlockOffset = appender.position();
+        openBlockOffset = tail();
         openBlockCapacity = cost < 0 ? 0 : capacityAt(openBlockOffset, cost, blockSize);
       }
       long sequence = lastAssigned + 1;
@@ -331,9 +410,7 @@ public final class QueueWriter {
     lock.lock();
     try {
       checkUsable();
-      if (!builder.isEmpty()) {
-        writeBlock();
-      }
+      writeAll();
       return new BulkAppender(this, options, threads, sink, lastAssigned);
     } catch (IOException | RuntimeException e) {
       lock.unlock();
@@ -407,9 +484,7 @@ public final class QueueWriter {
     lock.lock();
     try {
       checkUsable();
-      if (!builder.isEmpty()) {
-        writeBlock();
-      }
+      writeAll();
     } finally {
       lock.unlock();
     }
@@ -461,7 +536,7 @@ public final class QueueWriter {
         }
         if (sequence > lastWritten) {
           checkUsable();
-          writeBlock();
+          writeAll();
         }
       } finally {
         lock.unlock();
@@ -485,14 +560,10 @@ public final class QueueWriter {
     }
   }
 
-  /** Lock held, builder not empty: {@link #writeBlock(int)} not knowing the next record. */
-  private void writeBlock() throws IOException {
-    writeBlock(-1);
-  }
-
   /**
-   * Lock held, builder not empty: writes the open block. A block of records stored one by one is
-   * padded to the end of its page when the room after it would be too small for a record
+   * Lock held, builder not empty: finishes the open block into the pending ones, and writes them
+   * once they reach {@code blockSize} bytes (or the segment's size). A block of records stored one
+   * by one is padded to the end of its page when the room after it would be too small for a record
    * ({@value #MIN_ROOM} bytes) or for the next one, whose stored cost is {@code nextCost} (-1 if
    * unknown): the next block then starts on a page.
    */
@@ -508,31 +579,18 @@ public final class QueueWriter {
       }
     }
     ByteBuffer block = builder.finish(pad);
+    if (appender.segment() != openBlockSegment || tail() != openBlockOffset) {
+      IllegalStateException e = new IllegalStateException("block addressed at " + openBlockSegment + "/"
+          + openBlockOffset + " but the segment is at " + appender.segment() + "/" + tail());
+      failure = new IOException(e);
+      throw e;
+    }
     int stored = block.remaining();
-    try {
-      if (appender.segment() != openBlockSegment || appender.position() != openBlockOffset) {
-        throw new IllegalStateException("block addressed at " + openBlockSegment + "/" + openBlockOffset
-            + " but the segment is at " + appender.segment() + "/" + appender.position());
-      }
-      appender.write(block, builder.lastCrc(), builder.lastSequence());
-    } catch (NoSpaceException e) {
-      // The appender cut the segment back: forget the block and hand its sequences out again.
-      lastAssigned = lastWritten;
-      discards++;
-      counters.noSpaceFailures.increment();
-      throw e;
-    } catch (IOException | RuntimeException e) {
-      failure = e instanceof IOException io ? io : new IOException(e);
-      throw e;
+    enqueue(block, builder.lastCrc(), builder.lastSequence(), builder.lastRawLength(),
+        stored - BlockFormat.HEADER_LENGTH < builder.lastRawLength());
+    if (pendingBytes >= options.blockSize() || tail() >= options.segmentSize()) {
+      writePending();
     }
-    wrote(stored);
-    counters.blocks.increment();
-    counters.rawBytes.add(builder.lastRawLength());
-    if (stored - BlockFormat.HEADER_LENGTH < builder.lastRawLength()) {
-      counters.compressedBlocks.increment();
-    }
-    lastWritten = builder.lastSequence();
-    signal.signal();
   }
 
   /** Writes the open block and marks the writer closed. The caller syncs and closes files. */
@@ -543,8 +601,8 @@ public final class QueueWriter {
         return;
       }
       try {
-        if (failure == null && !builder.isEmpty()) {
-          writeBlock();
+        if (failure == null) {
+          writeAll();
         }
         closed = true;
         builder.close(); // frees the compression context (native memory)
