@@ -212,7 +212,7 @@ class QueueDictionaryTest {
         noise.add(seq);
       }
       q.writer().flush();
-      appendJson(q, rnd, 200);
+      appendJson(q, rnd, 600);
       q.writer().flush();
       checkAll(q, model, 1, "mixed");
     }
@@ -229,7 +229,8 @@ class QueueDictionaryTest {
       storedPlain++;
     }
     assertThat(storedPlain).isEqualTo(400);
-    // After 400 bodies that did not compress, JSON bodies are compressed again (probed, then all).
+    // After 400 bodies that did not compress, JSON bodies are compressed again: the first probe
+    // comes within one probe interval (BlockBuilder.RECORD_PROBE_EVERY records), then all are.
     long compressed = 0;
     for (int i = model.size() - 200; i < model.size(); i++) {
       Block b = blockOf(blocks, i + 1);
