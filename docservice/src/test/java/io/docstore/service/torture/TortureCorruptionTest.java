@@ -119,9 +119,16 @@ class TortureCorruptionTest {
     assertThat(code).as("verify finds the flipped bit in %s", rel).isEqualTo(1);
     String fileName = victim.getFileName().toString();
     if (fileName.endsWith(".sealed") || fileName.endsWith(".idx")) {
-      // Data the store cannot re-derive at open: the damaged block or page answers "corrupt".
+      // Data the store cannot re-derive at open: what the bit hit answers "corrupt" (never wrong
+      // bytes, checked above). A queue record is checked on its own, so only records whose bytes
+      // the bit hit are refused; a bit in a block's padding to its page end hits none, and then
+      // verify alone (the block checksum) reports it.
       assertThat(outcome).isEqualTo("serves");
-      assertThat(corrupt).as("documents behind the damaged block or page").isPositive();
+      if (fileName.endsWith(".idx")) {
+        assertThat(corrupt).as("documents behind the damaged page").isPositive();
+      } else {
+        assertThat(corrupt > 0 || exact == DOCS).as("corrupt %d, exact %d", corrupt, exact).isTrue();
+      }
       assertThat(exact).as("documents elsewhere").isPositive();
     } else if (fileName.endsWith(".bloom")) {
       // A damaged bloom page answers "maybe": lookups go to the table, nothing is lost.
