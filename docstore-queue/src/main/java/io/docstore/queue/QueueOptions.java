@@ -166,7 +166,12 @@ public final class QueueOptions {
       return this;
     }
 
-    /** Raw payload bytes at which a block is closed; a single larger record gets a block of its own. */
+    /**
+     * Raw payload bytes at which an LZ4 block is closed; a single larger record gets a block of its
+     * own. A block of records stored one by one (segment format 3) is closed at the end of its 4 KiB
+     * page or at this size, whichever comes first, and such blocks are written this many bytes at a
+     * time.
+     */
     public Builder blockSize(int blockSize) {
       this.blockSize = blockSize;
       return this;
