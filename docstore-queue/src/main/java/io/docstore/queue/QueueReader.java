@@ -5,10 +5,8 @@ import io.docstore.io.MappedFile;
 import io.docstore.queue.block.BlockCache;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
-import io.docstore.queue.block.RawRecords;
 import io.docstore.queue.block.InPlaceRecord;
-import io.docstore.queue.block.RecordDictionary;
-import io.docstore.queue.block.ZstdRecords;
+import io.docstore.queue.block.RawRecords;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFormat;
@@ -226,8 +224,7 @@ public final class QueueReader {
       BlockCache cache, RecordSink sink) throws IOException {
     checkIndex(address, Short.toUnsignedInt(c.getShort(base + BlockFormat.RECORD_COUNT)));
     InPlaceRecord r = b.one;
-    r.read(c, base, Address.index(address), segment.path(), Address.blockOffset(address),
-        dictId -> dictionary(segment, dictId));
+    r.read(c, base, Address.index(address), segment.path(), Address.blockOffset(address), segment);
     if (r.decompressed && cache != null) {
       r.buffer.putLong(BlockCache.RECORD_ID, r.id).putLong(BlockCache.RECORD_ACCEPTED_AT, r.acceptedAtMillis)
           .putLong(BlockCache.RECORD_SEQUENCE, r.sequence).put(BlockCache.RECORD_OP, r.op);
@@ -235,16 +232,6 @@ public final class QueueReader {
     }
     sink.accept(r.id, r.sequence, r.op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE, r.acceptedAtMillis, r.buffer,
         r.bodyOffset, r.bodyLength);
-  }
-
-  /** The segment's dictionary, read from its first block the first time and kept with the segment. */
-  private static RecordDictionary dictionary(SegmentInfo segment, int id) throws IOException {
-    RecordDictionary d = segment.dictionary();
-    if (d == null || d.id() != id) {
-      d = ZstdRecords.load(segment.channel(), segment.path(), id);
-      segment.dictionary(d);
-    }
-    return d;
   }
 
   /** Copies one record out of a cached block (see {@link BlockCache} for the slot layout). */

@@ -68,7 +68,7 @@ public final class QueueFollower implements Closeable {
   private volatile ReplicationManifest manifest;
   private volatile String lastError;
 
-  private static final class ReadBuffers {
+  private static final class ReadBuffers implements InPlaceRecord.Dictionaries {
     final BlockReader reader;
     final DecodedBlock block = new DecodedBlock();
     final InPlaceRecord one = new InPlaceRecord(0);
@@ -76,10 +76,14 @@ public final class QueueFollower implements Closeable {
     private RecordDictionary dictionary;
     private SegmentCopy dictionaryOf;
 
-    RecordDictionary dictionary(SegmentCopy copy, int id) throws IOException {
-      if (dictionaryOf != copy || dictionary == null || dictionary.id() != id) {
-        dictionary = ZstdRecords.load(copy.channel(), copy.path(), id);
-        dictionaryOf = copy;
+    /** The copy being read, whose dictionaries {@link #get} returns. */
+    SegmentCopy reading;
+
+    @Override
+    public RecordDictionary get(int id) throws IOException {
+      if (dictionaryOf != reading || dictionary == null || dictionary.id() != id) {
+        dictionary = ZstdRecords.load(reading.channel(), reading.path(), id);
+        dictionaryOf = reading;
       }
       return dictionary;
     }
@@ -359,8 +363,8 @@ public final class QueueFollower implements Closeable {
         if (BlockReader.inPlace(stored, 0, c.path(), offset) != null
             && i < Short.toUnsignedInt(stored.getShort(BlockFormat.RECORD_COUNT))) {
           // One record of a block stored uncompressed or record by record: just that record is checked and decompressed.
-          SegmentCopy copy = c;
-          b.one.read(stored, 0, i, c.path(), offset, id -> b.dictionary(copy, id));
+          b.reading = c;
+          b.one.read(stored, 0, i, c.path(), offset, b);
           byte[] body = new byte[b.one.bodyLength];
           b.one.buffer.get(b.one.bodyOffset, body);
           return new Record(address, b.one.id, b.one.sequence, b.one.op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,

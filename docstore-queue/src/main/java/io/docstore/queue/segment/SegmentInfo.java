@@ -1,7 +1,9 @@
 package io.docstore.queue.segment;
 
 import io.docstore.io.MappedFile;
+import io.docstore.queue.block.InPlaceRecord;
 import io.docstore.queue.block.RecordDictionary;
+import io.docstore.queue.block.ZstdRecords;
 import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
@@ -17,7 +19,7 @@ import java.nio.file.Path;
  * lazily made mapping of the blocks below {@code blocksEnd} ({@link #mapped()}): the writer never
  * changes or cuts a byte below {@code blocksEnd} while the queue is open.
  */
-public final class SegmentInfo {
+public final class SegmentInfo implements InPlaceRecord.Dictionaries {
 
   private final long number;
   private final long baseSequence;
@@ -80,6 +82,22 @@ public final class SegmentInfo {
   /** The segment's zstd dictionary once read (or written), else null. */
   public RecordDictionary dictionary() {
     return dictionary;
+  }
+
+  /**
+   * The segment's dictionary {@code id}: read from its first block (checksum verified) the first
+   * time, then kept.
+   *
+   * @throws io.docstore.io.CorruptionException if the first block is damaged or another dictionary
+   */
+  @Override
+  public RecordDictionary get(int id) throws IOException {
+    RecordDictionary d = dictionary;
+    if (d == null || d.id() != id) {
+      d = ZstdRecords.load(channel, path, id);
+      dictionary = d;
+    }
+    return d;
   }
 
   /** Keeps the segment's dictionary for readers (it never changes while the segment exists). */
