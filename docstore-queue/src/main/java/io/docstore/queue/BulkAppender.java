@@ -181,7 +181,7 @@ public final class BulkAppender implements Closeable {
       open.firstSequence = lastAssigned + 1;
     }
     if (dictionary == null) {
-      writer.sampleForBulk(body, off, len);
+      writer.sample(body, off, len);
     }
     long sequence = ++lastAssigned;
     open.add(id, op, acceptedAtMillis, body, off, len);
@@ -215,7 +215,7 @@ public final class BulkAppender implements Closeable {
     Batch b = open;
     open = null;
     if (dictionary == null) {
-      dictionary = writer.dictionaryReady();
+      dictionary = writer.dictionary();
     }
     b.builder.useDictionary(dictionary);
     b.encoded.dictionary = dictionary;

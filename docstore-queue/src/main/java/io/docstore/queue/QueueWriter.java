@@ -10,8 +10,6 @@ import io.docstore.queue.segment.QueueCounters;
 import io.docstore.queue.segment.SegmentAppender;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -75,19 +73,7 @@ public final class QueueWriter {
    * records become readable when they are written: when the pending bytes reach {@code blockSize},
    * or on {@link #flush}, {@link #awaitDurable} or {@link #sync}, as an open block's do.
    */
-  private byte[] pending = new byte[16 * 1024];
-  private int pendingBytes;
-  private int[] pendingCrcs = new int[16];
-  private int pendingBlocks;
-  /** Last sequence in a pending block; raw bytes and compressed blocks among them (for the counters). */
-  private long pendingLast;
-  private long pendingRaw;
-  private int pendingCompressed;
-
-  /** Page size blocks of records stored one by one are aligned to: a cold read of one is one page. */
-  static final int PAGE = 4096;
-  /** Room at the end of a page below which a block is padded to the page's end. */
-  static final int MIN_ROOM = 64;
+  private final PendingBlocks pending = new PendingBlocks();
   private IOException failure;
   private boolean closed;
   /** Open blocks discarded after a write failed for lack of space. */
@@ -100,8 +86,8 @@ public final class QueueWriter {
   /** The dictionary new blocks use, or null; the segment whose first block it is, or -1. Lock held. */
   private RecordDictionary dictionary;
   private long dictionarySegment = -1;
-  /** Bodies kept to train the dictionary; null once enough were kept (or none are wanted). */
-  private List<byte[]> samples;
+  /** Bodies kept to train the dictionary; null when none are wanted. */
+  private DictionarySamples samples;
 
   QueueWriter(SegmentAppender appender, QueueOptions options, QueueCounters counters, AppendSignal signal, long lastSequence) {
     this.appender = appender;
@@ -149,28 +135,20 @@ public final class QueueWriter {
     }
     dictionary = found;
     dictionarySegment = found == null ? -1 : inSegment;
-    samples = found == null ? new ArrayList<>() : null;
+    samples = found == null ? new DictionarySamples(options.dictionarySamples(), options.dictionaryBytes()) : null;
   }
 
-  /** Lock held: keeps a copy of a body for training while more are wanted; trains once enough are. */
-  private void sample(byte[] body, int off, int len) {
-    if (samples == null || len == 0) {
+  /**
+   * Lock held (the writer's, or a bulk load's): a body for the dictionary's training while one is
+   * wanted; the dictionary is trained with the last one wanted.
+   */
+  void sample(byte[] body, int off, int len) {
+    if (samples == null || !samples.wanted()) {
       return;
     }
-    samples.add(java.util.Arrays.copyOfRange(body, off, off + len));
-    if (samples.size() >= options.dictionarySamples()) {
-      List<byte[]> s = samples;
-      samples = null;
-      long started = System.nanoTime();
-      dictionary = RecordDictionary.train(s, options.dictionaryBytes());
-      long ms = (System.nanoTime() - started) / 1_000_000;
-      if (dictionary == null) {
-        LOG.info("queue: no zstd dictionary could be trained from the first {} bodies; blocks stay LZ4-compressed",
-            s.size());
-      } else {
-        LOG.info("queue: trained a zstd dictionary of {} bytes from the first {} bodies in {} ms", dictionary.length(),
-            s.size(), ms);
-      }
+    RecordDictionary d = samples.add(body, off, len);
+    if (d != null) {
+      dictionary = d;
     }
   }
 
@@ -180,7 +158,7 @@ public final class QueueWriter {
    * block to LZ4 and tries again at the next block; any other failure is sticky.
    */
   private void prepareDictionary() throws IOException {
-    if (dictionaryReady() == null) {
+    if (dictionary == null) {
       return;
     }
     try {
@@ -200,24 +178,7 @@ public final class QueueWriter {
 
   /** Where the next block goes: the end of the active segment plus the blocks pending. */
   private long tail() {
-    return appender.position() + pendingBytes;
-  }
-
-  /** Lock held: appends a finished block to the pending ones. */
-  private void enqueue(ByteBuffer block, int crc, long lastSequence, long rawLength, boolean compressed) {
-    int length = block.remaining();
-    if (pending.length < pendingBytes + length) {
-      pending = java.util.Arrays.copyOf(pending, Math.max(pendingBytes + length, pending.length * 2));
-    }
-    if (pendingBlocks == pendingCrcs.length) {
-      pendingCrcs = java.util.Arrays.copyOf(pendingCrcs, pendingBlocks * 2);
-    }
-    block.get(block.position(), pending, pendingBytes, length);
-    pendingBytes += length;
-    pendingCrcs[pendingBlocks++] = crc;
-    pendingLast = Math.max(pendingLast, lastSequence);
-    pendingRaw += rawLength;
-    pendingCompressed += compressed ? 1 : 0;
+    return appender.position() + pending.length();
   }
 
   /**
@@ -225,17 +186,16 @@ public final class QueueWriter {
    * discards them (their sequences are handed out again, not sticky); any other failure is sticky.
    */
   private void writePending() throws IOException {
-    if (pendingBlocks == 0) {
+    if (pending.isEmpty()) {
       return;
     }
-    int bytes = pendingBytes;
-    int blocks = pendingBlocks;
-    long last = Math.max(pendingLast, lastWritten); // padding blocks alone hold no record
+    int bytes = pending.length();
+    long last = Math.max(pending.lastSequence(), lastWritten); // padding blocks alone hold no record
     try {
-      appender.write(ByteBuffer.wrap(pending, 0, bytes), pendingCrcs, 0, blocks, last);
+      appender.write(pending.buffer(), pending.crcs(), 0, pending.count(), last);
     } catch (NoSpaceException e) {
       // The appender cut the segment back: forget the blocks and hand their sequences out again.
-      clearPending();
+      pending.clear();
       lastAssigned = lastWritten;
       discards++;
       counters.noSpaceFailures.increment();
@@ -245,20 +205,12 @@ public final class QueueWriter {
       throw e;
     }
     wrote(bytes);
-    counters.blocks.add(blocks);
-    counters.rawBytes.add(pendingRaw);
-    counters.compressedBlocks.add(pendingCompressed);
-    clearPending();
-    lastWritten = Math.max(lastWritten, last);
+    counters.blocks.add(pending.count());
+    counters.rawBytes.add(pending.rawBytes());
+    counters.compressedBlocks.add(pending.compressed());
+    pending.clear();
+    lastWritten = last;
     signal.signal();
-  }
-
-  private void clearPending() {
-    pendingBytes = 0;
-    pendingBlocks = 0;
-    pendingLast = 0;
-    pendingRaw = 0;
-    pendingCompressed = 0;
   }
 
   /** Lock held: writes the open block, if any, and every pending one: all appended records become readable. */
@@ -270,36 +222,20 @@ public final class QueueWriter {
   }
 
   /**
-   * Lock held, before a block of records stored one by one is addressed: if its first record (of
-   * stored cost {@code cost}) would not fit in the rest of the page but fits in a page, pads to the
-   * page's end with a padding block, so the block does not straddle two pages. Not near the end
-   * of the segment (a padding block never makes a segment roll).
+   * Lock held, before a block of records stored one by one is addressed: pads to the page's end
+   * with a padding block if its first record (of stored cost {@code cost}) would not fit in the
+   * rest of the page ({@link PageLayout#gapBefore}), so the block does not straddle two pages.
    */
   private void alignFor(int cost) {
-    long pos = tail();
-    int room = (int) (PAGE - pos % PAGE);
-    int need = BlockFormat.HEADER_LENGTH + cost;
-    if (need <= room || room == PAGE || need > PAGE) {
-      return;
+    int gap = PageLayout.gapBefore(tail(), cost, options.segmentSize());
+    if (gap > 0) {
+      ByteBuffer pad = BlockBuilder.paddingBlock(gap, lastAssigned + 1);
+      pending.add(pad, pad.getInt(BlockFormat.CRC), 0, 0, false);
     }
-    int gap = room < BlockFormat.HEADER_LENGTH + 1 ? room + PAGE : room;
-    if (pos + gap >= options.segmentSize()) {
-      return;
-    }
-    ByteBuffer pad = BlockBuilder.paddingBlock(gap, lastAssigned + 1);
-    enqueue(pad, pad.getInt(BlockFormat.CRC), 0, 0, false);
-  }
-
-  /** Bytes a block of records stored one by one, starting at {@code offset}, may take: to the end of the page its first record ends in. */
-  private static int capacityAt(long offset, int firstCost, int blockSize) {
-    long end = offset + BlockFormat.HEADER_LENGTH + firstCost;
-    long pageEnd = (end + PAGE - 1) / PAGE * PAGE;
-    return (int) Math.min(pageEnd - offset, Math.max(BlockFormat.HEADER_LENGTH + firstCost,
-        BlockFormat.HEADER_LENGTH + (long) blockSize));
   }
 
   /** Lock held: the dictionary once trained, else null. */
-  RecordDictionary dictionaryReady() {
+  RecordDictionary dictionary() {
     return dictionary;
   }
 
@@ -323,11 +259,6 @@ public final class QueueWriter {
     wrote(length);
     counters.blocks.increment();
     dictionarySegment = appender.segment();
-  }
-
-  /** Bulk load, lock held: a body for the dictionary's training, while one is wanted. */
-  void sampleForBulk(byte[] body, int off, int len) {
-    sample(body, off, len);
   }
 
   /** Highest sequence in a written (readable) block. */
@@ -367,7 +298,7 @@ public final class QueueWriter {
         }
         openBlockSegment = appender.segment();
         openBlockOffset = tail();
-        openBlockCapacity = cost < 0 ? 0 : capacityAt(openBlockOffset, cost, blockSize);
+        openBlockCapacity = cost < 0 ? 0 : PageLayout.capacityAt(openBlockOffset, cost, blockSize);
       }
       long sequence = lastAssigned + 1;
       int index = builder.add(sequence, id, acceptedAtMillis, op == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE, body);
@@ -377,7 +308,7 @@ public final class QueueWriter {
       long address = Address.of(openBlockSegment, openBlockOffset, index);
       recent.add(sequence, id, address, op, acceptedAtMillis, body);
       sample(body, 0, body.length);
-      if (cost < 0 ? builder.full(blockSize) : openBlockCapacity - builder.blockLength() < MIN_ROOM) {
+      if (cost < 0 ? builder.full(blockSize) : openBlockCapacity - builder.blockLength() < PageLayout.MIN_ROOM) {
         writeBlock(-1);
       }
       return new Appended(sequence, address);
@@ -563,21 +494,13 @@ public final class QueueWriter {
   /**
    * Lock held, builder not empty: finishes the open block into the pending ones, and writes them
    * once they reach {@code blockSize} bytes (or the segment's size). A block of records stored one
-   * by one is padded to the end of its page when the room after it would be too small for a record
-   * ({@value #MIN_ROOM} bytes) or for the next one, whose stored cost is {@code nextCost} (-1 if
-   * unknown): the next block then starts on a page.
+   * by one is padded to the end of its page ({@link PageLayout#padAfter}) when the room after it
+   * would be too small for a record or for the next one, whose stored cost is {@code nextCost} (-1
+   * if unknown): the next block then starts on a page.
    */
   private void writeBlock(int nextCost) throws IOException {
-    int pad = 0;
-    if (builder.recordsMode()) {
-      long end = openBlockOffset + builder.blockLength();
-      int roomAfter = (int) ((PAGE - end % PAGE) % PAGE);
-      if (roomAfter > 0 && (roomAfter < MIN_ROOM
-          || (nextCost >= 0 && BlockFormat.HEADER_LENGTH + nextCost > roomAfter && BlockFormat.HEADER_LENGTH + nextCost <= PAGE))
-          && end + roomAfter < options.segmentSize()) {
-        pad = roomAfter;
-      }
-    }
+    int pad = builder.recordsMode()
+        ? PageLayout.padAfter(openBlockOffset + builder.blockLength(), nextCost, options.segmentSize()) : 0;
     ByteBuffer block = builder.finish(pad);
     if (appender.segment() != openBlockSegment || tail() != openBlockOffset) {
       IllegalStateException e = new IllegalStateException("block addressed at " + openBlockSegment + "/"
@@ -586,9 +509,9 @@ public final class QueueWriter {
       throw e;
     }
     int stored = block.remaining();
-    enqueue(block, builder.lastCrc(), builder.lastSequence(), builder.lastRawLength(),
+    pending.add(block, builder.lastCrc(), builder.lastSequence(), builder.lastRawLength(),
         stored - BlockFormat.HEADER_LENGTH < builder.lastRawLength());
-    if (pendingBytes >= options.blockSize() || tail() >= options.segmentSize()) {
+    if (pending.length() >= options.blockSize() || tail() >= options.segmentSize()) {
       writePending();
     }
   }
