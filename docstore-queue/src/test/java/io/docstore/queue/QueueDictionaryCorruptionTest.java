@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -22,28 +21,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the file and the offset of the damaged block (44 for the dictionary), by reads through the mapping
  * and by positional reads, by tailers and by the verifier, while undamaged records still read.
  */
-class QueueDictionaryCorruptionTest {
+class QueueDictionaryCorruptionTest extends DamagedQueueTestBase {
 
-  @TempDir
-  Path dir;
-
-  private final List<Expected> model = new ArrayList<>();
-
-  private static QueueOptions opts(boolean mapped) {
-    return small(mapped);
-  }
-
-  private void fill(int records) throws IOException {
-    model.addAll(fillJson(dir, records));
-  }
-
-  private Expected expected(long sequence) {
-    return model.get((int) sequence - 1);
-  }
-
-  private Path sealedWithDictionary(int nth) throws IOException {
-    return V3Fixtures.sealedWithDictionary(dir, nth);
-  }
 
   private static void expectCorruption(Queue q, Expected e, Path file, long offset) {
     assertThatThrownBy(() -> q.reader().get(e.address()))

@@ -20,35 +20,14 @@ import java.util.List;
 import java.util.Random;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Damage (and a full disk) around format 3 segments that the code handles against its documented
  * policy (docs/formats/segment.md, "Torn tails and damage"; QueueWriter on a full disk). Each of
  * these failed against the first build of format 3 (a review found them) and guards its fix.
  */
-class QueueDictionaryDamageTest {
+class QueueDictionaryDamageTest extends DamagedQueueTestBase {
 
-  @TempDir
-  Path dir;
-
-  private final List<Expected> model = new ArrayList<>();
-
-  private static QueueOptions opts(boolean mapped) {
-    return small(mapped);
-  }
-
-  private void fill(int records) throws IOException {
-    model.addAll(fillJson(dir, records));
-  }
-
-  private Expected expected(long sequence) {
-    return model.get((int) sequence - 1);
-  }
-
-  private Path sealedWithDictionary(int nth) throws IOException {
-    return V3Fixtures.sealedWithDictionary(dir, nth);
-  }
 
   /**
    * The docs: a bad block in a sealed segment leaves the queue openable ("the queue opens"; a damaged
