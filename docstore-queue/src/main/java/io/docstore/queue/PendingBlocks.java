@@ -10,7 +10,11 @@ import java.util.Arrays;
  */
 final class PendingBlocks {
 
-  private byte[] bytes = new byte[16 * 1024];
+  /**
+   * Direct, so that a write hands the kernel these bytes without the JDK's copy into a temporary
+   * direct buffer; blocks of records are encoded straight into it ({@link #room}).
+   */
+  private ByteBuffer bytes = ByteBuffer.allocateDirect(16 * 1024);
   private int length;
   private int[] crcs = new int[16];
   private int count;
@@ -21,13 +25,25 @@ final class PendingBlocks {
   /** Appends a finished block ({@code block}'s remaining bytes). */
   void add(ByteBuffer block, int crc, long blockLastSequence, long rawLength, boolean isCompressed) {
     int n = block.remaining();
-    if (bytes.length < length + n) {
-      bytes = Arrays.copyOf(bytes, Math.max(length + n, bytes.length * 2));
+    room(n).put(length, block, block.position(), n);
+    added(n, crc, blockLastSequence, rawLength, isCompressed);
+  }
+
+  /** The buffer, with at least {@code n} bytes free from {@link #length()}, for a block encoded in place. */
+  ByteBuffer room(int n) {
+    if (bytes.capacity() < length + n) {
+      ByteBuffer grown = ByteBuffer.allocateDirect(Math.max(length + n, bytes.capacity() * 2));
+      grown.put(0, bytes, 0, length);
+      bytes = grown;
     }
+    return bytes;
+  }
+
+  /** Counts a block of {@code n} bytes written at {@link #length()} of {@link #room}'s buffer. */
+  void added(int n, int crc, long blockLastSequence, long rawLength, boolean isCompressed) {
     if (count == crcs.length) {
       crcs = Arrays.copyOf(crcs, count * 2);
     }
-    block.get(block.position(), bytes, length, n);
     length += n;
     crcs[count++] = crc;
     lastSequence = Math.max(lastSequence, blockLastSequence);
@@ -44,11 +60,10 @@ final class PendingBlocks {
     return length;
   }
 
-  /** The pending blocks, back to back. */
+  /** The pending blocks, back to back (a view: position 0, limit {@link #length()}). */
   ByteBuffer buffer() {
-    return ByteBuffer.wrap(bytes, 0, length);
+    return bytes.duplicate().position(0).limit(length);
   }
-
   /** The crc fields of the pending blocks, in order ({@link #count} of them). */
   int[] crcs() {
     return crcs;

@@ -501,15 +501,14 @@ public final class QueueWriter {
   private void writeBlock(int nextCost) throws IOException {
     int pad = builder.recordsMode()
         ? PageLayout.padAfter(openBlockOffset + builder.blockLength(), nextCost, options.segmentSize()) : 0;
-    ByteBuffer block = builder.finish(pad);
     if (appender.segment() != openBlockSegment || tail() != openBlockOffset) {
       IllegalStateException e = new IllegalStateException("block addressed at " + openBlockSegment + "/"
           + openBlockOffset + " but the segment is at " + appender.segment() + "/" + tail());
       failure = new IOException(e);
       throw e;
     }
-    int stored = block.remaining();
-    pending.add(block, builder.lastCrc(), builder.lastSequence(), builder.lastRawLength(),
+    int stored = builder.finishTo(pending.room(builder.finishedLength(pad)), pending.length(), pad);
+    pending.added(stored, builder.lastCrc(), builder.lastSequence(), builder.lastRawLength(),
         stored - BlockFormat.HEADER_LENGTH < builder.lastRawLength());
     if (pending.length() >= options.blockSize() || tail() >= options.segmentSize()) {
       writePending();

@@ -8,6 +8,7 @@ import io.docstore.queue.format.Address;
 import java.io.Closeable;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.zip.CRC32C;
 import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
 
@@ -92,6 +93,14 @@ public final class BlockBuilder implements Closeable {
   private int count;
   private long firstSequence;
   private byte[] out = new byte[8192];
+  /** {@link #out} as a buffer (big-endian), rewrapped when it grows. */
+  private ByteBuffer outView = ByteBuffer.wrap(out);
+  private static final byte[] ZEROS = new byte[4096];
+  /** Reused for checksums: encoding a block allocates nothing once its buffers are large enough. */
+  private final RecordChecksum recordCrc = new RecordChecksum();
+  private final CRC32C blockCrc = new CRC32C();
+  private ByteBuffer blockCrcView;
+  private ByteBuffer blockCrcOf;
 
   /** Blocks in a row that LZ4 did not shrink enough, and blocks not tried since the last probe. */
   private int incompressible;
@@ -359,59 +368,123 @@ public final class BlockBuilder implements Closeable {
    * that it ends on a page boundary and the next block starts on one.
    */
   public ByteBuffer finish(int pad) {
+    checkPad(pad);
+    int length;
+    if (count > 0 && records) {
+      ensureOut(HEADER_LENGTH + finishedPayload(pad));
+      length = finishTo(outView, 0, pad);
+    } else {
+      length = finishLz4();
+    }
+    return ByteBuffer.wrap(out, 0, length);
+  }
+
+  /**
+   * The most bytes {@link #finishTo} writes for the open block with {@code pad} bytes of padding:
+   * exact in records mode, an upper bound in LZ4 mode.
+   */
+  public int finishedLength(int pad) {
+    if (count > 0 && records) {
+      return HEADER_LENGTH + finishedPayload(pad);
+    }
+    int rawLen = count * OFFSET_ENTRY + recordsLength;
+    return HEADER_LENGTH + Math.max(rawLen + count * RECORD_CRC, COMPRESSOR.maxCompressedLength(rawLen));
+  }
+
+  /**
+   * {@link #finish(int)} written straight into {@code dst} at absolute index {@code at} (a block of
+   * records stored one by one is encoded there, with no intermediate copy); the block's length.
+   * {@code dst} needs {@link #finishedLength} bytes from {@code at}; its position does not move.
+   */
+  public int finishTo(ByteBuffer dst, int at, int pad) {
     if (count == 0) {
       throw new IllegalStateException("empty block");
     }
-    if (pad != 0 && !records) {
+    checkPad(pad);
+    if (!records) {
+      int length = finishLz4();
+      dst.put(at, out, 0, length);
+      return length;
+    }
+    int rawLen = count * OFFSET_ENTRY + rawRecords;
+    int stored = encodeRecords(dst, at + HEADER_LENGTH, pad);
+    if (dictionary == null) {
+      sinceProbe++;
+    }
+    return header(dst, at, stored, rawLen, FLAG_ZSTD_RECORDS);
+  }
+
+  private void checkPad(int pad) {
+    if (pad != 0 && count > 0 && !records) {
       throw new IllegalStateException("only a block of records stored one by one is padded");
     }
-    int rawLen;
-    int stored;
-    int flags;
-    if (records) {
-      rawLen = count * OFFSET_ENTRY + rawRecords;
-      stored = encodeRecords(pad);
-      flags = FLAG_ZSTD_RECORDS;
-      if (dictionary == null) {
-        sinceProbe++;
-      }
-    } else {
-      int table = count * OFFSET_ENTRY;
-      rawLen = table + recordsLength;
-      int rawStart = TABLE_RESERVE - table;
+  }
+
+  private int finishedPayload(int pad) {
+    return ZSTD_TABLE + (count + 1) * OFFSET_ENTRY + count * RECORD_CRC + zLength + pad;
+  }
+
+  private void ensureOut(int need) {
+    if (out.length < need) {
+      out = new byte[Math.max(need, out.length * 2)];
+      outView = ByteBuffer.wrap(out);
+    }
+  }
+
+  /** LZ4 mode: encodes the block into {@link #out}; its length. */
+  private int finishLz4() {
+    if (count == 0) {
+      throw new IllegalStateException("empty block");
+    }
+    int table = count * OFFSET_ENTRY;
+    int rawLen = table + recordsLength;
+    int rawStart = TABLE_RESERVE - table;
+    for (int i = 0; i < count; i++) {
+      BigEndian.putInt(recordBytes, rawStart + i * OFFSET_ENTRY, table + starts[i]);
+    }
+    int maxCompressed = COMPRESSOR.maxCompressedLength(rawLen);
+    int withChecksums = rawLen + count * RECORD_CRC;
+    ensureOut(HEADER_LENGTH + Math.max(withChecksums, maxCompressed));
+    sinceProbe = 0;
+    int compressed = COMPRESSOR.compress(recordBytes, rawStart, rawLen, out, HEADER_LENGTH, maxCompressed);
+    boolean lz4 = compressed <= rawLen - rawLen / 16 && compressed < rawLen;
+    incompressible = lz4 ? 0 : incompressible + 1;
+    int stored = lz4 ? compressed : withChecksums;
+    if (!lz4) {
+      System.arraycopy(recordBytes, rawStart, out, HEADER_LENGTH, rawLen);
+      int crcs = HEADER_LENGTH + rawLen;
       for (int i = 0; i < count; i++) {
-        BigEndian.putInt(recordBytes, rawStart + i * OFFSET_ENTRY, table + starts[i]);
-      }
-      int maxCompressed = COMPRESSOR.maxCompressedLength(rawLen);
-      int withChecksums = rawLen + count * RECORD_CRC;
-      int need = HEADER_LENGTH + Math.max(withChecksums, maxCompressed);
-      if (out.length < need) {
-        out = new byte[Math.max(need, out.length * 2)];
-      }
-      sinceProbe = 0;
-      int compressed = COMPRESSOR.compress(recordBytes, rawStart, rawLen, out, HEADER_LENGTH, maxCompressed);
-      boolean lz4 = compressed <= rawLen - rawLen / 16 && compressed < rawLen;
-      incompressible = lz4 ? 0 : incompressible + 1;
-      stored = lz4 ? compressed : withChecksums;
-      flags = lz4 ? FLAG_LZ4 : FLAG_RECORD_CRCS;
-      if (!lz4) {
-        System.arraycopy(recordBytes, rawStart, out, HEADER_LENGTH, rawLen);
-        int crcs = HEADER_LENGTH + rawLen;
-        for (int i = 0; i < count; i++) {
-          int end = i + 1 < count ? starts[i + 1] : recordsLength;
-          BigEndian.putInt(out, crcs + i * RECORD_CRC,
-              RecordChecksum.of(recordBytes, TABLE_RESERVE + starts[i], TABLE_RESERVE + end, firstSequence + i));
-        }
+        int end = i + 1 < count ? starts[i + 1] : recordsLength;
+        BigEndian.putInt(out, crcs + i * RECORD_CRC,
+            recordCrc.compute(recordBytes, TABLE_RESERVE + starts[i], TABLE_RESERVE + end, firstSequence + i));
       }
     }
-    BigEndian.putInt(out, STORED_LENGTH, stored);
-    BigEndian.putInt(out, RAW_LENGTH, rawLen);
-    BigEndian.putShort(out, RECORD_COUNT, count);
-    out[FLAGS] = (byte) flags;
-    out[RESERVED] = 0;
-    BigEndian.putLong(out, FIRST_SEQUENCE, firstSequence);
-    int crc = Checksums.crc32c(out, STORED_LENGTH, HEADER_LENGTH - STORED_LENGTH + stored);
-    BigEndian.putInt(out, CRC, crc);
+    return header(outView, 0, stored, rawLen, lz4 ? FLAG_LZ4 : FLAG_RECORD_CRCS);
+  }
+
+  /**
+   * Writes the header of the block at {@code at} of {@code dst}, whose payload of {@code stored}
+   * bytes is in place, computes its checksum, remembers what {@link #lastCrc} and the others report,
+   * and empties the builder; the block's length.
+   */
+  private int header(ByteBuffer dst, int at, int stored, int rawLen, int flags) {
+    dst.putInt(at + STORED_LENGTH, stored);
+    dst.putInt(at + RAW_LENGTH, rawLen);
+    dst.putShort(at + RECORD_COUNT, (short) count);
+    dst.put(at + FLAGS, (byte) flags);
+    dst.put(at + RESERVED, (byte) 0);
+    dst.putLong(at + FIRST_SEQUENCE, firstSequence);
+    blockCrc.reset();
+    if (blockCrcOf != dst) {
+      blockCrcView = dst.duplicate();
+      blockCrcOf = dst;
+    }
+    blockCrcView.clear();
+    blockCrcView.position(at + STORED_LENGTH).limit(at + HEADER_LENGTH + stored);
+    blockCrc.update(blockCrcView);
+    blockCrcView.clear();
+    int crc = Checksums.mask((int) blockCrc.getValue());
+    dst.putInt(at + CRC, crc);
 
     lastCrc = crc;
     lastRawLength = rawLen;
@@ -421,33 +494,31 @@ public final class BlockBuilder implements Closeable {
     recordsLength = 0;
     zLength = 0;
     rawRecords = 0;
-    return ByteBuffer.wrap(out, 0, HEADER_LENGTH + stored);
+    return HEADER_LENGTH + stored;
   }
 
   /**
-   * Records mode: lays out the payload in {@link #out} (dictionary id, offset table of count + 1
-   * entries, record checksums, records, {@code pad} zero bytes); its stored length.
+   * Records mode: lays out the payload at {@code payload} of {@code dst} (dictionary id, offset
+   * table of count + 1 entries, record checksums, records, {@code pad} zero bytes); its stored length.
    */
-  private int encodeRecords(int pad) {
+  private int encodeRecords(ByteBuffer dst, int payload, int pad) {
     int table = ZSTD_TABLE + (count + 1) * OFFSET_ENTRY;
     int first = table + count * RECORD_CRC;
     int stored = first + zLength + pad;
-    if (out.length < HEADER_LENGTH + stored) {
-      out = new byte[Math.max(HEADER_LENGTH + stored, out.length * 2)];
-    }
-    int payload = HEADER_LENGTH;
-    BigEndian.putInt(out, payload + ZSTD_DICT_ID, dictionary == null ? 0 : dictionary.id());
-    System.arraycopy(zRecords, 0, out, payload + first, zLength);
+    dst.putInt(payload + ZSTD_DICT_ID, dictionary == null ? 0 : dictionary.id());
+    dst.put(payload + first, zRecords, 0, zLength);
     for (int i = 0; i <= count; i++) {
-      BigEndian.putInt(out, payload + ZSTD_TABLE + i * OFFSET_ENTRY, first + (i < count ? starts[i] : zLength));
+      dst.putInt(payload + ZSTD_TABLE + i * OFFSET_ENTRY, first + (i < count ? starts[i] : zLength));
     }
     for (int i = 0; i < count; i++) {
-      int from = first + starts[i];
-      int to = first + (i + 1 < count ? starts[i + 1] : zLength);
-      BigEndian.putInt(out, payload + table + i * RECORD_CRC,
-          RecordChecksum.of(out, payload + from, payload + to, firstSequence + i));
+      int end = i + 1 < count ? starts[i + 1] : zLength;
+      dst.putInt(payload + table + i * RECORD_CRC, recordCrc.compute(zRecords, starts[i], end, firstSequence + i));
     }
-    Arrays.fill(out, payload + first + zLength, payload + stored, (byte) 0);
+    for (int p = payload + first + zLength, endPad = payload + stored; p < endPad; ) {
+      int n = Math.min(ZEROS.length, endPad - p);
+      dst.put(p, ZEROS, 0, n);
+      p += n;
+    }
     return stored;
   }
 

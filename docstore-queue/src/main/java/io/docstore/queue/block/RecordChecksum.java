@@ -13,29 +13,51 @@ import java.util.zip.CRC32C;
  */
 public final class RecordChecksum {
 
-  private RecordChecksum() {}
+  private final CRC32C crc = new CRC32C();
+  private final byte[] sequenceBytes = new byte[8];
+  private ByteBuffer view;
+  private ByteBuffer viewOf;
+
+  /**
+   * A reusable checksummer: its {@link #compute} methods allocate nothing (a record's read or write
+   * path uses one per thread). Not thread-safe.
+   */
+  public RecordChecksum() {}
 
   /** Checksum of the record {@code bytes[from, to)} with sequence {@code sequence}. */
   public static int of(byte[] bytes, int from, int to, long sequence) {
-    CRC32C crc = withSequence(sequence);
-    crc.update(bytes, from, to - from);
-    return Checksums.mask((int) crc.getValue());
+    return new RecordChecksum().compute(bytes, from, to, sequence);
   }
 
   /** Checksum of the record at absolute indices {@code [from, to)} of {@code buf}; its position does not move. */
   public static int of(ByteBuffer buf, int from, int to, long sequence) {
-    CRC32C crc = withSequence(sequence);
-    ByteBuffer record = buf.duplicate();
-    record.limit(to).position(from);
-    crc.update(record);
+    return new RecordChecksum().compute(buf, from, to, sequence);
+  }
+
+  /** {@link #of(byte[], int, int, long)} without allocating. */
+  public int compute(byte[] bytes, int from, int to, long sequence) {
+    withSequence(sequence);
+    crc.update(bytes, from, to - from);
     return Checksums.mask((int) crc.getValue());
   }
 
-  private static CRC32C withSequence(long sequence) {
-    CRC32C crc = new CRC32C();
-    for (int shift = 56; shift >= 0; shift -= 8) {
-      crc.update((int) (sequence >>> shift));
+  /** {@link #of(ByteBuffer, int, int, long)} without allocating (after the first call with {@code buf}). */
+  public int compute(ByteBuffer buf, int from, int to, long sequence) {
+    withSequence(sequence);
+    if (viewOf != buf) {
+      view = buf.duplicate();
+      viewOf = buf;
     }
-    return crc;
+    view.clear();
+    view.position(from).limit(to);
+    crc.update(view);
+    view.clear();
+    return Checksums.mask((int) crc.getValue());
+  }
+
+  private void withSequence(long sequence) {
+    crc.reset();
+    BigEndian.putLong(sequenceBytes, 0, sequence);
+    crc.update(sequenceBytes, 0, 8);
   }
 }

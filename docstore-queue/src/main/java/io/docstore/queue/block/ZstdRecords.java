@@ -27,10 +27,7 @@ public final class ZstdRecords {
   public static final int MAX_DICTIONARY = 1 << 20;
 
   /** Reused for each record's checksum, so a read allocates nothing. */
-  private final CRC32C checksum = new CRC32C();
-  private final byte[] sequenceBytes = new byte[8];
-  private ByteBuffer view;
-  private ByteBuffer viewOf;
+  private final RecordChecksum checksum = new RecordChecksum();
 
   private int at;
   private int storedBody;
@@ -75,7 +72,7 @@ public final class ZstdRecords {
     }
     long sequence = src.getLong(base + FIRST_SEQUENCE) + index;
     int expected = src.getInt(payload + crcs + index * RECORD_CRC);
-    int actual = checksum(src, payload + start, payload + end, sequence);
+    int actual = checksum.compute(src, payload + start, payload + end, sequence);
     if (actual != expected) {
       throw CorruptionException.checksum(file, offset, "record " + index, expected, actual);
     }
@@ -88,22 +85,6 @@ public final class ZstdRecords {
       throw new CorruptionException(file, offset, "record " + index + " has an unknown op code, a delete with a body"
           + " or a body length (" + bodyLength + ") its stored bytes (" + storedBody + ") cannot hold");
     }
-  }
-
-  /** {@link RecordChecksum#of(ByteBuffer, int, int, long)} without allocating: same bytes, same value. */
-  private int checksum(ByteBuffer src, int from, int to, long sequence) {
-    checksum.reset();
-    BigEndian.putLong(sequenceBytes, 0, sequence);
-    checksum.update(sequenceBytes, 0, 8);
-    if (viewOf != src) {
-      view = src.duplicate();
-      viewOf = src;
-    }
-    view.clear();
-    view.position(from).limit(to);
-    checksum.update(view);
-    view.clear();
-    return Checksums.mask((int) checksum.getValue());
   }
 
   /**
