@@ -15,13 +15,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Appends many records at once (a bulk load). The calling thread only plans: it gives each record
- * its sequence and its block (the same block boundaries {@link QueueWriter} would choose) and hands
- * batches of {@value #BATCH_BLOCKS} blocks to {@code threads} worker threads, which copy the records
- * into the blocks and encode them (LZ4 and checksum); the calling thread then writes each batch in
- * order, with one system call per batch and segment (the writer's background fsyncs every
- * {@link QueueOptions#bytesPerSync} bytes keep the final fsync short). The queue's format does not change: a
- * bulk-loaded block is the same block {@link QueueWriter} writes.
+ * Appends many records at once (a bulk load). The calling thread only gives each record its
+ * sequence and hands batches of about {@value #BATCH_BLOCKS} blocks' worth of records to
+ * {@code threads} worker threads, which compress the records, pack them into blocks by the rules
+ * {@link QueueWriter} follows (a block of records stored one by one stays within a 4 KiB page, laid
+ * out as if the batch started on a page: {@link PageLayout}) and encode them; the calling thread then
+ * writes each batch in order, with one system call per batch and segment, first padding the segment
+ * so that the batch lands at the place in a page its worker assumed (the writer's background fsyncs
+ * every {@link QueueOptions#bytesPerSync} bytes keep the final fsync short). The queue's format does not
+ * change: a bulk-loaded block is the same block {@link QueueWriter} writes.
  *
  * <p>Exclusive: from {@link Queue#bulkAppender} until {@link #finish} or {@link #close} the calling
  * thread holds the writer, and other appenders wait. Use it from that one thread only.
@@ -39,8 +41,12 @@ import java.util.concurrent.Future;
  */
 public final class BulkAppender implements Closeable {
 
-  /** Blocks a worker encodes as one task, and the writer writes with one system call. */
-  static final int BATCH_BLOCKS = 32;
+  /**
+   * About how many blocks (of {@code blockSize} raw bytes) a worker encodes as one task, and the
+   * writer writes with one system call. A batch starts on a page, so the rest of the page before it
+   * is padding: with 64, about 1% of a bulk load of job documents.
+   */
+  static final int BATCH_BLOCKS = 64;
 
   /** Told of every record once its block is written, in sequence order, on the calling thread. */
   @FunctionalInterface
@@ -51,21 +57,20 @@ public final class BulkAppender implements Closeable {
   /** What a bulk load appended: sequences {@code firstSequence..lastSequence}. */
   public record Result(long firstSequence, long lastSequence, long records, long bodyBytes, long storedBytes) {}
 
-  /** Up to {@link #BATCH_BLOCKS} planned blocks on their way: planned, then encoded by a worker, then written. */
+  /** Records on their way: added, then packed into blocks and encoded by a worker, then written. */
   private static final class Batch {
     final BlockBuilder builder = new BlockBuilder();
     final EncodedBlocks encoded = new EncodedBlocks(BATCH_BLOCKS);
     long firstSequence;
     int records;
+    /** Sum of the records' {@link BlockFormat#storedRecordCost}: where the batch is cut. */
+    long rawCost;
     long[] ids = new long[256];
     long[] acceptedAt = new long[256];
     Op[] ops = new Op[256];
     byte[][] bodies = new byte[256][];
     int[] offsets = new int[256];
     int[] lengths = new int[256];
-    /** Record index after the last record of block {@code b}. */
-    final int[] blockEnds = new int[BATCH_BLOCKS];
-    int blocks;
 
     void add(long id, Op op, long acceptedAtMillis, byte[] body, int off, int len) {
       if (records == ids.length) {
@@ -84,31 +89,67 @@ public final class BulkAppender implements Closeable {
       offsets[records] = off;
       lengths[records] = len;
       records++;
+      rawCost += BlockFormat.storedRecordCost(len);
     }
 
-    /** Worker thread: copies the records into their blocks and encodes them into {@link #encoded}. */
-    Batch encode() {
+    /**
+     * Worker thread: packs the records into blocks as {@link QueueWriter#append} does (same
+     * {@link PageLayout} rules, the batch taken to start on a page) and encodes them into
+     * {@link #encoded}.
+     */
+    Batch encode(int blockSize) {
       encoded.clear();
-      int r = 0;
-      for (int b = 0; b < blocks; b++) {
-        long bodyBytes = 0;
-        int first = r;
-        for (; r < blockEnds[b]; r++) {
-          builder.add(firstSequence + r, ids[r], acceptedAt[r],
-              ops[r] == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE, bodies[r], offsets[r], lengths[r]);
-          bodyBytes += lengths[r];
+      int capacity = 0;
+      int blockFirst = 0;
+      long blockBodies = 0;
+      for (int r = 0; r < records; r++) {
+        int len = lengths[r];
+        builder.forgetStaged();
+        int cost = builder.stage(bodies[r], offsets[r], len);
+        if (!builder.isEmpty() && (cost < 0 ? !builder.fits(len, blockSize) : !builder.fitsStored(cost, capacity))) {
+          endBlock(cost, r - blockFirst, blockBodies);
+          cost = builder.stage(bodies[r], offsets[r], len);
         }
-        ByteBuffer block = builder.finish();
-        encoded.add(block, builder.lastCrc(), builder.lastSequence(), builder.lastRawLength(), r - first, bodyBytes);
+        if (builder.isEmpty()) {
+          int at = encoded.length();
+          if (cost >= 0) {
+            int gap = PageLayout.gapBefore(at, cost, Long.MAX_VALUE);
+            if (gap > 0) {
+              ByteBuffer pad = BlockBuilder.paddingBlock(gap, firstSequence + r);
+              encoded.add(pad, pad.getInt(BlockFormat.CRC), firstSequence + r - 1, 0, 0, 0, true);
+              at += gap;
+            }
+          }
+          capacity = cost < 0 ? 0 : PageLayout.capacityAt(at, cost, blockSize);
+          blockFirst = r;
+          blockBodies = 0;
+        }
+        builder.add(firstSequence + r, ids[r], acceptedAt[r],
+            ops[r] == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE, bodies[r], offsets[r], len);
+        blockBodies += len;
+        if (cost < 0 ? builder.full(blockSize) : capacity - builder.blockLength() < PageLayout.MIN_ROOM) {
+          endBlock(-1, r + 1 - blockFirst, blockBodies);
+        }
+      }
+      if (!builder.isEmpty()) {
+        endBlock(-1, records - blockFirst, blockBodies);
       }
       return this;
+    }
+
+    /** Finishes the open block, padded to its page's end as the writer would ({@link PageLayout#padAfter}). */
+    private void endBlock(int nextCost, int blockRecords, long blockBodies) {
+      boolean paged = builder.recordsMode();
+      int pad = paged ? PageLayout.padAfter(encoded.length() + builder.blockLength(), nextCost, Long.MAX_VALUE) : 0;
+      ByteBuffer block = builder.finish(pad);
+      encoded.add(block, builder.lastCrc(), builder.lastSequence(), builder.lastRawLength(), blockRecords, blockBodies, paged);
     }
 
     void clear() {
       Arrays.fill(bodies, 0, records, null);
       Arrays.fill(ops, 0, records, null);
       records = 0;
-      blocks = 0;
+      rawCost = 0;
     }
   }
 
@@ -122,9 +163,6 @@ public final class BulkAppender implements Closeable {
   private final ArrayDeque<Batch> free = new ArrayDeque<>();
   private final long firstSequence;
   private Batch open;
-  /** Records and stored bytes (each record counted uncompressed) of the open batch's last block. */
-  private int blockRecords;
-  private int blockStored;
   private long lastAssigned;
   /** Last sequence in a written block. */
   private long lastWritten;
@@ -169,9 +207,6 @@ public final class BulkAppender implements Closeable {
     checkOpen();
     QueueWriter.validate(id, op, len, maxBodyBytes);
     java.util.Objects.checkFromIndexSize(off, len, body.length);
-    if (open != null && !BlockBuilder.fits(blockRecords, blockStored, len, blockSize)) {
-      endBlock();
-    }
     if (open == null) {
       if (free.isEmpty()) {
         batches.add(new Batch());
@@ -185,11 +220,9 @@ public final class BulkAppender implements Closeable {
     }
     long sequence = ++lastAssigned;
     open.add(id, op, acceptedAtMillis, body, off, len);
-    blockRecords++;
-    blockStored += BlockFormat.storedRecordCost(len);
     bodyBytes += len;
-    if (!BlockBuilder.fits(blockRecords, blockStored, 0, blockSize)) {
-      endBlock();
+    if (open.rawCost >= (long) BATCH_BLOCKS * blockSize) {
+      submit();
     }
     return sequence;
   }
@@ -197,17 +230,6 @@ public final class BulkAppender implements Closeable {
   private void checkOpen() {
     if (ended) {
       throw new IllegalStateException("bulk appender already finished or closed");
-    }
-  }
-
-  /** Ends the open batch's last block; hands the batch to a worker once it holds {@link #BATCH_BLOCKS} blocks. */
-  private void endBlock() throws IOException {
-    Batch b = open;
-    b.blockEnds[b.blocks++] = b.records;
-    blockRecords = 0;
-    blockStored = 0;
-    if (b.blocks == BATCH_BLOCKS) {
-      submit();
     }
   }
 
@@ -219,7 +241,7 @@ public final class BulkAppender implements Closeable {
     }
     b.builder.useDictionary(dictionary);
     b.encoded.dictionary = dictionary;
-    inFlight.add(pool.submit(b::encode));
+    inFlight.add(pool.submit(() -> b.encode(blockSize)));
     while (!inFlight.isEmpty() && (inFlight.size() >= maxInFlight || inFlight.peek().isDone())) {
       writeHead();
     }
@@ -255,12 +277,7 @@ public final class BulkAppender implements Closeable {
 
   private void drain() throws IOException {
     if (open != null) {
-      if (blockRecords > 0) {
-        endBlock();
-      }
-      if (open != null) {
-        submit();
-      }
+      submit();
     }
     while (!inFlight.isEmpty()) {
       writeHead();

@@ -11,21 +11,30 @@ import java.util.Arrays;
  */
 final class EncodedBlocks {
 
+  /** {@link #pageOffset} of a block not laid out by pages (an LZ4 block). */
+  static final int UNALIGNED = -1;
+
   byte[] data = new byte[64 * 1024];
   int count;
   /** The dictionary the blocks' records were compressed with (the active segment must start with it), or null. */
   io.docstore.queue.block.RecordDictionary dictionary;
   /** Start of block {@code i} in {@link #data}; {@code start[count]} is the end of the last. */
-  final int[] start;
-  final int[] crc;
-  final long[] lastSequence;
-  final int[] rawLength;
-  final int[] records;
-  final long[] bodyBytes;
+  int[] start;
+  int[] crc;
+  long[] lastSequence;
+  int[] rawLength;
+  int[] records;
+  long[] bodyBytes;
+  /**
+   * Where block {@code i} was laid out in its page ({@link PageLayout}) as if {@link #data} started
+   * on a page, or {@link #UNALIGNED}: the writer puts a run starting with an aligned block at that
+   * place in a page, so that no block of records crosses a page.
+   */
+  int[] pageOffset;
   /** Filled by the writer: the address of each block's first record. */
-  final long[] address;
+  long[] address;
 
-  /** Room for {@code capacity} blocks. */
+  /** Room for {@code capacity} blocks to begin with; it grows. */
   EncodedBlocks(int capacity) {
     start = new int[capacity + 1];
     crc = new int[capacity];
@@ -33,6 +42,7 @@ final class EncodedBlocks {
     rawLength = new int[capacity];
     records = new int[capacity];
     bodyBytes = new long[capacity];
+    pageOffset = new int[capacity];
     address = new long[capacity];
   }
 
@@ -41,8 +51,24 @@ final class EncodedBlocks {
     start[0] = 0;
   }
 
-  /** Appends an encoded block (position to limit of {@code block}); at most the capacity. */
-  void add(ByteBuffer block, int blockCrc, long last, int raw, int recordCount, long bodies) {
+  /** Bytes of the blocks so far: where the next one starts in {@link #data}. */
+  int length() {
+    return start[count];
+  }
+
+  /** Appends an encoded block (position to limit of {@code block}). */
+  void add(ByteBuffer block, int blockCrc, long last, int raw, int recordCount, long bodies, boolean aligned) {
+    if (count == crc.length) {
+      int n = count * 2;
+      start = Arrays.copyOf(start, n + 1);
+      crc = Arrays.copyOf(crc, n);
+      lastSequence = Arrays.copyOf(lastSequence, n);
+      rawLength = Arrays.copyOf(rawLength, n);
+      records = Arrays.copyOf(records, n);
+      bodyBytes = Arrays.copyOf(bodyBytes, n);
+      pageOffset = Arrays.copyOf(pageOffset, n);
+      address = Arrays.copyOf(address, n);
+    }
     int at = start[count];
     int length = block.remaining();
     if (data.length < at + length) {
@@ -54,6 +80,7 @@ final class EncodedBlocks {
     rawLength[count] = raw;
     records[count] = recordCount;
     bodyBytes[count] = bodies;
+    pageOffset[count] = aligned ? at % PageLayout.PAGE : UNALIGNED;
     count++;
     start[count] = at + length;
   }

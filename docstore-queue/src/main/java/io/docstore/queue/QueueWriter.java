@@ -366,9 +366,10 @@ public final class QueueWriter {
         }
         startSegmentWithDictionary();
       }
+      long segmentSize = options.segmentSize();
+      alignRun(blocks.pageOffset[from], segmentSize);
       long segment = appender.segment();
       long offset = appender.position();
-      long segmentSize = options.segmentSize();
       int to = from;
       long end = offset;
       while (to < blocks.count && (to == from || end < segmentSize)) {
@@ -396,6 +397,29 @@ public final class QueueWriter {
       failure = e instanceof IOException io ? io : new IOException(e);
       throw e;
     }
+  }
+
+  /**
+   * Bulk load, lock held: writes a padding block so that a run of blocks laid out by pages as if
+   * they started at {@code pageOffset} in a page ({@link EncodedBlocks#pageOffset}) starts there;
+   * nothing for an unaligned run, or near the segment's end (a padding block never makes it roll).
+   */
+  private void alignRun(int pageOffset, long segmentSize) throws IOException {
+    if (pageOffset == EncodedBlocks.UNALIGNED) {
+      return;
+    }
+    long at = appender.position();
+    int gap = (int) Math.floorMod(pageOffset - at, (long) PageLayout.PAGE);
+    if (gap > 0 && gap <= BlockFormat.HEADER_LENGTH) {
+      gap += PageLayout.PAGE; // a padding block needs a header and a byte
+    }
+    if (gap == 0 || at + gap >= segmentSize) {
+      return;
+    }
+    ByteBuffer pad = BlockBuilder.paddingBlock(gap, lastWritten + 1);
+    appender.write(pad, pad.getInt(BlockFormat.CRC), lastWritten);
+    wrote(gap);
+    counters.blocks.increment();
   }
 
   /** Bulk load, lock held: fsyncs whatever the policy. */

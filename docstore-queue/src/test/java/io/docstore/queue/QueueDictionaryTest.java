@@ -313,4 +313,53 @@ class QueueDictionaryTest {
     assertThat(checked).isGreaterThan(100);
     assertThat(Address.index(model.get(model.size() - 1).address())).isGreaterThanOrEqualTo(0);
   }
+
+  /** The same for a bulk load: its workers lay blocks out by pages, and the writer lands each batch where they assumed. */
+  @Test
+  void blocksOfZrecordsWrittenByABulkLoadLieWithinOnePage() throws IOException {
+    long segmentSize = 512 * 1024;
+    Random rnd = new Random(7);
+    int n = 6000;
+    try (Queue q = Queue.open(dir, options().segmentSize(segmentSize).build())) {
+      appendJson(q, rnd, 37); // the bulk load starts somewhere inside a page
+      q.writer().flush();
+      List<long[]> told = new ArrayList<>();
+      long first = model.size() + 1;
+      List<byte[]> bodies = new ArrayList<>();
+      BulkAppender bulk = q.bulkAppender(2, (seq, id, op, address) -> told.add(new long[] {seq, address}));
+      for (int i = 0; i < n; i++) {
+        int dice = rnd.nextInt(10);
+        byte[] body = dice == 0 ? noise(rnd, 50 + rnd.nextInt(1900)) : dice == 1 ? new byte[0] : json(rnd, 50 + rnd.nextInt(1950));
+        bodies.add(body);
+        bulk.add(first + i, Op.PUT, i, body);
+      }
+      bulk.finish();
+      assertThat(told).hasSize(n);
+      for (int i = 0; i < n; i++) {
+        assertThat(told.get(i)[0]).isEqualTo(first + i);
+        model.add(new Expected(first + i, first + i, Op.PUT, i, bodies.get(i), told.get(i)[1]));
+      }
+      checkAll(q, model, 1, "bulk-loaded");
+    }
+    int checked = 0;
+    long stored = 0;
+    long padding = 0;
+    for (Block b : allBlocks(dir)) {
+      stored += b.end() - b.offset();
+      if (b.padding()) {
+        padding += b.end() - b.offset();
+      }
+      if ((b.zrecords() || b.padding()) && b.end() < segmentSize - 2 * PAGE) {
+        assertThat((b.end() - 1) / PAGE).as("block %s@%d..%d (%d records)", b.file().getFileName(), b.offset(), b.end(),
+            b.count()).isEqualTo(b.offset() / PAGE);
+        checked++;
+      }
+    }
+    assertThat(checked).as("blocks of zrecords checked").isGreaterThan(500);
+    assertThat(padding).as("padding blocks' bytes against all stored bytes").isLessThan(stored / 20);
+    try (Queue q = Queue.open(dir, options().segmentSize(segmentSize).build())) {
+      checkAll(q, model, 1, "reopened");
+    }
+    assertThat(QueueVerifier.verify(dir)).isEmpty();
+  }
 }
