@@ -129,7 +129,8 @@ public final class Service implements Closeable {
   public static DocCache cacheFor(DocstoreConfig config, io.micrometer.core.instrument.MeterRegistry registry)
       throws IOException {
     if (!config.memcachedServers().isEmpty()) {
-      return MemcachedDocCache.create(config.memcachedServers(), config.memcachedTimeout(), registry);
+      return MemcachedDocCache.create(config.memcachedServers(), config.memcachedTimeout(),
+          io.docstore.service.cache.CacheEpoch.open(FileSystem.real(), config.dataDir()), registry);
     }
     return new OffHeapDocCache(config.cacheBytes());
   }

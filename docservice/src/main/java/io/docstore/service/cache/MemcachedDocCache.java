@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -40,9 +41,12 @@ import org.slf4j.LoggerFactory;
  * out, ketama moves its keys to the others, which may hold versions from an earlier outage; when it
  * returns, it may still hold what it had). Either event makes the cache <em>suspect</em>: reads
  * bypass it (count as misses, so callers go to disk) and fills stop until a background task has
- * flushed every connected server after the event. The cache also starts suspect, since memcached
- * may hold entries from before this process started. Residual window: a read already in flight when
- * a server reconnects, before xmemcached reports it, can see that server's old entry.
+ * moved the keys to a new generation ({@link CacheEpoch#renew}: the epoch in every key is bumped
+ * and published in the data directory), so every entry written before the event is out of reach.
+ * The cache also starts suspect, since memcached may hold entries from before this process started.
+ * docstore never flushes a pool (other services may share it): old generations age out by
+ * memcached's own eviction. Residual window: a read already in flight when a server reconnects,
+ * before xmemcached reports it, can see that server's old entry.
  *
  * <p><b>Failure.</b> Every operation waits at most the configured timeout; a failure or timeout is a
  * miss or a dropped write, counted, and logged at most once per 10 s. xmemcached reconnects by
@@ -51,19 +55,18 @@ import org.slf4j.LoggerFactory;
 public final class MemcachedDocCache implements DocCache {
 
   private static final Logger log = LoggerFactory.getLogger(MemcachedDocCache.class);
-  /** Key namespace; the digit is the value format version, so a format change starts afresh. */
-  static final String KEY_PREFIX = "ds1:";
   /** Values above this are not stored (memcached's default item limit is 1 MiB). */
   static final int MAX_VALUE_BYTES = 1_000_000;
   private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
   private static final long HEAL_INTERVAL_MILLIS = 100;
 
   private final MemcachedClient client;
+  private final CacheEpoch epoch;
   private final long timeoutMillis;
   private final ScheduledExecutorService healer;
-  /** Events (dropped writes, server set changes) so far; the cache is trusted when flushed past all. */
+  /** Events (dropped writes, server set changes) so far; the cache is trusted when renewed past all. */
   private final AtomicLong events = new AtomicLong(1);
-  private volatile long flushedThrough;
+  private volatile long renewedThrough;
   private final AtomicLong lastLog = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
   private final LongAdder unlogged = new LongAdder();
   private final LongAdder hits = new LongAdder();
@@ -74,12 +77,21 @@ public final class MemcachedDocCache implements DocCache {
   private final LongAdder droppedWrites = new LongAdder();
   private final LongAdder corrupt = new LongAdder();
   private final LongAdder bypassed = new LongAdder();
-  private final LongAdder flushes = new LongAdder();
+  private final LongAdder renewals = new LongAdder();
+  /**
+   * Per ID, the sequence of its newest write that was dropped. A fill of an older version of that ID
+   * is refused: its body may have been read from disk before the write, and the generation the
+   * write's event started would otherwise take it in. Bounded: when full it is cleared and the cache
+   * made suspect, whose renewal puts every earlier fill out of reach.
+   */
+  private final ConcurrentHashMap<Long, Long> dropped = new ConcurrentHashMap<>();
+  static final int MAX_DROPPED = 1 << 16;
 
-  private MemcachedDocCache(List<InetSocketAddress> servers, Duration timeout) {
+  private MemcachedDocCache(List<InetSocketAddress> servers, Duration timeout, CacheEpoch epoch) {
     if (servers.isEmpty()) {
       throw new IllegalArgumentException("no memcached servers given");
     }
+    this.epoch = java.util.Objects.requireNonNull(epoch, "epoch");
     this.timeoutMillis = Math.max(1, timeout.toMillis());
     XMemcachedClientBuilder builder = new XMemcachedClientBuilder(new ArrayList<>(servers));
     builder.setCommandFactory(new BinaryCommandFactory());
@@ -104,31 +116,32 @@ public final class MemcachedDocCache implements DocCache {
               return t;
             });
     healer.scheduleWithFixedDelay(
-        this::flushIfSuspect, 0, HEAL_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+        this::renewIfSuspect, 0, HEAL_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
   }
 
   /**
    * Connects to {@code servers} (connection failures are retried in the background, not thrown).
    *
    * @param timeout the longest any cache operation may delay a caller
+   * @param epoch the store's key generation ({@link CacheEpoch#open} on its data directory)
    */
-  public static MemcachedDocCache create(List<InetSocketAddress> servers, Duration timeout) {
-    return new MemcachedDocCache(servers, timeout);
+  public static MemcachedDocCache create(List<InetSocketAddress> servers, Duration timeout, CacheEpoch epoch) {
+    return new MemcachedDocCache(servers, timeout, epoch);
   }
 
-  /** As {@link #create(List, Duration)}, exporting {@code docstore.memcached.*} meters. */
+  /** As {@link #create(List, Duration, CacheEpoch)}, exporting {@code docstore.memcached.*} meters. */
   public static MemcachedDocCache create(
-      List<InetSocketAddress> servers, Duration timeout, MeterRegistry registry) {
-    MemcachedDocCache cache = new MemcachedDocCache(servers, timeout);
+      List<InetSocketAddress> servers, Duration timeout, CacheEpoch epoch, MeterRegistry registry) {
+    MemcachedDocCache cache = new MemcachedDocCache(servers, timeout, epoch);
     cache.register(registry);
     return cache;
   }
 
   private void register(MeterRegistry registry) {
     String[] names = {
-      "hit", "miss", "fill", "set", "error", "dropped_write", "corrupt", "bypassed", "flush"
+      "hit", "miss", "fill", "set", "error", "dropped_write", "corrupt", "bypassed", "renew"
     };
-    LongAdder[] adders = {hits, misses, fills, sets, errors, droppedWrites, corrupt, bypassed, flushes};
+    LongAdder[] adders = {hits, misses, fills, sets, errors, droppedWrites, corrupt, bypassed, renewals};
     for (int i = 0; i < adders.length; i++) {
       FunctionCounter.builder("docstore.memcached.operations", adders[i], LongAdder::sum)
           .tag("result", names[i])
@@ -143,28 +156,32 @@ public final class MemcachedDocCache implements DocCache {
     return client.getAvailableServers().size();
   }
 
-  static String key(long id) {
-    return KEY_PREFIX + id;
+  /** The key of document {@code id} in the current generation. */
+  String key(long id) {
+    return epoch.prefix() + id;
   }
 
   /** Whether reads are served from memcached right now (false while suspect). */
   public boolean isTrusted() {
-    return flushedThrough == events.get();
+    return renewedThrough == events.get();
   }
 
-  private void flushIfSuspect() {
+  /** Generations started so far: one at start and one per event that made the cache suspect. */
+  public long renewals() {
+    return renewals.sum();
+  }
+
+  private void renewIfSuspect() {
     long seen = events.get();
-    if (flushedThrough == seen || client.getAvailableServers().isEmpty()) {
+    if (renewedThrough == seen) {
       return;
     }
     try {
-      client.flushAll(timeoutMillis);
-      flushes.increment();
-      flushedThrough = seen;
-    } catch (TimeoutException | MemcachedException | RuntimeException e) {
-      failed("flush_all", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      epoch.renew();
+      renewals.increment();
+      renewedThrough = seen;
+    } catch (IOException | RuntimeException e) {
+      failed("renew of the cache epoch", e);
     }
   }
 
@@ -180,7 +197,7 @@ public final class MemcachedDocCache implements DocCache {
       return out;
     }
     long before = events.get();
-    if (flushedThrough != before) {
+    if (renewedThrough != before) {
       bypassed.add(ids.length);
       misses.add(ids.length);
       return out;
@@ -237,15 +254,23 @@ public final class MemcachedDocCache implements DocCache {
 
   @Override
   public void fill(long id, long sequence, byte[] body) {
+    String key = key(id);
     if (!isTrusted()) {
       return;
+    }
+    if (!dropped.isEmpty()) {
+      Long newer = dropped.get(id);
+      if (newer != null && newer > sequence) {
+        bypassed.increment();
+        return;
+      }
     }
     byte[] value = CacheEntryFormat.encode(id, sequence, body);
     if (value.length > MAX_VALUE_BYTES) {
       return;
     }
     try {
-      if (client.add(key(id), 0, value, RawBytesTranscoder.INSTANCE, timeoutMillis)) {
+      if (client.add(key, 0, value, RawBytesTranscoder.INSTANCE, timeoutMillis)) {
         fills.increment();
       }
     } catch (TimeoutException | MemcachedException | RuntimeException e) {
@@ -257,17 +282,21 @@ public final class MemcachedDocCache implements DocCache {
 
   @Override
   public void set(long id, long sequence, byte[] body) {
-    write(id, CacheEntryFormat.encode(id, sequence, body));
+    write(id, sequence, CacheEntryFormat.encode(id, sequence, body));
   }
 
   @Override
   public void setDeleted(long id, long sequence) {
-    write(id, CacheEntryFormat.encode(id, sequence, null));
+    write(id, sequence, CacheEntryFormat.encode(id, sequence, null));
   }
 
-  private void write(long id, byte[] value) {
+  private void write(long id, long sequence, byte[] value) {
     sets.increment();
     boolean ok;
+    if (epoch.prefix() == null) {
+      // No generation yet: the first renewal starts an empty one, so there is nothing to update.
+      return;
+    }
     try {
       if (value.length > MAX_VALUE_BYTES) {
         // Too big to cache: make sure no older version stays behind (absent is a fine answer).
@@ -285,6 +314,10 @@ public final class MemcachedDocCache implements DocCache {
     }
     if (!ok) {
       droppedWrites.increment();
+      if (dropped.size() >= MAX_DROPPED) {
+        dropped.clear(); // the event below makes the cache suspect, and its renewal safe without them
+      }
+      dropped.merge(id, sequence, Math::max);
       events.incrementAndGet();
     }
   }
@@ -327,7 +360,7 @@ public final class MemcachedDocCache implements DocCache {
     }
   }
 
-  /** Any change of the connected server set makes the cache suspect until the next flush. */
+  /** Any change of the connected server set makes the cache suspect until the next renewal. */
   private final class TopologyListener implements MemcachedClientStateListener {
     @Override
     public void onConnected(MemcachedClient c, InetSocketAddress server) {

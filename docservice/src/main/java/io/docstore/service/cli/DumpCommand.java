@@ -7,6 +7,7 @@ import io.docstore.queue.follow.FollowPoint;
 import io.docstore.queue.replication.ManifestFormat;
 import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.service.replica.ReplicaNode;
+import io.docstore.service.cache.CacheEpoch;
 import io.docstore.service.store.CheckpointFormat;
 import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.queue.format.SegmentFileName;
@@ -20,7 +21,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code docstore dump FILE}: prints any docstore file in human-readable form. */
 @Command(name = "dump", mixinStandardHelpOptions = true,
-    description = "Print a docstore file: a queue segment (header, blocks, records), an index table, bloom file, WAL or MANIFEST, the index checkpoint, a replication manifest or a replica point.")
+    description = "Print a docstore file: a queue segment (header, blocks, records), an index table, bloom file, WAL or MANIFEST, the index checkpoint, a replication manifest, a replica point or the cache epoch.")
 final class DumpCommand implements Callable<Integer> {
 
   @Parameters(paramLabel = "FILE", description = "The file to dump.")
@@ -52,6 +53,10 @@ final class DumpCommand implements Callable<Integer> {
       }
       case ManifestFormat.FILE_NAME -> {
         System.out.println("replication manifest " + file + ": " + ReplicationManifest.read(fs, dir));
+        return 0;
+      }
+      case CacheEpoch.FILE_NAME -> {
+        System.out.println("cache epoch " + file + ": " + CacheEpoch.read(fs, dir));
         return 0;
       }
       case ReplicaNode.POINT_FILE -> {

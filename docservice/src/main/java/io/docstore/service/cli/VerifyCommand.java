@@ -10,6 +10,7 @@ import io.docstore.queue.replication.ManifestFormat;
 import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.service.replica.ReplicaNode;
 import io.docstore.queue.tools.QueueVerifier;
+import io.docstore.service.cache.CacheEpoch;
 import io.docstore.service.store.IndexCheckpoint;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,8 +25,8 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code docstore verify DIR}: checks every checksum under a data directory: the queue
  * ({@code queue/}, or DIR itself when it holds segments), the index ({@code index/}, or DIR itself
- * when it holds an index MANIFEST), the index checkpoint, the replication manifest and a replica's
- * ingestion point. Prints one line per problem (file,
+ * when it holds an index MANIFEST), the index checkpoint, the replication manifest, a replica's
+ * ingestion point and the cache epoch. Prints one line per problem (file,
  * offset, what) and exits 1 if there is any, 0 when all is well, 2 when DIR holds no docstore data.
  * Run it on a stopped store: a running writer's unfinished tail looks like a torn tail.
  */
@@ -57,6 +58,7 @@ final class VerifyCommand implements Callable<Integer> {
       IndexVerifier.verify(fs, indexDir).forEach(p -> problems.add(p.toString()));
     }
     check(problems, () -> IndexCheckpoint.read(fs, dir));
+    check(problems, () -> CacheEpoch.read(fs, dir));
     if (fs.exists(dir.resolve(ReplicaNode.POINT_FILE))) {
       check(problems, () -> FollowPoint.read(fs, dir.resolve(ReplicaNode.POINT_FILE)));
     }

@@ -17,12 +17,17 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import io.docstore.io.FileSystem;
+import java.nio.file.Path;
 
 /** Runs the contract and the failure cases against a real memcached. */
 class MemcachedDocCacheTest extends DocCacheContractTest {
 
   private static final Duration TIMEOUT = Duration.ofMillis(200);
   private static MemcachedProcess memcached;
+  /** One store's data directory: every cache of these tests is that store's (they share its generation). */
+  @TempDir static Path dataDir;
 
   @BeforeAll
   static void startMemcached() throws Exception {
@@ -49,7 +54,11 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
   }
 
   static MemcachedDocCache openAt(List<InetSocketAddress> servers, Duration timeout) throws IOException {
-    MemcachedDocCache c = MemcachedDocCache.create(servers, timeout);
+    return openAt(servers, timeout, CacheEpoch.open(FileSystem.real(), dataDir));
+  }
+
+  static MemcachedDocCache openAt(List<InetSocketAddress> servers, Duration timeout, CacheEpoch epoch) {
+    MemcachedDocCache c = MemcachedDocCache.create(servers, timeout, epoch);
     await(c::isTrusted, "cache trusted");
     return c;
   }
@@ -111,43 +120,44 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
     byte[][] damage = {flipped, badCrc, otherId, truncated, newerVersion, new byte[0],
         "garbage from someone else".getBytes(StandardCharsets.US_ASCII)};
     for (int i = 0; i < damage.length; i++) {
-      rawSet(memcached, MemcachedDocCache.key(1), damage[i]);
+      rawSet(memcached, c.key(1), damage[i]);
       assertThat(c.get(1)).as("damage %d", i).isNull();
       assertThat(c.corruptValues()).isEqualTo(i + 1);
       // The bad value was deleted, so a fill can store the real document again.
-      await(() -> { try { return !rawHas(memcached, MemcachedDocCache.key(1)); }
+      await(() -> { try { return !rawHas(memcached, c.key(1)); }
                     catch (IOException e) { throw new AssertionError(e); } }, "delete of damaged value");
       c.fill(1, 5, body("doc one"));
       assertThat(c.get(1).body()).isEqualTo(body("doc one"));
     }
-    rawSet(memcached, MemcachedDocCache.key(1), good);
+    rawSet(memcached, c.key(1), good);
     assertThat(c.get(1).sequence()).isEqualTo(5);
   }
 
   @Test
   void keysSpreadOverTwoServersConsistently() throws Exception {
+    CacheEpoch epoch = CacheEpoch.open(FileSystem.real(), dataDir);
     try (MemcachedProcess second = MemcachedProcess.start();
-        MemcachedDocCache writer = openAt(List.of(memcached.address(), second.address()), Duration.ofSeconds(5))) {
+        MemcachedDocCache writer = openAt(List.of(memcached.address(), second.address()), Duration.ofSeconds(5), epoch)) {
       for (long id = 0; id < 200; id++) {
         writer.set(id, id + 1, body("v" + id));
       }
       int onFirst = 0;
       int onSecond = 0;
       for (long id = 0; id < 200; id++) {
-        boolean a = rawHas(memcached, MemcachedDocCache.key(id));
-        boolean b = rawHas(second, MemcachedDocCache.key(id));
+        boolean a = rawHas(memcached, writer.key(id));
+        boolean b = rawHas(second, writer.key(id));
         assertThat(a ^ b).as("id %d on exactly one server", id).isTrue();
         onFirst += a ? 1 : 0;
         onSecond += b ? 1 : 0;
       }
       assertThat(onFirst).isBetween(40, 160);
       assertThat(onSecond).isEqualTo(200 - onFirst);
-      // Another client (same servers, other order) maps every key the same way, so it hits.
-      // A generous timeout: this checks where keys go, not how fast (a timed-out get reads as a miss
-      // and would fail it on a loaded machine).
-      try (MemcachedDocCache reader = openAt(List.of(second.address(), memcached.address()), Duration.ofSeconds(5))) {
+      // Another client of the same store (same servers, other order) maps every key the same way,
+      // so it hits. A generous timeout: this checks where keys go, not how fast (a timed-out get
+      // reads as a miss and would fail it on a loaded machine).
+      try (MemcachedDocCache reader = openAt(List.of(second.address(), memcached.address()), Duration.ofSeconds(5), epoch)) {
         for (long id = 0; id < 200; id++) {
-          writer.set(id, id + 1, body("v" + id)); // the reader's start-up flush emptied them
+          writer.set(id, id + 1, body("v" + id)); // the reader's start moved the keys to a new generation
         }
         CachedDoc[] docs = reader.getAll(java.util.stream.LongStream.range(0, 200).toArray());
         for (int id = 0; id < 200; id++) {
@@ -227,7 +237,7 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
         CachedDoc doc = c.get(1);
         assertThat(doc).as("stale version after the partition healed").isNull();
       }
-      assertThat(rawHas(own, MemcachedDocCache.key(1))).isFalse();
+      assertThat(rawHas(own, c.key(1))).isFalse();
     }
   }
 
@@ -240,7 +250,7 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
       long onA = -1;
       for (long id = 0; id < 100 && onA < 0; id++) {
         c.set(id, 1, body("old"));
-        if (rawHas(a, MemcachedDocCache.key(id))) {
+        if (rawHas(a, c.key(id))) {
           onA = id;
         }
       }
@@ -261,6 +271,34 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
       }
       CachedDoc doc = c.get(key);
       assertThat(doc == null || doc.sequence() == 2).as("after reconnect: %s", doc).isTrue();
+    }
+  }
+
+  /** Other services' keys in a shared pool survive docstore's start, a dropped write and a restart. */
+  @Test
+  void aSharedPoolKeepsOtherServicesKeys(@TempDir Path ownDir) throws Exception {
+    try (MemcachedProcess own = MemcachedProcess.start()) {
+      rawSet(own, "other-service:session:42", "theirs".getBytes(StandardCharsets.US_ASCII));
+      long before;
+      try (MemcachedDocCache c = openAt(List.of(own.address()), TIMEOUT, CacheEpoch.open(FileSystem.real(), ownDir))) {
+        c.set(1, 1, body("old"));
+        assertThat(c.get(1).sequence()).isEqualTo(1);
+        before = c.renewals();
+        own.pause(true);
+        c.set(1, 2, body("new")); // times out: dropped, the cache is suspect
+        own.pause(false);
+        assertThat(c.droppedWrites()).isPositive();
+        await(() -> c.isTrusted() && c.renewals() > before, "a new generation after the dropped write");
+        assertThat(c.get(1)).as("the version before the dropped write is out of reach").isNull();
+        c.fill(1, 1, body("old"));
+        assertThat(c.get(1)).as("a fill older than the dropped write is refused").isNull();
+        c.fill(1, 2, body("new"));
+        assertThat(c.get(1).sequence()).isEqualTo(2);
+      }
+      try (MemcachedDocCache restarted = openAt(List.of(own.address()), TIMEOUT, CacheEpoch.open(FileSystem.real(), ownDir))) {
+        assertThat(restarted.get(1)).as("a restart starts a new generation").isNull();
+      }
+      assertThat(raw(own, "get other-service:session:42", null)).contains("theirs");
     }
   }
 }

@@ -148,6 +148,25 @@ class ToolCommandsTest {
   }
 
   @Test
+  void dumpAndVerifyReadTheCacheEpoch() throws IOException {
+    fillQueue();
+    io.docstore.service.cache.CacheEpoch epoch = io.docstore.service.cache.CacheEpoch.open(io.docstore.io.FileSystem.real(), data);
+    epoch.renew();
+    epoch.renew();
+    Run dump = run("dump", data.resolve("cache.epoch").toString());
+    assertThat(dump.exit()).as(dump.out()).isZero();
+    assertThat(dump.out()).contains("store id " + Long.toHexString(epoch.storeId()) + ", epoch 2");
+    assertThat(run("verify", data.toString()).exit()).isZero();
+
+    byte[] bytes = Files.readAllBytes(data.resolve("cache.epoch"));
+    bytes[30] ^= 4;
+    Files.write(data.resolve("cache.epoch"), bytes);
+    Run bad = run("verify", data.toString());
+    assertThat(bad.exit()).isEqualTo(1);
+    assertThat(bad.out()).contains("cache.epoch").contains("offset 40");
+  }
+
+  @Test
   void toolsRejectWhatIsNotDocstoreData() throws IOException {
     Path stray = Files.writeString(data.resolve("notes.txt"), "hello");
     assertThat(run("dump", stray.toString()).exit()).isEqualTo(2);
