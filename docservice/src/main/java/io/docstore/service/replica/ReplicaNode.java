@@ -1,11 +1,9 @@
 package io.docstore.service.replica;
 
-import io.docstore.index.IndexOptions;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.io.NoSpaceException;
-import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Op;
 import io.docstore.queue.Record;
 import io.docstore.queue.follow.FollowPoint;
@@ -66,35 +64,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   public static final String POINT_FILE = "replica.point";
   private static final int BATCH = 1024;
 
-  /** How a replica runs. */
-  public record Options(String source, Path dir, long pullIntervalMillis, int rsyncTimeoutSeconds,
-      long checkpointIntervalMillis, int expectedBlockBytes, String rsyncBinary, IndexOptions indexOptions,
-      long cacheBytes) {
-
-    /** The in-process document cache of {@link #defaults}. */
-    public static final long DEFAULT_CACHE_BYTES = 64L << 20;
-
-    /** With the default document cache. */
-    public Options(String source, Path dir, long pullIntervalMillis, int rsyncTimeoutSeconds,
-        long checkpointIntervalMillis, int expectedBlockBytes, String rsyncBinary, IndexOptions indexOptions) {
-      this(source, dir, pullIntervalMillis, rsyncTimeoutSeconds, checkpointIntervalMillis, expectedBlockBytes,
-          rsyncBinary, indexOptions, DEFAULT_CACHE_BYTES);
-    }
-
-    /** Defaults: 200 ms pulls, 30 s rsync timeout, 1 s checkpoints, the primary's default block size. */
-    public static Options defaults(String source, Path dir) {
-      return new Options(source, dir, 200, 30, 1000,
-          io.docstore.queue.format.BlockFormat.HEADER_LENGTH + io.docstore.queue.QueueOptions.DEFAULT_BLOCK_SIZE,
-          "rsync", IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build());
-    }
-
-    public Options withPullInterval(long millis) {
-      return new Options(source, dir, millis, rsyncTimeoutSeconds, checkpointIntervalMillis, expectedBlockBytes,
-          rsyncBinary, indexOptions, cacheBytes);
-    }
-  }
-
-  private final Options options;
+  private final ReplicaOptions options;
   private final FileSystem fs = FileSystem.real();
   private final RsyncPuller puller;
   private final Path queueDir;
@@ -135,18 +105,19 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   private final Timer pullTimer;
   private final DistributionSummary lagSummary;
 
-  private ReplicaNode(Options options, MeterRegistry registry) throws IOException {
+  private ReplicaNode(ReplicaOptions options, MeterRegistry registry) throws IOException {
     this.options = options;
-    Path queueDir = options.dir().resolve("queue");
+    Path queueDir = options.dir.resolve("queue");
     this.queueDir = queueDir;
     fs.createDirectories(queueDir);
-    this.puller = new RsyncPuller(fs, options.rsyncBinary(), options.source(), queueDir, options.rsyncTimeoutSeconds());
-    FollowPoint start = FollowPoint.read(fs, options.dir().resolve(POINT_FILE));
+    this.puller = new RsyncPuller(fs, options.rsyncBinary, options.source, queueDir,
+        (int) options.rsyncTimeout.toSeconds());
+    FollowPoint start = FollowPoint.read(fs, options.dir.resolve(POINT_FILE));
     this.checkpointed = start;
     this.appliedThrough = start.ingestedThrough();
-    this.index = LsmIndex.open(options.dir().resolve("index"), options.indexOptions());
-    this.follower = new QueueFollower(fs, queueDir, start, options.expectedBlockBytes());
-    this.cache = new OffHeapDocCache(options.cacheBytes());
+    this.index = LsmIndex.open(options.dir.resolve("index"), options.indexOptions);
+    this.follower = new QueueFollower(fs, queueDir, start, options.expectedBlockBytes);
+    this.cache = new OffHeapDocCache(options.cacheBytes);
     this.reads = new CachedReads(cache, new StoreMetrics(registry), new CachedReads.Source() {
       @Override
       public long appliedVersion() {
@@ -192,7 +163,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   }
 
   /** Opens the replica's index and point and starts pulling. */
-  public static ReplicaNode start(Options options, MeterRegistry registry) throws IOException {
+  public static ReplicaNode start(ReplicaOptions options, MeterRegistry registry) throws IOException {
     ReplicaNode n = new ReplicaNode(options, registry);
     n.thread.start();
     return n;
@@ -210,7 +181,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
       } catch (InterruptedException e) {
         return;
       }
-      long sleep = options.pullIntervalMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+      long sleep = options.pullInterval.toMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
       synchronized (wake) {
         if (!closed && sleep > 0) {
           try {
@@ -235,14 +206,14 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     if (!pull.ok()) {
       pullFailures++;
       lastPullError = "rsync exit " + pull.exitCode() + ": " + pull.output();
-      LOG.warn("pull from {} failed: {}", options.source(), lastPullError);
+      LOG.warn("pull from {} failed: {}", options.source, lastPullError);
     } else {
       lastPullError = null;
     }
     follower.poll(this::apply);
     flushBatch();
     appliedThrough = follower.point().ingestedThrough();
-    if (System.nanoTime() - lastCheckpointNanos >= TimeUnit.MILLISECONDS.toNanos(options.checkpointIntervalMillis())) {
+    if (System.nanoTime() - lastCheckpointNanos >= options.checkpointInterval.toNanos()) {
       checkpoint();
     }
   }
@@ -307,10 +278,10 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     } catch (IOException | RuntimeException e) {
       LOG.warn("closing the failed replica index: {}", e.toString());
     }
-    index = LsmIndex.open(options.dir().resolve("index"), options.indexOptions());
+    index = LsmIndex.open(options.dir.resolve("index"), options.indexOptions);
     FollowPoint p = checkpointed;
     QueueFollower old = follower;
-    follower = new QueueFollower(fs, queueDir, p, options.expectedBlockBytes());
+    follower = new QueueFollower(fs, queueDir, p, options.expectedBlockBytes);
     old.close();
     Arrays.fill(batch, null);
     pending = 0;
@@ -334,7 +305,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
       return;
     }
     index.sync();
-    p.publish(fs, options.dir().resolve(POINT_FILE), System.currentTimeMillis());
+    p.publish(fs, options.dir.resolve(POINT_FILE), System.currentTimeMillis());
     checkpointed = p;
   }
 
@@ -428,7 +399,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     ReplicationManifest m = follower.manifest();
     FollowerCounters c = follower.counters();
     s.put("role", "replica");
-    s.put("source", options.source());
+    s.put("source", options.source);
     s.put("appliedSequence", appliedThrough);
     s.put("primaryDurableSequence", m == null ? 0 : m.lastSequence());
     s.put("behindSequences", sequencesBehind());
@@ -462,7 +433,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
       wake.notifyAll();
     }
     try {
-      thread.join(TimeUnit.SECONDS.toMillis(2L * options.rsyncTimeoutSeconds() + 10));
+      thread.join(TimeUnit.SECONDS.toMillis(2L * options.rsyncTimeout.toSeconds() + 10));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
