@@ -3,7 +3,6 @@ package io.docstore.service.http;
 import io.docstore.service.DocumentSink;
 import io.docstore.service.Update;
 import io.docstore.service.Written;
-import io.docstore.service.metrics.StatsJson;
 import io.docstore.service.updater.InvalidUpdateException;
 import io.docstore.service.updater.UpdateParser;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -29,8 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin port: updates ({@code PUT|DELETE /docs/{id}}, {@code POST /docs/_bulk}) answered only
- * once durable, and the ops endpoints ({@code /metrics}, {@code /healthz}, {@code /readyz},
- * {@code /stats}). With a configured token every request needs {@code Authorization: Bearer
+ * once durable, and the ops endpoints ({@link HealthRoutes}; {@code /readyz} says "starting" until
+ * the service is ready). With a configured token every request needs {@code Authorization: Bearer
  * <token>} (compared in constant time). Thread-safe.
  */
 public final class AdminRoutes implements Routes {
@@ -41,9 +40,7 @@ public final class AdminRoutes implements Routes {
   private final UpdateParser parser;
   private final int bulkMaxLines;
   private final byte[] expectedAuth;
-  private final Supplier<Object> stats;
-  private final BooleanSupplier ready;
-  private final PrometheusMeterRegistry registry;
+  private final HealthRoutes health;
 
   /**
    * @param token empty for no authentication
@@ -56,9 +53,7 @@ public final class AdminRoutes implements Routes {
     this.parser = parser;
     this.bulkMaxLines = bulkMaxLines;
     this.expectedAuth = token.isEmpty() ? null : ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
-    this.stats = stats;
-    this.ready = ready;
-    this.registry = registry;
+    this.health = new HealthRoutes(stats, ready, "starting", registry);
   }
 
   @Override
@@ -94,26 +89,11 @@ public final class AdminRoutes implements Routes {
       throw new BadRequest("malformed URI: " + e.getMessage());
     }
     HttpMethod m = req.method();
+    FullHttpResponse ops = health.handle(path, m);
+    if (ops != null) {
+      return ops;
+    }
     switch (path) {
-      case "/metrics" -> {
-        requireGet(m);
-        return Responses.bytes(HttpResponseStatus.OK, registry.scrape().getBytes(StandardCharsets.UTF_8),
-            "text/plain; version=0.0.4; charset=utf-8");
-      }
-      case "/healthz" -> {
-        requireGet(m);
-        return Responses.json(HttpResponseStatus.OK, "{\"status\":\"up\"}");
-      }
-      case "/readyz" -> {
-        requireGet(m);
-        return ready.getAsBoolean()
-            ? Responses.json(HttpResponseStatus.OK, "{\"status\":\"ready\"}")
-            : Responses.json(HttpResponseStatus.SERVICE_UNAVAILABLE, "{\"status\":\"starting\"}");
-      }
-      case "/stats" -> {
-        requireGet(m);
-        return Responses.json(HttpResponseStatus.OK, StatsJson.bytes(stats.get()));
-      }
       case "/docs/_bulk" -> {
         require(m, HttpMethod.POST, "POST");
         return bulk(req.content());
@@ -129,7 +109,7 @@ public final class AdminRoutes implements Routes {
         if (m.equals(HttpMethod.DELETE)) {
           return written(sink.delete(id));
         }
-        throw methodNotAllowed("PUT, DELETE");
+        throw BadRequest.methodNotAllowed("PUT, DELETE");
       }
     }
   }
@@ -209,19 +189,9 @@ public final class AdminRoutes implements Routes {
     return true;
   }
 
-  private static void requireGet(HttpMethod m) throws BadRequest {
-    if (!m.equals(HttpMethod.GET) && !m.equals(HttpMethod.HEAD)) {
-      throw methodNotAllowed("GET, HEAD");
-    }
-  }
-
   private static void require(HttpMethod m, HttpMethod want, String allow) throws BadRequest {
     if (!m.equals(want)) {
-      throw methodNotAllowed(allow);
+      throw BadRequest.methodNotAllowed(allow);
     }
-  }
-
-  private static BadRequest methodNotAllowed(String allow) {
-    return new BadRequest(405, "method not allowed here; allowed: " + allow);
   }
 }
