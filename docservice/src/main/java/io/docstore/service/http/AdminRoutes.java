@@ -131,13 +131,12 @@ public final class AdminRoutes implements Routes {
 
   /**
    * Applies the valid lines as one batch (one durability wait) and answers NDJSON, one result per
-   * non-empty input line: {@code {"line":L,"id":N,"seq":S}} or {@code {"line":L,"error":"..."}}.
+   * non-empty input line: {@code {"line":L,"id":N,"seq":S}} or {@code {"line":L,"status":400,"error":"..."}}.
    */
   private FullHttpResponse bulk(ByteBuf content) throws BadRequest, IOException {
     byte[] body = ByteBufUtil.getBytes(content);
     List<Update> updates = new ArrayList<>();
-    List<int[]> lineOfUpdate = new ArrayList<>();
-    List<Object[]> results = new ArrayList<>();
+    List<BulkLine> lines = new ArrayList<>();
     int lineNo = 0;
     int start = 0;
     while (start < body.length) {
@@ -151,33 +150,50 @@ public final class AdminRoutes implements Routes {
         len--;
       }
       if (!blank(body, start, len)) {
-        if (results.size() >= bulkMaxLines) {
+        if (lines.size() >= bulkMaxLines) {
           throw new BadRequest(413, "bulk request has more than " + bulkMaxLines + " lines");
         }
         try {
           updates.add(parser.parseLine(body, start, len));
-          lineOfUpdate.add(new int[] {lineNo, results.size()});
-          results.add(null);
+          lines.add(new ValidLine(lineNo, updates.size() - 1));
         } catch (InvalidUpdateException e) {
-          results.add(new Object[] {lineNo, e.getMessage()});
+          lines.add(new RefusedLine(lineNo, e.getMessage()));
         }
       }
       start = end + 1;
     }
-    List<Written> ws = sink.apply(updates);
-    ByteArrayOutputStream out = new ByteArrayOutputStream(64 * results.size());
-    for (int i = 0; i < ws.size(); i++) {
-      int[] lr = lineOfUpdate.get(i);
-      Written w = ws.get(i);
-      results.set(lr[1], new Object[] {lr[0], w});
-    }
-    for (Object[] r : results) {
-      String line = r[1] instanceof Written w
-          ? "{\"line\":" + r[0] + ",\"id\":" + w.id() + ",\"seq\":" + w.sequence() + "}\n"
-          : "{\"line\":" + r[0] + ",\"status\":400,\"error\":\"" + Responses.escape((String) r[1]) + "\"}\n";
-      out.writeBytes(line.getBytes(StandardCharsets.UTF_8));
+    List<Written> written = sink.apply(updates);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(64 * lines.size());
+    for (BulkLine l : lines) {
+      out.writeBytes(l.answer(written).getBytes(StandardCharsets.UTF_8));
     }
     return Responses.bytes(HttpResponseStatus.OK, out.toByteArray(), "application/x-ndjson");
+  }
+
+  /** A non-empty line of a bulk request, answered by one NDJSON line. */
+  private sealed interface BulkLine permits ValidLine, RefusedLine {
+
+    /** The answer line, given the batch's acknowledgements (in the order of its updates). */
+    String answer(List<Written> written);
+  }
+
+  /** A line whose update went into the batch as its {@code update}-th element. */
+  private record ValidLine(int line, int update) implements BulkLine {
+
+    @Override
+    public String answer(List<Written> written) {
+      Written w = written.get(update);
+      return "{\"line\":" + line + ",\"id\":" + w.id() + ",\"seq\":" + w.sequence() + "}\n";
+    }
+  }
+
+  /** A line the parser refused, with its reason. */
+  private record RefusedLine(int line, String reason) implements BulkLine {
+
+    @Override
+    public String answer(List<Written> written) {
+      return "{\"line\":" + line + ",\"status\":400,\"error\":\"" + Responses.escape(reason) + "\"}\n";
+    }
   }
 
   private static boolean blank(byte[] b, int off, int len) {
