@@ -3,6 +3,7 @@ package io.docstore.service.http;
 import io.docstore.service.DocumentSink;
 import io.docstore.service.Update;
 import io.docstore.service.Written;
+import io.docstore.service.updater.DocumentTooLargeException;
 import io.docstore.service.updater.InvalidUpdateException;
 import io.docstore.service.updater.UpdateParser;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -119,8 +120,10 @@ public final class AdminRoutes implements Routes {
     long discovered;
     try {
       discovered = parser.validateDocument(body, 0, body.length);
+    } catch (DocumentTooLargeException e) {
+      throw new BadRequest(413, e.getMessage());
     } catch (InvalidUpdateException e) {
-      throw new BadRequest(e.getMessage().contains("over the limit") ? 413 : 400, e.getMessage());
+      throw new BadRequest(e.getMessage());
     }
     return written(sink.apply(List.of(new Update(id, body, discovered))).get(0));
   }
