@@ -3,7 +3,7 @@ package io.docstore.service.http;
 import io.docstore.service.DocumentSink;
 import io.docstore.service.Update;
 import io.docstore.service.Written;
-import io.docstore.service.metrics.StatsJson;
+import io.docstore.service.updater.DocumentTooLargeException;
 import io.docstore.service.updater.InvalidUpdateException;
 import io.docstore.service.updater.UpdateParser;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin port: updates ({@code PUT|DELETE /docs/{id}}, {@code POST /docs/_bulk}) answered only
- * once durable, and the ops endpoints ({@code /metrics}, {@code /healthz}, {@code /readyz},
- * {@code /stats}). With a configured token every request needs {@code Authorization: Bearer
+ * once durable, and the ops endpoints ({@link HealthRoutes}; {@code /readyz} says "starting" until
+ * the service is ready). With a configured token every request needs {@code Authorization: Bearer
  * <token>} (compared in constant time). Thread-safe.
  */
 public final class AdminRoutes implements Routes {
@@ -41,9 +41,7 @@ public final class AdminRoutes implements Routes {
   private final UpdateParser parser;
   private final int bulkMaxLines;
   private final byte[] expectedAuth;
-  private final Supplier<Object> stats;
-  private final BooleanSupplier ready;
-  private final PrometheusMeterRegistry registry;
+  private final HealthRoutes health;
 
   /**
    * @param token empty for no authentication
@@ -56,9 +54,7 @@ public final class AdminRoutes implements Routes {
     this.parser = parser;
     this.bulkMaxLines = bulkMaxLines;
     this.expectedAuth = token.isEmpty() ? null : ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
-    this.stats = stats;
-    this.ready = ready;
-    this.registry = registry;
+    this.health = new HealthRoutes(stats, ready, "starting", registry);
   }
 
   @Override
@@ -94,26 +90,11 @@ public final class AdminRoutes implements Routes {
       throw new BadRequest("malformed URI: " + e.getMessage());
     }
     HttpMethod m = req.method();
+    FullHttpResponse ops = health.handle(path, m);
+    if (ops != null) {
+      return ops;
+    }
     switch (path) {
-      case "/metrics" -> {
-        requireGet(m);
-        return Responses.bytes(HttpResponseStatus.OK, registry.scrape().getBytes(StandardCharsets.UTF_8),
-            "text/plain; version=0.0.4; charset=utf-8");
-      }
-      case "/healthz" -> {
-        requireGet(m);
-        return Responses.json(HttpResponseStatus.OK, "{\"status\":\"up\"}");
-      }
-      case "/readyz" -> {
-        requireGet(m);
-        return ready.getAsBoolean()
-            ? Responses.json(HttpResponseStatus.OK, "{\"status\":\"ready\"}")
-            : Responses.json(HttpResponseStatus.SERVICE_UNAVAILABLE, "{\"status\":\"starting\"}");
-      }
-      case "/stats" -> {
-        requireGet(m);
-        return Responses.json(HttpResponseStatus.OK, StatsJson.bytes(stats.get()));
-      }
       case "/docs/_bulk" -> {
         require(m, HttpMethod.POST, "POST");
         return bulk(req.content());
@@ -129,7 +110,7 @@ public final class AdminRoutes implements Routes {
         if (m.equals(HttpMethod.DELETE)) {
           return written(sink.delete(id));
         }
-        throw methodNotAllowed("PUT, DELETE");
+        throw BadRequest.methodNotAllowed("PUT, DELETE");
       }
     }
   }
@@ -139,8 +120,10 @@ public final class AdminRoutes implements Routes {
     long discovered;
     try {
       discovered = parser.validateDocument(body, 0, body.length);
+    } catch (DocumentTooLargeException e) {
+      throw new BadRequest(413, e.getMessage());
     } catch (InvalidUpdateException e) {
-      throw new BadRequest(e.getMessage().contains("over the limit") ? 413 : 400, e.getMessage());
+      throw new BadRequest(e.getMessage());
     }
     return written(sink.apply(List.of(new Update(id, body, discovered))).get(0));
   }
@@ -151,13 +134,12 @@ public final class AdminRoutes implements Routes {
 
   /**
    * Applies the valid lines as one batch (one durability wait) and answers NDJSON, one result per
-   * non-empty input line: {@code {"line":L,"id":N,"seq":S}} or {@code {"line":L,"error":"..."}}.
+   * non-empty input line: {@code {"line":L,"id":N,"seq":S}} or {@code {"line":L,"status":400,"error":"..."}}.
    */
   private FullHttpResponse bulk(ByteBuf content) throws BadRequest, IOException {
     byte[] body = ByteBufUtil.getBytes(content);
     List<Update> updates = new ArrayList<>();
-    List<int[]> lineOfUpdate = new ArrayList<>();
-    List<Object[]> results = new ArrayList<>();
+    List<BulkLine> lines = new ArrayList<>();
     int lineNo = 0;
     int start = 0;
     while (start < body.length) {
@@ -171,33 +153,50 @@ public final class AdminRoutes implements Routes {
         len--;
       }
       if (!blank(body, start, len)) {
-        if (results.size() >= bulkMaxLines) {
+        if (lines.size() >= bulkMaxLines) {
           throw new BadRequest(413, "bulk request has more than " + bulkMaxLines + " lines");
         }
         try {
           updates.add(parser.parseLine(body, start, len));
-          lineOfUpdate.add(new int[] {lineNo, results.size()});
-          results.add(null);
+          lines.add(new ValidLine(lineNo, updates.size() - 1));
         } catch (InvalidUpdateException e) {
-          results.add(new Object[] {lineNo, e.getMessage()});
+          lines.add(new RefusedLine(lineNo, e.getMessage()));
         }
       }
       start = end + 1;
     }
-    List<Written> ws = sink.apply(updates);
-    ByteArrayOutputStream out = new ByteArrayOutputStream(64 * results.size());
-    for (int i = 0; i < ws.size(); i++) {
-      int[] lr = lineOfUpdate.get(i);
-      Written w = ws.get(i);
-      results.set(lr[1], new Object[] {lr[0], w});
-    }
-    for (Object[] r : results) {
-      String line = r[1] instanceof Written w
-          ? "{\"line\":" + r[0] + ",\"id\":" + w.id() + ",\"seq\":" + w.sequence() + "}\n"
-          : "{\"line\":" + r[0] + ",\"status\":400,\"error\":\"" + Responses.escape((String) r[1]) + "\"}\n";
-      out.writeBytes(line.getBytes(StandardCharsets.UTF_8));
+    List<Written> written = sink.apply(updates);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(64 * lines.size());
+    for (BulkLine l : lines) {
+      out.writeBytes(l.answer(written).getBytes(StandardCharsets.UTF_8));
     }
     return Responses.bytes(HttpResponseStatus.OK, out.toByteArray(), "application/x-ndjson");
+  }
+
+  /** A non-empty line of a bulk request, answered by one NDJSON line. */
+  private sealed interface BulkLine permits ValidLine, RefusedLine {
+
+    /** The answer line, given the batch's acknowledgements (in the order of its updates). */
+    String answer(List<Written> written);
+  }
+
+  /** A line whose update went into the batch as its {@code update}-th element. */
+  private record ValidLine(int line, int update) implements BulkLine {
+
+    @Override
+    public String answer(List<Written> written) {
+      Written w = written.get(update);
+      return "{\"line\":" + line + ",\"id\":" + w.id() + ",\"seq\":" + w.sequence() + "}\n";
+    }
+  }
+
+  /** A line the parser refused, with its reason. */
+  private record RefusedLine(int line, String reason) implements BulkLine {
+
+    @Override
+    public String answer(List<Written> written) {
+      return "{\"line\":" + line + ",\"status\":400,\"error\":\"" + Responses.escape(reason) + "\"}\n";
+    }
   }
 
   private static boolean blank(byte[] b, int off, int len) {
@@ -209,19 +208,9 @@ public final class AdminRoutes implements Routes {
     return true;
   }
 
-  private static void requireGet(HttpMethod m) throws BadRequest {
-    if (!m.equals(HttpMethod.GET) && !m.equals(HttpMethod.HEAD)) {
-      throw methodNotAllowed("GET, HEAD");
-    }
-  }
-
   private static void require(HttpMethod m, HttpMethod want, String allow) throws BadRequest {
     if (!m.equals(want)) {
-      throw methodNotAllowed(allow);
+      throw BadRequest.methodNotAllowed(allow);
     }
-  }
-
-  private static BadRequest methodNotAllowed(String allow) {
-    return new BadRequest(405, "method not allowed here; allowed: " + allow);
   }
 }

@@ -16,6 +16,11 @@ public class BadRequest extends Exception {
     this.status = status;
   }
 
+  /** 405, naming the methods the endpoint takes. */
+  public static BadRequest methodNotAllowed(String allow) {
+    return new BadRequest(405, "method not allowed here; allowed: " + allow);
+  }
+
   public int status() {
     return status;
   }

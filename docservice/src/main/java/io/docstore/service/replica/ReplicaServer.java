@@ -31,10 +31,10 @@ public final class ReplicaServer implements Closeable {
 
   private ReplicaServer(DocstoreConfig cfg, ReplicaConfig rc) throws IOException, InterruptedException {
     registry = Metrics.newRegistry();
-    ReplicaNode.Options o = new ReplicaNode.Options(rc.source(), cfg.dataDir(), rc.pullInterval().toMillis(),
-        (int) rc.rsyncTimeout().toSeconds(), rc.checkpointInterval().toMillis(),
-        BlockFormat.HEADER_LENGTH + Math.max(cfg.queueBlockSize(), QueueOptions.MIN_BLOCK_SIZE), rc.rsync(),
-        Service.indexOptions(cfg).build(), cfg.cacheBytes());
+    ReplicaOptions o = ReplicaOptions.builder(rc.source(), cfg.dataDir()).pullInterval(rc.pullInterval())
+        .rsyncTimeout(rc.rsyncTimeout()).checkpointInterval(rc.checkpointInterval())
+        .expectedBlockBytes(BlockFormat.HEADER_LENGTH + Math.max(cfg.queueBlockSize(), QueueOptions.MIN_BLOCK_SIZE))
+        .rsyncBinary(rc.rsync()).indexOptions(Service.indexOptions(cfg).build()).cacheBytes(cfg.cacheBytes()).build();
     if (!cfg.memcachedServers().isEmpty()) {
       LOG.warn("docstore.cache.memcached.servers is ignored on a replica: it caches in process ({} bytes), because a"
           + " lagging replica's updates would write older versions into a memcached the primary shares", cfg.cacheBytes());

@@ -42,7 +42,7 @@ public final class UpdateParser {
    */
   public long validateDocument(byte[] buf, int off, int len) throws InvalidUpdateException {
     if (len > maxBodyBytes) {
-      throw new InvalidUpdateException("document is " + len + " bytes, over the limit of " + maxBodyBytes);
+      throw new DocumentTooLargeException(len, maxBodyBytes);
     }
     try (JsonParser p = JSON.createParser(buf, off, len)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -107,7 +107,7 @@ public final class UpdateParser {
             discovered = readObject(p);
             int end = (int) p.currentLocation().getByteOffset();
             if (end - start > maxBodyBytes) {
-              throw new InvalidUpdateException("document is " + (end - start) + " bytes, over the limit of " + maxBodyBytes);
+              throw new DocumentTooLargeException(end - start, maxBodyBytes);
             }
             docOff = off + start;
             docLen = end - start;

@@ -15,6 +15,7 @@ import io.docstore.queue.replication.ManifestPublisher;
 import io.docstore.service.Document;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
@@ -50,7 +51,9 @@ class ReplicaIndexDiskFullTest {
         ManifestPublisher publisher = new ManifestPublisher(FileSystem.real(), queueDir, primary::durableSequence, EXPECTED, 10);
         RsyncDaemon daemon = RsyncDaemon.start(queueDir, tmp.resolve("rsyncd"))) {
       IndexOptions index = IndexOptions.builder().fileSystem(seam).syncPolicy(SyncPolicy.NONE).memTableBytes(16 * 1024).build();
-      ReplicaNode.Options o = new ReplicaNode.Options(daemon.url(), tmp.resolve("r"), 50, 10, 200, EXPECTED, "rsync", index);
+      ReplicaOptions o = ReplicaOptions.builder(daemon.url(), tmp.resolve("r")).pullInterval(Duration.ofMillis(50))
+          .rsyncTimeout(Duration.ofSeconds(10)).checkpointInterval(Duration.ofMillis(200)).expectedBlockBytes(EXPECTED)
+          .indexOptions(index).build();
       ReplicaNode r = ReplicaNode.start(o, new SimpleMeterRegistry());
       try {
         writeBatches(primary, 5);

@@ -17,6 +17,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
@@ -80,15 +81,15 @@ class ReplicationTest {
   }
 
   private ReplicaNode replica(String name, long intervalMillis) throws Exception {
-    return replica(name, intervalMillis, 3, ReplicaNode.Options.DEFAULT_CACHE_BYTES);
+    return replica(name, intervalMillis, 3, ReplicaOptions.DEFAULT_CACHE_BYTES);
   }
 
   /** {@code rsyncTimeoutSeconds}: a pull is killed after twice this (+5 s), so long copies need more. */
   private ReplicaNode replica(String name, long intervalMillis, int rsyncTimeoutSeconds, long cacheBytes) throws Exception {
-    ReplicaNode.Options o = ReplicaNode.Options.defaults(daemon.url(), tmp.resolve(name)).withPullInterval(intervalMillis);
-    return ReplicaNode.start(new ReplicaNode.Options(o.source(), o.dir(), o.pullIntervalMillis(), rsyncTimeoutSeconds,
-        300, expected,
-        o.rsyncBinary(), o.indexOptions(), cacheBytes), new SimpleMeterRegistry());
+    return ReplicaNode.start(ReplicaOptions.builder(daemon.url(), tmp.resolve(name))
+        .pullInterval(Duration.ofMillis(intervalMillis)).rsyncTimeout(Duration.ofSeconds(rsyncTimeoutSeconds))
+        .checkpointInterval(Duration.ofMillis(300)).expectedBlockBytes(expected).cacheBytes(cacheBytes).build(),
+        new SimpleMeterRegistry());
   }
 
   /** Writes a batch of puts and deletes, acknowledged together once durable (group commit). */
@@ -403,7 +404,7 @@ class ReplicationTest {
   /** Starts a replica in {@code tmp/name} and returns the milliseconds until it has every document. */
   private long catchUp(String name, int docs) throws Exception {
     long t = System.nanoTime();
-    ReplicaNode r = replica(name, 200, 120, ReplicaNode.Options.DEFAULT_CACHE_BYTES);
+    ReplicaNode r = replica(name, 200, 120, ReplicaOptions.DEFAULT_CACHE_BYTES);
     try {
       await("catch-up to " + lastAcked, 600_000, () -> r.appliedThrough() >= lastAcked);
       long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t);

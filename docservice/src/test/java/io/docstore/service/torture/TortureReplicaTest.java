@@ -14,6 +14,7 @@ import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.replication.ManifestPublisher;
 import io.docstore.service.Document;
 import io.docstore.service.replica.ReplicaNode;
+import io.docstore.service.replica.ReplicaOptions;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -21,6 +22,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -261,10 +263,10 @@ class TortureReplicaTest {
   }
 
   private ReplicaNode replica(String url, Path dir, FileSystem indexFs) throws Exception {
-    ReplicaNode.Options d = ReplicaNode.Options.defaults(url, dir);
-    return ReplicaNode.start(new ReplicaNode.Options(url, dir, 50, 10, 300, EXPECTED, d.rsyncBinary(),
-        IndexOptions.builder().fileSystem(indexFs).syncPolicy(SyncPolicy.NONE).memTableBytes(64 << 10).build()),
-        new SimpleMeterRegistry());
+    return ReplicaNode.start(ReplicaOptions.builder(url, dir).pullInterval(Duration.ofMillis(50))
+        .rsyncTimeout(Duration.ofSeconds(10)).checkpointInterval(Duration.ofMillis(300)).expectedBlockBytes(EXPECTED)
+        .indexOptions(IndexOptions.builder().fileSystem(indexFs).syncPolicy(SyncPolicy.NONE).memTableBytes(64 << 10).build())
+        .build(), new SimpleMeterRegistry());
   }
 
   /** SIGKILLs the rsync clients this JVM's replicas are running; returns how many. */

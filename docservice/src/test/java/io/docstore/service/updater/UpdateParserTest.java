@@ -42,6 +42,19 @@ class UpdateParserTest {
   }
 
   @Test
+  void aDocumentOverTheLimitIsTooLargeNotMalformed() {
+    String doc = "{\"a\":\"" + "x".repeat(200) + "\"}";
+    byte[] b = doc.getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> p.validateDocument(b, 0, b.length)).isInstanceOf(DocumentTooLargeException.class)
+        .hasMessage("document is 208 bytes, over the limit of 100");
+    assertThatThrownBy(() -> line("{\"id\":1,\"doc\":" + doc + "}")).isInstanceOf(DocumentTooLargeException.class)
+        .hasMessage("document is 208 bytes, over the limit of 100");
+    byte[] bad = "{\"a\": over the limit}".getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> p.validateDocument(bad, 0, bad.length)).isInstanceOf(InvalidUpdateException.class)
+        .isNotInstanceOf(DocumentTooLargeException.class);
+  }
+
+  @Test
   void documentsMustBeOneObject() throws Exception {
     byte[] ok = "{\"discovered_at\": 42, \"x\": [1, {\"y\": null}]}".getBytes(StandardCharsets.UTF_8);
     assertThat(p.validateDocument(ok, 0, ok.length)).isEqualTo(42);

@@ -1,0 +1,75 @@
+package io.docstore.service.http;
+
+import io.docstore.service.metrics.StatsJson;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The ops endpoints of an admin port, the same on a primary ({@link AdminRoutes}) and a replica:
+ * {@code /healthz} (200 while the process answers), {@code /readyz} (200 once ready, else 503 with
+ * the owner's word for why not), {@code /stats} (the owner's document as JSON) and {@code /metrics}
+ * (the registry in the Prometheus text format). GET and HEAD only. Thread-safe.
+ */
+public final class HealthRoutes {
+
+  private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final Supplier<Object> stats;
+  private final BooleanSupplier ready;
+  private final String notReady;
+  private final PrometheusMeterRegistry registry;
+
+  /**
+   * @param stats the {@code /stats} document (serialised with Jackson)
+   * @param ready whether {@code /readyz} answers 200
+   * @param notReady the {@code status} of {@code /readyz}'s 503 ({@code "starting"}, {@code "catching up"})
+   */
+  public HealthRoutes(Supplier<Object> stats, BooleanSupplier ready, String notReady, PrometheusMeterRegistry registry) {
+    this.stats = stats;
+    this.ready = ready;
+    this.notReady = notReady;
+    this.registry = registry;
+  }
+
+  /**
+   * The response for {@code path} if it is an ops endpoint, else null.
+   *
+   * @throws BadRequest 405 for an ops endpoint asked with another method than GET or HEAD
+   * @throws IOException when the {@code /stats} document cannot be serialised
+   */
+  public FullHttpResponse handle(String path, HttpMethod method) throws BadRequest, IOException {
+    return switch (path) {
+      case "/metrics" -> {
+        requireGet(method);
+        yield Responses.bytes(HttpResponseStatus.OK, registry.scrape().getBytes(StandardCharsets.UTF_8), PROMETHEUS_TEXT);
+      }
+      case "/healthz" -> {
+        requireGet(method);
+        yield Responses.json(HttpResponseStatus.OK, "{\"status\":\"up\"}");
+      }
+      case "/readyz" -> {
+        requireGet(method);
+        yield ready.getAsBoolean()
+            ? Responses.json(HttpResponseStatus.OK, "{\"status\":\"ready\"}")
+            : Responses.json(HttpResponseStatus.SERVICE_UNAVAILABLE, "{\"status\":\"" + notReady + "\"}");
+      }
+      case "/stats" -> {
+        requireGet(method);
+        yield Responses.json(HttpResponseStatus.OK, StatsJson.bytes(stats.get()));
+      }
+      default -> null;
+    };
+  }
+
+  private static void requireGet(HttpMethod m) throws BadRequest {
+    if (!m.equals(HttpMethod.GET) && !m.equals(HttpMethod.HEAD)) {
+      throw BadRequest.methodNotAllowed("GET, HEAD");
+    }
+  }
+}

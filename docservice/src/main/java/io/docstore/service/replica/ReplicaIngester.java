@@ -1,0 +1,256 @@
+package io.docstore.service.replica;
+
+import io.docstore.index.LsmIndex;
+import io.docstore.io.FileSystem;
+import io.docstore.io.NoSpaceException;
+import io.docstore.queue.Op;
+import io.docstore.queue.Record;
+import io.docstore.queue.follow.FollowPoint;
+import io.docstore.queue.follow.QueueFollower;
+import io.docstore.queue.replication.ReplicationManifest;
+import io.docstore.service.cache.OffHeapDocCache;
+import io.docstore.service.store.CachedReads;
+import io.micrometer.core.instrument.DistributionSummary;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Ingests the replica's copy: puts what its {@link QueueFollower} delivers (what the copied
+ * manifest declares durable) into the replica's LSM index, in batches, and sets every record of a
+ * batch in the document cache once the batch is in the index (a delete leaves a tombstone), as
+ * {@link CachedReads} requires. Owns the follower, the index and the cache, and the applied state
+ * the reads and the figures see.
+ *
+ * <p>The cache is in process only, never memcached: a lagging replica's ingest {@code set}s would
+ * write older versions into a cache the primary and other replicas share.
+ *
+ * <p>When the index refuses a batch, ingestion recovers in place, without a restart: a full disk
+ * ({@link NoSpaceException}) keeps the batch and {@link #flush} retries it first in every round
+ * until it goes in (the follower re-delivers the block it was in; re-putting records in order is
+ * idempotent); no point is persisted meanwhile. Any other index failure marks the index broken:
+ * {@link #reopenIfBroken} reopens it and rewinds the follower to the last persisted point (reads
+ * fail for that moment, and the applied sequence steps back to the point, since the reopened index
+ * may lack what came after it), then ingestion goes on. A rewind clears the cache, which then
+ * follows the reopened index again.
+ *
+ * <p>Thread-safety: ingestion, rewinds, checkpoints and close from the ingest thread (close once
+ * it stopped); the accessors from any thread.
+ */
+final class ReplicaIngester implements Closeable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaIngester.class);
+  private static final int BATCH = 1024;
+
+  private final FileSystem fs;
+  private final Path queueDir;
+  private final ReplicaOptions options;
+  private final ReplicaCheckpoint checkpoint;
+  private final DistributionSummary lag;
+  /** Replaced when a failed index is reopened and the follower rewound. */
+  private volatile QueueFollower follower;
+  private volatile LsmIndex index;
+  private final OffHeapDocCache cache;
+  private final long[] ids = new long[BATCH];
+  private final long[] values = new long[BATCH];
+  private final Record[] batch = new Record[BATCH];
+  private int pending;
+  /** Advanced after each batch is in the index and the cache (the fill guard of {@link CachedReads}). */
+  private volatile long appliedVersion;
+  private volatile long appliedThrough;
+  private volatile long lastLagMillis;
+  /**
+   * The index's refusal of the pending batch while it lasts (null once a batch goes in): the
+   * follower has moved past records the index may lack, so no point is persisted meanwhile.
+   */
+  private volatile Exception ingestFailure;
+  /** The index failed otherwise than for space: reopen it and rewind the follower. */
+  private boolean indexBroken;
+  private long refusals;
+  private long noSpaceLoggedNanos;
+
+  /**
+   * Opens the index in {@code options.dir} and a follower of {@code queueDir} at the persisted point.
+   *
+   * @param lag records, per ingested record, the time from its acceptance on the primary to now
+   */
+  ReplicaIngester(FileSystem fs, Path queueDir, ReplicaOptions options, ReplicaCheckpoint checkpoint,
+      DistributionSummary lag) throws IOException {
+    this.fs = fs;
+    this.queueDir = queueDir;
+    this.options = options;
+    this.checkpoint = checkpoint;
+    this.lag = lag;
+    FollowPoint start = checkpoint.point();
+    this.appliedThrough = start.ingestedThrough();
+    this.index = openIndex();
+    this.follower = new QueueFollower(fs, queueDir, start, options.expectedBlockBytes);
+    this.cache = new OffHeapDocCache(options.cacheBytes);
+  }
+
+  private LsmIndex openIndex() throws IOException {
+    return LsmIndex.open(options.dir.resolve("index"), options.indexOptions);
+  }
+
+  /** One ingestion pass: everything the follower delivers now, up to the last complete batch flushed. */
+  void poll() throws IOException {
+    follower.poll(this::apply);
+    flush();
+    appliedThrough = follower.point().ingestedThrough();
+  }
+
+  private void apply(Record r) throws IOException {
+    ids[pending] = r.id();
+    values[pending] = r.op() == Op.DELETE ? LsmIndex.DELETED : r.address();
+    batch[pending] = r;
+    pending++;
+    long millis = System.currentTimeMillis() - r.acceptedAtMillis();
+    lastLagMillis = millis;
+    lag.record(millis);
+    if (pending == BATCH) {
+      flush();
+    }
+  }
+
+  /** Puts the pending batch; on failure keeps it for the next round (see the class comment). */
+  void flush() throws IOException {
+    if (pending == 0) {
+      return;
+    }
+    try {
+      index.putAll(ids, values, pending);
+    } catch (IOException | RuntimeException e) {
+      refused(e);
+      throw e;
+    }
+    for (int i = 0; i < pending; i++) {
+      CachedReads.ingested(cache, batch[i]);
+      batch[i] = null;
+    }
+    appliedVersion++;
+    pending = 0;
+    if (ingestFailure != null) {
+      LOG.info("replica index accepts batches again after {} refusals", refusals);
+      ingestFailure = null;
+      refusals = 0;
+    }
+  }
+
+  private void refused(Exception e) {
+    ingestFailure = e;
+    refusals++;
+    if (NoSpaceException.isNoSpace(e)) {
+      long now = System.nanoTime();
+      if (refusals == 1 || now - noSpaceLoggedNanos >= TimeUnit.SECONDS.toNanos(30)) {
+        noSpaceLoggedNanos = now;
+        LOG.warn("replica index disk full: batch of {} records refused ({} times so far); retried every round, "
+            + "ingestion resumes once space is freed: {}", pending, refusals, e.toString());
+      }
+    } else {
+      indexBroken = true;
+      LOG.error("replica index refused a batch ({}); reopening it and resuming from the persisted point {}",
+          e.toString(), checkpoint.point().ingestedThrough());
+    }
+  }
+
+  /**
+   * Reopens an index that failed otherwise than for space and rewinds the follower to the last
+   * persisted point; the records after it are ingested again (idempotent). On failure the next
+   * round tries again.
+   */
+  void reopenIfBroken() throws IOException {
+    if (!indexBroken) {
+      return;
+    }
+    try {
+      index.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("closing the failed replica index: {}", e.toString());
+    }
+    index = openIndex();
+    FollowPoint p = checkpoint.point();
+    QueueFollower old = follower;
+    follower = new QueueFollower(fs, queueDir, p, options.expectedBlockBytes);
+    old.close();
+    Arrays.fill(batch, null);
+    pending = 0;
+    // The reopened index is at the point; records after it are ingested again. Drop what the cache
+    // holds, which may be ahead of the index, so that cache and index answer alike again.
+    cache.clear();
+    appliedVersion++;
+    appliedThrough = p.ingestedThrough();
+    indexBroken = false;
+    LOG.info("replica index reopened; ingestion resumes after sequence {}", p.ingestedThrough());
+  }
+
+  /**
+   * Persists the follower's point ({@link ReplicaCheckpoint#publish}), unless the follower is past
+   * records the index may lack (a refused batch, a broken index): then the last good point stays.
+   */
+  void checkpoint() throws IOException {
+    if (pending > 0 || indexBroken) {
+      return;
+    }
+    checkpoint.publish(follower.point(), index);
+  }
+
+  QueueFollower follower() {
+    return follower;
+  }
+
+  LsmIndex index() {
+    return index;
+  }
+
+  OffHeapDocCache cache() {
+    return cache;
+  }
+
+  /** Advances after every batch put and every rewind (see {@link CachedReads.Source#appliedVersion}). */
+  long appliedVersion() {
+    return appliedVersion;
+  }
+
+  /** The highest sequence readable here (everything up to it is indexed). */
+  long appliedThrough() {
+    return appliedThrough;
+  }
+
+  /** From acceptance on the primary to ingestion here, for the last record ingested. */
+  long lastLagMillis() {
+    return lastLagMillis;
+  }
+
+  /** The index's refusal of the pending batch while it lasts, else null. */
+  Exception ingestFailure() {
+    return ingestFailure;
+  }
+
+  /** Sequences the copied manifest declares durable and this replica has not applied yet. */
+  long sequencesBehind() {
+    ReplicationManifest m = follower.manifest();
+    return m == null ? 0 : Math.max(0, m.lastSequence() - appliedThrough);
+  }
+
+  /** Durable bytes of the copied manifest's segment the follower has not reached yet. */
+  long bytesBehind() {
+    ReplicationManifest m = follower.manifest();
+    FollowPoint p = follower.point();
+    if (m == null || p.segment() > m.segment()) {
+      return 0;
+    }
+    return p.segment() == m.segment() ? Math.max(0, m.durableLength() - p.offset()) : m.durableLength();
+  }
+
+  /** Closes the follower, the index and the cache (without a checkpoint). */
+  @Override
+  public void close() throws IOException {
+    follower.close();
+    index.close();
+    cache.close();
+  }
+}

@@ -1,0 +1,55 @@
+package io.docstore.service.replica;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.docstore.service.metrics.Metrics;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link ReplicaAdminRoutes}: the shared ops endpoints, and 403 for every write. */
+class ReplicaAdminRoutesTest {
+
+  private final PrometheusMeterRegistry registry = Metrics.newRegistry();
+  private final ReplicaAdminRoutes routes = new ReplicaAdminRoutes(() -> Map.of("role", "replica"), () -> false, registry);
+
+  @AfterEach
+  void close() {
+    Metrics.close(registry);
+  }
+
+  @Test
+  void opsEndpointsAnswerAndWritesAreRefused() throws Exception {
+    assertThat(send(HttpMethod.GET, "/healthz")).isEqualTo("200 {\"status\":\"up\"}");
+    assertThat(send(HttpMethod.GET, "/readyz?verbose")).isEqualTo("503 {\"status\":\"catching up\"}");
+    assertThat(send(HttpMethod.HEAD, "/stats")).isEqualTo("200 {\"role\":\"replica\"}");
+    String readOnly = "403 {\"error\":\"this is a read replica: send writes to the primary's admin port\"}";
+    assertThat(send(HttpMethod.PUT, "/docs/1")).isEqualTo(readOnly);
+    assertThat(send(HttpMethod.DELETE, "/docs/1")).isEqualTo(readOnly);
+    assertThat(send(HttpMethod.POST, "/docs/_bulk")).isEqualTo(readOnly);
+    assertThat(send(HttpMethod.POST, "/metrics")).as("any write method, any path").isEqualTo(readOnly);
+    assertThat(send(HttpMethod.GET, "/docs/1")).as("documents are read on the read port").isEqualTo(readOnly);
+    assertThat(send(HttpMethod.GET, "/nope"))
+        .isEqualTo("404 {\"error\":\"no such endpoint; try /stats, /metrics, /healthz, /readyz\"}");
+  }
+
+  private String send(HttpMethod method, String uri) throws Exception {
+    DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri);
+    try {
+      FullHttpResponse r = routes.handle(req);
+      try {
+        return r.status().code() + " " + r.content().toString(StandardCharsets.UTF_8);
+      } finally {
+        r.release();
+      }
+    } finally {
+      req.release();
+    }
+  }
+}
