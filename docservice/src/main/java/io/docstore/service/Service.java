@@ -65,7 +65,7 @@ public final class Service implements Closeable {
     Inbox in = null;
     try {
       readServer = new HttpServer("read", config.readAddress(), limits(config, 8 * 1024),
-          new ReadRoutes(store, config.maxIdsPerRequest())).start();
+          new ReadRoutes(store, config.maxIdsPerRequest(), config.maxResponseBytes())).start();
       if (config.rpcEnabled()) {
         rpcServer = new RpcServer(store, RpcServer.Options.builder()
             .host(config.rpcAddress().getAddress().getHostAddress())

@@ -61,6 +61,7 @@ public final class DocstoreConfig {
   private final int maxRequestLine;
   private final int maxHeaderSize;
   private final int maxIdsPerRequest;
+  private final int maxResponseBytes;
   private final Duration idleTimeout;
   private final Duration requestTimeout;
   private final int maxConnections;
@@ -119,6 +120,7 @@ public final class DocstoreConfig {
           + adminAddress.getHostString() + ") is not a loopback address: the admin port accepts writes");
     }
     maxIdsPerRequest = r.intBetween("http.max-ids-per-request", 1, 100_000);
+    maxResponseBytes = r.intBytes("http.max-response-bytes", 64 << 10, 1 << 30);
     maxRequestLine = r.intBytes("http.max-request-line", 256, 16 << 20);
     if (maxRequestLine < 64 + 20L * maxIdsPerRequest) {
       throw new ConfigError(ROOT + ".http.max-request-line", "must be at least " + (64 + 20L * maxIdsPerRequest)
@@ -311,6 +313,8 @@ public final class DocstoreConfig {
   public int maxRequestLine() { return maxRequestLine; }
   public int maxHeaderSize() { return maxHeaderSize; }
   public int maxIdsPerRequest() { return maxIdsPerRequest; }
+  /** The largest multi-get answer (http.max-response-bytes); a larger one is refused with 400. */
+  public int maxResponseBytes() { return maxResponseBytes; }
   public Duration idleTimeout() { return idleTimeout; }
   public Duration requestTimeout() { return requestTimeout; }
   public int maxConnections() { return maxConnections; }

@@ -1,5 +1,6 @@
 package io.docstore.service.http;
 
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -29,8 +30,13 @@ import org.slf4j.LoggerFactory;
  * worker executor (the network thread never blocks on the store), and writes the responses back in
  * request order, which HTTP/1.1 pipelining requires even when later requests finish first.
  *
- * <p>Back-pressure: with more than {@link #MAX_IN_FLIGHT} requests of one connection outstanding,
- * the connection stops reading until responses drain. A full executor answers 503.
+ * <p>Back-pressure: the connection stops reading while more than {@link #MAX_IN_FLIGHT} of its
+ * requests are outstanding, while its outbound buffer is above the high water mark, or while it
+ * holds more than {@link #FAIR_SHARE} bytes of answers (a client that does not read what it asked
+ * for), and reads again once all three have drained. A connection's answers up to its fair share
+ * are always kept (a client that reads its answers holds little, so it is always served); beyond
+ * it they count against the port's {@link ResponseBudget}, and one that does not fit is answered
+ * 503 instead. A full executor answers 503.
  *
  * <p>One instance per channel; its state is touched only on the channel's event loop.
  */
@@ -38,12 +44,17 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
 
   private static final Logger log = LoggerFactory.getLogger(HttpDispatcher.class);
   static final int MAX_IN_FLIGHT = 64;
+  /** Bytes of answers a connection may hold without drawing on the port's budget. */
+  static final int FAIR_SHARE = 1 << 20;
   /** How long a closing connection keeps draining a client that is still sending. */
   static final long LINGER_MILLIS = 2_000;
 
   private final Routes routes;
   private final Executor workers;
   private final ArrayDeque<Pending> inFlight = new ArrayDeque<>();
+  private final ResponseBudget budget;
+  /** Bytes of this connection's answers held (built, not yet handed to the kernel). */
+  private long connectionHeld;
 
   /** One request's slot in the response order. */
   private static final class Pending {
@@ -51,6 +62,10 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     final boolean head;
     final boolean http10;
     FullHttpResponse response;
+    /** Bytes of {@link #response} taken from the budget. */
+    int held;
+    /** Abandoned (connection closed): a late response is released at once. */
+    boolean dropped;
     boolean close;
 
     Pending(boolean keepAlive, boolean head, boolean http10) {
@@ -60,9 +75,10 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     }
   }
 
-  HttpDispatcher(Routes routes, Executor workers) {
+  HttpDispatcher(Routes routes, Executor workers, ResponseBudget budget) {
     this.routes = routes;
     this.workers = workers;
+    this.budget = budget;
   }
 
   @Override
@@ -134,6 +150,21 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
 
   /** Records {@code p}'s response and writes every finished response at the head of the queue. */
   private void complete(ChannelHandlerContext ctx, Pending p, FullHttpResponse response, boolean close) {
+    if (p.dropped) {
+      response.release(); // the connection closed, or an earlier response closed it
+      return;
+    }
+    int bytes = response.content().capacity(); // what it holds, not just what it says
+    if (connectionHeld + bytes <= FAIR_SHARE) {
+      budget.acquire(bytes);
+      hold(p, bytes);
+    } else if (budget.tryAcquire(bytes)) {
+      hold(p, bytes);
+    } else {
+      response.release();
+      response = Responses.error(HttpResponseStatus.SERVICE_UNAVAILABLE,
+          "server busy: too many answers are waiting for clients to read them; retry later");
+    }
     p.response = response;
     p.close = close || !p.keepAlive;
     boolean wrote = false;
@@ -145,10 +176,12 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       }
       if (!ctx.channel().isActive()) {
         r.release();
+        releaseHeld(head);
         continue;
       }
       if (head.close) {
-        closeAfter(ctx, r);
+        ChannelFuture f = closeAfter(ctx, r);
+        releaseWhenWritten(f, head);
         drop();
         return;
       }
@@ -156,14 +189,59 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
         // HTTP/1.0 closes by default; a kept-alive 1.0 connection must say so in every response.
         r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
       }
-      ctx.write(r);
+      releaseWhenWritten(ctx.write(r), head);
       wrote = true;
     }
     if (wrote) {
       ctx.flush();
     }
-    if (inFlight.size() < MAX_IN_FLIGHT / 2 && !ctx.channel().config().isAutoRead()) {
+    if (connectionHeld > FAIR_SHARE) {
+      ctx.channel().config().setAutoRead(false);
+    } else {
+      resumeIfDrained(ctx);
+    }
+  }
+
+  private void hold(Pending p, int bytes) {
+    p.held = bytes;
+    connectionHeld += bytes;
+  }
+
+  /** Reads again once few requests are outstanding and the client has read what was written. */
+  private void resumeIfDrained(ChannelHandlerContext ctx) {
+    if (inFlight.size() < MAX_IN_FLIGHT / 2 && ctx.channel().isWritable() && connectionHeld <= FAIR_SHARE
+        && !ctx.channel().config().isAutoRead()) {
       ctx.channel().config().setAutoRead(true);
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (!ctx.channel().isWritable()) {
+      ctx.channel().config().setAutoRead(false);
+    } else {
+      resumeIfDrained(ctx);
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  /** Gives the answer's bytes back once written (listeners run on this connection's event loop). */
+  private void releaseWhenWritten(ChannelFuture f, Pending p) {
+    if (p.held > 0) {
+      int held = p.held;
+      p.held = 0;
+      f.addListener(done -> {
+        budget.release(held);
+        connectionHeld -= held;
+      });
+    }
+  }
+
+  private void releaseHeld(Pending p) {
+    if (p.held > 0) {
+      budget.release(p.held);
+      connectionHeld -= p.held;
+      p.held = 0;
     }
   }
 
@@ -175,9 +253,10 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
    * discard the response before the client reads it. Whatever arrives meanwhile is discarded by
    * the decoder (its state after an error) or the aggregator.
    */
-  static void closeAfter(ChannelHandlerContext ctx, FullHttpResponse r) {
+  static ChannelFuture closeAfter(ChannelHandlerContext ctx, FullHttpResponse r) {
     r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-    ctx.writeAndFlush(r).addListener((ChannelFutureListener) f -> {
+    ChannelFuture written = ctx.writeAndFlush(r);
+    written.addListener((ChannelFutureListener) f -> {
       if (f.channel() instanceof SocketChannel sc && f.isSuccess()) {
         sc.shutdownOutput();
         ctx.executor().schedule(() -> {
@@ -187,16 +266,26 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
         f.channel().close();
       }
     });
+    return written;
   }
 
   /** After a closing response, later pipelined requests are abandoned. */
   private void drop() {
     for (Pending rest : inFlight) {
+      rest.dropped = true;
       if (rest.response != null) {
         rest.response.release();
+        releaseHeld(rest);
       }
     }
     inFlight.clear();
+  }
+
+  /** A connection closed with responses still waiting for an earlier one gives their bytes back. */
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    drop();
+    ctx.fireChannelInactive();
   }
 
   @Override

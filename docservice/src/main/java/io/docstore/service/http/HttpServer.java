@@ -43,6 +43,7 @@ public final class HttpServer implements Closeable {
   private final EventLoopGroup io;
   private final ThreadPoolExecutor workers;
   private final ConnectionLimiter limiter;
+  private final ResponseBudget budget = ResponseBudget.forThisJvm();
   private Channel channel;
 
   public HttpServer(String name, InetSocketAddress bind, Limits limits, Routes routes) {
@@ -78,7 +79,7 @@ public final class HttpServer implements Closeable {
             p.addLast(new RequestTimeoutHandler(limits.requestTimeout().toMillis()));
             p.addLast(new HttpServerCodec(decoder));
             p.addLast(new OversizeAwareAggregator(limits.maxBody()));
-            p.addLast(new HttpDispatcher(routes, workers));
+            p.addLast(new HttpDispatcher(routes, workers, budget));
           }
         });
     channel = b.bind(bind).sync().channel();

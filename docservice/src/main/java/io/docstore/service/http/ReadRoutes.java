@@ -30,15 +30,28 @@ public final class ReadRoutes implements Routes {
   private static final byte[] FOUND_OPEN = "{\"found\":{".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] MISSING_OPEN = "},\"missing\":[".getBytes(StandardCharsets.US_ASCII);
 
+  /** The default of {@code http.max-response-bytes}. */
+  public static final long DEFAULT_MAX_RESPONSE_BYTES = 16 << 20;
+
   /** Room for a typical ~1 KB document; the buffer grows (within the pool) for larger ones. */
   private static final int INITIAL_BODY_BYTES = 2048;
 
   private final DocumentSource source;
   private final int maxIds;
+  private final long maxResponseBytes;
 
   public ReadRoutes(DocumentSource source, int maxIds) {
+    this(source, maxIds, DEFAULT_MAX_RESPONSE_BYTES);
+  }
+
+  /**
+   * @param maxResponseBytes the largest multi-get answer: one that would grow past it is refused
+   *     with 400 (ask for fewer IDs), so no request makes the server hold more
+   */
+  public ReadRoutes(DocumentSource source, int maxIds, long maxResponseBytes) {
     this.source = source;
     this.maxIds = maxIds;
+    this.maxResponseBytes = maxResponseBytes;
   }
 
   @Override
@@ -179,60 +192,55 @@ public final class ReadRoutes implements Routes {
       throw new BadRequest("missing ids parameter: GET /docs?ids=1,2,3");
     }
     long[] ids = distinctIds(params);
-    ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
-    int[] starts = new int[ids.length];
-    int[] ends = new int[ids.length];
-    ByteBuf bodies = alloc.directBuffer(Math.min(1 << 20, ids.length * INITIAL_BODY_BYTES));
+    ByteBuf out = ByteBufAllocator.DEFAULT.directBuffer(Math.min(1 << 20, ids.length * INITIAL_BODY_BYTES + 64));
     try {
-      if (source.cachesInProcess()) {
-        for (int i = 0; i < ids.length; i++) {
-          starts[i] = bodies.writerIndex();
-          long seq = source.copyIfCached(ids[i], bodies);
-          if (seq < 0) {
-            seq = source.copy(ids[i], bodies);
-          }
-          ends[i] = seq < 0 ? -1 : bodies.writerIndex();
-        }
-      } else {
-        Document[] docs = source.getAll(ids);
-        for (int i = 0; i < ids.length; i++) {
-          starts[i] = bodies.writerIndex();
-          if (docs[i] != null) {
-            bodies.writeBytes(docs[i].body());
-          }
-          ends[i] = docs[i] == null ? -1 : bodies.writerIndex();
-        }
-      }
-      ByteBuf out = alloc.directBuffer(bodies.readableBytes() + 24 * ids.length + 32);
       out.writeBytes(FOUND_OPEN);
-      boolean first = true;
+      long[] missing = null;
+      int missed = 0;
+      Document[] docs = source.cachesInProcess() ? null : source.getAll(ids);
       for (int i = 0; i < ids.length; i++) {
-        if (ends[i] >= 0) {
-          if (!first) {
-            out.writeByte(',');
+        int mark = out.writerIndex();
+        if (mark > FOUND_OPEN.length) {
+          out.writeByte(',');
+        }
+        out.writeByte('"');
+        writeDecimal(out, ids[i]);
+        out.writeByte('"').writeByte(':');
+        boolean found;
+        if (docs == null) {
+          found = source.copyIfCached(ids[i], out) >= 0 || source.copy(ids[i], out) >= 0;
+        } else {
+          found = docs[i] != null;
+          if (found) {
+            out.writeBytes(docs[i].body());
           }
-          first = false;
-          out.writeByte('"');
-          writeDecimal(out, ids[i]);
-          out.writeByte('"').writeByte(':');
-          out.writeBytes(bodies, starts[i], ends[i] - starts[i]);
+        }
+        if (!found) {
+          out.writerIndex(mark);
+          if (missing == null) {
+            missing = new long[ids.length - i];
+          }
+          missing[missed++] = ids[i];
+        } else if (out.writerIndex() > maxResponseBytes) {
+          throw new BadRequest("the documents asked for add up to more than " + maxResponseBytes
+              + " bytes (http.max-response-bytes): ask for fewer IDs per request");
         }
       }
       out.writeBytes(MISSING_OPEN);
-      first = true;
-      for (int i = 0; i < ids.length; i++) {
-        if (ends[i] < 0) {
-          if (!first) {
-            out.writeByte(',');
-          }
-          first = false;
-          writeDecimal(out, ids[i]);
+      for (int i = 0; i < missed; i++) {
+        if (i > 0) {
+          out.writeByte(',');
         }
+        writeDecimal(out, missing[i]);
       }
       out.writeByte(']').writeByte('}');
-      return Responses.json(HttpResponseStatus.OK, out);
+      FullHttpResponse r = Responses.json(HttpResponseStatus.OK, out);
+      out = null;
+      return r;
     } finally {
-      bodies.release();
+      if (out != null) {
+        out.release();
+      }
     }
   }
 

@@ -48,6 +48,12 @@ public final class Metrics {
     new ProcessorMetrics().bindTo(r);
     new UptimeMetrics().bindTo(r);
     new FileDescriptorMetrics().bindTo(r);
+    // Netty's pooled buffers (requests and responses) are direct memory the JVM's buffer pools do
+    // not count: export it, so that the memory held for slow clients shows.
+    if (io.netty.buffer.ByteBufAllocator.DEFAULT instanceof io.netty.buffer.ByteBufAllocatorMetricProvider p) {
+      io.micrometer.core.instrument.Gauge.builder("netty.direct.memory.used", p, a -> a.metric().usedDirectMemory())
+          .baseUnit("bytes").description("direct memory held by Netty's default (pooling) allocator").register(r);
+    }
     return r;
   }
 

@@ -48,7 +48,7 @@ public final class ReplicaServer implements Closeable {
     HttpServer r = null;
     RpcServer p = null;
     try {
-      r = new HttpServer("read", cfg.readAddress(), limits(cfg), new ReadRoutes(node, cfg.maxIdsPerRequest())).start();
+      r = new HttpServer("read", cfg.readAddress(), limits(cfg), new ReadRoutes(node, cfg.maxIdsPerRequest(), cfg.maxResponseBytes())).start();
       if (cfg.rpcEnabled()) {
         p = new RpcServer(node, RpcServer.Options.builder().host(cfg.rpcAddress().getAddress().getHostAddress())
             .port(cfg.rpcAddress().getPort()).maxFrameBytes(cfg.rpcMaxFrameBytes()).maxIdsPerRequest(cfg.rpcMaxBatch())

@@ -180,6 +180,30 @@ class HttpApiTest {
     assertThat(s.service.store().lastSequence()).isEqualTo(3);
   }
 
+  /** A multi-get whose documents add up to more than the response cap is refused, with the reason; smaller ones pass. */
+  @Test
+  void aMultiGetOverTheResponseCapIs400() throws Exception {
+    String pad = "x".repeat(3_000);
+    for (int id = 0; id < 10; id++) {
+      assertThat(s.put(100 + id, "{\"n\":" + id + ",\"pad\":\"" + pad + "\"}").statusCode()).isEqualTo(200);
+    }
+    ReadRoutes routes = new ReadRoutes(s.service.store(), 100, 20_000);
+    FullHttpResponse six = routes.handle(request(HttpMethod.GET, "/docs?ids=100,101,102,103,104,105"));
+    try {
+      assertThat(six.status().code()).isEqualTo(200);
+      assertThat(six.content().toString(StandardCharsets.UTF_8)).contains("\"105\":{\"n\":5,").endsWith("},\"missing\":[]}");
+    } finally {
+      six.release();
+    }
+    FullHttpResponse ten = routes.handle(request(HttpMethod.GET, "/docs?ids=100,101,102,103,104,105,106,107,108,109,5"));
+    try {
+      assertThat(ten.status().code()).isEqualTo(400);
+      assertThat(ten.content().toString(StandardCharsets.UTF_8)).contains("http.max-response-bytes").contains("fewer IDs");
+    } finally {
+      ten.release();
+    }
+  }
+
   @Test
   void cachedDocumentsAreAnsweredOnTheNetworkThreadAndMissesOnlyWhileReadsAreInMemory() throws Exception {
     s.put(7, "{\"a\":7}");

@@ -54,7 +54,7 @@ final class SeamService implements AutoCloseable {
     DocStore store = DocStore.open(dir, o);
     HttpServer.Limits limits = new HttpServer.Limits(c.maxRequestLine(), c.maxHeaderSize(), 4 << 20, c.idleTimeout(),
         c.requestTimeout(), 64, 8, 256);
-    HttpServer read = new HttpServer("read", c.readAddress(), limits, new ReadRoutes(store, c.maxIdsPerRequest())).start();
+    HttpServer read = new HttpServer("read", c.readAddress(), limits, new ReadRoutes(store, c.maxIdsPerRequest(), c.maxResponseBytes())).start();
     HttpServer admin = new HttpServer("admin", c.adminAddress(), limits, new AdminRoutes(store,
         new UpdateParser(c.maxBodyBytes()), c.bulkMaxLines(), "", store::stats, () -> true, Metrics.newRegistry())).start();
     return new SeamService(store, read, admin);
