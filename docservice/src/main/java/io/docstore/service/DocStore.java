@@ -383,10 +383,23 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return queue.lastSequence();
   }
 
-  /** The highest sequence number durable in the queue (what the replication manifest may declare). */
+  /**
+   * The highest sequence number fsynced in the queue: what the replication manifest may declare, so
+   * that a replica never holds a version a power loss could take from the primary. Under sync
+   * {@code none} nothing else fsyncs appends promptly, so this fsyncs what was written first (the
+   * manifest's interval, 200 ms by default, sets how often: one fsync per interval while writes
+   * come). A failed fsync leaves the last durable sequence (and is sticky for writers, as always).
+   */
   public long durableSequence() {
-    return queue.options().syncPolicy().mode() == io.docstore.io.SyncPolicy.Mode.NONE
-        ? queue.lastSequence() : queue.durableSequence();
+    if (queue.options().syncPolicy().mode() == io.docstore.io.SyncPolicy.Mode.NONE
+        && queue.lastSequence() > queue.durableSequence()) {
+      try {
+        queue.writer().sync();
+      } catch (IOException e) {
+        log.warn("fsync for the replication manifest failed: {}", e.toString());
+      }
+    }
+    return queue.durableSequence();
   }
 
   /** The highest sequence readable through the index. */

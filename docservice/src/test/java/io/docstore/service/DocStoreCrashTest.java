@@ -93,4 +93,34 @@ class DocStoreCrashTest {
       }
     }
   }
+
+  /**
+   * Under sync {@code none} the sequence published to replicas is one a power loss cannot take away,
+   * so a replica never holds a version its primary lost (its history stays a prefix of the primary's).
+   */
+  @Test
+  void theSequencePublishedToReplicasSurvivesAPowerLossUnderSyncNone() throws IOException {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    DocStore s = DocStore.open(dir, DocStoreOptions.builder(new OffHeapDocCache(64L << 20))
+        .fileSystem(fs)
+        .queueOptions(QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).blockSize(1024)
+            .segmentSize(64 * 1024).build())
+        .indexOptions(IndexOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).memTableBytes(64 * 1024).build())
+        .build());
+    for (long id = 0; id < 100; id++) {
+      s.put(id, ("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8));
+    }
+    long published = s.durableSequence();
+    assertThat(published).isEqualTo(100);
+    for (long id = 100; id < 150; id++) {
+      s.put(id, ("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8)); // written, not fsynced
+    }
+    crash(fs, s);
+    try (DocStore after = open(fs)) {
+      assertThat(after.lastSequence()).as("what was published to replicas survived").isGreaterThanOrEqualTo(published);
+      for (long id = 0; id < 100; id++) {
+        assertThat(after.get(id)).as("id %d", id).isNotNull();
+      }
+    }
+  }
 }
