@@ -15,7 +15,7 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Starts engine JVMs: the same java binary, heap and flags for every engine (the parent POM's
+ * Starts engine JVMs: the same java binary, heap and flags for every engine (the bench POM's
  * {@code docstore.jvm.flags}, which include the opens LMDB needs), the bench module's runtime class
  * path, except Indeed lsmtree, which gets {@code target/lsmtree-lib} (its own Guava 16) instead.
  */
