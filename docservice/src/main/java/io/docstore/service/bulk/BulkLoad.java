@@ -1,4 +1,4 @@
-package io.docstore.service;
+package io.docstore.service.bulk;
 
 import io.docstore.index.LsmIndex;
 import io.docstore.index.bulk.SortedRun;
@@ -6,6 +6,8 @@ import io.docstore.io.DirectoryLock;
 import io.docstore.queue.BulkAppender;
 import io.docstore.queue.Op;
 import io.docstore.queue.Queue;
+import io.docstore.service.DocStore;
+import io.docstore.service.DocStoreOptions;
 import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.service.updater.InvalidUpdateException;
 import io.docstore.service.updater.UpdateParser;
@@ -72,14 +74,14 @@ public final class BulkLoad {
       throws IOException {
     DocStore.open(dir, options).close();
     try (DirectoryLock lock = DirectoryLock.acquire(dir);
-        Queue queue = Queue.open(dir.resolve("queue"), options.queueOptions);
-        LsmIndex index = LsmIndex.open(dir.resolve("index"), options.indexOptions)) {
-      if (IndexCheckpoint.read(options.fileSystem, dir) != queue.lastSequence()) {
+        Queue queue = Queue.open(dir.resolve("queue"), options.queueOptions());
+        LsmIndex index = LsmIndex.open(dir.resolve("index"), options.indexOptions())) {
+      if (IndexCheckpoint.read(options.fileSystem(), dir) != queue.lastSequence()) {
         throw new IOException("index checkpoint of " + dir + " is behind its queue after reopening; not bulk loading");
       }
-      Result r = loadInto(queue, index, in, threads, options.maxBodyBytes, progress);
+      Result r = loadInto(queue, index, in, threads, options.maxBodyBytes(), progress);
       if (r.loaded() > 0) {
-        IndexCheckpoint.publish(options.fileSystem, dir, r.lastSequence(), System.currentTimeMillis());
+        IndexCheckpoint.publish(options.fileSystem(), dir, r.lastSequence(), System.currentTimeMillis());
       }
       return r;
     }
