@@ -37,6 +37,19 @@ public final class DocStoreOptions {
     return new Builder(cache);
   }
 
+  /** The seam for the store's own durable file operations. */
+  public FileSystem fileSystem() {
+    return fileSystem;
+  }
+
+  public QueueOptions queueOptions() {
+    return queueOptions;
+  }
+
+  public IndexOptions indexOptions() {
+    return indexOptions;
+  }
+
   public MeterRegistry registry() {
     return registry;
   }

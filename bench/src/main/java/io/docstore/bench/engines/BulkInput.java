@@ -1,6 +1,7 @@
 package io.docstore.bench.engines;
 
 import io.docstore.bench.data.JobDocGenerator;
+import io.docstore.service.bulk.ChunkReader;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,12 +16,15 @@ import java.util.Arrays;
  * The bulk workload's input: an NDJSON file of job documents in the import format
  * ({@code {"id":N,"doc":{...}}} a line, the shared {@link JobDocGenerator}'s version 0 of each job),
  * ids 0..N-1 ascending (sorted, as RocksDB's bulk-loading docs recommend for {@code SstFileWriter}).
- * Also the peers' reader of it: whole-line chunks, and a line splitter that trusts the format.
+ * Also the peers' reader of it: whole-line chunks (the product's {@link ChunkReader}), and a line
+ * splitter that trusts the format.
  */
 public final class BulkInput {
 
   private static final byte[] PREFIX = "{\"id\":".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] DOC = ",\"doc\":".getBytes(StandardCharsets.US_ASCII);
+  /** Far above any generated line (a few KiB); a longer one would come cut and fail {@link #lines}. */
+  private static final int MAX_LINE_BYTES = 16 << 20;
 
   /** A chunk of whole lines: {@code buf[0, length)}. */
   @FunctionalInterface
@@ -71,48 +75,19 @@ public final class BulkInput {
     return k;
   }
 
-  /** Reads {@code file} as chunks of whole lines of about {@code chunkBytes}; a new buffer each. */
+  /**
+   * Reads {@code file} as chunks of whole lines of about {@code chunkBytes}, a new buffer each, with
+   * the product's bulk-load reader.
+   */
   public static void chunks(Path file, int chunkBytes, ChunkConsumer consumer) throws IOException {
     try (InputStream in = Files.newInputStream(file)) {
-      byte[] carry = new byte[0];
-      int carryLength = 0;
-      boolean eof = false;
-      while (!eof || carryLength > 0) {
-        byte[] buf = new byte[Math.max(chunkBytes, carryLength * 2)];
-        System.arraycopy(carry, 0, buf, 0, carryLength);
-        int n = carryLength;
-        int cut;
-        while (true) {
-          while (!eof && n < buf.length) {
-            int r = in.read(buf, n, buf.length - n);
-            if (r < 0) {
-              eof = true;
-            } else {
-              n += r;
-            }
-          }
-          cut = eof ? n : lastNewline(buf, n) + 1;
-          if (cut > 0 || eof) {
-            break;
-          }
-          buf = Arrays.copyOf(buf, buf.length * 2);
-        }
-        carryLength = n - cut;
-        carry = Arrays.copyOfRange(buf, cut, n);
-        if (cut > 0) {
-          consumer.accept(buf, cut);
+      ChunkReader reader = new ChunkReader(in, chunkBytes, MAX_LINE_BYTES);
+      for (ChunkReader.Input chunk = reader.next(); chunk != null; chunk = reader.next()) {
+        if (chunk.length() > 0) {
+          consumer.accept(chunk.buf(), chunk.length());
         }
       }
     }
-  }
-
-  private static int lastNewline(byte[] b, int n) {
-    for (int i = n - 1; i >= 0; i--) {
-      if (b[i] == '\n') {
-        return i;
-      }
-    }
-    return -1;
   }
 
   /** Splits a chunk into lines of the generator's exact format. */

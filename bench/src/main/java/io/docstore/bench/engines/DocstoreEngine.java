@@ -9,7 +9,7 @@ import io.docstore.queue.Op;
 import io.docstore.queue.Queue;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.Record;
-import io.docstore.service.BulkLoad;
+import io.docstore.service.bulk.BulkLoad;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.concurrent.locks.ReentrantLock;

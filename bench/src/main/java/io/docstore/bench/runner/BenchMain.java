@@ -24,10 +24,6 @@ public final class BenchMain {
   private BenchMain() {}
 
   public static void main(String[] args) throws Exception {
-    if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
-      System.out.print(BenchOptions.usage());
-      return;
-    }
     Path benchDir = Path.of(System.getProperty("bench.dir", "bench")).toAbsolutePath();
     BenchOptions options;
     try {
@@ -35,6 +31,10 @@ public final class BenchMain {
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.exit(2);
+      return;
+    }
+    if (options.help) {
+      System.out.print(BenchOptions.usage());
       return;
     }
     System.exit(run(options, System.out, System.err) ? 0 : 1);

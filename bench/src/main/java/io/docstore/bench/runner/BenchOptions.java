@@ -1,6 +1,7 @@
 package io.docstore.bench.runner;
 
 import io.docstore.bench.engines.Engines;
+import io.docstore.bench.workloads.MixedWorkload;
 import io.docstore.queue.QueueOptions;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -9,33 +10,43 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The runner's command line. A size profile ({@code --quick}, the default, about three minutes for
- * everything; {@code --medium}; {@code --full}, the full sizes of docs/benchmarks.md) sets every size; single
- * options override it.
+ * The runner's command line (picocli). A size profile ({@code --quick}, the default, about three
+ * minutes for everything; {@code --medium}; {@code --full}, the full sizes of docs/benchmarks.md)
+ * sets every size; single options override it.
  */
+@Command(name = "scripts/bench", sortOptions = false, sortSynopsis = false, usageHelpWidth = 100,
+    description = {"Every selected workload on every selected engine, each engine in its own JVM on a fresh"
+        + " directory; a table per workload, and tables.md, results.json, results.csv and charts in the"
+        + " output directory. A size profile sets every size; single options override it."})
 final class BenchOptions {
 
-  static final String USAGE = """
-      usage: scripts/bench [--quick|--medium|--full] [--workload W[,W]] [--engine E[,E]]
-                           [--keys N] [--batch N] [--memory-mb N] [--write-buffer-mb N] [--heap SIZE]
-                           [--cold-limit-mb N] [--seed N] [--out DIR] [--data DIR]
-                           [--bulk-docs N] [--bulk-threads N] [--block-bytes N]
-                           [--mixed-docs N] [--mixed-seconds N] [--mixed-threads N] [--mixed-writes P[,P]]
-        workloads: %s; on request only: %s
-        engines:   %s (the bulk workload adds the reference %s)
-        --block-bytes: the one data block size of every block-based engine (docstore's queue
-                   blocks, RocksDB's and LevelDB's block_size), raw bytes before compression;
-                   default docstore's queue default, %d
-        mixed:     N documents loaded, then for each write percentage P (default 5,50) T threads
-                   (default 2) of Zipf reads and put+flush writes for S seconds
-                   (docs/benchmarks/mixed.md)
-      """;
+  @Option(names = "--quick", order = 1,
+      description = "size profile: small sizes, about three minutes for everything (the default)")
+  boolean quick;
+  @Option(names = "--medium", order = 2, description = "size profile: medium sizes")
+  boolean medium;
+  @Option(names = "--full", order = 3,
+      description = "size profile: the full sizes of docs/benchmarks.md (hours); wins over --medium")
+  boolean full;
+  @Option(names = {"-h", "--help"}, order = 99, usageHelp = true, description = "this help")
+  boolean help;
 
+  /** The selected profile's name: quick, medium or full. */
   String profile = "quick";
   List<String> workloads = new ArrayList<>(Workloads.ALL);
   List<String> engines = new ArrayList<>(Engines.ALL);
+  @Option(names = "--keys", order = 6, paramLabel = "N",
+      description = "keys of the indeed-kv workloads (default: the profile's)")
   long kvKeys;
   long jobs;
   long jobReads;
@@ -45,55 +56,96 @@ final class BenchOptions {
   int coldSeconds;
   long probeBytes;
   double probeSeconds;
+  @Option(names = "--batch", order = 7, paramLabel = "N",
+      description = "puts per flush() of every engine (default: ${DEFAULT-VALUE})")
   int batch = 1000;
   long memoryBytes = 128L << 20;
   long writeBufferBytes = 64L << 20;
   /** The same for every engine: docs/benchmarks/engines.md, "Block size". */
+  @Option(names = "--block-bytes", order = 10, paramLabel = "N",
+      description = {"the one data block size of every block-based engine"
+      + " (docstore's queue blocks, RocksDB's and LevelDB's block_size), raw bytes before compression;"
+      + " default docstore's queue default, ${DEFAULT-VALUE}"})
   int blockBytes = QueueOptions.DEFAULT_BLOCK_SIZE;
   long coldLimitBytes = 512L << 20;
+  @Option(names = "--heap", order = 11, paramLabel = "SIZE",
+      description = "-Xmx of every engine JVM (default: ${DEFAULT-VALUE})")
   String heap = "1g";
+  @Option(names = "--seed", order = 13, paramLabel = "N",
+      description = "seed of every generated key, value and document (default: ${DEFAULT-VALUE})")
   long seed = 20261122L;
+  @Option(names = "--out", order = 14, paramLabel = "DIR",
+      description = "result files (default: bench/results/<time>-<profile>/)")
   Path out;
+  @Option(names = "--data", order = 15, paramLabel = "DIR",
+      description = "engine data directories, each deleted after its run (default: bench/target/bench-data/)")
   Path data;
   long timeoutSeconds;
+  @Option(names = "--bulk-docs", order = 16, paramLabel = "N",
+      description = "documents of the bulk workload (default: the profile's)")
   long bulkDocs;
+  @Option(names = "--bulk-threads", order = 17, paramLabel = "N",
+      description = "threads of every engine's bulk load (default: the cores, ${DEFAULT-VALUE} here)")
   int bulkThreads = Runtime.getRuntime().availableProcessors();
   /** Documents read back and verified after a bulk load (all of them when fewer). */
   long bulkVerifyReads = 100_000;
+  @Option(names = "--mixed-docs", order = 18, paramLabel = "N",
+      description = "mixed: documents loaded first (default: the profile's)")
   long mixedDocs;
+  @Option(names = "--mixed-seconds", order = 19, paramLabel = "N",
+      description = "mixed: seconds of each write percentage (default: the profile's)")
   int mixedSeconds;
+  @Option(names = "--mixed-threads", order = 20, paramLabel = "N",
+      description = "mixed: threads of Zipf reads and put+flush writes (default: ${DEFAULT-VALUE})")
   int mixedThreads = 2;
   List<Integer> mixedWritePercents = List.of(5, 50);
 
+  @Spec CommandSpec spec;
+
+  @Option(names = "--workload", order = 4, paramLabel = "W[,W]",
+      description = "workloads (default: all but those run on request only; see below)")
+  void workloads(String csv) {
+    workloads = invalidAsParameter(() -> split(csv, Workloads.KNOWN));
+  }
+
+  @Option(names = "--engine", order = 5, paramLabel = "E[,E]",
+      description = "engines, and the bulk workload's reference (default: every engine)")
+  void engines(String csv) {
+    engines = invalidAsParameter(() -> split(csv, Engines.ALL, Engines.REFERENCES));
+  }
+
+  @Option(names = "--memory-mb", order = 8, paramLabel = "N",
+      description = "each engine's cache budget in MiB (default: 128)")
+  void memoryMb(long mb) {
+    memoryBytes = mb << 20;
+  }
+
+  @Option(names = "--write-buffer-mb", order = 9, paramLabel = "N",
+      description = "each engine's write buffer in MiB (default: 64)")
+  void writeBufferMb(long mb) {
+    writeBufferBytes = mb << 20;
+  }
+
+  @Option(names = "--cold-limit-mb", order = 12, paramLabel = "N",
+      description = "indeed-kv-512m: the memory limit of the cold reads in MiB (default: 512)")
+  void coldLimitMb(long mb) {
+    coldLimitBytes = mb << 20;
+  }
+
+  @Option(names = "--mixed-writes", order = 21, paramLabel = "P[,P]",
+      description = "mixed: the write percentages, one run each (default: 5,50)")
+  void mixedWrites(String csv) {
+    mixedWritePercents = invalidAsParameter(() -> MixedWorkload.writePercents(csv));
+  }
+
+  /**
+   * Parses a command line: the profile's sizes first, then the options given over them. (Parsed
+   * twice: once to find the profile, then into options that start from the profile's sizes.)
+   */
   static BenchOptions parse(String[] args, Path benchDir) {
     BenchOptions o = new BenchOptions();
-    o.applyProfile(Arrays.asList(args).contains("--full") ? "full"
-        : Arrays.asList(args).contains("--medium") ? "medium" : "quick");
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      switch (a) {
-        case "--quick", "--medium", "--full" -> { }
-        case "--workload" -> o.workloads = split(args[++i], Workloads.KNOWN);
-        case "--engine" -> o.engines = split(args[++i], Engines.ALL, Engines.REFERENCES);
-        case "--keys" -> o.kvKeys = Long.parseLong(args[++i]);
-        case "--batch" -> o.batch = Integer.parseInt(args[++i]);
-        case "--memory-mb" -> o.memoryBytes = Long.parseLong(args[++i]) << 20;
-        case "--write-buffer-mb" -> o.writeBufferBytes = Long.parseLong(args[++i]) << 20;
-        case "--cold-limit-mb" -> o.coldLimitBytes = Long.parseLong(args[++i]) << 20;
-        case "--heap" -> o.heap = args[++i];
-        case "--seed" -> o.seed = Long.parseLong(args[++i]);
-        case "--out" -> o.out = Path.of(args[++i]);
-        case "--data" -> o.data = Path.of(args[++i]);
-        case "--bulk-docs" -> o.bulkDocs = Long.parseLong(args[++i]);
-        case "--bulk-threads" -> o.bulkThreads = Integer.parseInt(args[++i]);
-        case "--block-bytes" -> o.blockBytes = Integer.parseInt(args[++i]);
-        case "--mixed-docs" -> o.mixedDocs = Long.parseLong(args[++i]);
-        case "--mixed-seconds" -> o.mixedSeconds = Integer.parseInt(args[++i]);
-        case "--mixed-threads" -> o.mixedThreads = Integer.parseInt(args[++i]);
-        case "--mixed-writes" -> o.mixedWritePercents = percents(args[++i]);
-        default -> throw new IllegalArgumentException("unknown option " + a + "\n" + usage());
-      }
-    }
+    o.applyProfile(parse(new BenchOptions(), args).profileName());
+    parse(o, args);
     if (o.mixedThreads < 1 || o.mixedSeconds < 1) {
       throw new IllegalArgumentException("--mixed-threads and --mixed-seconds must be at least 1");
     }
@@ -107,9 +159,45 @@ final class BenchOptions {
     return o;
   }
 
+  private static BenchOptions parse(BenchOptions o, String[] args) {
+    try {
+      commandLine(o).parseArgs(args);
+    } catch (UnmatchedArgumentException e) {
+      throw new IllegalArgumentException(e.getMessage() + "\n" + usage(), e);
+    } catch (ParameterException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+    return o;
+  }
+
+  private String profileName() {
+    return full ? "full" : medium ? "medium" : "quick";
+  }
+
+  private static CommandLine commandLine(BenchOptions o) {
+    CommandLine cl = new CommandLine(o);
+    cl.getCommandSpec().usageMessage().footer(String.format("""
+        %nworkloads: %s;
+                   on request only: %s
+        engines:   %s;
+                   the bulk workload adds the reference %s
+        mixed:     N documents loaded, then for each write percentage P, T threads of Zipf reads
+                   and put+flush writes for S seconds (docs/benchmarks/mixed.md)
+        """, Workloads.ALL, Workloads.ON_REQUEST, Engines.ALL, Engines.REFERENCES));
+    return cl;
+  }
+
   static String usage() {
-    return String.format(USAGE, Workloads.ALL, Workloads.ON_REQUEST, Engines.ALL, Engines.REFERENCES,
-        QueueOptions.DEFAULT_BLOCK_SIZE);
+    return commandLine(new BenchOptions()).getUsageMessage(CommandLine.Help.Ansi.OFF);
+  }
+
+  /** An {@link IllegalArgumentException} of a value check, reported as picocli reports a bad value. */
+  private <T> T invalidAsParameter(Supplier<T> check) {
+    try {
+      return check.get();
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+    }
   }
 
   private void applyProfile(String name) {
@@ -135,25 +223,6 @@ final class BenchOptions {
       case "medium" -> 20;
       default -> 5;
     };
-  }
-
-  /** "5,50" -> [5, 50]: write percentages of the mixed workload, each 0..100. */
-  static List<Integer> percents(String csv) {
-    List<Integer> out = new ArrayList<>();
-    for (String s : csv.split(",")) {
-      if (s.isBlank()) {
-        continue;
-      }
-      int p = Integer.parseInt(s.trim());
-      if (p < 0 || p > 100) {
-        throw new IllegalArgumentException("write percentage must be 0..100, got " + p);
-      }
-      out.add(p);
-    }
-    if (out.isEmpty()) {
-      throw new IllegalArgumentException("no write percentage in " + csv);
-    }
-    return List.copyOf(out);
   }
 
   private void set(long kvKeys, long jobs, long jobReads, long rwKeys, int rwSeconds, int writeRate, int coldSeconds,

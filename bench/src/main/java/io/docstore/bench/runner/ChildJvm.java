@@ -1,6 +1,7 @@
 package io.docstore.bench.runner;
 
 import io.docstore.bench.engines.Engines;
+import io.docstore.service.bulk.ChunkReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;
@@ -15,13 +16,16 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Starts engine JVMs: the same java binary, heap and flags for every engine (the parent POM's
+ * Starts engine JVMs: the same java binary, heap and flags for every engine (the bench POM's
  * {@code docstore.jvm.flags}, which include the opens LMDB needs), the bench module's runtime class
- * path, except Indeed lsmtree, which gets {@code target/lsmtree-lib} (its own Guava 16) instead.
+ * path, except Indeed lsmtree, which gets {@code target/lsmtree-lib} (its own Guava 16) instead,
+ * plus docservice's own classes (none of its dependencies) for the bulk input's reader.
  */
 final class ChildJvm {
 
   private final Path classes;
+  /** Where the product's {@link ChunkReader} (used by {@code BulkInput}) is loaded from: docservice's classes. */
+  private final Path docservice;
   private final String heap;
   private final List<String> flags;
 
@@ -29,6 +33,7 @@ final class ChildJvm {
     this.heap = heap;
     try {
       this.classes = Path.of(EngineMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      this.docservice = Path.of(ChunkReader.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     } catch (URISyntaxException e) {
       throw new IOException(e);
     }
@@ -54,7 +59,8 @@ final class ChildJvm {
   String classPath(String engine) throws IOException {
     Path target = classes.getParent();
     if (Engines.needsIsolatedClassPath(engine)) {
-      return classes + java.io.File.pathSeparator + target.resolve("lsmtree-lib").resolve("*");
+      return classes + java.io.File.pathSeparator + target.resolve("lsmtree-lib").resolve("*")
+          + java.io.File.pathSeparator + docservice;
     }
     String deps = Files.readString(target.resolve("bench.classpath"), StandardCharsets.UTF_8).trim();
     return classes + java.io.File.pathSeparator + deps;

@@ -32,7 +32,7 @@ final class Workloads {
       case "jobs" -> new JobsWorkload();
       case "readwhilewriting" -> new ReadWhileWritingWorkload();
       case "mixed" -> new MixedWorkload((int) args.getLong("mixedThreads"), (int) args.getLong("mixedSeconds"),
-          BenchOptions.percents(args.get("mixedWrites")), notes);
+          MixedWorkload.writePercents(args.get("mixedWrites")), notes);
       default -> throw new IllegalArgumentException("unknown workload " + name + "; known: " + KNOWN);
     };
   }

@@ -49,6 +49,29 @@ public final class MixedWorkload implements Workload {
   private final Consumer<String> notes;
 
   /**
+   * "5,50" -> [5, 50]: write percentages as {@code --mixed-writes} gives them, each 0..100. Here, not in
+   * the runner's options: every engine JVM parses them too, the lsmtree one without picocli on its
+   * class path.
+   */
+  public static List<Integer> writePercents(String csv) {
+    List<Integer> out = new ArrayList<>();
+    for (String s : csv.split(",")) {
+      if (s.isBlank()) {
+        continue;
+      }
+      int p = Integer.parseInt(s.trim());
+      if (p < 0 || p > 100) {
+        throw new IllegalArgumentException("write percentage must be 0..100, got " + p);
+      }
+      out.add(p);
+    }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException("no write percentage in " + csv);
+    }
+    return List.copyOf(out);
+  }
+
+  /**
    * @param threads client threads of each measured run
    * @param seconds length of each measured run, and cap on the wait for background work before it
    * @param writePercents one measured run per entry, in order: the percentage of operations that write

@@ -166,8 +166,35 @@ class BenchMainTest {
     assertThat(BenchOptions.parse(new String[0], tmp).mixedWritePercents).containsExactly(5, 50);
     assertThat(BenchOptions.parse(new String[0], tmp).mixedThreads).isEqualTo(2);
     assertThat(BenchOptions.usage()).contains("--mixed-writes", "on request only: [mixed]");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.percents("5,101"))
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> io.docstore.bench.workloads.MixedWorkload.writePercents("5,101"))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void optionsGivenOverrideTheProfileWhereverTheyStand() {
+    for (String[] args : List.of(new String[] {"--keys", "7", "--full", "--mixed-seconds=9"},
+        new String[] {"--full", "--keys=7", "--mixed-seconds", "9"})) {
+      BenchOptions o = BenchOptions.parse(args, tmp);
+      assertThat(o.profile).isEqualTo("full");
+      assertThat(o.kvKeys).isEqualTo(7);
+      assertThat(o.mixedSeconds).isEqualTo(9);
+      assertThat(o.bulkDocs).as("the profile's, not given").isEqualTo(5_000_000);
+      assertThat(o.out.getFileName().toString()).endsWith("-full");
+    }
+    BenchOptions quick = BenchOptions.parse(new String[] {"--memory-mb", "8", "--workload", "jobs,bulk"}, tmp);
+    assertThat(quick.profile).isEqualTo("quick");
+    assertThat(quick.kvKeys).isEqualTo(200_000);
+    assertThat(quick.memoryBytes).isEqualTo(8L << 20);
+    assertThat(quick.workloads).containsExactly("jobs", "bulk");
+    assertThat(quick.engines).isEqualTo(Engines.ALL);
+    assertThat(quick.data).isEqualTo(tmp.resolve("target").resolve("bench-data"));
+    assertThat(BenchOptions.parse(new String[] {"--help"}, tmp).help).isTrue();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--bogus"}, tmp))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--bogus").hasMessageContaining("Usage:");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--engine", "nope"}, tmp))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown name nope");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--mixed-threads", "0"}, tmp))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1");
   }
 
   @Test

@@ -1,7 +1,7 @@
 package io.docstore.service.cli;
 
-import io.docstore.service.BulkLoad;
 import io.docstore.service.DocStore;
+import io.docstore.service.bulk.BulkLoad;
 import io.docstore.service.config.DocstoreConfig;
 import io.docstore.service.updater.NdjsonApplier;
 import io.docstore.service.updater.UpdateParser;

@@ -13,11 +13,6 @@ import picocli.CommandLine.Command;
         DumpCommand.class, VerifyCommand.class, RebuildIndexCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
-  static {
-    // Chronicle-Bytes phones home unless told not to; set before any Chronicle class loads.
-    System.setProperty("chronicle.analytics.disable", "true");
-  }
-
   public static void main(String[] args) {
     System.exit(run(args));
   }

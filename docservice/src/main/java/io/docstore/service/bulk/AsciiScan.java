@@ -1,4 +1,4 @@
-package io.docstore.service;
+package io.docstore.service.bulk;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,4 +1,4 @@
-package io.docstore.service;
+package io.docstore.service.bulk;
 
 import io.docstore.index.LsmIndex;
 import io.docstore.index.bulk.SortedRun;
@@ -6,6 +6,8 @@ import io.docstore.io.DirectoryLock;
 import io.docstore.queue.BulkAppender;
 import io.docstore.queue.Op;
 import io.docstore.queue.Queue;
+import io.docstore.service.DocStore;
+import io.docstore.service.DocStoreOptions;
 import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.service.updater.InvalidUpdateException;
 import io.docstore.service.updater.UpdateParser;
@@ -26,9 +28,10 @@ import java.util.function.LongConsumer;
  * batches, parallel work, index files built off the write path.
  *
  * <ol>
- *   <li>the input is cut into chunks of whole lines (about 1 MiB) and the chunks are parsed and
- *       validated on {@code threads} threads (invalid lines are reported, never applied), by a
- *       single-pass scanner ({@link BulkLineScanner}) with Jackson deciding whatever it is unsure of;
+ *   <li>the input is cut into chunks of whole lines (about 1 MiB, by a {@link ChunkReader}) and the
+ *       chunks are parsed and validated on {@code threads} threads (invalid lines are reported, never
+ *       applied), by a single-pass scanner ({@link BulkLineScanner}) with Jackson deciding whatever it
+ *       is unsure of;
  *   <li>in input order, the documents go to a {@link BulkAppender}, which plans the queue blocks on
  *       this thread, copies the documents into them and encodes them (LZ4, checksum) on
  *       {@code threads} threads, 32 blocks a task, and writes them in order, 32 blocks a system
@@ -72,14 +75,14 @@ public final class BulkLoad {
       throws IOException {
     DocStore.open(dir, options).close();
     try (DirectoryLock lock = DirectoryLock.acquire(dir);
-        Queue queue = Queue.open(dir.resolve("queue"), options.queueOptions);
-        LsmIndex index = LsmIndex.open(dir.resolve("index"), options.indexOptions)) {
-      if (IndexCheckpoint.read(options.fileSystem, dir) != queue.lastSequence()) {
+        Queue queue = Queue.open(dir.resolve("queue"), options.queueOptions());
+        LsmIndex index = LsmIndex.open(dir.resolve("index"), options.indexOptions())) {
+      if (IndexCheckpoint.read(options.fileSystem(), dir) != queue.lastSequence()) {
         throw new IOException("index checkpoint of " + dir + " is behind its queue after reopening; not bulk loading");
       }
-      Result r = loadInto(queue, index, in, threads, options.maxBodyBytes, progress);
+      Result r = loadInto(queue, index, in, threads, options.maxBodyBytes(), progress);
       if (r.loaded() > 0) {
-        IndexCheckpoint.publish(options.fileSystem, dir, r.lastSequence(), System.currentTimeMillis());
+        IndexCheckpoint.publish(options.fileSystem(), dir, r.lastSequence(), System.currentTimeMillis());
       }
       return r;
     }
@@ -119,7 +122,7 @@ public final class BulkLoad {
           (seq, id, op, address) -> run.add(id, op == Op.DELETE ? LsmIndex.DELETED : address));
       try {
         ArrayDeque<Future<Chunk>> inFlight = new ArrayDeque<>();
-        ChunkReader reader = new ChunkReader(in, maxLineBytes);
+        ChunkReader reader = new ChunkReader(in, CHUNK_BYTES, maxLineBytes);
         Future<ChunkReader.Input> next = readAhead.submit(reader::next);
         ChunkReader.Input input;
         while (true) {
@@ -173,96 +176,6 @@ public final class BulkLoad {
         throw io;
       }
       throw new IOException(what + " failed", e.getCause());
-    }
-  }
-
-  /** Reads the input as buffers of whole lines (the last may lack its newline at the end of input). One thread at a time. */
-  static final class ChunkReader {
-
-    /** {@code length} bytes of whole lines at the start of {@code buf}. */
-    record Input(byte[] buf, int length) {}
-
-    private final InputStream in;
-    private final int maxLineBytes;
-    private byte[] carry = new byte[0];
-    private int carryLength;
-    private boolean eof;
-
-    ChunkReader(InputStream in, int maxLineBytes) {
-      this.in = in;
-      this.maxLineBytes = maxLineBytes;
-    }
-
-    /** The next buffer of whole lines, or null at the end. */
-    Input next() throws IOException {
-      if (eof && carryLength == 0) {
-        return null;
-      }
-      int size = Math.max(CHUNK_BYTES, carryLength * 2);
-      byte[] buf = new byte[size];
-      System.arraycopy(carry, 0, buf, 0, carryLength);
-      int n = carryLength;
-      while (true) {
-        while (!eof && n < buf.length) {
-          int r = in.read(buf, n, buf.length - n);
-          if (r < 0) {
-            eof = true;
-          } else {
-            n += r;
-          }
-        }
-        int cut = n;
-        if (!eof) {
-          cut = lastNewline(buf, n) + 1;
-          if (cut == 0) {
-            if (n > maxLineBytes + 2) {
-              // One line longer than any valid one: its start goes alone as a chunk (it fails
-              // validation), the rest of it up to its newline is skipped.
-              carryLength = skipRestOfLine(new byte[CHUNK_BYTES]);
-              return new Input(buf, n);
-            } else {
-              buf = java.util.Arrays.copyOf(buf, buf.length * 2);
-              continue;
-            }
-          }
-        }
-        carryLength = n - cut;
-        if (carry.length < carryLength) {
-          carry = new byte[Math.max(carryLength, CHUNK_BYTES)];
-        }
-        System.arraycopy(buf, cut, carry, 0, carryLength);
-        return new Input(buf, cut);
-      }
-    }
-
-    /** Discards input up to and including the next newline; what follows goes to the carry. */
-    private int skipRestOfLine(byte[] scratch) throws IOException {
-      while (true) {
-        int r = in.read(scratch, 0, scratch.length);
-        if (r < 0) {
-          eof = true;
-          return 0;
-        }
-        for (int i = 0; i < r; i++) {
-          if (scratch[i] == '\n') {
-            int rest = r - i - 1;
-            if (carry.length < rest) {
-              carry = new byte[Math.max(rest, CHUNK_BYTES)];
-            }
-            System.arraycopy(scratch, i + 1, carry, 0, rest);
-            return rest;
-          }
-        }
-      }
-    }
-
-    private static int lastNewline(byte[] b, int n) {
-      for (int i = n - 1; i >= 0; i--) {
-        if (b[i] == '\n') {
-          return i;
-        }
-      }
-      return -1;
     }
   }
 

@@ -1,4 +1,4 @@
-package io.docstore.service;
+package io.docstore.service.bulk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
