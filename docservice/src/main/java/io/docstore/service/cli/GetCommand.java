@@ -20,7 +20,7 @@ final class GetCommand implements Callable<Integer> {
   long id;
 
   @ArgGroup(exclusive = true)
-  Source source = new Source();
+  InspectTarget source = new InspectTarget();
 
   @Option(names = "--config", paramLabel = "FILE", description = "Configuration file (for the data directory and limits).")
   Path config;
@@ -41,8 +41,8 @@ final class GetCommand implements Callable<Integer> {
       System.err.println("get: " + r.statusCode() + " " + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
       return 1;
     }
-    DocstoreConfig cfg = Offline.config(config, source.data);
-    try (DocStore store = Offline.open(cfg)) {
+    DocstoreConfig cfg = OfflineStore.config(config, source.data);
+    try (DocStore store = OfflineStore.open(cfg)) {
       Document d = store.get(id);
       if (d == null) {
         System.err.println("get: document " + id + " not found");

@@ -52,7 +52,7 @@ final class ImportCommand implements Callable<Integer> {
       System.err.println("import: not a file: " + file);
       return 2;
     }
-    DocstoreConfig cfg = Offline.config(config, data);
+    DocstoreConfig cfg = OfflineStore.config(config, data);
     if (bulk) {
       return bulk(cfg);
     }
@@ -64,7 +64,7 @@ final class ImportCommand implements Callable<Integer> {
     long t0 = System.nanoTime();
     Progress progress = new Progress(total, t0);
     NdjsonApplier.Result r;
-    try (DocStore store = Offline.open(cfg);
+    try (DocStore store = OfflineStore.open(cfg);
         InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 20)) {
       NdjsonApplier applier = new NdjsonApplier(store, new UpdateParser(cfg.maxBodyBytes()),
           batch != null ? batch : cfg.bulkMaxLines(), cfg.maxBodyBytes());
@@ -89,7 +89,7 @@ final class ImportCommand implements Callable<Integer> {
     Progress progress = new Progress(total, t0);
     BulkLoad.Result r;
     try (InputStream in = Files.newInputStream(file)) {
-      r = Offline.withHint(() -> BulkLoad.load(cfg.dataDir(), Offline.storeOptions(cfg), in, n, progress));
+      r = OfflineStore.withHint(() -> BulkLoad.load(cfg.dataDir(), OfflineStore.storeOptions(cfg), in, n, progress));
     }
     progress.clear();
     showErrors(r.errors(), r.failed());

@@ -24,9 +24,9 @@ final class RebuildIndexCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    DocstoreConfig cfg = Offline.config(config, data);
+    DocstoreConfig cfg = OfflineStore.config(config, data);
     long t0 = System.nanoTime();
-    try (DocStore store = Offline.withHint(() -> DocStore.openRebuildingIndex(cfg.dataDir(), Offline.storeOptions(cfg)))) {
+    try (DocStore store = OfflineStore.withHint(() -> DocStore.openRebuildingIndex(cfg.dataDir(), OfflineStore.storeOptions(cfg)))) {
       System.out.printf("rebuild-index: indexed %d queue records in %.1f s; the old index is in %s%n",
           store.appliedThrough(), (System.nanoTime() - t0) / 1e9, store.indexMovedAside());
     }

@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
 final class StatsCommand implements Callable<Integer> {
 
   @ArgGroup(exclusive = true)
-  Source source = new Source();
+  InspectTarget source = new InspectTarget();
 
   @Option(names = "--config", paramLabel = "FILE", description = "Configuration file.")
   Path config;
@@ -36,7 +36,7 @@ final class StatsCommand implements Callable<Integer> {
       System.out.println(body);
       return 0;
     }
-    try (DocStore store = Offline.open(Offline.config(config, source.data))) {
+    try (DocStore store = OfflineStore.open(OfflineStore.config(config, source.data))) {
       System.out.println(StatsJson.pretty(store.stats()));
       return 0;
     }

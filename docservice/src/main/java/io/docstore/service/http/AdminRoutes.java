@@ -103,7 +103,7 @@ public final class AdminRoutes implements Routes {
         if (!path.startsWith("/docs/")) {
           return Responses.error(HttpResponseStatus.NOT_FOUND, "no such endpoint");
         }
-        long id = Ids.parse(path.substring("/docs/".length()));
+        long id = DocumentIds.parse(path.substring("/docs/".length()));
         if (m.equals(HttpMethod.PUT)) {
           return put(id, req.content());
         }

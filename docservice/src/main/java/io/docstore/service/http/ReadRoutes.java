@@ -86,7 +86,7 @@ public final class ReadRoutes implements Routes {
     }
     long id;
     try {
-      id = Ids.parse(uri.substring("/docs/".length()));
+      id = DocumentIds.parse(uri.substring("/docs/".length()));
     } catch (BadRequest e) {
       return null;
     }
@@ -134,7 +134,7 @@ public final class ReadRoutes implements Routes {
       return r;
     }
     if (single) {
-      return one(req, Ids.parse(path.substring("/docs/".length())));
+      return one(req, DocumentIds.parse(path.substring("/docs/".length())));
     }
     return many(qs);
   }
@@ -256,7 +256,7 @@ public final class ReadRoutes implements Routes {
         if (n == all.length) {
           all = Arrays.copyOf(all, n * 2);
         }
-        all[n++] = Ids.parse(p.subSequence(from, to));
+        all[n++] = DocumentIds.parse(p.subSequence(from, to));
         if (comma < 0) {
           break;
         }

@@ -4,9 +4,9 @@ package io.docstore.service.http;
  * Parses document IDs from URLs: 1 to 19 ASCII digits, no sign, no spaces, at most
  * {@link Long#MAX_VALUE}. IDs are only ever numbers to the service: they never build file paths.
  */
-public final class Ids {
+public final class DocumentIds {
 
-  private Ids() {}
+  private DocumentIds() {}
 
   /** The ID, or throws {@link BadRequest} naming what is wrong. */
   public static long parse(CharSequence s) throws BadRequest {

@@ -11,12 +11,12 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /** Opens a data directory directly for the offline commands (get, stats, import). */
-final class Offline {
+final class OfflineStore {
 
   /** Offline commands need no large cache: every read is one-off. */
   private static final long CACHE_BYTES = 8 << 20;
 
-  private Offline() {}
+  private OfflineStore() {}
 
   static DocstoreConfig config(Path configFile, Path data) {
     return DocstoreConfig.load(configFile, data == null ? Map.of() : Map.of("docstore.data-dir", data.toString()));

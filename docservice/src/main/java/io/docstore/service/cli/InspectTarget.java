@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
  * Where an inspecting command (get, stats) reads: a data directory opened directly (no server may
  * hold it) or a running server over HTTP. A picocli argument group: at most one of the two.
  */
-final class Source {
+final class InspectTarget {
 
   @Option(names = "--data", paramLabel = "DIR", description = "Open the data directory directly (no server may be running on it).")
   Path data;
