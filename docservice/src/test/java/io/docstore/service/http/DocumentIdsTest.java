@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-class IdsTest {
+class DocumentIdsTest {
 
   @Test
   void parsesTheWholeNonNegativeRange() throws BadRequest {
