@@ -15,8 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The usefulness policy (article Figures 13-14): under a budget smaller than the filters, the
  * pager must move into memory the pages that answer "no" to many requests, whichever pages happen
- * to be resident, rank them by those answers and not by requests alone, and so answer "no" far
- * more often than a random choice of resident pages.
+ * to be resident, rank them by those answers and not by requests alone, remember what an evicted
+ * page taught it, and so answer "no" far more often than a random choice of resident pages.
  */
 class BloomPagerTest {
 
@@ -93,6 +93,43 @@ class BloomPagerTest {
       assertThat(resident(a)).as("hot pages that never say no (seed %d)", seed).isEmpty();
       assertThat(resident(b)).as("seed %d", seed).containsExactly(2, 5);
       assertThat(resident(c)).as("seed %d", seed).containsExactly(4, 7);
+    }
+  }
+
+  /**
+   * A page asked far more often than any other (70% of requests, for ids present in the table) but
+   * never answering "no" is evicted once the pager has seen its answers, for two pages asked 15%
+   * each for absent ids. While the workload holds it must stay out and the pager must settle: no
+   * page loaded or evicted. A pager that forgot what the page taught while resident would let its
+   * request count alone bring it back every dozen rounds or so, to be learnt and evicted again.
+   */
+  @Test
+  void aHotPageThatNeverSaysNoStaysOutOnceEvicted() throws Exception {
+    long seed = TestSupport.seed("BloomPagerTest");
+    SplittableRandom rnd = new SplittableRandom(seed);
+    Path file = writeSmallFilter("0000000001.bloom", 0);
+    try (BloomPager pager = new BloomPager(2L * BloomFormat.PAGE_SIZE, BloomPolicy.USEFULNESS);
+         BloomFilter f = BloomFilter.open(FileSystem.real(), file, pager)) {
+      assertThat(resident(f)).containsExactly(0, 1);
+      long[] present = ids(f, 0, p -> p == 0, rnd);
+      long[] absent = ids(f, 3, p -> p == 5 || p == 6, rnd);
+      long loads = 0;
+      long evictions = 0;
+      for (int round = 0; round < 40; round++) {
+        for (int i = 0; i < 5_000; i++) {
+          f.query(rnd.nextInt(10) < 7 ? present[rnd.nextInt(present.length)] : absent[rnd.nextInt(absent.length)]);
+        }
+        pager.rebalance();
+        if (round == 1) {
+          assertThat(resident(f)).as("seed %d", seed).containsExactly(5, 6);
+          loads = pager.loads();
+          evictions = pager.evictions();
+        } else if (round > 1) {
+          assertThat(resident(f)).as("round %d (seed %d)", round, seed).containsExactly(5, 6);
+        }
+      }
+      assertThat(pager.loads()).as("pages loaded after the pager settled (seed %d)", seed).isEqualTo(loads);
+      assertThat(pager.evictions()).as("pages evicted after the pager settled (seed %d)", seed).isEqualTo(evictions);
     }
   }
 
