@@ -7,6 +7,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -25,12 +29,18 @@ class GroupCommitTest {
     }
   }
 
+  /**
+   * Eight writers each wait for 200 positions of their own under {@code always} with a slow force:
+   * each must return only once its position is durable, and they must share fsyncs. The writers
+   * run as futures whose {@code get} rethrows a failed assertion in the test thread.
+   */
   @Test
   void concurrentWritersShareFsyncs() throws Exception {
     AtomicLong written = new AtomicLong();
     AtomicInteger forces = new AtomicInteger();
     int threads = 8;
     int perThread = 200;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
     try (GroupCommit gc = new GroupCommit("t", SyncPolicy.ALWAYS, written::get, () -> {
       forces.incrementAndGet();
       try {
@@ -39,28 +49,25 @@ class GroupCommitTest {
         throw new IOException(e);
       }
     }, 0)) {
-      List<Thread> ts = new ArrayList<>();
       CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> writers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        Thread th = new Thread(() -> {
-          try {
-            start.await();
-            for (int i = 0; i < perThread; i++) {
-              long pos = written.incrementAndGet();
-              gc.awaitDurable(pos);
-              assertThat(gc.durablePosition()).isGreaterThanOrEqualTo(pos);
-            }
-          } catch (Exception e) {
-            throw new AssertionError(e);
+        writers.add(pool.submit(() -> {
+          start.await();
+          for (int i = 0; i < perThread; i++) {
+            long pos = written.incrementAndGet();
+            gc.awaitDurable(pos);
+            assertThat(gc.durablePosition()).as("durable after awaitDurable(%d)", pos).isGreaterThanOrEqualTo(pos);
           }
-        });
-        th.start();
-        ts.add(th);
+          return null;
+        }));
       }
       start.countDown();
-      for (Thread th : ts) {
-        th.join();
+      for (Future<?> w : writers) {
+        w.get(60, TimeUnit.SECONDS);
       }
+    } finally {
+      pool.shutdownNow();
     }
     assertThat(forces.get()).isLessThan(threads * perThread);
   }

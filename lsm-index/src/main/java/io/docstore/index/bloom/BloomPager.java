@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #rebalance} (run by a background task) decays each page's request count, learns from
  * its answers the probability it says "no", ranks pages by usefulness = heat x P(no), loads the
  * best missing pages and evicts the worst resident ones. Resident pages get a 25% bonus so two
- * near-equal pages do not swap back and forth.
+ * near-equal pages do not swap back and forth. Only a resident page answers, so a page's answer
+ * counts decay only in rounds in which it answered: an evicted page keeps the P(no) it showed, and
+ * a hot page that rarely says "no" is not reloaded every time its old answers would have decayed.
  *
  * <p>Thread-safety: slots are reassigned under this object's lock. Readers probe without locks using
  * a per-slot stamp (a seqlock): the stamp is odd while a slot is rewritten, and a reader whose stamp
@@ -210,10 +212,14 @@ public final class BloomPager implements AutoCloseable {
       for (int p = 0; p < f.pageCount(); p++) {
         f.heat[p] = f.heat[p] * DECAY + f.requests[p];
         f.requests[p] = 0;
-        f.answeredDecayed[p] = f.answeredDecayed[p] * DECAY + f.answered[p];
-        f.noesDecayed[p] = f.noesDecayed[p] * DECAY + f.noes[p];
-        f.answered[p] = 0;
-        f.noes[p] = 0;
+        // Only answers replace answers: a page that answered nothing this round (not resident)
+        // keeps the P(no) it showed while it was, or its heat alone would soon bring it back.
+        if (f.answered[p] > 0) {
+          f.answeredDecayed[p] = f.answeredDecayed[p] * DECAY + f.answered[p];
+          f.noesDecayed[p] = f.noesDecayed[p] * DECAY + f.noes[p];
+          f.answered[p] = 0;
+          f.noes[p] = 0;
+        }
         int slot = f.slot(p);
         double u;
         if (slot == BloomFilter.SLOT_CORRUPT) {
