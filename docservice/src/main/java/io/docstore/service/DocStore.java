@@ -7,10 +7,10 @@ import io.docstore.io.FileSystem;
 import io.docstore.io.KillPoints;
 import io.docstore.queue.Appended;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueReader;
 import io.docstore.queue.QueueWriter;
-import io.docstore.queue.Record;
+import io.docstore.queue.QueueRecord;
 import io.docstore.queue.format.Address;
 import io.docstore.service.cache.DocCache;
 import io.docstore.service.metrics.StoreMeters;
@@ -62,7 +62,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
 
   private final Path dir;
   private final FileSystem fs;
-  private final Queue queue;
+  private final DocQueue queue;
   private final QueueWriter writer;
   private final QueueReader reader;
   private final LsmIndex index;
@@ -93,10 +93,10 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     this.maxBodyBytes = o.maxBodyBytes;
     this.lock = lock;
     this.metrics = new StoreMetrics(o.registry);
-    Queue q = null;
+    DocQueue q = null;
     LsmIndex idx = null;
     try {
-      q = Queue.open(dir.resolve("queue"), o.queueOptions);
+      q = DocQueue.open(dir.resolve("queue"), o.queueOptions);
       long last = q.lastSequence();
       long through = 0;
       String distrust;
@@ -137,7 +137,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         }
 
         @Override
-        public Record load(long id, long address) throws IOException {
+        public QueueRecord load(long id, long address) throws IOException {
           return DocStore.this.load(id, address);
         }
 
@@ -157,7 +157,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       closeQuietly(q);
       throw e;
     }
-    Gauge.builder("docstore.queue.last.sequence", queue, Queue::lastSequence).register(o.registry);
+    Gauge.builder("docstore.queue.last.sequence", queue, DocQueue::lastSequence).register(o.registry);
     Gauge.builder("docstore.index.applied.sequence", indexer, Indexer::appliedThrough).register(o.registry);
     Gauge.builder("docstore.index.checkpoint.sequence", this, s -> s.checkpointed).register(o.registry);
     Gauge.builder("docstore.index.rebuilt", this, s -> s.indexMovedAside == null ? 0 : 1)
@@ -349,8 +349,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return reads.getAll(ids);
   }
 
-  private Record load(long id, long address) throws IOException {
-    Record r = reader.get(address);
+  private QueueRecord load(long id, long address) throws IOException {
+    QueueRecord r = reader.get(address);
     checkMapping(id, address, r.id(), r.op());
     return r;
   }

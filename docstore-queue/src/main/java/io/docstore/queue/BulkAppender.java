@@ -25,7 +25,7 @@ import java.util.concurrent.Future;
  * every {@link QueueOptions#bytesPerSync} bytes keep the final fsync short). The queue's format does not
  * change: a bulk-loaded block is the same block {@link QueueWriter} writes.
  *
- * <p>Exclusive: from {@link Queue#bulkAppender} until {@link #finish} or {@link #close} the calling
+ * <p>Exclusive: from {@link DocQueue#bulkAppender} until {@link #finish} or {@link #close} the calling
  * thread holds the writer, and other appenders wait. Use it from that one thread only.
  *
  * <p><b>Bodies are not copied at once:</b> a worker reads {@code body[off, off+len)} later, so the

@@ -97,7 +97,7 @@ public final class QueueReader {
    *     offset outside the segment's written blocks, an index past the block's records)
    * @throws io.docstore.io.CorruptionException if the block fails its checks (file, offset, checksums)
    */
-  public Record get(long address) throws IOException {
+  public QueueRecord get(long address) throws IOException {
     Copy copy = new Copy(address);
     read(address, copy);
     return copy.record;
@@ -106,7 +106,7 @@ public final class QueueReader {
   /** A sink that copies the record out. */
   private static final class Copy implements RecordSink {
     final long address;
-    Record record;
+    QueueRecord record;
 
     Copy(long address) {
       this.address = address;
@@ -117,7 +117,7 @@ public final class QueueReader {
         int bodyLength) {
       byte[] body = new byte[bodyLength];
       buf.get(bodyOffset, body);
-      record = new Record(address, id, sequence, op, acceptedAtMillis, body);
+      record = new QueueRecord(address, id, sequence, op, acceptedAtMillis, body);
     }
   }
 
@@ -172,7 +172,7 @@ public final class QueueReader {
       counters.blockReads.increment();
     } else {
       if (cache != null) {
-        Record r = cache.read(key, QueueReader::cachedRecord, address);
+        QueueRecord r = cache.read(key, QueueReader::cachedRecord, address);
         if (r != null) {
           counters.blockCacheHits.increment();
           sink.accept(r.id(), r.sequence(), r.op(), r.acceptedAtMillis(), ByteBuffer.wrap(r.body()), 0, r.body().length);
@@ -235,10 +235,10 @@ public final class QueueReader {
   }
 
   /** Copies one record out of a cached block (see {@link BlockCache} for the slot layout). */
-  private static Record cachedRecord(ByteBuffer slab, int off, int len, long address) {
+  private static QueueRecord cachedRecord(ByteBuffer slab, int off, int len, long address) {
     int count = BlockCache.count(slab, off);
     checkIndex(address, count);
-    Record r = recordIn(slab, off + BlockCache.HEADER, count, BlockCache.rawLength(slab, off, len),
+    QueueRecord r = recordIn(slab, off + BlockCache.HEADER, count, BlockCache.rawLength(slab, off, len),
         BlockCache.firstSequence(slab, off), address);
     if (r == null) {
       throw new IllegalStateException("record " + Address.index(address) + " outside a cached block"); // torn: retried
@@ -259,7 +259,7 @@ public final class QueueReader {
    * {@code buf}; null if the offset table does not place it inside the payload, or the record is
    * not a PUT or a DELETE without a body.
    */
-  private static Record recordIn(ByteBuffer buf, int payload, int count, int rawLength, long firstSequence, long address) {
+  private static QueueRecord recordIn(ByteBuffer buf, int payload, int count, int rawLength, long firstSequence, long address) {
     int index = Address.index(address);
     int start = RawRecords.start(buf, payload, count, rawLength, index);
     int end = start < 0 ? -1 : RawRecords.end(buf, payload, count, rawLength, index, start);
@@ -267,7 +267,7 @@ public final class QueueReader {
   }
 
   /** Copies the record at absolute indices {@code [at, end)} of {@code buf}; null if its op code or body is invalid. */
-  private static Record record(ByteBuffer buf, int at, int end, long sequence, long address) {
+  private static QueueRecord record(ByteBuffer buf, int at, int end, long sequence, long address) {
     byte op = buf.get(at + BlockFormat.RECORD_OP);
     int bodyLength = end - at - BlockFormat.RECORD_BODY;
     if (op != BlockFormat.OP_PUT && (op != BlockFormat.OP_DELETE || bodyLength != 0)) {
@@ -275,7 +275,7 @@ public final class QueueReader {
     }
     byte[] body = new byte[bodyLength];
     buf.get(at + BlockFormat.RECORD_BODY, body);
-    return new Record(address, buf.getLong(at + BlockFormat.RECORD_ID), sequence,
+    return new QueueRecord(address, buf.getLong(at + BlockFormat.RECORD_ID), sequence,
         op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE, buf.getLong(at + BlockFormat.RECORD_ACCEPTED_AT), body);
   }
 }

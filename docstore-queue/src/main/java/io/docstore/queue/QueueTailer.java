@@ -77,7 +77,7 @@ public final class QueueTailer implements java.io.Closeable {
   }
 
   /** The next record if one is readable now, else null. */
-  public Record poll() throws IOException {
+  public QueueRecord poll() throws IOException {
     if (closed) {
       throw new IOException("tailer is closed");
     }
@@ -85,7 +85,7 @@ public final class QueueTailer implements java.io.Closeable {
       if (nextSequence > writer.lastWritten()) {
         return null; // nothing new in the files either: the writer is the only one appending
       }
-      Record r = writer.recent.get(nextSequence);
+      QueueRecord r = writer.recent.get(nextSequence);
       if (r != null) {
         follow(r.address());
         nextSequence++;
@@ -156,11 +156,11 @@ public final class QueueTailer implements java.io.Closeable {
   }
 
   /** The next record, waiting up to the timeout for one to be appended; null on timeout. */
-  public Record next(long timeout, TimeUnit unit) throws IOException, InterruptedException {
+  public QueueRecord next(long timeout, TimeUnit unit) throws IOException, InterruptedException {
     long nanos = unit.toNanos(timeout);
     while (true) {
       long seen = signal.version();
-      Record r = poll();
+      QueueRecord r = poll();
       if (r != null) {
         return r;
       }
@@ -176,8 +176,8 @@ public final class QueueTailer implements java.io.Closeable {
     closed = true;
   }
 
-  static Record toRecord(DecodedBlock block, int i, long address) {
+  static QueueRecord toRecord(DecodedBlock block, int i, long address) {
     Op op = block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
-    return new Record(address, block.id(i), block.firstSequence() + i, op, block.acceptedAtMillis(i), block.body(i));
+    return new QueueRecord(address, block.id(i), block.firstSequence() + i, op, block.acceptedAtMillis(i), block.body(i));
   }
 }

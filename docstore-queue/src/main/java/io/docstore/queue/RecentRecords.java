@@ -55,13 +55,13 @@ final class RecentRecords {
   }
 
   /** The record with {@code sequence} if it is still here, else null. */
-  Record get(long sequence) {
+  QueueRecord get(long sequence) {
     int s = (int) sequence & MASK;
     long v = (long) VERSIONS.getAcquire(versions, s);
     if ((v & 1) != 0 || sequences[s] != sequence) {
       return null;
     }
-    Record r = new Record(addresses[s], ids[s], sequence, ops[s], acceptedAt[s], bodies[s]);
+    QueueRecord r = new QueueRecord(addresses[s], ids[s], sequence, ops[s], acceptedAt[s], bodies[s]);
     VarHandle.acquireFence();
     if ((long) VERSIONS.getOpaque(versions, s) != v || r.body() == null || r.op() == null) {
       return null;

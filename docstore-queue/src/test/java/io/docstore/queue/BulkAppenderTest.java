@@ -43,7 +43,7 @@ class BulkAppenderTest {
     QueueOptions options = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(1024).segmentSize(64 * 1024)
         .bytesPerSync(1 + rnd.nextInt(20_000)).build();
     List<Rec> model = new ArrayList<>();
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       for (int round = 0; round < 6; round++) {
         for (int i = rnd.nextInt(30); i > 0; i--) {
           byte[] b = body(rnd);
@@ -93,16 +93,16 @@ class BulkAppenderTest {
         }
       }
     }
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       check(q, model, seed);
     }
   }
 
-  private static void check(Queue q, List<Rec> model, long seed) throws IOException {
+  private static void check(DocQueue q, List<Rec> model, long seed) throws IOException {
     try (QueueTailer t = q.tailer(1)) {
       for (int i = 0; i < model.size(); i++) {
         Rec e = model.get(i);
-        Record r = t.poll();
+        QueueRecord r = t.poll();
         assertThat(r).as("record %d, seed %d", i + 1, seed).isNotNull();
         assertThat(r.sequence()).isEqualTo(i + 1).isEqualTo(e.sequence());
         assertThat(r.id()).isEqualTo(e.id());
@@ -117,7 +117,7 @@ class BulkAppenderTest {
 
   @Test
   void holdsTheWriterAndRejectsBadRecords() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).maxBodyBytes(1000).build())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).maxBodyBytes(1000).build())) {
       try (BulkAppender bulk = q.bulkAppender(2, (s, id, op, a) -> { })) {
         assertThatThrownBy(() -> bulk.add(-1, Op.PUT, 0, new byte[1])).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> bulk.add(1, Op.PUT, 0, new byte[1001])).isInstanceOf(IllegalArgumentException.class);
@@ -139,7 +139,7 @@ class BulkAppenderTest {
     List<byte[]> bodies = new ArrayList<>();
     long durable = 0;
     for (int round = 0; round < 20; round++) {
-      Queue q = Queue.open(dir, options);
+      DocQueue q = DocQueue.open(dir, options);
       long recovered = q.lastSequence();
       assertThat(recovered).as("round %d, seed %d", round, seed).isBetween(durable, (long) bodies.size());
       bodies.subList((int) recovered, bodies.size()).clear();

@@ -81,7 +81,7 @@ class GoldenFormatTest {
   }
 
   static void write(Path dir) throws IOException {
-    try (Queue q = Queue.open(dir, options())) {
+    try (DocQueue q = DocQueue.open(dir, options())) {
       for (int i = 0; i < RECORDS_V3; i++) {
         q.writer().append(1000 + i, op(i), 1_700_000_000_000L + i, body(i));
       }
@@ -114,7 +114,7 @@ class GoldenFormatTest {
       assertThat(dump).contains(", zstd dictionary,");
     }
     int records = version >= 3 ? RECORDS_V3 : RECORDS;
-    try (Queue q = Queue.open(dir, options())) {
+    try (DocQueue q = DocQueue.open(dir, options())) {
       assertThat(q.lastSequence()).isEqualTo(records);
       readsBack(q, records);
     }
@@ -130,7 +130,7 @@ class GoldenFormatTest {
     Path active = dir.resolve(FILES[2]);
     byte[] before = Files.readAllBytes(active);
     int more = 25;
-    try (Queue q = Queue.open(dir, options())) {
+    try (DocQueue q = DocQueue.open(dir, options())) {
       assertThat(Files.exists(active)).isFalse();
       assertThat(Files.readAllBytes(dir.resolve("seg-0000000003.sealed")))
           .as("sealed as written: blocks unchanged, a footer added")
@@ -142,7 +142,7 @@ class GoldenFormatTest {
       readsBack(q, RECORDS + more);
     }
     assertThat(QueueVerifier.verify(dir)).isEmpty();
-    try (Queue q = Queue.open(dir, options())) {
+    try (DocQueue q = DocQueue.open(dir, options())) {
       readsBack(q, RECORDS + more);
     }
     String[] files;
@@ -166,7 +166,7 @@ class GoldenFormatTest {
     }
     // An empty version 1 active segment: its header alone, as a version 1 writer left it after a roll.
     Files.write(active, new SegmentHeader(3, base, 1).encode().array());
-    try (Queue q = Queue.open(dir, options())) {
+    try (DocQueue q = DocQueue.open(dir, options())) {
       assertThat(dump(FILES[2])).contains("format docstore.segment v" + SegmentFormat.VERSION + ", segment 3, base sequence " + base);
       q.writer().append(1, Op.PUT, 1, body(1));
       Appended a = q.writer().append(2, Op.PUT, 2, body(2));
@@ -181,7 +181,7 @@ class GoldenFormatTest {
   void anEmptyVersionOneActiveSegmentAloneKeepsItsBaseSequence() throws IOException {
     Path active = dir.resolve("seg-0000000007.active");
     Files.write(active, new SegmentHeader(7, 1000, 1).encode().array());
-    try (Queue q = Queue.open(dir, options())) {
+    try (DocQueue q = DocQueue.open(dir, options())) {
       assertThat(dump("seg-0000000007.active")).contains("format docstore.segment v" + SegmentFormat.VERSION
           + ", segment 7, base sequence 1000");
       assertThat(q.writer().append(1, Op.PUT, 1, body(1)).sequence()).isEqualTo(1000);
@@ -207,16 +207,16 @@ class GoldenFormatTest {
     });
   }
 
-  private void readsBack(Queue q, int records) throws IOException {
+  private void readsBack(DocQueue q, int records) throws IOException {
     try (QueueTailer t = q.tailer(1)) {
       for (int i = 0; i < records; i++) {
-        Record r = t.poll();
+        QueueRecord r = t.poll();
         assertThat(r.sequence()).isEqualTo(i + 1);
         assertThat(r.id()).isEqualTo(1000 + i);
         assertThat(r.op()).isEqualTo(op(i));
         assertThat(r.acceptedAtMillis()).isEqualTo(1_700_000_000_000L + i);
         assertThat(r.body()).isEqualTo(body(i));
-        Record random = q.reader().get(r.address());
+        QueueRecord random = q.reader().get(r.address());
         assertThat(random.body()).isEqualTo(body(i));
         assertThat(random.sequence()).isEqualTo(i + 1);
       }

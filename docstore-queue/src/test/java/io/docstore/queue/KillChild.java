@@ -31,7 +31,7 @@ public final class KillChild {
     Path dir = Path.of(args[0]);
     long idBase = Long.parseLong(args[1]);
     PrintStream out = System.out;
-    Queue q = Queue.open(dir, options());
+    DocQueue q = DocQueue.open(dir, options());
     synchronized (out) {
       out.println("READY " + q.lastSequence());
       out.flush();

@@ -53,7 +53,7 @@ class QueueConcurrencyTest {
     QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.ALWAYS).blockSize(1024).segmentSize(64 * 1024)
         .fileSystem(slowForce).build();
     ConcurrentHashMap<Long, Long> addressBySequence = new ConcurrentHashMap<>();
-    try (Queue q = Queue.open(dir, o)) {
+    try (DocQueue q = DocQueue.open(dir, o)) {
       int fsyncsBefore = fsyncs.get();
       ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
       try {
@@ -61,7 +61,7 @@ class QueueConcurrencyTest {
           int n = 0;
           try (QueueTailer t = q.tailer(1)) {
             while (n < threads * perThread) {
-              Record r = t.next(30, TimeUnit.SECONDS);
+              QueueRecord r = t.next(30, TimeUnit.SECONDS);
               assertThat(r).isNotNull();
               assertThat(r.sequence()).isEqualTo(n + 1);
               assertThat(ByteBuffer.wrap(r.body()).getLong()).isEqualTo(r.id());

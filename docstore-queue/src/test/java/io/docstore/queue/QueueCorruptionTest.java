@@ -52,7 +52,7 @@ class QueueCorruptionTest {
   @BeforeEach
   void fill() throws IOException {
     Random rnd = new Random(42);
-    try (Queue q = Queue.open(dir, OPTIONS)) {
+    try (DocQueue q = DocQueue.open(dir, OPTIONS)) {
       for (int i = 0; i < RECORDS; i++) {
         byte[] body = new byte[100];
         rnd.nextBytes(body);
@@ -108,7 +108,7 @@ class QueueCorruptionTest {
   }
 
   private void expectCorruptionAt(Path file, long offset, String text) {
-    assertThatThrownBy(() -> Queue.open(dir, OPTIONS).close())
+    assertThatThrownBy(() -> DocQueue.open(dir, OPTIONS).close())
         .isInstanceOfSatisfying(CorruptionException.class, e -> {
           assertThat(e.file()).isEqualTo(file);
           assertThat(e.offset()).isEqualTo(offset);
@@ -127,7 +127,7 @@ class QueueCorruptionTest {
   /** Opens, checks that exactly the records before {@code keptSequences} survived, and that the writer resumes. */
   private void expectTornTailCut(long keptSequences, long droppedBytes) throws IOException {
     long sizeBefore = Files.size(active);
-    try (Queue q = Queue.open(dir, OPTIONS)) {
+    try (DocQueue q = DocQueue.open(dir, OPTIONS)) {
       assertThat(q.lastSequence()).isEqualTo(keptSequences);
       assertThat(q.stats().tornTailBytesDropped()).isEqualTo(droppedBytes);
       for (int i = 0; i < keptSequences; i++) {
@@ -230,7 +230,7 @@ class QueueCorruptionTest {
     long[] b = sealedBlocks.get(1);
     QueueOptions options = QueueOptions.builder().blockSize(512).segmentSize(4096).syncPolicy(SyncPolicy.NONE)
         .mappedReads(mappedReads).build();
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       assertThat(q.reader().get(appended.get(0).address()).sequence()).isEqualTo(1);
       // Damage that appears while the queue is open (and the segment mapped) is caught on the next read.
       flipBit(sealed, b[0] + BlockFormat.HEADER_LENGTH + 20, 0);
@@ -275,10 +275,10 @@ class QueueCorruptionTest {
     for (boolean mappedReads : new boolean[] {true, false}) {
       QueueOptions options = QueueOptions.builder().blockSize(512).segmentSize(4096).syncPolicy(SyncPolicy.NONE)
           .mappedReads(mappedReads).build();
-      try (Queue q = Queue.open(dir, options)) {
+      try (DocQueue q = DocQueue.open(dir, options)) {
         boolean mapped = mappedReads && io.docstore.io.MappedFile.supported();
         if (where.equals("neighbour record")) {
-          Record r = q.reader().get(wanted.address());
+          QueueRecord r = q.reader().get(wanted.address());
           assertThat(r.sequence()).isEqualTo(wanted.sequence());
           assertThat(r.id()).isEqualTo((int) wanted.sequence() - 1);
           assertThatThrownBy(() -> q.reader().get(appended.get((int) b[2] + index).address()))
@@ -314,13 +314,13 @@ class QueueCorruptionTest {
       h.putInt(SegmentFormat.HEADER_CRC, Checksums.crc32c(h, 0, SegmentFormat.HEADER_CRC));
       ch.write(h.rewind(), 0);
     }
-    assertThatThrownBy(() -> Queue.open(dir, OPTIONS)).isInstanceOfSatisfying(UnsupportedFormatException.class,
+    assertThatThrownBy(() -> DocQueue.open(dir, OPTIONS)).isInstanceOfSatisfying(UnsupportedFormatException.class,
         e -> assertThat(e.kind()).isEqualTo(UnsupportedFormatException.Kind.TOO_NEW));
   }
 
   @Test
   void missingSegmentIsCorruption() throws IOException {
-    try (Queue q = Queue.open(dir, OPTIONS)) {
+    try (DocQueue q = DocQueue.open(dir, OPTIONS)) {
       Random rnd = new Random(1);
       for (int i = 0; i < 100; i++) {
         byte[] body = new byte[100];
@@ -331,7 +331,7 @@ class QueueCorruptionTest {
     List<Path> all = segments(true);
     assertThat(all.size()).isGreaterThanOrEqualTo(3);
     Files.delete(all.get(1));
-    assertThatThrownBy(() -> Queue.open(dir, OPTIONS).close()).isInstanceOf(CorruptionException.class)
+    assertThatThrownBy(() -> DocQueue.open(dir, OPTIONS).close()).isInstanceOf(CorruptionException.class)
         .hasMessageContaining("missing");
   }
 
@@ -341,7 +341,7 @@ class QueueCorruptionTest {
     Files.write(dir.resolve("seg-0000000001.sealed~"), new byte[] {1});
     Files.write(dir.resolve("seg-0000000099.active.tmp"), new byte[] {1});
     Files.write(dir.resolve("notes.txt"), new byte[] {1});
-    try (Queue q = Queue.open(dir, OPTIONS)) {
+    try (DocQueue q = DocQueue.open(dir, OPTIONS)) {
       assertThat(q.lastSequence()).isEqualTo(RECORDS);
     }
     assertThat(QueueVerifier.verify(dir)).isEmpty();

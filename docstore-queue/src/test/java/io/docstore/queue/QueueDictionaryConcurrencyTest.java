@@ -47,14 +47,14 @@ class QueueDictionaryConcurrencyTest {
     AtomicLongArray addresses = new AtomicLongArray(records + 1);
     AtomicBoolean done = new AtomicBoolean();
     QueueOptions o = options().segmentSize(48 * 1024).build();
-    try (Queue q = Queue.open(dir, o)) {
+    try (DocQueue q = DocQueue.open(dir, o)) {
       ExecutorService pool = Executors.newFixedThreadPool(4);
       try {
         Future<Integer> tailed = pool.submit(() -> {
           int n = 0;
           try (QueueTailer t = q.tailer(1)) {
             while (n < records) {
-              Record r = t.next(30, TimeUnit.SECONDS);
+              QueueRecord r = t.next(30, TimeUnit.SECONDS);
               assertThat(r).as("seed %d: tailer after %d", seed, n).isNotNull();
               assertThat(r.sequence()).isEqualTo(n + 1);
               assertThat(r.id()).isEqualTo(r.sequence());
@@ -87,7 +87,7 @@ class QueueDictionaryConcurrencyTest {
               if (address == 0) {
                 continue; // written inside append(), before the writer thread stored its address
               }
-              Record r = reader.get(address);
+              QueueRecord r = reader.get(address);
               assertThat(r.sequence()).as("seed %d", seed).isEqualTo(seq);
               assertThat(r.body()).as("seed %d: read sequence %d", seed, seq).isEqualTo(body(seq));
               reads++;

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class QueueDictionaryCorruptionTest extends DamagedQueueTestBase {
 
 
-  private static void expectCorruption(Queue q, Expected e, Path file, long offset) {
+  private static void expectCorruption(DocQueue q, Expected e, Path file, long offset) {
     assertThatThrownBy(() -> q.reader().get(e.address()))
         .as("read of sequence %d", e.sequence())
         .isInstanceOfSatisfying(CorruptionException.class, c -> {
@@ -56,7 +56,7 @@ class QueueDictionaryCorruptionTest extends DamagedQueueTestBase {
     Expected after = expected(target.firstSequence() + index + 1);
 
     for (boolean mapped : new boolean[] {true, false}) {
-      try (Queue q = Queue.open(dir, opts(mapped))) {
+      try (DocQueue q = DocQueue.open(dir, opts(mapped))) {
         expectCorruption(q, damaged, seg, target.offset());
         check(q.reader().get(before.address()), before, "neighbour before, mapped " + mapped);
         check(q.reader().get(after.address()), after, "neighbour after, mapped " + mapped);
@@ -119,7 +119,7 @@ class QueueDictionaryCorruptionTest extends DamagedQueueTestBase {
     flipBit(seg, at, 5);
 
     for (boolean mapped : new boolean[] {true, false}) {
-      try (Queue q = Queue.open(dir, opts(mapped))) {
+      try (DocQueue q = DocQueue.open(dir, opts(mapped))) {
         // Records of the other segments first (those before share the same dictionary), then this one's.
         for (Expected e : elsewhere) {
           check(q.reader().get(e.address()), e, "other segment, mapped " + mapped);

@@ -38,7 +38,7 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
   @Test
   void aDamagedDictionaryInTheSealedSegmentBeforeAnEmptyActiveOneStillLetsTheQueueOpen() throws IOException {
     Random rnd = new Random(11);
-    try (Queue q = Queue.open(dir, opts(true))) {
+    try (DocQueue q = DocQueue.open(dir, opts(true))) {
       // Until a segment was sealed after the dictionary and the next one is still empty (header only).
       for (int i = 0; i < 5000; i++) {
         byte[] body = json(rnd, 300 + rnd.nextInt(900));
@@ -68,7 +68,7 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
       }
     }
     assertThat(elsewhere).isNotEmpty();
-    try (Queue q = Queue.open(dir, opts(true))) {
+    try (DocQueue q = DocQueue.open(dir, opts(true))) {
       for (Expected e : elsewhere) {
         check(q.reader().get(e.address()), e, "segment without damage");
       }
@@ -97,7 +97,7 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
 
     // Either the queue refuses to open (damage followed by valid blocks), or it opens with every
     // record still there; it must not drop the active segment's records as a torn tail.
-    try (Queue q = Queue.open(dir, opts(true))) {
+    try (DocQueue q = DocQueue.open(dir, opts(true))) {
       assertThat(q.lastSequence()).as("records after the damaged dictionary block kept").isEqualTo(model.size());
     } catch (CorruptionException e) {
       assertThat(e.file()).isEqualTo(active);
@@ -154,7 +154,7 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
         throw new RuntimeException(e);
       }
     }).findFirst().orElseThrow();
-    try (Queue q = Queue.open(dir, opts(true))) {
+    try (DocQueue q = DocQueue.open(dir, opts(true))) {
       assertThatThrownBy(() -> q.reader().get(expected(zstd.firstSequence()).address()))
           .isInstanceOfSatisfying(CorruptionException.class, c -> assertThat(c.file()).isEqualTo(seg))
           .hasMessageContaining("not a dictionary block");
@@ -193,9 +193,9 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
     // Bit 12 of b1's stored length (byte 2 of the big-endian field at +4): b1 now seems one page longer.
     flipBit(seg, b1.offset() + 6, 4);
     Expected start = expected(b2.firstSequence());
-    try (Queue q = Queue.open(dir, opts(true))) {
+    try (DocQueue q = DocQueue.open(dir, opts(true))) {
       try (QueueTailer t = q.tailer(start.sequence())) {
-        Record r;
+        QueueRecord r;
         try {
           r = t.poll();
         } catch (CorruptionException e) {
@@ -222,7 +222,7 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
     io.docstore.io.FaultInjectingFileSystem fs = new io.docstore.io.FaultInjectingFileSystem();
     QueueOptions o = options().fileSystem(fs).build();
     Random rnd = new Random(12);
-    try (Queue q = Queue.open(dir, o)) {
+    try (DocQueue q = DocQueue.open(dir, o)) {
       for (int i = 0; i < o.dictionarySamples(); i++) { // the last one trains the dictionary
         byte[] body = json(rnd, 300 + rnd.nextInt(900));
         Appended a = q.writer().append(i, Op.PUT, i, body);

@@ -61,8 +61,8 @@ class QueueDictionaryFollowerTest {
     int expectedBlockBytes = BlockFormat.HEADER_LENGTH + options.blockSize();
     Random rnd = new Random(8);
     List<Expected> model = new ArrayList<>();
-    List<Record> got = new ArrayList<>();
-    try (Queue q = Queue.open(primary, options);
+    List<QueueRecord> got = new ArrayList<>();
+    try (DocQueue q = DocQueue.open(primary, options);
         ManifestPublisher publisher = new ManifestPublisher(FileSystem.real(), primary, q::lastSequence,
             expectedBlockBytes, 0);
         QueueFollower follower = new QueueFollower(FileSystem.real(), replica, FollowPoint.START, expectedBlockBytes)) {

@@ -60,7 +60,7 @@ class QueueDictionaryRandomizedTest {
     List<Expected> model = new ArrayList<>();
     int steps = 24 * TestSupport.scale();
     int bulkStep = 1 + rnd.nextInt(steps - 2);
-    Queue q = Queue.open(dir, options(rnd));
+    DocQueue q = DocQueue.open(dir, options(rnd));
     try {
       for (int step = 0; step < steps; step++) {
         String at = ctx + ", step " + step;
@@ -79,7 +79,7 @@ class QueueDictionaryRandomizedTest {
         checkAll(q, model, 1 + rnd.nextInt(model.size() + 1), at);
         if (rnd.nextInt(4) == 0) {
           q.close();
-          q = Queue.open(dir, options(rnd));
+          q = DocQueue.open(dir, options(rnd));
           checkAll(q, model, 1, at + " after reopen");
         }
       }
@@ -87,7 +87,7 @@ class QueueDictionaryRandomizedTest {
       q.close();
     }
     assertThat(QueueVerifier.verify(dir)).as(ctx).isEmpty();
-    try (Queue again = Queue.open(dir, V3Fixtures.options().mappedReads(false).build())) {
+    try (DocQueue again = DocQueue.open(dir, V3Fixtures.options().mappedReads(false).build())) {
       checkAll(again, model, 1, ctx + ", final reopen, positional reads");
     }
 
@@ -138,7 +138,7 @@ class QueueDictionaryRandomizedTest {
   }
 
   /** A bulk load of a few hundred records on 1 to 3 threads; the sink's addresses go to the model. */
-  private static void bulk(Queue q, Random rnd, List<Expected> model, String ctx) throws IOException {
+  private static void bulk(DocQueue q, Random rnd, List<Expected> model, String ctx) throws IOException {
     List<Expected> added = new ArrayList<>();
     List<long[]> told = new ArrayList<>();
     long first = model.size() + 1;

@@ -31,7 +31,7 @@ class QueueDictionaryTest {
 
   private final List<Expected> model = new ArrayList<>();
 
-  private void appendJson(Queue q, Random rnd, int n) throws IOException {
+  private void appendJson(DocQueue q, Random rnd, int n) throws IOException {
     for (int i = 0; i < n; i++) {
       byte[] body = json(rnd, 100 + rnd.nextInt(1800));
       long seq = model.size() + 1;
@@ -41,7 +41,7 @@ class QueueDictionaryTest {
   }
 
   /** CSV-like lines, unlike the JSON the dictionary was trained on: a dictionary trained again would differ. */
-  private void appendCsv(Queue q, Random rnd, int n) throws IOException {
+  private void appendCsv(DocQueue q, Random rnd, int n) throws IOException {
     for (int i = 0; i < n; i++) {
       StringBuilder b = new StringBuilder();
       int lines = 3 + rnd.nextInt(30);
@@ -75,7 +75,7 @@ class QueueDictionaryTest {
   void aReopenedQueueStartsNewSegmentsWithTheSameDictionaryWithoutTrainingAgain() throws IOException {
     Random rnd = new Random(1);
     QueueOptions options = options().segmentSize(64 * 1024).build();
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       appendJson(q, rnd, 400);
     }
     List<Block> before = dictionaryBlocks();
@@ -87,7 +87,7 @@ class QueueDictionaryTest {
     // Reopened with the active segment holding the dictionary and blocks: the very first block is
     // compressed with it (training again would store the first 50 records LZ4-compressed).
     long firstAfterReopen = model.size() + 1;
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       appendCsv(q, rnd, 700);
     }
     assertCompressedWith(firstAfterReopen, dictionary, "first record after reopen");
@@ -99,7 +99,7 @@ class QueueDictionaryTest {
     }
 
     // Reopened right after a roll: the active segment is empty, the dictionary comes from the one before.
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       for (int i = 0; i < 2000 && Files.size(active(dir)) != SegmentFormat.HEADER_LENGTH; i++) {
         appendJson(q, rnd, 1);
         q.writer().flush();
@@ -108,13 +108,13 @@ class QueueDictionaryTest {
     Path empty = active(dir);
     assertThat(Files.size(empty)).isEqualTo(SegmentFormat.HEADER_LENGTH);
     firstAfterReopen = model.size() + 1;
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       appendCsv(q, rnd, 30);
     }
     assertThat(blocks(empty).get(0).dictionary()).isTrue();
     assertCompressedWith(firstAfterReopen, dictionary, "first record after reopening an empty active segment");
 
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       checkAll(q, model, 1, "after reopens");
     }
     assertThat(QueueVerifier.verify(dir)).isEmpty();
@@ -140,7 +140,7 @@ class QueueDictionaryTest {
 
     Random rnd = new Random(2);
     for (boolean mapped : new boolean[] {true, false}) {
-      try (Queue q = Queue.open(dir, small(mapped))) {
+      try (DocQueue q = DocQueue.open(dir, small(mapped))) {
         if (mapped) {
           assertThat(q.stats().tornTailBytesDropped()).isEqualTo(cut - (inDictionary ? dict.offset() : first.offset()));
           assertThat(q.lastSequence()).isEqualTo(kept);
@@ -172,7 +172,7 @@ class QueueDictionaryTest {
         : options().dictionaryBytes(4096).segmentSize(8191).build();
     assertThat(options.dictionaryBytes()).isZero();
     Random rnd = new Random(3);
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       for (int i = 0; i < 1200; i++) {
         model.add(appendRandom(q, rnd, model.size() + 1));
         if (rnd.nextInt(50) == 0) {
@@ -191,7 +191,7 @@ class QueueDictionaryTest {
         assertThat(stored(b, i).compressed()).isFalse();
       }
     }
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       checkAll(q, model, 1, how + ", reopened");
     }
     assertThat(QueueVerifier.verify(dir)).isEmpty();
@@ -201,7 +201,7 @@ class QueueDictionaryTest {
   void incompressibleBodiesAreStoredAsTheyAreEvenWithADictionaryAndCompressionResumesAfterThem() throws IOException {
     Random rnd = new Random(4);
     List<Long> noise = new ArrayList<>();
-    try (Queue q = Queue.open(dir, options().build())) {
+    try (DocQueue q = DocQueue.open(dir, options().build())) {
       appendJson(q, rnd, 200);
       q.writer().flush();
       for (int i = 0; i < 400; i++) {
@@ -237,7 +237,7 @@ class QueueDictionaryTest {
       compressed += b.zstd() && stored(b, (int) (i + 1 - b.firstSequence())).compressed() ? 1 : 0;
     }
     assertThat(compressed).as("of the last 200 JSON bodies").isGreaterThan(150);
-    try (Queue q = Queue.open(dir, options().mappedReads(false).build())) {
+    try (DocQueue q = DocQueue.open(dir, options().mappedReads(false).build())) {
       checkAll(q, model, 1, "reopened");
     }
     assertThat(QueueVerifier.verify(dir)).isEmpty();
@@ -247,7 +247,7 @@ class QueueDictionaryTest {
   void aBulkLoadTrainsTheDictionaryAndCompressesWithIt() throws IOException {
     Random rnd = new Random(5);
     QueueOptions options = options().segmentSize(64 * 1024).build();
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       appendJson(q, rnd, 20); // fewer than the samples: no dictionary yet
       q.writer().flush();
       List<long[]> told = new ArrayList<>();
@@ -277,7 +277,7 @@ class QueueDictionaryTest {
       assertThat(dictionaryBytes(blocks(b.file()).get(0))).isEqualTo(dictionary);
     }
     assertCompressedWith(model.size(), dictionary, "ordinary append after the bulk load");
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       checkAll(q, model, 1, "reopened");
     }
     assertThat(QueueVerifier.verify(dir)).isEmpty();
@@ -288,7 +288,7 @@ class QueueDictionaryTest {
   void blocksOfZrecordsWrittenByAppendsLieWithinOnePage() throws IOException {
     long segmentSize = 512 * 1024;
     Random rnd = new Random(6);
-    try (Queue q = Queue.open(dir, options().segmentSize(segmentSize).build())) {
+    try (DocQueue q = DocQueue.open(dir, options().segmentSize(segmentSize).build())) {
       for (int i = 0; i < 3000; i++) {
         int dice = rnd.nextInt(10);
         byte[] body = dice == 0 ? noise(rnd, 50 + rnd.nextInt(1900)) : dice == 1 ? new byte[0] : json(rnd, 50 + rnd.nextInt(1950));
@@ -320,7 +320,7 @@ class QueueDictionaryTest {
     long segmentSize = 512 * 1024;
     Random rnd = new Random(7);
     int n = 6000;
-    try (Queue q = Queue.open(dir, options().segmentSize(segmentSize).build())) {
+    try (DocQueue q = DocQueue.open(dir, options().segmentSize(segmentSize).build())) {
       appendJson(q, rnd, 37); // the bulk load starts somewhere inside a page
       q.writer().flush();
       List<long[]> told = new ArrayList<>();
@@ -357,7 +357,7 @@ class QueueDictionaryTest {
     }
     assertThat(checked).as("blocks of zrecords checked").isGreaterThan(500);
     assertThat(padding).as("padding blocks' bytes against all stored bytes").isLessThan(stored / 20);
-    try (Queue q = Queue.open(dir, options().segmentSize(segmentSize).build())) {
+    try (DocQueue q = DocQueue.open(dir, options().segmentSize(segmentSize).build())) {
       checkAll(q, model, 1, "reopened");
     }
     assertThat(QueueVerifier.verify(dir)).isEmpty();

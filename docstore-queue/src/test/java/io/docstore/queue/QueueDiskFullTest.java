@@ -37,7 +37,7 @@ class QueueDiskFullTest {
     long acknowledged = 0;
     int refusals = 0;
     int rounds = 60 * TestSupport.scale();
-    Queue q = Queue.open(dir, o);
+    DocQueue q = DocQueue.open(dir, o);
     try {
       for (int round = 0; round < rounds; round++) {
         if (rnd.nextInt(3) == 0) {
@@ -91,16 +91,16 @@ class QueueDiskFullTest {
         // handles died in the crash
       }
     }
-    try (Queue again = Queue.open(dir, o)) {
+    try (DocQueue again = DocQueue.open(dir, o)) {
       assertThat(again.lastSequence()).isEqualTo(acknowledged);
       check(again, model, acknowledged);
     }
   }
 
-  private static void check(Queue q, List<Rec> model, long through) throws Exception {
+  private static void check(DocQueue q, List<Rec> model, long through) throws Exception {
     try (QueueTailer t = q.tailer(1)) {
       for (int s = 1; s <= through; s++) {
-        Record r = t.poll();
+        QueueRecord r = t.poll();
         Rec e = model.get(s - 1);
         assertThat(r.sequence()).isEqualTo(s);
         assertThat(r.id()).isEqualTo(e.id());

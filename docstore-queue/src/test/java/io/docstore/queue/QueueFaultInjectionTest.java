@@ -42,7 +42,7 @@ class QueueFaultInjectionTest {
     Appendage uncertain = null;
     int crashes = 40 * TestSupport.scale();
     for (int c = 0; c < crashes; c++) {
-      Queue q = Queue.open(dir, options);
+      DocQueue q = DocQueue.open(dir, options);
       long recovered = q.lastSequence();
       if (uncertain != null && recovered == model.size() + 1) {
         model.add(uncertain);
@@ -52,7 +52,7 @@ class QueueFaultInjectionTest {
       model.subList((int) recovered, model.size()).clear();
       try (QueueTailer t = q.tailer(1)) {
         for (int s = 1; s <= model.size(); s++) {
-          Record r = t.poll();
+          QueueRecord r = t.poll();
           Appendage e = model.get(s - 1);
           assertThat(r.sequence()).isEqualTo(s);
           if (e.address() > 0) {
@@ -96,7 +96,7 @@ class QueueFaultInjectionTest {
         // handles died in the crash
       }
     }
-    try (Queue q = Queue.open(dir, options)) {
+    try (DocQueue q = DocQueue.open(dir, options)) {
       assertThat(q.lastSequence()).isGreaterThanOrEqualTo(acknowledged);
     }
   }

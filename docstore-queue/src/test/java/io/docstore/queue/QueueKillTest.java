@@ -73,8 +73,8 @@ class QueueKillTest {
     return 1;
   }
 
-  private static void verifyOne(Queue q, Ack a) throws Exception {
-    Record r = q.reader().get(a.address());
+  private static void verifyOne(DocQueue q, Ack a) throws Exception {
+    QueueRecord r = q.reader().get(a.address());
     assertThat(r.sequence()).isEqualTo(a.sequence());
     assertThat(r.id()).isEqualTo(a.id());
     assertThat(r.acceptedAtMillis()).isEqualTo(a.id());
@@ -83,7 +83,7 @@ class QueueKillTest {
 
   private void verify(List<Ack> acked) throws Exception {
     acked.sort((x, y) -> Long.compare(x.sequence(), y.sequence()));
-    try (Queue q = Queue.open(dir, KillChild.options())) {
+    try (DocQueue q = DocQueue.open(dir, KillChild.options())) {
       if (!acked.isEmpty()) {
         assertThat(q.lastSequence()).isGreaterThanOrEqualTo(acked.get(acked.size() - 1).sequence());
       }

@@ -14,11 +14,11 @@ class QueueLockTest {
   @Test
   void aSecondOpenOfTheSameDirectoryFailsUntilTheFirstCloses() throws Exception {
     QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build();
-    Queue first = Queue.open(dir, o);
+    DocQueue first = DocQueue.open(dir, o);
     first.writer().append(1, Op.PUT, 0, new byte[] {1});
-    assertThatThrownBy(() -> Queue.open(dir, o)).hasMessageContaining("in use");
+    assertThatThrownBy(() -> DocQueue.open(dir, o)).hasMessageContaining("in use");
     first.close();
-    try (Queue again = Queue.open(dir, o)) {
+    try (DocQueue again = DocQueue.open(dir, o)) {
       again.writer().append(2, Op.PUT, 0, new byte[] {2});
     }
   }

@@ -34,7 +34,7 @@ class QueueRandomizedTest {
     List<Expected> model = new ArrayList<>();
     int rounds = 6 * TestSupport.scale();
     for (int round = 0; round < rounds; round++) {
-      try (Queue q = Queue.open(dir, options)) {
+      try (DocQueue q = DocQueue.open(dir, options)) {
         assertThat(q.lastSequence()).isEqualTo(model.size());
         int ops = 200 + rnd.nextInt(800);
         for (int i = 0; i < ops; i++) {
@@ -59,7 +59,7 @@ class QueueRandomizedTest {
         long from = 1 + rnd.nextInt(model.size() + 1);
         try (QueueTailer t = q.tailer(from)) {
           for (long s = from; s <= model.size(); s++) {
-            Record r = t.poll();
+            QueueRecord r = t.poll();
             check(r, s, model.get((int) s - 1));
           }
           assertThat(t.poll()).isNull();
@@ -87,14 +87,14 @@ class QueueRandomizedTest {
     return b;
   }
 
-  private static void checkAll(Queue q, List<Expected> model) throws Exception {
+  private static void checkAll(DocQueue q, List<Expected> model) throws Exception {
     for (int i = 0; i < model.size(); i++) {
       Expected e = model.get(i);
       check(q.reader().get(e.address()), i + 1, e);
     }
   }
 
-  private static void check(Record r, long sequence, Expected e) {
+  private static void check(QueueRecord r, long sequence, Expected e) {
     assertThat(r).as("sequence %d", sequence).isNotNull();
     assertThat(r.sequence()).isEqualTo(sequence);
     assertThat(r.address()).isEqualTo(e.address());

@@ -23,7 +23,7 @@ class QueueReaderTest {
   void decompressedRecordsAreCachedByAddress() throws Exception {
     QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).segmentSize(256 * 1024).dictionaryBytes(4096)
         .dictionarySamples(50).blockCacheBytes(1 << 20).build();
-    try (Queue q = Queue.open(dir, o)) {
+    try (DocQueue q = DocQueue.open(dir, o)) {
       List<Appended> a = new ArrayList<>();
       List<byte[]> bodies = new ArrayList<>();
       for (int i = 0; i < 400; i++) {
@@ -35,7 +35,7 @@ class QueueReaderTest {
       q.writer().flush();
       int i = 390; // long after the dictionary was trained: in a block of records stored one by one
       for (int round = 0; round < 3; round++) {
-        Record r = q.reader().get(a.get(i).address());
+        QueueRecord r = q.reader().get(a.get(i).address());
         assertThat(r.body()).isEqualTo(bodies.get(i));
         assertThat(r.id()).isEqualTo(i);
         assertThat(r.sequence()).isEqualTo(a.get(i).sequence());
@@ -52,7 +52,7 @@ class QueueReaderTest {
   @Test
   void blockCacheAnswersRepeatedReads() throws Exception {
     QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).blockCacheBytes(1 << 20).build();
-    try (Queue q = Queue.open(dir, o)) {
+    try (DocQueue q = DocQueue.open(dir, o)) {
       List<Appended> a = new ArrayList<>();
       for (int i = 0; i < 50; i++) {
         a.add(q.writer().append(i, Op.PUT, 1000 + i, i == 7 ? new byte[0] : new byte[] {(byte) i, 2, 3}));
@@ -64,7 +64,7 @@ class QueueReaderTest {
       // not cached, see QueueReader.)
       for (int round = 0; round < 3; round++) {
         for (int i : new int[] {0, 50, 7, 25}) {
-          Record r = q.reader().get(a.get(i).address());
+          QueueRecord r = q.reader().get(a.get(i).address());
           assertThat(r.id()).isEqualTo(i);
           assertThat(r.sequence()).isEqualTo(a.get(i).sequence());
           assertThat(r.acceptedAtMillis()).isEqualTo(1000 + i);
@@ -101,7 +101,7 @@ class QueueReaderTest {
     int n = 18_000;
     long[] addresses = new long[n];
     QueueOptions mapped = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build();
-    try (Queue q = Queue.open(dir, mapped)) {
+    try (DocQueue q = DocQueue.open(dir, mapped)) {
       for (int i = 0; i < n; i++) {
         addresses[i] = q.writer().append(i, Op.PUT, i, body(i)).address();
       }
@@ -109,9 +109,9 @@ class QueueReaderTest {
     }
     int[] picks = new java.util.SplittableRandom(7).ints(3_000, 0, n).toArray();
     for (boolean useMapping : new boolean[] {true, false}) {
-      try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).mappedReads(useMapping).build())) {
+      try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).mappedReads(useMapping).build())) {
         for (int i : picks) {
-          Record r = q.reader().get(addresses[i]);
+          QueueRecord r = q.reader().get(addresses[i]);
           assertThat(r.id()).isEqualTo(i);
           assertThat(r.body()).isEqualTo(body(i));
         }
@@ -130,7 +130,7 @@ class QueueReaderTest {
   void aColdMappedReadSendsTheThreadToPositionalReadsForAWhile() throws Exception {
     org.junit.jupiter.api.Assumptions.assumeTrue(io.docstore.io.MappedFile.supported());
     QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).segmentSize(64 << 10).build();
-    try (Queue q = Queue.open(dir, o)) {
+    try (DocQueue q = DocQueue.open(dir, o)) {
       List<Long> a = new ArrayList<>();
       for (int i = 0; i < 4000; i++) {
         a.add(q.writer().append(i, Op.PUT, i, new byte[] {(byte) i, 1, 2, 3, 4, 5, 6, 7}).address());
@@ -176,7 +176,7 @@ class QueueReaderTest {
 
   @Test
   void aThreadReusesTheBlockItReadLast() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
       List<Appended> a = new ArrayList<>();
       for (int i = 0; i < 40; i++) {
         a.add(q.writer().append(i, Op.PUT, i, new byte[] {(byte) i, 1, 2, 3, 4, 5, 6, 7}));
@@ -196,7 +196,7 @@ class QueueReaderTest {
   @Test
   void readsConcurrentlyWithTheWriter() throws Exception {
     QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(512).segmentSize(8192).build();
-    try (Queue q = Queue.open(dir, o)) {
+    try (DocQueue q = DocQueue.open(dir, o)) {
       List<Long> addresses = java.util.Collections.synchronizedList(new ArrayList<>());
       Thread reader = new Thread(() -> {
         try {

@@ -21,7 +21,7 @@ class QueueTailerTest {
 
   @Test
   void tailerWaitsForNewRecords() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build());
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build());
         QueueTailer t = q.tailer(1)) {
       assertThat(t.poll()).isNull();
       assertThat(t.next(10, TimeUnit.MILLISECONDS)).isNull();
@@ -34,7 +34,7 @@ class QueueTailerTest {
         }
       });
       producer.start();
-      Record r = t.next(30, TimeUnit.SECONDS);
+      QueueRecord r = t.next(30, TimeUnit.SECONDS);
       producer.join();
       assertThat(r.id()).isEqualTo(3);
       assertThat(r.body()).isEqualTo(bytes("late"));
@@ -44,14 +44,14 @@ class QueueTailerTest {
   @Test
   void tailerStartsAtASequence() throws Exception {
     QueueOptions o = QueueOptions.builder().blockSize(256).segmentSize(2048).syncPolicy(SyncPolicy.NONE).build();
-    try (Queue q = Queue.open(dir, o)) {
+    try (DocQueue q = DocQueue.open(dir, o)) {
       for (int i = 0; i < 300; i++) {
         q.writer().append(i, Op.PUT, i, bytes("record " + i));
       }
       q.writer().flush();
       for (long from : new long[] {0, 1, 2, 57, 150, 299, 300, 301}) {
         try (QueueTailer t = q.tailer(from)) {
-          Record r = t.poll();
+          QueueRecord r = t.poll();
           if (from > 300) {
             assertThat(r).isNull();
           } else {
@@ -65,13 +65,13 @@ class QueueTailerTest {
   @Test
   void followsTheWriterAcrossSegmentRolls() throws Exception {
     QueueOptions o = QueueOptions.builder().blockSize(256).segmentSize(1024).syncPolicy(SyncPolicy.NONE).build();
-    try (Queue q = Queue.open(dir, o); QueueTailer t = q.tailer(1)) {
+    try (DocQueue q = DocQueue.open(dir, o); QueueTailer t = q.tailer(1)) {
       for (int i = 0; i < 200; i++) {
         q.writer().append(i, Op.PUT, i, bytes("record number " + i + " padded to make blocks fill up"));
         if (i % 3 == 0) {
           q.writer().flush();
         }
-        Record r = i % 3 == 0 ? t.next(30, TimeUnit.SECONDS) : null;
+        QueueRecord r = i % 3 == 0 ? t.next(30, TimeUnit.SECONDS) : null;
         if (r != null) {
           assertThat(r.sequence()).isLessThanOrEqualTo(i + 1);
         }
@@ -79,9 +79,9 @@ class QueueTailerTest {
       q.writer().flush();
       assertThat(q.stats().segmentsSealed()).isGreaterThan(3);
     }
-    try (Queue q = Queue.open(dir, o); QueueTailer t = q.tailer(1)) {
+    try (DocQueue q = DocQueue.open(dir, o); QueueTailer t = q.tailer(1)) {
       long expected = 1;
-      Record r;
+      QueueRecord r;
       while ((r = t.next(1, TimeUnit.MILLISECONDS)) != null) {
         assertThat(r.sequence()).isEqualTo(expected++);
       }
@@ -91,7 +91,7 @@ class QueueTailerTest {
 
   @Test
   void closedTailerRefusesToPoll() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
       QueueTailer t = q.tailer(1);
       t.close();
       assertThatThrownBy(t::poll).hasMessageContaining("closed");
@@ -100,7 +100,7 @@ class QueueTailerTest {
 
   @Test
   void startsAtAnAddress() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
       Appended third = null;
       for (int i = 0; i < 30; i++) {
         Appended a = q.writer().append(i, Op.PUT, i, bytes("r" + i));
@@ -120,13 +120,13 @@ class QueueTailerTest {
   /** Close behind the writer, records come from its memory: no block is read back. */
   @Test
   void aTailerCloseBehindTheWriterReadsNoBlock() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build());
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build());
         QueueTailer t = q.tailer(1)) {
       for (int i = 0; i < 500; i++) {
         q.writer().append(i, Op.PUT, i, bytes("doc " + i));
         assertThat(t.poll()).as("not written yet").isNull();
         q.writer().flush();
-        Record r = t.poll();
+        QueueRecord r = t.poll();
         assertThat(r.sequence()).isEqualTo(i + 1);
         assertThat(r.id()).isEqualTo(i);
         assertThat(r.body()).isEqualTo(bytes("doc " + i));
@@ -148,7 +148,7 @@ class QueueTailerTest {
     java.util.Random rnd = new java.util.Random(seed);
     QueueOptions o = QueueOptions.builder().blockSize(512).segmentSize(64 << 10).syncPolicy(SyncPolicy.NONE).build();
     java.util.List<byte[]> model = new java.util.ArrayList<>();
-    try (Queue q = Queue.open(dir, o); QueueTailer t = q.tailer(1)) {
+    try (DocQueue q = DocQueue.open(dir, o); QueueTailer t = q.tailer(1)) {
       long next = 1;
       for (int round = 0; round < 40; round++) {
         // Bursts now and then larger than the writer keeps, so the tailer must go to the files.
@@ -162,7 +162,7 @@ class QueueTailerTest {
         q.writer().flush();
         int take = rnd.nextInt(3) == 0 ? (int) (model.size() - next + 1) : rnd.nextInt((int) (model.size() - next + 2));
         for (int i = 0; i < take; i++) {
-          Record r = t.poll();
+          QueueRecord r = t.poll();
           assertThat(r).as("seed %d sequence %d", seed, next).isNotNull();
           assertThat(r.sequence()).as("seed %d", seed).isEqualTo(next);
           assertThat(r.id()).isEqualTo(next);

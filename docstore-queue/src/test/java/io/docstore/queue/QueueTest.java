@@ -25,7 +25,7 @@ class QueueTest {
 
   @Test
   void appendsFlushesAndReadsBack() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.defaults())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.defaults())) {
       Appended a = q.writer().append(7, Op.PUT, 1000, bytes("hello"));
       Appended b = q.writer().append(8, Op.DELETE, 1001, new byte[0]);
       assertThat(a.sequence()).isEqualTo(1);
@@ -34,9 +34,9 @@ class QueueTest {
       assertThat(q.lastSequence()).isZero();
       q.writer().flush();
       assertThat(q.lastSequence()).isEqualTo(2);
-      Record r = q.reader().get(a.address());
-      assertThat(r).usingRecursiveComparison().isEqualTo(new Record(a.address(), 7, 1, Op.PUT, 1000, bytes("hello")));
-      Record d = q.reader().get(b.address());
+      QueueRecord r = q.reader().get(a.address());
+      assertThat(r).usingRecursiveComparison().isEqualTo(new QueueRecord(a.address(), 7, 1, Op.PUT, 1000, bytes("hello")));
+      QueueRecord d = q.reader().get(b.address());
       assertThat(d.op()).isEqualTo(Op.DELETE);
       assertThat(d.body()).isEmpty();
       assertThat(d.sequence()).isEqualTo(2);
@@ -46,12 +46,12 @@ class QueueTest {
   @Test
   void reopenResumesSequencesAndKeepsRecords() throws Exception {
     List<Appended> appended = new ArrayList<>();
-    try (Queue q = Queue.open(dir, QueueOptions.defaults())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.defaults())) {
       for (int i = 0; i < 100; i++) {
         appended.add(q.writer().append(i, Op.PUT, i, bytes("doc " + i)));
       }
     }
-    try (Queue q = Queue.open(dir, QueueOptions.defaults())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.defaults())) {
       assertThat(q.lastSequence()).isEqualTo(100);
       assertThat(q.durableSequence()).isEqualTo(100);
       for (int i = 0; i < 100; i++) {
@@ -64,7 +64,7 @@ class QueueTest {
 
   @Test
   void awaitDurableFlushesAndSyncs() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.ALWAYS).build())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.ALWAYS).build())) {
       Appended a = q.writer().append(1, Op.PUT, 0, bytes("a"));
       long before = q.stats().fsyncs();
       q.writer().awaitDurable(a.sequence());
@@ -77,7 +77,7 @@ class QueueTest {
 
   @Test
   void rejectsBadInput() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().maxBodyBytes(10).build())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().maxBodyBytes(10).build())) {
       assertThatThrownBy(() -> q.writer().append(1, Op.PUT, 0, new byte[11]))
           .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds the maximum of 10 bytes");
       assertThatThrownBy(() -> q.writer().append(-1, Op.PUT, 0, new byte[1]))
@@ -100,7 +100,7 @@ class QueueTest {
   void rollsSegmentsAndReadsAcrossThem() throws Exception {
     QueueOptions o = QueueOptions.builder().blockSize(512).segmentSize(4096).syncPolicy(SyncPolicy.NONE).build();
     List<Appended> appended = new ArrayList<>();
-    try (Queue q = Queue.open(dir, o)) {
+    try (DocQueue q = DocQueue.open(dir, o)) {
       for (int i = 0; i < 500; i++) {
         appended.add(q.writer().append(i, Op.PUT, i, bytes("document number " + i + " with some padding text")));
       }
@@ -110,9 +110,9 @@ class QueueTest {
         assertThat(q.reader().get(appended.get(i).address()).id()).isEqualTo(i);
       }
     }
-    try (Queue q = Queue.open(dir, o); QueueTailer t = q.tailer(1)) {
+    try (DocQueue q = DocQueue.open(dir, o); QueueTailer t = q.tailer(1)) {
       for (int i = 0; i < 500; i++) {
-        Record r = t.poll();
+        QueueRecord r = t.poll();
         assertThat(r.sequence()).isEqualTo(i + 1);
         assertThat(r.address()).isEqualTo(appended.get(i).address());
       }

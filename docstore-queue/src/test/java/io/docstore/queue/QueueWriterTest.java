@@ -18,7 +18,7 @@ class QueueWriterTest {
 
   @Test
   void intervalPolicyAcknowledgesAfterThePeriodicFsync() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.interval(5)).build())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.interval(5)).build())) {
       Appended a = q.writer().append(1, Op.PUT, 0, new byte[10]);
       q.writer().awaitDurable(a.sequence());
       assertThat(q.durableSequence()).isGreaterThanOrEqualTo(a.sequence());
@@ -36,7 +36,7 @@ class QueueWriterTest {
       FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
       QueueOptions options = QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).blockSize(1024)
           .bytesPerSync(bytesPerSync).build();
-      Queue q = Queue.open(d, options);
+      DocQueue q = DocQueue.open(d, options);
       java.util.Random rnd = new java.util.Random(bytesPerSync);
       for (int i = 0; i < 100; i++) {
         byte[] body = new byte[200];
@@ -54,7 +54,7 @@ class QueueWriterTest {
       } catch (IOException expected) {
         // files were closed under it
       }
-      try (Queue reopened = Queue.open(d, options)) {
+      try (DocQueue reopened = DocQueue.open(d, options)) {
         if (bytesPerSync == 0) {
           assertThat(durable).isZero();
           assertThat(reopened.lastSequence()).isZero();
@@ -68,7 +68,7 @@ class QueueWriterTest {
 
   @Test
   void noneNeverWaitsButSyncForces() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
       Appended a = q.writer().append(1, Op.PUT, 0, new byte[10]);
       q.writer().awaitDurable(a.sequence());
       assertThat(q.lastSequence()).isEqualTo(1);
@@ -80,7 +80,7 @@ class QueueWriterTest {
 
   @Test
   void oversizedRecordGetsABlockOfItsOwn() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(1024).build())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(1024).build())) {
       q.writer().append(1, Op.PUT, 0, new byte[10]);
       Appended big = q.writer().append(2, Op.PUT, 0, new byte[5000]);
       Appended small = q.writer().append(3, Op.PUT, 0, new byte[10]);
@@ -93,7 +93,7 @@ class QueueWriterTest {
 
   @Test
   void aFullBlockIsWrittenWithoutAFlush() throws Exception {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
       for (int i = 0; i < 20; i++) {
         q.writer().append(i, Op.PUT, 0, new byte[40]);
       }
@@ -106,7 +106,7 @@ class QueueWriterTest {
   @Test
   void aFailedWriteIsSticky() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    Queue q = Queue.open(dir, QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).build());
+    DocQueue q = DocQueue.open(dir, QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).build());
     Appended a = q.writer().append(1, Op.PUT, 0, new byte[10]);
     q.writer().awaitDurable(a.sequence());
     fs.failAfter(FaultInjectingFileSystem.Op.WRITE, 0);
@@ -116,7 +116,7 @@ class QueueWriterTest {
     assertThatThrownBy(() -> q.writer().append(3, Op.PUT, 0, new byte[1])).hasMessageContaining("earlier write failed");
     q.close();
     assertThatThrownBy(() -> q.writer().append(3, Op.PUT, 0, new byte[1])).isInstanceOf(IOException.class);
-    try (Queue again = Queue.open(dir, QueueOptions.builder().fileSystem(fs).build())) {
+    try (DocQueue again = DocQueue.open(dir, QueueOptions.builder().fileSystem(fs).build())) {
       assertThat(again.lastSequence()).isEqualTo(1);
     }
   }
@@ -126,7 +126,7 @@ class QueueWriterTest {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     QueueOptions o = QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).blockSize(1024).build();
     long acknowledged;
-    try (Queue q = Queue.open(dir, o)) {
+    try (DocQueue q = DocQueue.open(dir, o)) {
       fs.setSpaceLimit(10_000);
       byte[] body = new byte[300];
       new java.util.Random(1).nextBytes(body);
@@ -153,7 +153,7 @@ class QueueWriterTest {
       assertThat(q.reader().get(next.address()).body()).containsExactly(7);
       acknowledged = next.sequence();
     }
-    try (Queue q = Queue.open(dir, o)) {
+    try (DocQueue q = DocQueue.open(dir, o)) {
       assertThat(q.stats().tornTailBytesDropped()).isZero();
       assertThat(q.lastSequence()).isEqualTo(acknowledged);
       try (QueueTailer t = q.tailer(1)) {
@@ -168,7 +168,7 @@ class QueueWriterTest {
   @Test
   void aFailedFsyncStaysSticky() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    try (Queue q = Queue.open(dir, QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).build())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).build())) {
       fs.failAfter(FaultInjectingFileSystem.Op.FORCE, 0);
       Appended a = q.writer().append(1, Op.PUT, 0, new byte[10]);
       assertThatThrownBy(() -> q.writer().awaitDurable(a.sequence())).isInstanceOf(IOException.class)

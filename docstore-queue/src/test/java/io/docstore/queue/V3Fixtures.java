@@ -74,7 +74,7 @@ final class V3Fixtures {
   }
 
   /** Appends a random record (JSON, incompressible bytes, an empty PUT or a DELETE); returns it. */
-  static Expected appendRandom(Queue q, Random rnd, long sequence) throws IOException {
+  static Expected appendRandom(DocQueue q, Random rnd, long sequence) throws IOException {
     int dice = rnd.nextInt(100);
     Op op = dice < 8 ? Op.DELETE : Op.PUT;
     byte[] body = op == Op.DELETE || dice < 14 ? new byte[0] : dice < 24 ? noise(rnd, 50 + rnd.nextInt(2000)) : json(rnd);
@@ -85,7 +85,7 @@ final class V3Fixtures {
     return new Expected(sequence, id, op, at, body, a.address());
   }
 
-  static void check(Record r, Expected e, String context) {
+  static void check(QueueRecord r, Expected e, String context) {
     assertThat(r).as("%s: sequence %d", context, e.sequence()).isNotNull();
     String what = context + ": sequence " + e.sequence();
     assertThat(r.sequence()).as(what).isEqualTo(e.sequence());
@@ -97,7 +97,7 @@ final class V3Fixtures {
   }
 
   /** Every record of the model reads back by address, and a tailer from {@code from} returns the model's suffix. */
-  static void checkAll(Queue q, List<Expected> model, long from, String context) throws IOException {
+  static void checkAll(DocQueue q, List<Expected> model, long from, String context) throws IOException {
     assertThat(q.lastSequence()).as(context).isEqualTo(model.size());
     for (Expected e : model) {
       check(q.reader().get(e.address()), e, context + " (get)");
@@ -122,7 +122,7 @@ final class V3Fixtures {
   static List<Expected> fillJson(Path dir, int records) throws IOException {
     List<Expected> model = new ArrayList<>();
     Random rnd = new Random(7);
-    try (Queue q = Queue.open(dir, small(true))) {
+    try (DocQueue q = DocQueue.open(dir, small(true))) {
       for (int i = 0; i < records; i++) {
         byte[] body = i % 17 == 5 ? new byte[0] : json(rnd, 200 + rnd.nextInt(1500));
         Appended a = q.writer().append(i, Op.PUT, i, body);
@@ -234,7 +234,7 @@ final class V3Fixtures {
   }
 
   /**
-   * Record {@code i} of a block of zrecords as stored: where its stored body starts in the file, the
+   * QueueRecord {@code i} of a block of zrecords as stored: where its stored body starts in the file, the
    * stored body's length and the body's length once decompressed.
    */
   record StoredRecord(long bodyAt, int storedBody, int bodyLength) {

@@ -1,6 +1,6 @@
 package io.docstore.index;
 
-import io.docstore.index.engine.Engine;
+import io.docstore.index.engine.IndexEngine;
 import io.docstore.index.engine.IndexCounters;
 import java.io.IOException;
 
@@ -44,7 +44,7 @@ public final class IndexStats {
   private final long pageCacheCapacityBytes;
   private final long pageReadsMappedCold;
 
-  private IndexStats(Engine e) {
+  private IndexStats(IndexEngine e) {
     IndexCounters c = e.counters();
     puts = c.puts.sum();
     deletes = c.deletes.sum();
@@ -93,7 +93,7 @@ public final class IndexStats {
     pageReadsMappedCold = e.pageReadsMappedCold();
   }
 
-  static IndexStats of(Engine e) {
+  static IndexStats of(IndexEngine e) {
     return new IndexStats(e);
   }
 

@@ -1,6 +1,6 @@
 package io.docstore.index;
 
-import io.docstore.index.engine.Engine;
+import io.docstore.index.engine.IndexEngine;
 import io.docstore.index.table.EntryIterator;
 import io.docstore.io.DirectoryLock;
 import java.io.IOException;
@@ -30,11 +30,11 @@ public final class LsmIndex implements java.io.Closeable {
   /** {@link #get}: the newest entry for the id is a tombstone. */
   public static final long DELETED = -2L;
 
-  private final Engine engine;
+  private final IndexEngine engine;
   /** One open index per directory: held from open to close. */
   private final DirectoryLock lock;
 
-  private LsmIndex(Engine engine, DirectoryLock lock) {
+  private LsmIndex(IndexEngine engine, DirectoryLock lock) {
     this.lock = lock;
     this.engine = engine;
   }
@@ -44,7 +44,7 @@ public final class LsmIndex implements java.io.Closeable {
     options.fileSystem().createDirectories(dir);
     DirectoryLock lock = DirectoryLock.acquire(dir);
     try {
-      return new LsmIndex(Engine.open(dir, options), lock);
+      return new LsmIndex(IndexEngine.open(dir, options), lock);
     } catch (IOException | RuntimeException e) {
       lock.close();
       throw e;

@@ -6,9 +6,9 @@ import io.docstore.index.LsmIndex;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Appended;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueOptions;
-import io.docstore.queue.Record;
+import io.docstore.queue.QueueRecord;
 import io.docstore.service.bulk.BulkLoad;
 import java.io.IOException;
 import java.util.Arrays;
@@ -50,7 +50,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class DocstoreEngine implements Engine {
 
-  private final Queue queue;
+  private final DocQueue queue;
   private final LsmIndex index;
   /** Guards the batch ({@link #ids}, {@link #addresses}, {@link #pending}) and the index's one writer. */
   private final ReentrantLock writeLock = new ReentrantLock();
@@ -78,7 +78,7 @@ final class DocstoreEngine implements Engine {
         .mappedReads(mapped)
         .backgroundNice(nice == null || nice.isBlank() ? IndexOptions.DEFAULT_BACKGROUND_NICE : Integer.parseInt(nice.trim()))
         .build();
-    queue = Queue.open(s.dir().resolve("queue"), qo);
+    queue = DocQueue.open(s.dir().resolve("queue"), qo);
     LsmIndex opened;
     try {
       opened = LsmIndex.open(s.dir().resolve("index"), io);
@@ -146,7 +146,7 @@ final class DocstoreEngine implements Engine {
     if (address < 0) {
       return null;
     }
-    Record r = queue.reader().get(address);
+    QueueRecord r = queue.reader().get(address);
     if (r.id() != id) {
       throw new IOException("index entry of id " + id + " points at address " + address + " holding id " + r.id());
     }

@@ -3,7 +3,7 @@ package io.docstore.bench.queue;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Appended;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueOptions;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -42,12 +42,12 @@ public class QueueAppendBenchmark {
     public String sync;
 
     Path dir;
-    Queue queue;
+    DocQueue queue;
 
     @Setup(Level.Iteration)
     public void open() throws IOException {
       dir = Files.createTempDirectory("queue-append-bench");
-      queue = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.parse(sync)).build());
+      queue = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.parse(sync)).build());
     }
 
     @TearDown(Level.Iteration)

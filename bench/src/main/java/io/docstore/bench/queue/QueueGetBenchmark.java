@@ -2,10 +2,10 @@ package io.docstore.bench.queue;
 
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.QueueStats;
-import io.docstore.queue.Record;
+import io.docstore.queue.QueueRecord;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +44,7 @@ public class QueueGetBenchmark {
   public int records;
 
   Path dir;
-  Queue queue;
+  DocQueue queue;
   long[] addresses;
 
   @Setup
@@ -52,7 +52,7 @@ public class QueueGetBenchmark {
     dir = Files.createTempDirectory("queue-get-bench");
     QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(blockSize).blockCacheBytes(cacheBytes).build();
     byte[][] bodies = BenchData.bodies(data, 4096, 7);
-    try (Queue q = Queue.open(dir, o)) {
+    try (DocQueue q = DocQueue.open(dir, o)) {
       addresses = new long[records];
       for (int i = 0; i < records; i++) {
         addresses[i] = q.writer().append(i, Op.PUT, 0, bodies[i & 4095]).address();
@@ -62,7 +62,7 @@ public class QueueGetBenchmark {
           + " mean stored block %.0f B%n", data, blockSize, s.blocks(), s.rawBytes(), s.storedBytes(),
           (double) s.rawBytes() / s.storedBytes(), (double) records / s.blocks(), (double) s.storedBytes() / s.blocks());
     }
-    queue = Queue.open(dir, o);
+    queue = DocQueue.open(dir, o);
   }
 
   @TearDown
@@ -77,7 +77,7 @@ public class QueueGetBenchmark {
   }
 
   @Benchmark
-  public Record get(Cursor c) throws IOException {
+  public QueueRecord get(Cursor c) throws IOException {
     return queue.reader().get(addresses[c.rnd.nextInt(addresses.length)]);
   }
 }

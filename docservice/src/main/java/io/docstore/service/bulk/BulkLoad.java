@@ -5,7 +5,7 @@ import io.docstore.index.bulk.SortedRun;
 import io.docstore.io.DirectoryLock;
 import io.docstore.queue.BulkAppender;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
 import io.docstore.service.store.IndexCheckpoint;
@@ -75,7 +75,7 @@ public final class BulkLoad {
       throws IOException {
     DocStore.open(dir, options).close();
     try (DirectoryLock lock = DirectoryLock.acquire(dir);
-        Queue queue = Queue.open(dir.resolve("queue"), options.queueOptions());
+        DocQueue queue = DocQueue.open(dir.resolve("queue"), options.queueOptions());
         LsmIndex index = LsmIndex.open(dir.resolve("index"), options.indexOptions())) {
       if (IndexCheckpoint.read(options.fileSystem(), dir) != queue.lastSequence()) {
         throw new IOException("index checkpoint of " + dir + " is behind its queue after reopening; not bulk loading");
@@ -92,7 +92,7 @@ public final class BulkLoad {
    * The load itself, into an open queue and index (the bench's docstore engine calls this too):
    * queue appended and fsynced, index ingested. The caller owns the checkpoint, if any.
    */
-  public static Result loadInto(Queue queue, LsmIndex index, InputStream in, int threads, int maxBodyBytes,
+  public static Result loadInto(DocQueue queue, LsmIndex index, InputStream in, int threads, int maxBodyBytes,
       LongConsumer progress) throws IOException {
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be >= 1, got " + threads);

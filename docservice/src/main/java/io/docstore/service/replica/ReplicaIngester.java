@@ -4,7 +4,7 @@ import io.docstore.index.LsmIndex;
 import io.docstore.io.FileSystem;
 import io.docstore.io.NoSpaceException;
 import io.docstore.queue.Op;
-import io.docstore.queue.Record;
+import io.docstore.queue.QueueRecord;
 import io.docstore.queue.follow.FollowPoint;
 import io.docstore.queue.follow.QueueFollower;
 import io.docstore.queue.replication.ReplicationManifest;
@@ -57,7 +57,7 @@ final class ReplicaIngester implements Closeable {
   private final OffHeapDocCache cache;
   private final long[] ids = new long[BATCH];
   private final long[] values = new long[BATCH];
-  private final Record[] batch = new Record[BATCH];
+  private final QueueRecord[] batch = new QueueRecord[BATCH];
   private int pending;
   /** Advanced after each batch is in the index and the cache (the fill guard of {@link CachedReads}). */
   private volatile long appliedVersion;
@@ -103,7 +103,7 @@ final class ReplicaIngester implements Closeable {
     appliedThrough = follower.point().ingestedThrough();
   }
 
-  private void apply(Record r) throws IOException {
+  private void apply(QueueRecord r) throws IOException {
     ids[pending] = r.id();
     values[pending] = r.op() == Op.DELETE ? LsmIndex.DELETED : r.address();
     batch[pending] = r;

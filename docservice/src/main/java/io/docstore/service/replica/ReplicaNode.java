@@ -3,7 +3,7 @@ package io.docstore.service.replica;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.queue.Op;
-import io.docstore.queue.Record;
+import io.docstore.queue.QueueRecord;
 import io.docstore.queue.follow.FollowerCounters;
 import io.docstore.queue.follow.QueueFollower;
 import io.docstore.queue.replication.ReplicationManifest;
@@ -79,7 +79,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
       }
 
       @Override
-      public Record load(long id, long address) throws IOException {
+      public QueueRecord load(long id, long address) throws IOException {
         return read(id, address);
       }
     });
@@ -125,9 +125,9 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     }
   }
 
-  private Record read(long id, long address) throws IOException {
+  private QueueRecord read(long id, long address) throws IOException {
     QueueFollower follower = ingester.follower();
-    Record r = follower.read(address);
+    QueueRecord r = follower.read(address);
     if (r.id() != id || r.op() != Op.PUT) {
       throw new CorruptionException(follower.directory(), address, "index maps id " + id + " to a record of id "
           + r.id() + " (" + r.op() + ")");

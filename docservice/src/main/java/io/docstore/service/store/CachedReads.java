@@ -1,7 +1,7 @@
 package io.docstore.service.store;
 
 import io.docstore.queue.Op;
-import io.docstore.queue.Record;
+import io.docstore.queue.QueueRecord;
 import io.docstore.service.Document;
 import io.docstore.service.cache.CachedDoc;
 import io.docstore.service.cache.DocCache;
@@ -35,14 +35,14 @@ public final class CachedReads {
     long lookup(long id) throws IOException;
 
     /** The record at {@code address}, checked to be a put of {@code id} (a mismatch is a corruption error). */
-    Record load(long id, long address) throws IOException;
+    QueueRecord load(long id, long address) throws IOException;
 
     /**
      * {@link #load}, with the body appended to {@code out} instead of copied into a record; returns
      * its sequence number. The default goes through {@link #load}.
      */
     default long loadInto(long id, long address, ByteBuf out) throws IOException {
-      Record r = load(id, address);
+      QueueRecord r = load(id, address);
       out.writeBytes(r.body());
       return r.sequence();
     }
@@ -62,7 +62,7 @@ public final class CachedReads {
    * The ingest path's cache update for a record it just applied to the index: {@code set} for a
    * put, a tombstone for a delete (so a late read-miss fill cannot bring the old version back).
    */
-  public static void ingested(DocCache cache, Record r) {
+  public static void ingested(DocCache cache, QueueRecord r) {
     if (r.op() == Op.DELETE) {
       cache.setDeleted(r.id(), r.sequence());
     } else {
@@ -83,7 +83,7 @@ public final class CachedReads {
       metrics.absent();
       return null;
     }
-    Record r = source.load(id, address);
+    QueueRecord r = source.load(id, address);
     metrics.diskRead();
     if (source.appliedVersion() == applied) {
       cache.fill(id, r.sequence(), r.body());
@@ -157,19 +157,19 @@ public final class CachedReads {
       addresses[slot] = source.lookup(ids[slot]);
     }
     Arrays.sort(order, (a, b) -> Long.compare(addresses[a], addresses[b]));
-    List<Record> loaded = new ArrayList<>(misses);
+    List<QueueRecord> loaded = new ArrayList<>(misses);
     for (int slot : order) {
       if (addresses[slot] < 0) {
         metrics.absent();
         continue;
       }
-      Record r = source.load(ids[slot], addresses[slot]);
+      QueueRecord r = source.load(ids[slot], addresses[slot]);
       metrics.diskRead();
       loaded.add(r);
       out[slot] = new Document(ids[slot], r.sequence(), r.acceptedAtMillis(), r.body());
     }
     if (source.appliedVersion() == applied) {
-      for (Record r : loaded) {
+      for (QueueRecord r : loaded) {
         cache.fill(r.id(), r.sequence(), r.body());
       }
     }

@@ -3,7 +3,7 @@ package io.docstore.service.store;
 import io.docstore.index.LsmIndex;
 import io.docstore.queue.Op;
 import io.docstore.queue.QueueTailer;
-import io.docstore.queue.Record;
+import io.docstore.queue.QueueRecord;
 import io.docstore.service.cache.DocCache;
 import java.io.Closeable;
 import java.io.IOException;
@@ -33,7 +33,7 @@ public final class Indexer implements Closeable {
   private final ReentrantLock lock = new ReentrantLock();
   private final long[] ids = new long[BATCH];
   private final long[] values = new long[BATCH];
-  private final Record[] batch = new Record[BATCH];
+  private final QueueRecord[] batch = new QueueRecord[BATCH];
   private volatile long appliedThrough;
   /**
    * Records read from the tailer into {@link #batch} but not yet applied: the index refused them
@@ -74,7 +74,7 @@ public final class Indexer implements Closeable {
       while (appliedThrough < sequence) {
         int n = pending;
         while (n < BATCH && appliedThrough + n < sequence) {
-          Record r = n == 0 ? nextOrTimeout(deadline, sequence) : tailer.poll();
+          QueueRecord r = n == 0 ? nextOrTimeout(deadline, sequence) : tailer.poll();
           if (r == null) {
             break;
           }
@@ -108,9 +108,9 @@ public final class Indexer implements Closeable {
     return appliedThrough - before;
   }
 
-  private Record nextOrTimeout(long deadline, long sequence) throws IOException, InterruptedException {
+  private QueueRecord nextOrTimeout(long deadline, long sequence) throws IOException, InterruptedException {
     long wait = deadline - System.nanoTime();
-    Record r = wait > 0 ? tailer.next(wait, TimeUnit.NANOSECONDS) : tailer.poll();
+    QueueRecord r = wait > 0 ? tailer.next(wait, TimeUnit.NANOSECONDS) : tailer.poll();
     if (r == null) {
       throw new IOException("record " + (appliedThrough + 1) + " (awaited up to " + sequence
           + ") is durable but the queue tailer did not surface it in time");
@@ -120,7 +120,7 @@ public final class Indexer implements Closeable {
 
   private void apply(int n, boolean live) throws IOException {
     for (int i = 0; i < n; i++) {
-      Record r = batch[i];
+      QueueRecord r = batch[i];
       ids[i] = r.id();
       values[i] = r.op() == Op.DELETE ? LsmIndex.DELETED : r.address();
     }
@@ -128,7 +128,7 @@ public final class Indexer implements Closeable {
     pending = 0;
     long now = System.currentTimeMillis();
     for (int i = 0; i < n; i++) {
-      Record r = batch[i];
+      QueueRecord r = batch[i];
       CachedReads.ingested(cache, r);
       if (live) {
         metrics.recordAcceptedToReadable(now - r.acceptedAtMillis());

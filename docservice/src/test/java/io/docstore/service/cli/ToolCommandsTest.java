@@ -6,7 +6,7 @@ import io.docstore.index.IndexOptions;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.SegmentFileName;
 import java.io.ByteArrayOutputStream;
@@ -46,7 +46,7 @@ class ToolCommandsTest {
   private Path fillQueue() throws IOException {
     Path queueDir = data.resolve("queue");
     Random rnd = new Random(7);
-    try (Queue q = Queue.open(queueDir, QueueOptions.builder().blockSize(1024).segmentSize(8192)
+    try (DocQueue q = DocQueue.open(queueDir, QueueOptions.builder().blockSize(1024).segmentSize(8192)
         .syncPolicy(SyncPolicy.NONE).build())) {
       for (int i = 0; i < 200; i++) {
         byte[] body = new byte[rnd.nextInt(300)];

@@ -8,7 +8,7 @@ import io.docstore.io.FileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.io.TestSupport;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.replication.ManifestPublisher;
@@ -47,7 +47,7 @@ class ReplicaIndexDiskFullTest {
     rnd = new Random(TestSupport.seed("ReplicaIndexDiskFullTest"));
     Path queueDir = tmp.resolve("primary/queue");
     FaultInjectingFileSystem seam = new FaultInjectingFileSystem();
-    try (Queue primary = Queue.open(queueDir, QueueOptions.builder().blockSize(BLOCK).segmentSize(256 * 1024).build());
+    try (DocQueue primary = DocQueue.open(queueDir, QueueOptions.builder().blockSize(BLOCK).segmentSize(256 * 1024).build());
         ManifestPublisher publisher = new ManifestPublisher(FileSystem.real(), queueDir, primary::durableSequence, EXPECTED, 10);
         RsyncDaemon daemon = RsyncDaemon.start(queueDir, tmp.resolve("rsyncd"))) {
       IndexOptions index = IndexOptions.builder().fileSystem(seam).syncPolicy(SyncPolicy.NONE).memTableBytes(16 * 1024).build();
@@ -92,7 +92,7 @@ class ReplicaIndexDiskFullTest {
     }
   }
 
-  private void writeBatches(Queue primary, int batches) throws Exception {
+  private void writeBatches(DocQueue primary, int batches) throws Exception {
     for (int b = 0; b < batches; b++) {
       long last = 0;
       Map<Long, byte[]> batch = new HashMap<>();

@@ -7,7 +7,7 @@ import io.docstore.index.LsmIndex;
 import io.docstore.io.FileSystem;
 import io.docstore.io.TestSupport;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.follow.FollowPoint;
 import io.docstore.queue.format.BlockFormat;
@@ -44,7 +44,7 @@ class ReplicaIngesterTest {
   @TempDir Path tmp;
   private Path primaryDir;
   private Path copyDir;
-  private Queue queue;
+  private DocQueue queue;
   private ManifestPublisher publisher;
   private final Map<Long, byte[]> model = new HashMap<>();
   private Random rnd;
@@ -54,7 +54,7 @@ class ReplicaIngesterTest {
     rnd = new Random(TestSupport.seed("ReplicaIngesterTest"));
     primaryDir = tmp.resolve("primary");
     copyDir = Files.createDirectories(tmp.resolve("r/queue"));
-    queue = Queue.open(primaryDir, QueueOptions.builder().blockSize(BLOCK).segmentSize(16 * 1024).build());
+    queue = DocQueue.open(primaryDir, QueueOptions.builder().blockSize(BLOCK).segmentSize(16 * 1024).build());
     publisher = new ManifestPublisher(FileSystem.real(), primaryDir, queue::durableSequence, EXPECTED, 0);
   }
 

@@ -6,7 +6,7 @@ import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.io.TestSupport;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
@@ -44,7 +44,7 @@ class ReplicationTest {
   @TempDir Path tmp;
   /** The primary's block header + block size (the replica's usual read size). */
   private int expected = EXPECTED;
-  private Queue primary;
+  private DocQueue primary;
   private ManifestPublisher publisher;
   private RsyncDaemon daemon;
   private Random rnd;
@@ -64,7 +64,7 @@ class ReplicationTest {
     boolean recommended = test.getTestMethod().map(m -> m.getName().equals(CATCH_UP)).orElse(false);
     int block = recommended ? RECOMMENDED_BLOCK : BLOCK;
     expected = BlockFormat.HEADER_LENGTH + block;
-    primary = Queue.open(queueDir, QueueOptions.builder().blockSize(block).segmentSize(recommended
+    primary = DocQueue.open(queueDir, QueueOptions.builder().blockSize(block).segmentSize(recommended
         ? RECOMMENDED_SEGMENT : 256 * 1024).build());
     publisher = new ManifestPublisher(FileSystem.real(), queueDir, primary::durableSequence,
         expected, 10);

@@ -8,7 +8,7 @@ import io.docstore.io.FileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.io.TestSupport;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.replication.ManifestPublisher;
@@ -226,7 +226,7 @@ class TortureReplicaTest {
   private static final class Primary {
     final Path dir;
     final QueueOptions options;
-    Queue queue;
+    DocQueue queue;
     ManifestPublisher publisher;
 
     Primary(Path dir, QueueOptions options) throws Exception {
@@ -236,8 +236,8 @@ class TortureReplicaTest {
     }
 
     private void open() throws Exception {
-      queue = Queue.open(dir, options);
-      Queue q = queue;
+      queue = DocQueue.open(dir, options);
+      DocQueue q = queue;
       publisher = new ManifestPublisher(FileSystem.real(), dir, q::durableSequence, EXPECTED, 10);
     }
 
@@ -247,7 +247,7 @@ class TortureReplicaTest {
     }
 
     long lastAssigned() {
-      Queue q = queue;
+      DocQueue q = queue;
       return q.lastSequence();
     }
 

@@ -6,14 +6,14 @@ import io.docstore.io.AtomicFiles;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.queue.format.SegmentFormat;
-import io.docstore.queue.replication.BlockChain;
+import io.docstore.queue.replication.BlockCrcChain;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
 /**
  * Where a follower stands: the next block to ingest is at {@code offset} of {@code segment} and
- * starts with {@code nextSequence}; {@code chain} is the {@link BlockChain} over the segment's
+ * starts with {@code nextSequence}; {@code chain} is the {@link BlockCrcChain} over the segment's
  * blocks before {@code offset}. Everything before it was verified and handed on.
  *
  * <p>{@code nextSequence} 0 means "not known yet": take it from the segment's header.
@@ -21,7 +21,7 @@ import java.nio.file.Path;
 public record FollowPoint(long segment, long offset, long nextSequence, int chain) {
 
   /** The start of a queue: nothing ingested. */
-  public static final FollowPoint START = new FollowPoint(1, SegmentFormat.HEADER_LENGTH, 0, BlockChain.START);
+  public static final FollowPoint START = new FollowPoint(1, SegmentFormat.HEADER_LENGTH, 0, BlockCrcChain.START);
 
   /** Records before {@code nextSequence} were handed on; 0 if none. */
   public long ingestedThrough() {

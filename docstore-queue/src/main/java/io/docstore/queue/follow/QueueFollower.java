@@ -5,7 +5,7 @@ import static io.docstore.queue.format.SegmentFormat.HEADER_LENGTH;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.queue.Op;
-import io.docstore.queue.Record;
+import io.docstore.queue.QueueRecord;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
 import io.docstore.queue.block.InPlaceRecord;
@@ -13,7 +13,7 @@ import io.docstore.queue.block.RecordDictionary;
 import io.docstore.queue.block.ZstdRecords;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
-import io.docstore.queue.replication.BlockChain;
+import io.docstore.queue.replication.BlockCrcChain;
 import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.queue.segment.SegmentHeader;
 import io.docstore.queue.segment.SegmentScanner;
@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * <p>Ingestion ({@link #poll}) is bounded by the copied {@code replication.manifest}: segments below
  * the manifest's are ingested only from a {@code .sealed} copy whose every block, sequence and
  * footer verify ({@link SegmentScanner}); the manifest's own segment only up to its durable length,
- * and only once every block up to there verifies and their {@link BlockChain} equals the
+ * and only once every block up to there verifies and their {@link BlockCrcChain} equals the
  * manifest's. A copy shorter than the manifest is lag (it was copied earlier), not an error. A
  * block that fails, a gap, a diverged chain or a copy that shrank below what was ingested is an
  * error: it is logged, counted, the copy is deleted so that the next pull fetches it whole, and
@@ -264,7 +264,7 @@ public final class QueueFollower implements Closeable {
       return problem;
     }
     FollowPoint q = point;
-    point = new FollowPoint(q.segment() + 1, HEADER_LENGTH, q.nextSequence(), BlockChain.START);
+    point = new FollowPoint(q.segment() + 1, HEADER_LENGTH, q.nextSequence(), BlockCrcChain.START);
     return null;
   }
 
@@ -289,7 +289,7 @@ public final class QueueFollower implements Closeable {
         return copy.path() + " at offset " + pos + ": block starts at sequence " + block.firstSequence()
             + ", expected " + next;
       }
-      chain = BlockChain.next(chain, block.crc());
+      chain = BlockCrcChain.next(chain, block.crc());
       next = block.lastSequence() + 1;
       pos = block.end();
     }
@@ -321,14 +321,14 @@ public final class QueueFollower implements Closeable {
       }
       for (int i = 0; i < block.count(); i++) {
         Op op = block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
-        sink.accept(new Record(Address.of(copy.segment(), block.offset(), i), block.id(i), block.firstSequence() + i,
+        sink.accept(new QueueRecord(Address.of(copy.segment(), block.offset(), i), block.id(i), block.firstSequence() + i,
             op, block.acceptedAtMillis(i), block.body(i)));
       }
       counters.blocksIngested.increment();
       counters.recordsIngested.add(block.count());
       counters.bytesIngested.add(block.end() - pos);
       pos = block.end();
-      point = new FollowPoint(p.segment(), pos, block.lastSequence() + 1, BlockChain.next(p.chain(), block.crc()));
+      point = new FollowPoint(p.segment(), pos, block.lastSequence() + 1, BlockCrcChain.next(p.chain(), block.crc()));
     }
     return null;
   }
@@ -342,7 +342,7 @@ public final class QueueFollower implements Closeable {
    * @throws CorruptionException if what was read is damaged in the copy (the segment is then re-fetched)
    * @throws IllegalArgumentException if the address is past what was ingested
    */
-  public Record read(long address) throws IOException {
+  public QueueRecord read(long address) throws IOException {
     long segment = Address.segment(address);
     FollowPoint p = point;
     // Blocks of the point's own segment may be read while their records are being handed on (the
@@ -367,7 +367,7 @@ public final class QueueFollower implements Closeable {
           b.one.read(stored, 0, i, c.path(), offset, b);
           byte[] body = new byte[b.one.bodyLength];
           b.one.buffer.get(b.one.bodyOffset, body);
-          return new Record(address, b.one.id, b.one.sequence, b.one.op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
+          return new QueueRecord(address, b.one.id, b.one.sequence, b.one.op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
               b.one.acceptedAtMillis, body);
         }
         b.reader.decodeStored(c.channel(), c.path(), offset, b.block);
@@ -386,7 +386,7 @@ public final class QueueFollower implements Closeable {
             + " names record " + i + " of a block holding " + b.block.count());
       }
       Op op = b.block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
-      return new Record(address, b.block.id(i), b.block.firstSequence() + i, op, b.block.acceptedAtMillis(i),
+      return new QueueRecord(address, b.block.id(i), b.block.firstSequence() + i, op, b.block.acceptedAtMillis(i),
           b.block.body(i));
     }
   }

@@ -1,10 +1,10 @@
 package io.docstore.queue.follow;
 
-import io.docstore.queue.Record;
+import io.docstore.queue.QueueRecord;
 import java.io.IOException;
 
 /** Receives verified records from a {@link QueueFollower}, strictly in sequence order, on the follower's thread. */
 @FunctionalInterface
 public interface RecordSink {
-  void accept(Record record) throws IOException;
+  void accept(QueueRecord record) throws IOException;
 }

@@ -11,7 +11,7 @@ import io.docstore.queue.format.StateFileLayout;
  * </pre>
  *
  * <p>{@code crc} is the masked CRC32C of every byte before it. {@code chain} is the
- * {@link BlockChain} value over the crc fields of the segment's first {@code blockCount} blocks.
+ * {@link BlockCrcChain} value over the crc fields of the segment's first {@code blockCount} blocks.
  */
 public final class ManifestFormat {
 

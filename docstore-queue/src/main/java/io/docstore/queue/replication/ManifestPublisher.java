@@ -54,8 +54,9 @@ public final class ManifestPublisher implements Closeable {
   private ReplicationManifest published;
 
   /**
-   * @param durableSequence the queue's durable sequence ({@code Queue::durableSequence}; under sync
-   *     {@code none}, {@code Queue::lastSequence}, since nothing else ever becomes durable there)
+   * @param durableSequence the queue's fsynced sequence (a store's {@code durableSequence}, which under
+   *     sync {@code none} fsyncs what was written first): a replica never copies what a power loss
+   *     could take from the primary
    * @param intervalMillis how often to look; 0 starts no thread (call {@link #publishOnce})
    */
   public ManifestPublisher(FileSystem fs, Path queueDir, LongSupplier durableSequence, int expectedBlockBytes,
@@ -120,7 +121,7 @@ public final class ManifestPublisher implements Closeable {
       if (block.lastSequence() > durable || block.firstSequence() != lastSequence + 1) {
         break;
       }
-      chain = BlockChain.next(chain, block.crc());
+      chain = BlockCrcChain.next(chain, block.crc());
       blockCount++;
       lastSequence = block.lastSequence();
       position = block.end();
@@ -174,7 +175,7 @@ public final class ManifestPublisher implements Closeable {
     position = SegmentFormat.HEADER_LENGTH;
     lastSequence = baseSequence - 1;
     blockCount = 0;
-    chain = BlockChain.START;
+    chain = BlockCrcChain.START;
     return true;
   }
 

@@ -13,7 +13,7 @@ import java.nio.file.Path;
  * What a replica may ingest: every segment numbered below {@code segment} in full (they are
  * sealed), and {@code segment} up to {@code durableLength} bytes, whose last block holds
  * {@code lastSequence} and whose {@code blockCount} blocks chain to {@code chain}
- * ({@link BlockChain}). All of it was durable on the primary when the manifest was written.
+ * ({@link BlockCrcChain}). All of it was durable on the primary when the manifest was written.
  *
  * <p>Byte layout in {@link ManifestFormat}; spec in {@code docs/formats/replication-manifest.md}.
  */

@@ -7,9 +7,9 @@ import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.io.TestSupport;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueOptions;
-import io.docstore.queue.Record;
+import io.docstore.queue.QueueRecord;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFileName;
@@ -40,10 +40,10 @@ class QueueFollowerTest {
   @TempDir Path tmp;
   private Path primaryDir;
   private Path replicaDir;
-  private Queue queue;
+  private DocQueue queue;
   private ManifestPublisher publisher;
   private final List<byte[]> bodies = new ArrayList<>();
-  private final List<Record> got = new ArrayList<>();
+  private final List<QueueRecord> got = new ArrayList<>();
   private Random rnd;
 
   @BeforeEach
@@ -52,7 +52,7 @@ class QueueFollowerTest {
     primaryDir = tmp.resolve("primary");
     replicaDir = tmp.resolve("replica");
     Files.createDirectories(replicaDir);
-    queue = Queue.open(primaryDir, QueueOptions.builder().blockSize(BLOCK).segmentSize(16 * 1024).build());
+    queue = DocQueue.open(primaryDir, QueueOptions.builder().blockSize(BLOCK).segmentSize(16 * 1024).build());
     publisher = new ManifestPublisher(FileSystem.real(), primaryDir, queue::durableSequence, EXPECTED, 0);
   }
 
@@ -108,7 +108,7 @@ class QueueFollowerTest {
   private void checkModel(long through) {
     assertThat(got).hasSize((int) through);
     for (int i = 0; i < through; i++) {
-      Record r = got.get(i);
+      QueueRecord r = got.get(i);
       assertThat(r.sequence()).isEqualTo(i + 1);
       assertThat(r.id()).isEqualTo(i);
       assertThat(r.body()).isEqualTo(bodies.get(i));
@@ -137,8 +137,8 @@ class QueueFollowerTest {
       pull();
       f.poll(got::add);
       checkModel(last);
-      for (Record r : got) {
-        Record again = f.read(r.address());
+      for (QueueRecord r : got) {
+        QueueRecord again = f.read(r.address());
         assertThat(again.id()).isEqualTo(r.id());
         assertThat(again.body()).isEqualTo(r.body());
       }
@@ -208,7 +208,7 @@ class QueueFollowerTest {
       pull();
       assertThat(f.poll(got::add).error()).isNull();
       checkModel(last);
-      Record r = f.read(got.get(got.size() - 1).address());
+      QueueRecord r = f.read(got.get(got.size() - 1).address());
       assertThat(r.body()).isEqualTo(bodies.get(bodies.size() - 1));
     }
   }
@@ -220,7 +220,7 @@ class QueueFollowerTest {
       pull();
       f.poll(got::add);
       checkModel(last);
-      Record victim = got.get(3);
+      QueueRecord victim = got.get(3);
       assertThat(Address.segment(victim.address())).isLessThan(f.point().segment());
       Path sealed = replicaDir.resolve(new SegmentFileName(Address.segment(victim.address()), true).fileName());
       // The block's first sequence: covered by the checksum of the block and of each of its records.

@@ -22,7 +22,7 @@ class GoldenReplicationFormatsTest {
     byte[] bytes = golden("replication.manifest.v1");
     ReplicationManifest m = ReplicationManifest.decode(Path.of("golden"), bytes);
     assertThat(m).isEqualTo(new ReplicationManifest(3, 4097, 61_234, 5_120, 17,
-        BlockChain.next(BlockChain.START, 0x1234abcd), 1_795_000_000_000L));
+        BlockCrcChain.next(BlockCrcChain.START, 0x1234abcd), 1_795_000_000_000L));
     assertThat(m.chain()).isEqualTo(0xd781f2f2);
     assertThat(m.encode()).isEqualTo(bytes);
   }

@@ -7,7 +7,7 @@ import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.io.UnsupportedFormatException;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.BlockFormat;
 import java.nio.ByteBuffer;
@@ -56,7 +56,7 @@ class ReplicationManifestTest {
   @Test
   void publisherDeclaresOnlyDurableWholeBlocksAndFollowsRolls() throws Exception {
     QueueOptions o = QueueOptions.builder().blockSize(512).segmentSize(8 * 1024).build();
-    try (Queue q = Queue.open(dir.resolve("q"), o);
+    try (DocQueue q = DocQueue.open(dir.resolve("q"), o);
         ManifestPublisher pub = new ManifestPublisher(FileSystem.real(), q.directory(), q::durableSequence,
             BlockFormat.HEADER_LENGTH + 512, 0)) {
       assertThat(pub.publishOnce().durableLength()).isEqualTo(io.docstore.queue.format.SegmentFormat.HEADER_LENGTH);
@@ -83,9 +83,9 @@ class ReplicationManifestTest {
 
   @Test
   void chainDependsOnOrderAndValues() {
-    int a = BlockChain.next(BlockChain.next(BlockChain.START, 1), 2);
-    int b = BlockChain.next(BlockChain.next(BlockChain.START, 2), 1);
+    int a = BlockCrcChain.next(BlockCrcChain.next(BlockCrcChain.START, 1), 2);
+    int b = BlockCrcChain.next(BlockCrcChain.next(BlockCrcChain.START, 2), 1);
     assertThat(a).isNotEqualTo(b);
-    assertThat(BlockChain.next(BlockChain.START, 0)).isNotZero();
+    assertThat(BlockCrcChain.next(BlockCrcChain.START, 0)).isNotZero();
   }
 }

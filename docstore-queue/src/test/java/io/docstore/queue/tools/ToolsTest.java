@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Op;
-import io.docstore.queue.Queue;
+import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -24,7 +24,7 @@ class ToolsTest {
   Path dir;
 
   private void fill() throws IOException {
-    try (Queue q = Queue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(300).segmentSize(600).build())) {
+    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(300).segmentSize(600).build())) {
       for (int i = 0; i < 200; i++) {
         q.writer().append(i, i % 5 == 0 ? Op.DELETE : Op.PUT, i, i % 5 == 0 ? new byte[0] : ("body " + i).getBytes(StandardCharsets.UTF_8));
       }

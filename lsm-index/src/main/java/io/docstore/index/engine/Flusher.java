@@ -47,12 +47,12 @@ final class Flusher {
   /** A full disk is logged once, then at most this often while it lasts (not an ERROR a second). */
   private static final long NO_SPACE_LOG_NANOS = 60_000_000_000L;
 
-  private final Engine engine;
+  private final IndexEngine engine;
   /** Background thread only: consecutive failed attempts and when a full disk was last logged. */
   private int failedAttempts;
   private long noSpaceLoggedAt;
 
-  Flusher(Engine engine) {
+  Flusher(IndexEngine engine) {
     this.engine = engine;
   }
 
@@ -248,7 +248,7 @@ final class Flusher {
    * bloom file written and forced, the directory synced, the bytes counted, the table opened with
    * its filter. {@code w} was finished into {@code info} by the caller.
    */
-  static Table openWritten(Engine engine, TableWriter.Info info, BloomBuilder bloom, Path tablePath, Path bloomPath,
+  static Table openWritten(IndexEngine engine, TableWriter.Info info, BloomBuilder bloom, Path tablePath, Path bloomPath,
       long number, boolean compaction) throws IOException {
     FileSystem fs = engine.options.fileSystem();
     long bloomBytes = bloom.writeTo(fs, bloomPath);

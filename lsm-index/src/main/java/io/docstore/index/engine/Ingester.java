@@ -34,7 +34,7 @@ final class Ingester {
 
   private Ingester() {}
 
-  static void ingest(Engine engine, long[] ids, long[] values, int count) throws IOException {
+  static void ingest(IndexEngine engine, long[] ids, long[] values, int count) throws IOException {
     for (int i = 1; i < count; i++) {
       if (ids[i] <= ids[i - 1]) {
         throw new IllegalArgumentException("ids must be strictly ascending: " + ids[i] + " at " + i + " after " + ids[i - 1]);
@@ -80,7 +80,7 @@ final class Ingester {
   }
 
   /** Background thread: publish the manifest with the new table first, then install it. */
-  private static void install(Engine engine, Table created) throws IOException {
+  private static void install(IndexEngine engine, Table created) throws IOException {
     FileSystem fs = engine.options.fileSystem();
     Snapshot s;
     long nextFile;

@@ -35,7 +35,7 @@ final class Recovery {
 
   private Recovery() {}
 
-  static Engine open(Path dir, IndexOptions options) throws IOException {
+  static IndexEngine open(Path dir, IndexOptions options) throws IOException {
     FileSystem fs = options.fileSystem();
     fs.createDirectories(dir);
     Manifest manifest = Manifest.read(fs, dir);
@@ -80,7 +80,7 @@ final class Recovery {
       }
     }
     BloomPager pager = new BloomPager(options.bloomMemoryBytes(), options.bloomPolicy());
-    Engine engine = new Engine(options, dir, pager);
+    IndexEngine engine = new IndexEngine(options, dir, pager);
     List<Table> tables = new ArrayList<>();
     try {
       for (Manifest.TableRef ref : manifest.tables()) {

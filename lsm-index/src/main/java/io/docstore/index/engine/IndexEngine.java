@@ -36,12 +36,12 @@ import org.slf4j.LoggerFactory;
  * any number of readers, which never take a lock: they retain the current {@link Snapshot}. The
  * snapshot is replaced under {@link #stateLock} by the writer (freeze) and the flusher (install).
  */
-public final class Engine implements java.io.Closeable {
+public final class IndexEngine implements java.io.Closeable {
 
   public static final long ABSENT = -1L;
   public static final long DELETED = -2L;
 
-  private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+  private static final Logger LOG = LoggerFactory.getLogger(IndexEngine.class);
 
   final IndexOptions options;
   final Path dir;
@@ -69,7 +69,7 @@ public final class Engine implements java.io.Closeable {
   volatile IOException backgroundFailure;
   volatile boolean closed;
 
-  Engine(IndexOptions options, Path dir, BloomPager pager) {
+  IndexEngine(IndexOptions options, Path dir, BloomPager pager) {
     this.options = options;
     this.dir = dir;
     this.pager = pager;
@@ -105,7 +105,7 @@ public final class Engine implements java.io.Closeable {
     return e;
   }
 
-  public static Engine open(Path dir, IndexOptions options) throws IOException {
+  public static IndexEngine open(Path dir, IndexOptions options) throws IOException {
     return Recovery.open(dir, options);
   }
 

@@ -21,15 +21,15 @@ import java.nio.file.Path;
  * <p>{@link #open} recovers: sealed segments are checked by header and footer, the active segment
  * is scanned and a torn tail cut off (see docs/formats/segment.md for the policy).
  *
- * <p>One open {@code Queue} per directory: {@link #open} takes the directory's {@code LOCK} (a
+ * <p>One open {@code DocQueue} per directory: {@link #open} takes the directory's {@code LOCK} (a
  * second open, in this process or another, fails) until {@link #close}.
  *
  * <p>Thread-safe. {@link #close} writes the open block and fsyncs; it does not seal the active
  * segment (the next open resumes it).
  */
-public final class Queue implements java.io.Closeable {
+public final class DocQueue implements java.io.Closeable {
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Queue.class);
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DocQueue.class);
 
   private final Path dir;
   /** One writer per directory: held from open to close. */
@@ -46,7 +46,7 @@ public final class Queue implements java.io.Closeable {
   /** The off-heap decoded-block cache, or null if off. */
   private final BlockCache cache;
 
-  private Queue(Path dir, QueueOptions options, QueueCounters counters, SegmentRecovery.Recovered r, DirectoryLock lock)
+  private DocQueue(Path dir, QueueOptions options, QueueCounters counters, SegmentRecovery.Recovered r, DirectoryLock lock)
       throws IOException {
     this.dir = dir;
     this.lock = lock;
@@ -100,7 +100,7 @@ public final class Queue implements java.io.Closeable {
   }
 
   /** Opens (creating the directory if needed) and recovers the queue in {@code dir}. */
-  public static Queue open(Path dir, QueueOptions options) throws IOException {
+  public static DocQueue open(Path dir, QueueOptions options) throws IOException {
     options.fileSystem().createDirectories(dir);
     DirectoryLock lock = DirectoryLock.acquire(dir);
     QueueCounters counters = new QueueCounters();
@@ -112,7 +112,7 @@ public final class Queue implements java.io.Closeable {
       throw e;
     }
     try {
-      return new Queue(dir, options, counters, r, lock);
+      return new DocQueue(dir, options, counters, r, lock);
     } catch (IOException | RuntimeException e) {
       r.appender().close();
       r.segments().closeAll();

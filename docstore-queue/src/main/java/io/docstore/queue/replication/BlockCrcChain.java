@@ -11,11 +11,11 @@ import io.docstore.io.Checksums;
  *
  * <p>Pure function; thread-safe.
  */
-public final class BlockChain {
+public final class BlockCrcChain {
 
   public static final int START = 0;
 
-  private BlockChain() {}
+  private BlockCrcChain() {}
 
   public static int next(int chain, int blockCrc) {
     byte[] b = {
