@@ -181,7 +181,7 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       }
       if (head.close) {
         ChannelFuture f = closeAfter(ctx, r);
-        releaseWhenWritten(f, head);
+        releaseWhenWritten(ctx, f, head);
         drop();
         return;
       }
@@ -189,7 +189,7 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
         // HTTP/1.0 closes by default; a kept-alive 1.0 connection must say so in every response.
         r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
       }
-      releaseWhenWritten(ctx.write(r), head);
+      releaseWhenWritten(ctx, ctx.write(r), head);
       wrote = true;
     }
     if (wrote) {
@@ -226,13 +226,14 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   }
 
   /** Gives the answer's bytes back once written (listeners run on this connection's event loop). */
-  private void releaseWhenWritten(ChannelFuture f, Pending p) {
+  private void releaseWhenWritten(ChannelHandlerContext ctx, ChannelFuture f, Pending p) {
     if (p.held > 0) {
       int held = p.held;
       p.held = 0;
       f.addListener(done -> {
         budget.release(held);
         connectionHeld -= held;
+        resumeIfDrained(ctx);
       });
     }
   }
