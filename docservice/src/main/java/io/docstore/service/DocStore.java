@@ -9,6 +9,7 @@ import io.docstore.queue.Appended;
 import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
 import io.docstore.queue.QueueReader;
+import io.docstore.queue.QueueTailer;
 import io.docstore.queue.QueueWriter;
 import io.docstore.queue.QueueRecord;
 import io.docstore.queue.format.Address;
@@ -378,9 +379,32 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     }
   }
 
-  /** The highest sequence number appended (not necessarily durable yet). */
+  /** The highest sequence number written to the queue (not necessarily durable yet). */
+  @Override
   public long lastSequence() {
     return queue.lastSequence();
+  }
+
+  @Override
+  public Replay replay(long after) throws IOException {
+    ensureOpen();
+    long through = durableSequence();
+    QueueTailer tailer = queue.tailer(after + 1);
+    return new Replay() {
+      @Override
+      public Update next() throws IOException {
+        QueueRecord r = tailer.poll();
+        if (r == null || r.sequence() > through) {
+          return null;
+        }
+        return r.op() == Op.DELETE ? Update.delete(r.id()) : Update.put(r.id(), r.body());
+      }
+
+      @Override
+      public void close() {
+        tailer.close();
+      }
+    };
   }
 
   /**

@@ -84,8 +84,8 @@ public final class Service implements Closeable {
           new AdminRoutes(store, parser, config.bulkMaxLines(), config.adminToken(), this::stats, () -> ready, registry))
           .start();
       if (config.inboxDir() != null) {
-        in = Inbox.start(config.inboxDir(), store, parser, config.bulkMaxLines(), config.maxBodyBytes(),
-            config.inboxPollInterval(), registry);
+        in = Inbox.start(config.inboxDir(), config.dataDir(), store, parser, config.bulkMaxLines(),
+            config.maxBodyBytes(), config.inboxPollInterval(), registry);
       }
     } catch (IOException | InterruptedException | RuntimeException e) {
       if (in != null) {

@@ -8,6 +8,7 @@ import io.docstore.queue.replication.ManifestFormat;
 import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.service.replica.ReplicaNode;
 import io.docstore.service.cache.CacheEpoch;
+import io.docstore.service.inbox.InboxPoint;
 import io.docstore.service.store.CheckpointFormat;
 import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.queue.format.SegmentFileName;
@@ -21,7 +22,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code docstore dump FILE}: prints any docstore file in human-readable form. */
 @Command(name = "dump", mixinStandardHelpOptions = true,
-    description = "Print a docstore file: a queue segment (header, blocks, records), an index table, bloom file, WAL or MANIFEST, the index checkpoint, a replication manifest, a replica point or the cache epoch.")
+    description = "Print a docstore file: a queue segment (header, blocks, records), an index table, bloom file, WAL or MANIFEST, the index checkpoint, a replication manifest, a replica point, the cache epoch or the inbox point.")
 final class DumpCommand implements Callable<Integer> {
 
   @Parameters(paramLabel = "FILE", description = "The file to dump.")
@@ -57,6 +58,10 @@ final class DumpCommand implements Callable<Integer> {
       }
       case CacheEpoch.FILE_NAME -> {
         System.out.println("cache epoch " + file + ": " + CacheEpoch.read(fs, dir));
+        return 0;
+      }
+      case InboxPoint.FILE_NAME -> {
+        System.out.println("inbox point " + file + ": " + InboxPoint.read(fs, dir));
         return 0;
       }
       case ReplicaNode.POINT_FILE -> {

@@ -11,6 +11,7 @@ import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.service.replica.ReplicaNode;
 import io.docstore.queue.tools.QueueVerifier;
 import io.docstore.service.cache.CacheEpoch;
+import io.docstore.service.inbox.InboxPoint;
 import io.docstore.service.store.IndexCheckpoint;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,7 +27,7 @@ import picocli.CommandLine.Parameters;
  * {@code docstore verify DIR}: checks every checksum under a data directory: the queue
  * ({@code queue/}, or DIR itself when it holds segments), the index ({@code index/}, or DIR itself
  * when it holds an index MANIFEST), the index checkpoint, the replication manifest, a replica's
- * ingestion point and the cache epoch. Prints one line per problem (file,
+ * ingestion point, the cache epoch and the inbox point. Prints one line per problem (file,
  * offset, what) and exits 1 if there is any, 0 when all is well, 2 when DIR holds no docstore data.
  * Run it on a stopped store: a running writer's unfinished tail looks like a torn tail.
  */
@@ -59,6 +60,7 @@ final class VerifyCommand implements Callable<Integer> {
     }
     check(problems, () -> IndexCheckpoint.read(fs, dir));
     check(problems, () -> CacheEpoch.read(fs, dir));
+    check(problems, () -> InboxPoint.read(fs, dir));
     if (fs.exists(dir.resolve(ReplicaNode.POINT_FILE))) {
       check(problems, () -> FollowPoint.read(fs, dir.resolve(ReplicaNode.POINT_FILE)));
     }

@@ -39,6 +39,27 @@ public final class NdjsonApplier {
   }
 
   /**
+   * Follows one {@link #apply(InputStream, Progress)} call: says which updates are in the store
+   * already (a file resumed after a crash) and hears of each durable batch.
+   */
+  public interface Progress {
+
+    /**
+     * Whether {@code update}, read from the line that ends at byte {@code lineEnd} of the input, is
+     * in the store already: then it counts as applied and is not sent again. Asked for every valid
+     * line, in input order.
+     */
+    boolean alreadyApplied(Update update, long lineEnd) throws IOException;
+
+    /**
+     * After each batch: every update read from the input's first {@code consumed} bytes (a line
+     * boundary) is durable; {@code lastSequence} is the highest sequence the batch got, 0 when it
+     * sent nothing.
+     */
+    void batchDone(long consumed, long lastSequence) throws IOException;
+  }
+
+  /**
    * Applies every valid line of {@code in}.
    *
    * @param progress receives the number of input bytes consumed so far, after each batch
@@ -46,6 +67,26 @@ public final class NdjsonApplier {
    *     are; re-applying the whole input is safe (the newest version wins)
    */
   public Result apply(InputStream in, LongConsumer progress) throws IOException {
+    return apply(in, new Progress() {
+      @Override
+      public boolean alreadyApplied(Update update, long lineEnd) {
+        return false;
+      }
+
+      @Override
+      public void batchDone(long consumed, long lastSequence) {
+        progress.accept(consumed);
+      }
+    });
+  }
+
+  /**
+   * Applies the valid lines of {@code in} that {@code progress} does not report as applied already.
+   *
+   * @throws IOException when the store fails (the batch in flight is not acknowledged, earlier ones
+   *     are) or {@code progress} does
+   */
+  public Result apply(InputStream in, Progress progress) throws IOException {
     Run run = new Run(progress);
     byte[] buf = new byte[64 * 1024];
     int n;
@@ -68,7 +109,7 @@ public final class NdjsonApplier {
 
   /** The state of one {@link #apply} call. */
   private final class Run {
-    final LongConsumer progress;
+    final Progress progress;
     final List<Update> batch = new ArrayList<>();
     final List<String> errors = new ArrayList<>();
     byte[] line = new byte[8192];
@@ -80,7 +121,7 @@ public final class NdjsonApplier {
     long lastSeq;
     long consumed;
 
-    Run(LongConsumer progress) {
+    Run(Progress progress) {
       this.progress = progress;
     }
 
@@ -114,7 +155,12 @@ public final class NdjsonApplier {
         addError(errors, lines, "line longer than " + maxLineBytes + " bytes");
       } else if (!blank(line, l)) {
         try {
-          batch.add(parser.parseLine(line, 0, l));
+          Update u = parser.parseLine(line, 0, l);
+          if (progress.alreadyApplied(u, consumed)) {
+            applied++;
+          } else {
+            batch.add(u);
+          }
         } catch (InvalidUpdateException e) {
           failed++;
           addError(errors, lines, e.getMessage());
@@ -129,9 +175,10 @@ public final class NdjsonApplier {
 
     void flushBatch() throws IOException {
       int size = batch.size();
-      lastSeq = Math.max(lastSeq, flush(batch));
+      long batchSeq = flush(batch);
+      lastSeq = Math.max(lastSeq, batchSeq);
       applied += size;
-      progress.accept(consumed);
+      progress.batchDone(consumed, batchSeq);
     }
 
     Result finish() throws IOException {

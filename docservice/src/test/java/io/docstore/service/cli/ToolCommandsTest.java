@@ -167,6 +167,27 @@ class ToolCommandsTest {
   }
 
   @Test
+  void dumpAndVerifyReadTheInboxPoint() throws IOException {
+    fillQueue();
+    byte[] bytes;
+    try (java.io.InputStream golden = getClass().getResourceAsStream("/golden/inbox.point.v1")) {
+      bytes = golden.readAllBytes();
+    }
+    Files.write(data.resolve("inbox.point"), bytes);
+    Run dump = run("dump", data.resolve("inbox.point").toString());
+    assertThat(dump.exit()).as(dump.out()).isZero();
+    assertThat(dump.out()).contains("inode 1234567").contains("applied before byte 65536")
+        .contains("at or below sequence 5120");
+    assertThat(run("verify", data.toString()).exit()).isZero();
+
+    bytes[60] ^= 4;
+    Files.write(data.resolve("inbox.point"), bytes);
+    Run bad = run("verify", data.toString());
+    assertThat(bad.exit()).isEqualTo(1);
+    assertThat(bad.out()).contains("inbox.point").contains("offset 72");
+  }
+
+  @Test
   void toolsRejectWhatIsNotDocstoreData() throws IOException {
     Path stray = Files.writeString(data.resolve("notes.txt"), "hello");
     assertThat(run("dump", stray.toString()).exit()).isEqualTo(2);

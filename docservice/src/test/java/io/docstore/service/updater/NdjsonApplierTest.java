@@ -28,6 +28,16 @@ class NdjsonApplierTest {
       }
       return out;
     }
+
+    @Override
+    public long lastSequence() {
+      return seq;
+    }
+
+    @Override
+    public Replay replay(long after) {
+      throw new UnsupportedOperationException();
+    }
   }
 
   @Test
@@ -71,5 +81,36 @@ class NdjsonApplierTest {
     assertThat(r.applied()).isEqualTo(1);
     assertThat(r.failed()).isEqualTo(1);
     assertThat(r.errors().get(0)).startsWith("line 1: line longer than");
+  }
+
+  @Test
+  void updatesReportedAsAppliedAreCountedButNotSent() throws Exception {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < 7; i++) {
+      b.append("{\"id\":").append(i).append(",\"doc\":{}}\n");
+    }
+    byte[] input = b.toString().getBytes(StandardCharsets.UTF_8);
+    int lineLength = input.length / 7;
+    RecordingSink sink = new RecordingSink();
+    List<Long> lineEnds = new ArrayList<>();
+    List<String> batches = new ArrayList<>();
+    NdjsonApplier.Result r = new NdjsonApplier(sink, new UpdateParser(1000), 2, 1000)
+        .apply(new ByteArrayInputStream(input), new NdjsonApplier.Progress() {
+          @Override
+          public boolean alreadyApplied(Update update, long lineEnd) {
+            lineEnds.add(lineEnd);
+            return update.id() < 3;
+          }
+
+          @Override
+          public void batchDone(long consumed, long lastSequence) {
+            batches.add(consumed + "@" + lastSequence);
+          }
+        });
+    assertThat(r.applied()).isEqualTo(7);
+    assertThat(lineEnds).containsExactly(1L * lineLength, 2L * lineLength, 3L * lineLength, 4L * lineLength,
+        5L * lineLength, 6L * lineLength, 7L * lineLength);
+    assertThat(sink.batches).extracting(u -> u.get(0).id()).containsExactly(3L, 5L);
+    assertThat(batches).containsExactly(5 * lineLength + "@2", 7 * lineLength + "@4", 7 * lineLength + "@0");
   }
 }
