@@ -5,13 +5,14 @@ import io.docstore.io.CorruptionException;
 import io.docstore.io.DirectoryLock;
 import io.docstore.io.FileSystem;
 import io.docstore.io.KillPoints;
+import io.docstore.io.NoSpaceException;
 import io.docstore.queue.Appended;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueReader;
+import io.docstore.queue.QueueRecord;
 import io.docstore.queue.QueueTailer;
 import io.docstore.queue.QueueWriter;
-import io.docstore.queue.QueueRecord;
 import io.docstore.queue.format.Address;
 import io.docstore.service.cache.DocCache;
 import io.docstore.service.metrics.StoreMeters;
@@ -22,7 +23,6 @@ import io.docstore.service.store.Indexer;
 import io.docstore.service.store.StoreMetrics;
 import io.micrometer.core.instrument.Gauge;
 import java.io.Closeable;
-import io.docstore.io.NoSpaceException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The store: the queue (source of truth) + the LSM index (ID → newest record address, derived from
- * the queue) + a cache. Layout of its directory: {@code queue/}, {@code index/},
- * {@code index.checkpoint}, {@code LOCK}.
+ * the queue) + a cache. Layout of its directory: {@code queue/}, {@code index/}, {@code
+ * index.checkpoint}, {@code LOCK}.
  *
  * <p>Write path: append every update to the queue, wait once for durability (group commit), then
  * let the {@link Indexer} apply all records up to the last one in sequence order; return. So an
@@ -77,17 +77,26 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private final Object checkpointLock = new Object();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile long checkpointed;
-  /** Where this open moved a damaged (or requested) index before rebuilding it from the queue, or null. */
+
+  /**
+   * Where this open moved a damaged (or requested) index before rebuilding it from the queue, or
+   * null.
+   */
   private final Path indexMovedAside;
+
   /** The first write failure (fsync, queue damage); the queue and index refuse further writes. */
   private volatile IOException writeFailure;
+
   /** Writes refused for lack of disk space (not sticky: the next write retries). */
-  private final java.util.concurrent.atomic.AtomicLong noSpaceRefusals = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong noSpaceRefusals =
+      new java.util.concurrent.atomic.AtomicLong();
+
   private volatile long noSpaceLoggedNanos;
   private long checkpointNoSpaceLoggedNanos = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
   private volatile String lastNoSpace;
 
-  private DocStore(Path dir, DocStoreOptions o, DirectoryLock lock, Path movedAside) throws IOException {
+  private DocStore(Path dir, DocStoreOptions o, DirectoryLock lock, Path movedAside)
+      throws IOException {
     this.dir = dir;
     this.fs = o.fileSystem;
     this.cache = o.cache;
@@ -105,8 +114,14 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       try {
         idx = LsmIndex.open(dir.resolve("index"), o.indexOptions);
         through = IndexCheckpoint.read(fs, dir);
-        distrust = through > last ? "its checkpoint says sequence " + through + " is indexed but the queue ends at "
-            + last + " (queue data lost: possible only with sync=none and a power failure)" : null;
+        distrust =
+            through > last
+                ? "its checkpoint says sequence "
+                    + through
+                    + " is indexed but the queue ends at "
+                    + last
+                    + " (queue data lost: possible only with sync=none and a power failure)"
+                : null;
       } catch (CorruptionException e) {
         distrust = "it is damaged: " + e.getMessage();
       }
@@ -114,8 +129,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         closeQuietly(idx);
         idx = null;
         aside = moveDamagedIndexAside(fs, dir, System.currentTimeMillis());
-        log.error("the index cannot be trusted ({}); it is derived from the queue, so it is rebuilt from the queue's"
-            + " first record; the old index files are kept in {}", distrust, aside);
+        log.error(
+            "the index cannot be trusted ({}); it is derived from the queue, so it is rebuilt from the queue's"
+                + " first record; the old index files are kept in {}",
+            distrust,
+            aside);
         idx = LsmIndex.open(dir.resolve("index"), o.indexOptions);
         through = IndexCheckpoint.read(fs, dir);
       }
@@ -126,31 +144,39 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       this.reader = q.reader();
       this.checkpointed = through;
       this.indexer = new Indexer(q.tailer(through + 1), idx, cache, metrics, through);
-      this.reads = new CachedReads(cache, metrics, new CachedReads.Source() {
-        @Override
-        public long appliedVersion() {
-          return indexer.appliedThrough();
-        }
+      this.reads =
+          new CachedReads(
+              cache,
+              metrics,
+              new CachedReads.Source() {
+                @Override
+                public long appliedVersion() {
+                  return indexer.appliedThrough();
+                }
 
-        @Override
-        public long lookup(long id) throws IOException {
-          return index.get(id);
-        }
+                @Override
+                public long lookup(long id) throws IOException {
+                  return index.get(id);
+                }
 
-        @Override
-        public QueueRecord load(long id, long address) throws IOException {
-          return DocStore.this.load(id, address);
-        }
+                @Override
+                public QueueRecord load(long id, long address) throws IOException {
+                  return DocStore.this.load(id, address);
+                }
 
-        @Override
-        public long loadInto(long id, long address, io.netty.buffer.ByteBuf out) throws IOException {
-          return DocStore.this.loadInto(id, address, out);
-        }
-      });
+                @Override
+                public long loadInto(long id, long address, io.netty.buffer.ByteBuf out)
+                    throws IOException {
+                  return DocStore.this.loadInto(id, address, out);
+                }
+              });
       long t0 = System.nanoTime();
       long n = indexer.recover(last);
       if (n > 0) {
-        log.info("re-indexed {} queue records after checkpoint {} in {} ms", n, through,
+        log.info(
+            "re-indexed {} queue records after checkpoint {} in {} ms",
+            n,
+            through,
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
       }
     } catch (IOException | RuntimeException e) {
@@ -158,31 +184,40 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       closeQuietly(q);
       throw e;
     }
-    Gauge.builder("docstore.queue.last.sequence", queue, DocQueue::lastSequence).register(o.registry);
-    Gauge.builder("docstore.index.applied.sequence", indexer, Indexer::appliedThrough).register(o.registry);
-    Gauge.builder("docstore.index.checkpoint.sequence", this, s -> s.checkpointed).register(o.registry);
+    Gauge.builder("docstore.queue.last.sequence", queue, DocQueue::lastSequence)
+        .register(o.registry);
+    Gauge.builder("docstore.index.applied.sequence", indexer, Indexer::appliedThrough)
+        .register(o.registry);
+    Gauge.builder("docstore.index.checkpoint.sequence", this, s -> s.checkpointed)
+        .register(o.registry);
     Gauge.builder("docstore.index.rebuilt", this, s -> s.indexMovedAside == null ? 0 : 1)
-        .description("1 if the index was found damaged at open and rebuilt from the queue (the damaged files are in"
-            + " index.damaged-*/ of the data directory)")
+        .description(
+            "1 if the index was found damaged at open and rebuilt from the queue (the damaged files are in"
+                + " index.damaged-*/ of the data directory)")
         .register(o.registry);
     Gauge.builder("docstore.writable", this, s -> s.writeFailure == null ? 1 : 0)
-        .description("1 while writes succeed; 0 after a write failure (reads continue; restart to recover)")
+        .description(
+            "1 while writes succeed; 0 after a write failure (reads continue; restart to recover)")
         .register(o.registry);
     StoreMeters.bind(o.registry, this, queue::stats, index::stats);
-    checkpointer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "docstore-checkpoint");
-      t.setDaemon(true);
-      return t;
-    });
+    checkpointer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "docstore-checkpoint");
+              t.setDaemon(true);
+              return t;
+            });
     long every = o.checkpointInterval.toMillis();
-    checkpointer.scheduleWithFixedDelay(this::checkpointQuietly, every, every, TimeUnit.MILLISECONDS);
+    checkpointer.scheduleWithFixedDelay(
+        this::checkpointQuietly, every, every, TimeUnit.MILLISECONDS);
   }
 
   /**
-   * Moves a damaged index ({@code index/} and {@code index.checkpoint}) into a new directory
-   * {@code index.damaged-<millis>/} of {@code dir}, so that the next open starts an empty index at
+   * Moves a damaged index ({@code index/} and {@code index.checkpoint}) into a new directory {@code
+   * index.damaged-<millis>/} of {@code dir}, so that the next open starts an empty index at
    * checkpoint 0 and re-indexes the whole queue. The checkpoint goes first: a crash in between
-   * leaves a store with no checkpoint (full re-index) whose damaged index is moved on the next open.
+   * leaves a store with no checkpoint (full re-index) whose damaged index is moved on the next
+   * open.
    *
    * @return the directory holding the damaged files
    */
@@ -203,27 +238,34 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return aside;
   }
 
-  /** Where this open moved the index before rebuilding it from the queue (damage found, or asked to), or null. */
+  /**
+   * Where this open moved the index before rebuilding it from the queue (damage found, or asked
+   * to), or null.
+   */
   public Path indexMovedAside() {
     return indexMovedAside;
   }
 
-  /** Opens (creating if needed) the store in {@code dir}; re-indexes queue records after the checkpoint. */
+  /**
+   * Opens (creating if needed) the store in {@code dir}; re-indexes queue records after the
+   * checkpoint.
+   */
   public static DocStore open(Path dir, DocStoreOptions options) throws IOException {
     return open(dir, options, false);
   }
 
   /**
    * Opens the store after moving its index aside (into {@code index.damaged-<millis>/}), so the
-   * index is rebuilt from the queue's first record: the repair for an index table page that
-   * {@code docstore verify} or a read found damaged (damage found at open is repaired this way
-   * without being asked).
+   * index is rebuilt from the queue's first record: the repair for an index table page that {@code
+   * docstore verify} or a read found damaged (damage found at open is repaired this way without
+   * being asked).
    */
   public static DocStore openRebuildingIndex(Path dir, DocStoreOptions options) throws IOException {
     return open(dir, options, true);
   }
 
-  private static DocStore open(Path dir, DocStoreOptions options, boolean rebuildIndex) throws IOException {
+  private static DocStore open(Path dir, DocStoreOptions options, boolean rebuildIndex)
+      throws IOException {
     options.fileSystem.createDirectories(dir);
     DirectoryLock lock = DirectoryLock.acquire(dir);
     try {
@@ -245,8 +287,13 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     for (Update u : updates) {
       checkId(u.id());
       if (!u.isDelete() && u.body().length > maxBodyBytes) {
-        throw new IllegalArgumentException("document " + u.id() + " is " + u.body().length
-            + " bytes, over the limit of " + maxBodyBytes);
+        throw new IllegalArgumentException(
+            "document "
+                + u.id()
+                + " is "
+                + u.body().length
+                + " bytes, over the limit of "
+                + maxBodyBytes);
       }
     }
     if (updates.isEmpty()) {
@@ -259,9 +306,10 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     long discards = writer.discards();
     try {
       for (Update u : updates) {
-        Appended a = u.isDelete()
-            ? writer.append(u.id(), Op.DELETE, now, new byte[0])
-            : writer.append(u.id(), Op.PUT, now, u.body());
+        Appended a =
+            u.isDelete()
+                ? writer.append(u.id(), Op.DELETE, now, new byte[0])
+                : writer.append(u.id(), Op.PUT, now, u.body());
         out.add(new Written(u.id(), a.sequence()));
         last = Math.max(last, a.sequence());
       }
@@ -275,7 +323,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       }
       if (writeFailure == null) {
         writeFailure = e;
-        log.error("writes are failing, the store serves reads only until it is restarted: {}", e.toString());
+        log.error(
+            "writes are failing, the store serves reads only until it is restarted: {}",
+            e.toString());
       }
       throw e;
     }
@@ -304,8 +354,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     long now = System.nanoTime();
     if (n == 1 || now - noSpaceLoggedNanos >= TimeUnit.SECONDS.toNanos(30)) {
       noSpaceLoggedNanos = now;
-      log.warn("disk full: write refused, nothing acknowledged ({} refused so far); reads continue and writes resume "
-          + "once space is freed: {}", n, e.toString());
+      log.warn(
+          "disk full: write refused, nothing acknowledged ({} refused so far); reads continue and writes resume "
+              + "once space is freed: {}",
+          n,
+          e.toString());
     }
   }
 
@@ -356,24 +409,41 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return r;
   }
 
-  /** {@link #load} with the body copied from the reader's buffer to {@code out}; returns the sequence. */
+  /**
+   * {@link #load} with the body copied from the reader's buffer to {@code out}; returns the
+   * sequence.
+   */
   private long loadInto(long id, long address, io.netty.buffer.ByteBuf out) throws IOException {
     long[] sequence = new long[1];
-    reader.read(address, (rid, seq, op, acceptedAt, buf, at, length) -> {
-      checkMapping(id, address, rid, op);
-      out.writeBytes(buf.duplicate().limit(at + length).position(at));
-      sequence[0] = seq;
-    });
+    reader.read(
+        address,
+        (rid, seq, op, acceptedAt, buf, at, length) -> {
+          checkMapping(id, address, rid, op);
+          out.writeBytes(buf.duplicate().limit(at + length).position(at));
+          sequence[0] = seq;
+        });
     return sequence[0];
   }
 
   /** The index maps {@code id} to {@code address}; the record there must be a put of that id. */
-  private void checkMapping(long id, long address, long recordId, Op op) throws CorruptionException {
+  private void checkMapping(long id, long address, long recordId, Op op)
+      throws CorruptionException {
     if (recordId != id || op != Op.PUT) {
       metrics.corruption();
-      CorruptionException e = new CorruptionException(dir.resolve("queue"), Address.blockOffset(address),
-          "index maps id " + id + " to record " + Address.toString(address) + " (segment " + Address.segment(address)
-          + ") but the record there is a " + op + " of id " + recordId);
+      CorruptionException e =
+          new CorruptionException(
+              dir.resolve("queue"),
+              Address.blockOffset(address),
+              "index maps id "
+                  + id
+                  + " to record "
+                  + Address.toString(address)
+                  + " (segment "
+                  + Address.segment(address)
+                  + ") but the record there is a "
+                  + op
+                  + " of id "
+                  + recordId);
       log.error("corrupt mapping: {}", e.getMessage());
       throw e;
     }
@@ -486,16 +556,21 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         long now = System.nanoTime();
         if (now - checkpointNoSpaceLoggedNanos >= TimeUnit.SECONDS.toNanos(30)) {
           checkpointNoSpaceLoggedNanos = now;
-          log.warn("index checkpoint failed for lack of disk space (retried every interval, logged every 30 s): {}",
+          log.warn(
+              "index checkpoint failed for lack of disk space (retried every interval, logged every 30 s): {}",
               e.toString());
         }
         return;
       }
-      log.warn("index checkpoint failed (will retry; a crash now re-indexes more of the queue): {}", e.toString());
+      log.warn(
+          "index checkpoint failed (will retry; a crash now re-indexes more of the queue): {}",
+          e.toString());
     }
   }
 
-  /** Stops the checkpointer, syncs the queue and the index, publishes a final checkpoint, closes. */
+  /**
+   * Stops the checkpointer, syncs the queue and the index, publishes a final checkpoint, closes.
+   */
   @Override
   public void close() throws IOException {
     if (!closed.compareAndSet(false, true)) {

@@ -72,7 +72,10 @@ public final class DocStoreOptions {
       this.cache = Objects.requireNonNull(cache, "cache");
     }
 
-    /** The seam for every durable file operation of the store (the queue and index options carry their own). */
+    /**
+     * The seam for every durable file operation of the store (the queue and index options carry
+     * their own).
+     */
     public Builder fileSystem(FileSystem fs) {
       this.fileSystem = fs;
       return this;
@@ -94,7 +97,10 @@ public final class DocStoreOptions {
       return this;
     }
 
-    /** How often the index is synced and its checkpoint published (bounds re-indexing after a crash). */
+    /**
+     * How often the index is synced and its checkpoint published (bounds re-indexing after a
+     * crash).
+     */
     public Builder checkpointInterval(Duration d) {
       if (d.isNegative() || d.isZero()) {
         throw new IllegalArgumentException("checkpoint interval must be positive, got " + d);
@@ -113,10 +119,15 @@ public final class DocStoreOptions {
 
     public DocStoreOptions build() {
       if (queueOptions == null) {
-        queueOptions = QueueOptions.builder().fileSystem(fileSystem).maxBodyBytes(maxBodyBytes).build();
+        queueOptions =
+            QueueOptions.builder().fileSystem(fileSystem).maxBodyBytes(maxBodyBytes).build();
       }
       if (indexOptions == null) {
-        indexOptions = IndexOptions.builder().fileSystem(fileSystem).syncPolicy(io.docstore.io.SyncPolicy.NONE).build();
+        indexOptions =
+            IndexOptions.builder()
+                .fileSystem(fileSystem)
+                .syncPolicy(io.docstore.io.SyncPolicy.NONE)
+                .build();
       }
       return new DocStoreOptions(this);
     }

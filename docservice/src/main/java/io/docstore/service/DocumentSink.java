@@ -19,8 +19,8 @@ public interface DocumentSink {
   List<Written> apply(List<Update> updates) throws IOException;
 
   /**
-   * A sequence number at least that of every update applied so far: every update applied after
-   * this returns gets a higher one.
+   * A sequence number at least that of every update applied so far: every update applied after this
+   * returns gets a higher one.
    */
   long lastSequence();
 

@@ -18,8 +18,9 @@ public interface DocumentSource {
   /**
    * If the newest version of {@code id} can be had without blocking (an in-process cache hit): its
    * body appended to {@code out} (no copy on the heap) and its sequence returned. Else -1 with
-   * {@code out} unchanged: then ask {@link #get} on a thread that may block. A -1 says nothing about
-   * whether the document exists. For network threads; must never block or throw for a valid ID.
+   * {@code out} unchanged: then ask {@link #get} on a thread that may block. A -1 says nothing
+   * about whether the document exists. For network threads; must never block or throw for a valid
+   * ID.
    */
   default long copyIfCached(long id, ByteBuf out) {
     return -1;
@@ -27,8 +28,8 @@ public interface DocumentSource {
 
   /**
    * {@link #get} for a document that {@link #copyIfCached} did not find: its body appended to
-   * {@code out} and its sequence returned, or -1 with {@code out} unchanged where absent or deleted.
-   * The default goes through {@link #get}; a store may copy without objects on the heap.
+   * {@code out} and its sequence returned, or -1 with {@code out} unchanged where absent or
+   * deleted. The default goes through {@link #get}; a store may copy without objects on the heap.
    */
   default long copy(long id, ByteBuf out) throws IOException {
     Document d = get(id);
@@ -50,8 +51,8 @@ public interface DocumentSource {
   /**
    * Whether a {@link #get} now most likely neither waits for the disk nor for the network: the
    * cache is in process and the index and queue reads of late found their pages in memory. A
-   * network thread may then read a cache miss itself instead of handing it to a worker. A guess
-   * (a page may still have to come from disk); false whenever the source cannot tell.
+   * network thread may then read a cache miss itself instead of handing it to a worker. A guess (a
+   * page may still have to come from disk); false whenever the source cannot tell.
    */
   default boolean readsInMemory() {
     return false;
@@ -59,7 +60,8 @@ public interface DocumentSource {
 
   /**
    * The newest versions of several documents; the result has one slot per requested ID, in order,
-   * null where absent or deleted. Implementations batch (one cache multi-get, sorted index lookups).
+   * null where absent or deleted. Implementations batch (one cache multi-get, sorted index
+   * lookups).
    */
   Document[] getAll(long[] ids) throws IOException;
 }

@@ -5,8 +5,8 @@ import io.docstore.io.FileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.QueueOptions;
 import io.docstore.service.cache.DocCache;
-import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.cache.MemcachedDocCache;
+import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.config.DocstoreConfig;
 import io.docstore.service.http.AdminRoutes;
 import io.docstore.service.http.HttpServer;
@@ -25,9 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The composition root of a running primary: builds and starts everything in order (metrics,
- * cache, store with recovery, read port, RPC port, admin port, inbox) and stops it in reverse. {@code serve} and
- * the end-to-end tests use it.
+ * The composition root of a running primary: builds and starts everything in order (metrics, cache,
+ * store with recovery, read port, RPC port, admin port, inbox) and stops it in reverse. {@code
+ * serve} and the end-to-end tests use it.
  *
  * <p>Thread-safe: {@link #close} may be called from a shutdown hook while requests run.
  */
@@ -43,8 +43,10 @@ public final class Service implements Closeable {
   private final HttpServer admin;
   private final RpcServer rpc;
   private final Inbox inbox;
+
   /** Publishes queue/replication.manifest for replicas; null when turned off. */
   private final io.docstore.queue.replication.ManifestPublisher manifest;
+
   private volatile boolean ready;
   private volatile boolean closed;
 
@@ -64,28 +66,55 @@ public final class Service implements Closeable {
     RpcServer rpcServer = null;
     Inbox in = null;
     try {
-      readServer = new HttpServer("read", config.readAddress(), limits(config, 8 * 1024),
-          new ReadRoutes(store, config.maxIdsPerRequest(), config.maxResponseBytes())).start();
+      readServer =
+          new HttpServer(
+                  "read",
+                  config.readAddress(),
+                  limits(config, 8 * 1024),
+                  new ReadRoutes(store, config.maxIdsPerRequest(), config.maxResponseBytes()))
+              .start();
       if (config.rpcEnabled()) {
-        rpcServer = new RpcServer(store, RpcServer.Options.builder()
-            .host(config.rpcAddress().getAddress().getHostAddress())
-            .port(config.rpcAddress().getPort())
-            .maxFrameBytes(config.rpcMaxFrameBytes())
-            .maxIdsPerRequest(config.rpcMaxBatch())
-            .maxConnections(config.maxConnections())
-            .idleTimeout(config.idleTimeout())
-            .frameTimeout(config.requestTimeout())
-            .build(), registry);
+        rpcServer =
+            new RpcServer(
+                store,
+                RpcServer.Options.builder()
+                    .host(config.rpcAddress().getAddress().getHostAddress())
+                    .port(config.rpcAddress().getPort())
+                    .maxFrameBytes(config.rpcMaxFrameBytes())
+                    .maxIdsPerRequest(config.rpcMaxBatch())
+                    .maxConnections(config.maxConnections())
+                    .idleTimeout(config.idleTimeout())
+                    .frameTimeout(config.requestTimeout())
+                    .build(),
+                registry);
         rpcServer.start();
       }
       UpdateParser parser = new UpdateParser(config.maxBodyBytes());
-      adminServer = new HttpServer("admin", config.adminAddress(),
-          limits(config, Math.max(config.bulkMaxBytes(), config.maxBodyBytes())),
-          new AdminRoutes(store, parser, config.bulkMaxLines(), config.adminToken(), this::stats, () -> ready, registry))
-          .start();
+      adminServer =
+          new HttpServer(
+                  "admin",
+                  config.adminAddress(),
+                  limits(config, Math.max(config.bulkMaxBytes(), config.maxBodyBytes())),
+                  new AdminRoutes(
+                      store,
+                      parser,
+                      config.bulkMaxLines(),
+                      config.adminToken(),
+                      this::stats,
+                      () -> ready,
+                      registry))
+              .start();
       if (config.inboxDir() != null) {
-        in = Inbox.start(config.inboxDir(), config.dataDir(), store, parser, config.bulkMaxLines(),
-            config.maxBodyBytes(), config.inboxPollInterval(), registry);
+        in =
+            Inbox.start(
+                config.inboxDir(),
+                config.dataDir(),
+                store,
+                parser,
+                config.bulkMaxLines(),
+                config.maxBodyBytes(),
+                config.inboxPollInterval(),
+                registry);
       }
     } catch (IOException | InterruptedException | RuntimeException e) {
       if (in != null) {
@@ -109,11 +138,15 @@ public final class Service implements Closeable {
     this.rpc = rpcServer;
     this.admin = adminServer;
     this.inbox = in;
-    this.manifest = config.replicationManifestInterval().isZero() ? null
-        : new io.docstore.queue.replication.ManifestPublisher(io.docstore.io.FileSystem.real(),
-            config.dataDir().resolve("queue"), store::durableSequence,
-            io.docstore.queue.format.BlockFormat.HEADER_LENGTH + config.queueBlockSize(),
-            config.replicationManifestInterval().toMillis());
+    this.manifest =
+        config.replicationManifestInterval().isZero()
+            ? null
+            : new io.docstore.queue.replication.ManifestPublisher(
+                io.docstore.io.FileSystem.real(),
+                config.dataDir().resolve("queue"),
+                store::durableSequence,
+                io.docstore.queue.format.BlockFormat.HEADER_LENGTH + config.queueBlockSize(),
+                config.replicationManifestInterval().toMillis());
     this.ready = true;
   }
 
@@ -126,35 +159,41 @@ public final class Service implements Closeable {
    * The configured cache tier: memcached when servers are listed (unreachable servers are retried
    * in the background, reads fall back to disk meanwhile), else the in-process cache.
    */
-  public static DocCache cacheFor(DocstoreConfig config, io.micrometer.core.instrument.MeterRegistry registry)
+  public static DocCache cacheFor(
+      DocstoreConfig config, io.micrometer.core.instrument.MeterRegistry registry)
       throws IOException {
     if (!config.memcachedServers().isEmpty()) {
-      return MemcachedDocCache.create(config.memcachedServers(), config.memcachedTimeout(),
-          io.docstore.service.cache.CacheEpoch.open(FileSystem.real(), config.dataDir()), registry);
+      return MemcachedDocCache.create(
+          config.memcachedServers(),
+          config.memcachedTimeout(),
+          io.docstore.service.cache.CacheEpoch.open(FileSystem.real(), config.dataDir()),
+          registry);
     }
     return new OffHeapDocCache(config.cacheBytes());
   }
 
   /** The store options the configuration asks for. */
-  public static DocStoreOptions storeOptions(DocstoreConfig config, DocCache cache, io.micrometer.core.instrument.MeterRegistry registry) {
+  public static DocStoreOptions storeOptions(
+      DocstoreConfig config, DocCache cache, io.micrometer.core.instrument.MeterRegistry registry) {
     FileSystem fs = FileSystem.real();
     return DocStoreOptions.builder(cache)
         .fileSystem(fs)
         .registry(registry)
         .maxBodyBytes(config.maxBodyBytes())
         .checkpointInterval(config.checkpointInterval())
-        .queueOptions(QueueOptions.builder()
-            .fileSystem(fs)
-            .syncPolicy(config.sync())
-            .blockSize(config.queueBlockSize())
-            .segmentSize(config.queueSegmentSize())
-            .dictionaryBytes(config.queueDictionaryBytes())
-            .dictionarySamples(config.queueDictionarySamples())
-            .maxBodyBytes(config.maxBodyBytes())
-            .blockCacheBytes(config.queueBlockCacheBytes())
-            .mappedReads(config.queueMappedReads())
-            .bytesPerSync(config.queueBytesPerSync())
-            .build())
+        .queueOptions(
+            QueueOptions.builder()
+                .fileSystem(fs)
+                .syncPolicy(config.sync())
+                .blockSize(config.queueBlockSize())
+                .segmentSize(config.queueSegmentSize())
+                .dictionaryBytes(config.queueDictionaryBytes())
+                .dictionarySamples(config.queueDictionarySamples())
+                .maxBodyBytes(config.maxBodyBytes())
+                .blockCacheBytes(config.queueBlockCacheBytes())
+                .mappedReads(config.queueMappedReads())
+                .bytesPerSync(config.queueBytesPerSync())
+                .build())
         .indexOptions(indexOptions(config).fileSystem(fs).build())
         .build();
   }
@@ -176,8 +215,15 @@ public final class Service implements Closeable {
   }
 
   private static HttpServer.Limits limits(DocstoreConfig c, int maxBody) {
-    return new HttpServer.Limits(c.maxRequestLine(), c.maxHeaderSize(), maxBody, c.idleTimeout(), c.requestTimeout(),
-        c.maxConnections(), c.workerThreads(), c.workerQueue());
+    return new HttpServer.Limits(
+        c.maxRequestLine(),
+        c.maxHeaderSize(),
+        maxBody,
+        c.idleTimeout(),
+        c.requestTimeout(),
+        c.maxConnections(),
+        c.workerThreads(),
+        c.workerQueue());
   }
 
   /** The {@code /stats} document. */
@@ -228,7 +274,8 @@ public final class Service implements Closeable {
 
   /**
    * Graceful stop within the configured shutdown timeout: not ready, stop the inbox and the admin
-   * port (no new writes), drain and stop the read port, then sync and close the store and the cache.
+   * port (no new writes), drain and stop the read port, then sync and close the store and the
+   * cache.
    */
   @Override
   public synchronized void close() throws IOException {

@@ -3,10 +3,10 @@
  *
  * <ul>
  *   <li>API: {@link io.docstore.service.DocStore} (the queue and the index composed, with the
- *       document cache), opened with {@link io.docstore.service.DocStoreOptions}; it is a
- *       {@link io.docstore.service.DocumentSource} ({@link io.docstore.service.Document}s by id)
- *       and a {@link io.docstore.service.DocumentSink} ({@link io.docstore.service.Update}s in,
- *       {@link io.docstore.service.Written} out);
+ *       document cache), opened with {@link io.docstore.service.DocStoreOptions}; it is a {@link
+ *       io.docstore.service.DocumentSource} ({@link io.docstore.service.Document}s by id) and a
+ *       {@link io.docstore.service.DocumentSink} ({@link io.docstore.service.Update}s in, {@link
+ *       io.docstore.service.Written} out);
  *   <li>composition root: {@link io.docstore.service.Service}, which builds and starts a primary.
  * </ul>
  *

@@ -1,6 +1,5 @@
 package io.docstore.service;
 
-import io.docstore.service.cache.OffHeapDocCache;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.index.IndexOptions;
@@ -8,6 +7,7 @@ import io.docstore.io.FaultInjectingFileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.io.TestSupport;
 import io.docstore.queue.QueueOptions;
+import io.docstore.service.cache.OffHeapDocCache;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -28,16 +28,30 @@ class DocStoreCrashTest {
   @TempDir Path dir;
 
   private DocStore open(FaultInjectingFileSystem fs) throws IOException {
-    return DocStore.open(dir, DocStoreOptions.builder(new OffHeapDocCache(64L << 20))
-        .fileSystem(fs)
-        .checkpointInterval(Duration.ofHours(1))
-        .queueOptions(QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).blockSize(1024)
-            .segmentSize(64 * 1024).build())
-        .indexOptions(IndexOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).memTableBytes(64 * 1024).build())
-        .build());
+    return DocStore.open(
+        dir,
+        DocStoreOptions.builder(new OffHeapDocCache(64L << 20))
+            .fileSystem(fs)
+            .checkpointInterval(Duration.ofHours(1))
+            .queueOptions(
+                QueueOptions.builder()
+                    .fileSystem(fs)
+                    .syncPolicy(SyncPolicy.ALWAYS)
+                    .blockSize(1024)
+                    .segmentSize(64 * 1024)
+                    .build())
+            .indexOptions(
+                IndexOptions.builder()
+                    .fileSystem(fs)
+                    .syncPolicy(SyncPolicy.NONE)
+                    .memTableBytes(64 * 1024)
+                    .build())
+            .build());
   }
 
-  /** Simulates power loss, then lets the dead instance release its lock without writing anything. */
+  /**
+   * Simulates power loss, then lets the dead instance release its lock without writing anything.
+   */
   private static void crash(FaultInjectingFileSystem fs, DocStore s) throws IOException {
     fs.crash();
     for (FaultInjectingFileSystem.Op op : FaultInjectingFileSystem.Op.values()) {
@@ -63,11 +77,15 @@ class DocStoreCrashTest {
       for (Map.Entry<Long, String> e : model.entrySet()) {
         Document d = s.get(e.getKey());
         assertThat(d).as("seed %d round %d id %d", seed, round, e.getKey()).isNotNull();
-        assertThat(new String(d.body(), StandardCharsets.UTF_8)).as("seed %d", seed).isEqualTo(e.getValue());
+        assertThat(new String(d.body(), StandardCharsets.UTF_8))
+            .as("seed %d", seed)
+            .isEqualTo(e.getValue());
       }
       for (long id = 0; id < 400; id++) {
         if (!model.containsKey(id)) {
-          assertThat(s.get(id)).as("seed %d round %d id %d deleted or never written", seed, round, id).isNull();
+          assertThat(s.get(id))
+              .as("seed %d round %d id %d deleted or never written", seed, round, id)
+              .isNull();
         }
       }
       int ops = 200 + rnd.nextInt(400);
@@ -77,7 +95,14 @@ class DocStoreCrashTest {
           s.delete(id);
           model.remove(id);
         } else {
-          String body = "{\"id\":" + id + ",\"r\":" + round + ",\"v\":\"" + "y".repeat(rnd.nextInt(300)) + "\"}";
+          String body =
+              "{\"id\":"
+                  + id
+                  + ",\"r\":"
+                  + round
+                  + ",\"v\":\""
+                  + "y".repeat(rnd.nextInt(300))
+                  + "\"}";
           s.put(id, body.getBytes(StandardCharsets.UTF_8));
           model.put(id, body);
         }
@@ -89,24 +114,39 @@ class DocStoreCrashTest {
     }
     try (DocStore s = open(fs)) {
       for (Map.Entry<Long, String> e : model.entrySet()) {
-        assertThat(new String(s.get(e.getKey()).body(), StandardCharsets.UTF_8)).isEqualTo(e.getValue());
+        assertThat(new String(s.get(e.getKey()).body(), StandardCharsets.UTF_8))
+            .isEqualTo(e.getValue());
       }
     }
   }
 
   /**
-   * Under sync {@code none} the sequence published to replicas is one a power loss cannot take away,
-   * so a replica never holds a version its primary lost (its history stays a prefix of the primary's).
+   * Under sync {@code none} the sequence published to replicas is one a power loss cannot take
+   * away, so a replica never holds a version its primary lost (its history stays a prefix of the
+   * primary's).
    */
   @Test
   void theSequencePublishedToReplicasSurvivesAPowerLossUnderSyncNone() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    DocStore s = DocStore.open(dir, DocStoreOptions.builder(new OffHeapDocCache(64L << 20))
-        .fileSystem(fs)
-        .queueOptions(QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).blockSize(1024)
-            .segmentSize(64 * 1024).build())
-        .indexOptions(IndexOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).memTableBytes(64 * 1024).build())
-        .build());
+    DocStore s =
+        DocStore.open(
+            dir,
+            DocStoreOptions.builder(new OffHeapDocCache(64L << 20))
+                .fileSystem(fs)
+                .queueOptions(
+                    QueueOptions.builder()
+                        .fileSystem(fs)
+                        .syncPolicy(SyncPolicy.NONE)
+                        .blockSize(1024)
+                        .segmentSize(64 * 1024)
+                        .build())
+                .indexOptions(
+                    IndexOptions.builder()
+                        .fileSystem(fs)
+                        .syncPolicy(SyncPolicy.NONE)
+                        .memTableBytes(64 * 1024)
+                        .build())
+                .build());
     for (long id = 0; id < 100; id++) {
       s.put(id, ("{\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8));
     }
@@ -117,7 +157,9 @@ class DocStoreCrashTest {
     }
     crash(fs, s);
     try (DocStore after = open(fs)) {
-      assertThat(after.lastSequence()).as("what was published to replicas survived").isGreaterThanOrEqualTo(published);
+      assertThat(after.lastSequence())
+          .as("what was published to replicas survived")
+          .isGreaterThanOrEqualTo(published);
       for (long id = 0; id < 100; id++) {
         assertThat(after.get(id)).as("id %d", id).isNotNull();
       }

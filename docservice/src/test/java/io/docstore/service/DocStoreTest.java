@@ -1,6 +1,5 @@
 package io.docstore.service;
 
-import io.docstore.service.cache.OffHeapDocCache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,6 +7,7 @@ import io.docstore.index.IndexOptions;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.TestSupport;
+import io.docstore.service.cache.OffHeapDocCache;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -113,7 +113,10 @@ class DocStoreTest {
 
   @Test
   void rejectsNegativeIdsAndOversizedBodies() throws IOException {
-    try (DocStore s = DocStore.open(dir, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).maxBodyBytes(10).build())) {
+    try (DocStore s =
+        DocStore.open(
+            dir,
+            DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).maxBodyBytes(10).build())) {
       assertThatThrownBy(() -> s.put(-1, json("{}"))).isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> s.get(-5)).isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> s.put(1, new byte[11])).isInstanceOf(IllegalArgumentException.class);
@@ -124,17 +127,25 @@ class DocStoreTest {
   @Test
   void anFsyncFailureStopsWritesButNotReads() throws IOException {
     io.docstore.io.FaultInjectingFileSystem fs = new io.docstore.io.FaultInjectingFileSystem();
-    DocStoreOptions o = DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).fileSystem(fs)
-        .queueOptions(io.docstore.queue.QueueOptions.builder().fileSystem(fs).build())
-        .indexOptions(IndexOptions.builder().fileSystem(fs).syncPolicy(io.docstore.io.SyncPolicy.NONE).build())
-        .build();
+    DocStoreOptions o =
+        DocStoreOptions.builder(new OffHeapDocCache(64L << 20))
+            .fileSystem(fs)
+            .queueOptions(io.docstore.queue.QueueOptions.builder().fileSystem(fs).build())
+            .indexOptions(
+                IndexOptions.builder()
+                    .fileSystem(fs)
+                    .syncPolicy(io.docstore.io.SyncPolicy.NONE)
+                    .build())
+            .build();
     try (DocStore s = DocStore.open(dir, o)) {
       s.put(1, json("{\"a\":1}"));
       assertThat(s.stats()).containsEntry("writable", true);
       fs.failAfter(io.docstore.io.FaultInjectingFileSystem.Op.FORCE, 0);
       assertThatThrownBy(() -> s.put(2, json("{\"b\":2}"))).isInstanceOf(IOException.class);
       fs.clearFaults();
-      assertThatThrownBy(() -> s.put(3, json("{}"))).as("sticky until restart").isInstanceOf(IOException.class);
+      assertThatThrownBy(() -> s.put(3, json("{}")))
+          .as("sticky until restart")
+          .isInstanceOf(IOException.class);
       assertThat(s.get(1).body()).isEqualTo(json("{\"a\":1}"));
       assertThat(s.get(2)).isNull();
       assertThat(s.stats()).containsEntry("writable", false).containsKey("writeError");
@@ -157,14 +168,18 @@ class DocStoreTest {
     }
     io.docstore.service.store.IndexCheckpoint.publish(io.docstore.io.FileSystem.real(), dir, 5, 0);
     var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-    try (DocStore s = DocStore.open(dir, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).registry(registry).build())) {
+    try (DocStore s =
+        DocStore.open(
+            dir,
+            DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).registry(registry).build())) {
       assertThat(s.get(1)).isNull();
       assertThat(s.get(2).body()).isEqualTo(json("{\"b\":2}"));
       assertThat(s.appliedThrough()).isEqualTo(3);
       assertThat(registry.get("docstore.index.rebuilt").gauge().value()).isEqualTo(1.0);
     }
     try (var entries = java.nio.file.Files.list(dir)) {
-      assertThat(entries.filter(p -> p.getFileName().toString().startsWith("index.damaged-"))).hasSize(1);
+      assertThat(entries.filter(p -> p.getFileName().toString().startsWith("index.damaged-")))
+          .hasSize(1);
     }
   }
 
@@ -232,22 +247,24 @@ class DocStoreTest {
       List<Future<?>> fs = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
         int thread = t;
-        fs.add(pool.submit(() -> {
-          for (int i = 0; i < 200; i++) {
-            long id = i % 20;
-            byte[] body = json("{\"t\":" + thread + ",\"i\":" + i + "}");
-            Written w = s.put(id, body);
-            newest.merge(id, w.sequence(), Math::max);
-            if (newest.get(id) == w.sequence()) {
-              bodies.put(w.sequence(), body);
-            } else {
-              bodies.putIfAbsent(w.sequence(), body);
-            }
-            Document d = s.get(id);
-            assertThat(d.sequence()).isGreaterThanOrEqualTo(w.sequence());
-          }
-          return null;
-        }));
+        fs.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 200; i++) {
+                    long id = i % 20;
+                    byte[] body = json("{\"t\":" + thread + ",\"i\":" + i + "}");
+                    Written w = s.put(id, body);
+                    newest.merge(id, w.sequence(), Math::max);
+                    if (newest.get(id) == w.sequence()) {
+                      bodies.put(w.sequence(), body);
+                    } else {
+                      bodies.putIfAbsent(w.sequence(), body);
+                    }
+                    Document d = s.get(id);
+                    assertThat(d.sequence()).isGreaterThanOrEqualTo(w.sequence());
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : fs) {
         f.get();
@@ -272,7 +289,9 @@ class DocStoreTest {
       idx.sync();
     }
     try (DocStore s = open(new OffHeapDocCache(64L << 20))) {
-      assertThatThrownBy(() -> s.get(5)).isInstanceOf(CorruptionException.class).hasMessageContaining("id 7");
+      assertThatThrownBy(() -> s.get(5))
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageContaining("id 7");
       assertThatThrownBy(() -> s.getAll(new long[] {7, 5})).isInstanceOf(CorruptionException.class);
       assertThat(s.get(7).body()).isEqualTo(json("{\"seven\":7}"));
     }
@@ -295,7 +314,8 @@ class DocStoreTest {
         }
       }
     }
-    // The MANIFEST damaged, and a crash after the checkpoint was moved aside but before the index was.
+    // The MANIFEST damaged, and a crash after the checkpoint was moved aside but before the index
+    // was.
     Path manifest = dir.resolve("index").resolve(io.docstore.index.file.FileNames.MANIFEST);
     byte[] m = java.nio.file.Files.readAllBytes(manifest);
     m[m.length / 2] ^= 0x01;
@@ -319,7 +339,8 @@ class DocStoreTest {
     }
     try (var entries = java.nio.file.Files.list(dir)) {
       assertThat(entries.filter(p -> p.getFileName().toString().startsWith("index.damaged-")))
-          .as("moved aside once; the rebuilt index opens cleanly the second time").hasSize(1);
+          .as("moved aside once; the rebuilt index opens cleanly the second time")
+          .hasSize(1);
     }
   }
 }

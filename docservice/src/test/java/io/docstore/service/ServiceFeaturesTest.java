@@ -22,10 +22,17 @@ class ServiceFeaturesTest {
   @Test
   void inboxFilesBecomeReadableOverHttp() throws Exception {
     Path inbox = dir.resolve("inbox");
-    try (ServiceFixture s = ServiceFixture.start(dir.resolve("data"),
-        Map.of("docstore.inbox.dir", inbox.toString(), "docstore.inbox.poll-interval", "50ms"))) {
+    try (ServiceFixture s =
+        ServiceFixture.start(
+            dir.resolve("data"),
+            Map.of(
+                "docstore.inbox.dir", inbox.toString(), "docstore.inbox.poll-interval", "50ms"))) {
       Path staged = dir.resolve("batch.staging");
-      Files.writeString(staged, "{\"id\":11,\"doc\":{\"from\":\"inbox\",\"discovered_at\":" + System.currentTimeMillis() + "}}\n");
+      Files.writeString(
+          staged,
+          "{\"id\":11,\"doc\":{\"from\":\"inbox\",\"discovered_at\":"
+              + System.currentTimeMillis()
+              + "}}\n");
       Files.move(staged, inbox.resolve("0001.ndjson"));
       long deadline = System.nanoTime() + 20_000_000_000L;
       while (s.get("/docs/11").statusCode() != 200 && System.nanoTime() < deadline) {
@@ -36,7 +43,8 @@ class ServiceFeaturesTest {
         Thread.sleep(20);
       }
       assertThat(inbox.resolve("done/0001.ndjson")).exists();
-      assertThat(s.adminGet("/metrics").body()).contains("docstore_inbox_files_total{result=\"done\"} 1.0")
+      assertThat(s.adminGet("/metrics").body())
+          .contains("docstore_inbox_files_total{result=\"done\"} 1.0")
           .contains("docstore_freshness_discovered_to_readable_seconds_count 1");
     }
   }
@@ -56,7 +64,8 @@ class ServiceFeaturesTest {
           extra.setSoTimeout(5_000);
           OutputStream out = extra.getOutputStream();
           try {
-            out.write("GET /docs/1 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.write(
+                "GET /docs/1 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
             assertThat(extra.getInputStream().read()).as("closed without an answer").isEqualTo(-1);
           } catch (java.net.SocketException e) {
@@ -74,7 +83,8 @@ class ServiceFeaturesTest {
 
   private static String roundTrip(Socket c) throws Exception {
     c.setSoTimeout(5_000);
-    c.getOutputStream().write("GET /docs/1 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+    c.getOutputStream()
+        .write("GET /docs/1 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
     c.getOutputStream().flush();
     InputStream in = c.getInputStream();
     byte[] buf = new byte[4096];

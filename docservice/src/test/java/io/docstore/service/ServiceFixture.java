@@ -15,13 +15,16 @@ import java.util.Map;
 public final class ServiceFixture implements AutoCloseable {
 
   public final Service service;
-  public final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  public final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private ServiceFixture(Service service) {
     this.service = service;
   }
 
-  /** Test configuration: free ports, no RPC, short timeouts; {@code extra} overrides (full keys). */
+  /**
+   * Test configuration: free ports, no RPC, short timeouts; {@code extra} overrides (full keys).
+   */
   public static DocstoreConfig config(Path dir, Map<String, Object> extra) {
     Map<String, Object> o = new HashMap<>();
     o.put("docstore.data-dir", dir.toString());
@@ -40,7 +43,8 @@ public final class ServiceFixture implements AutoCloseable {
     return start(dir, Map.of());
   }
 
-  public static ServiceFixture start(Path dir, Map<String, Object> extra) throws IOException, InterruptedException {
+  public static ServiceFixture start(Path dir, Map<String, Object> extra)
+      throws IOException, InterruptedException {
     return new ServiceFixture(Service.start(config(dir, extra)));
   }
 
@@ -61,7 +65,10 @@ public final class ServiceFixture implements AutoCloseable {
   }
 
   public HttpResponse<String> put(long id, String json) throws IOException, InterruptedException {
-    return send(HttpRequest.newBuilder(admin("/docs/" + id)).PUT(HttpRequest.BodyPublishers.ofString(json)).build());
+    return send(
+        HttpRequest.newBuilder(admin("/docs/" + id))
+            .PUT(HttpRequest.BodyPublishers.ofString(json))
+            .build());
   }
 
   public HttpResponse<String> delete(long id) throws IOException, InterruptedException {

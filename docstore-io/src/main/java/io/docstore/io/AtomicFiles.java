@@ -21,8 +21,15 @@ public final class AtomicFiles {
 
   public static void publish(FileSystem fs, Path target, byte[] content) throws IOException {
     Path dir = target.toAbsolutePath().getParent();
-    Path tmp = dir.resolve("." + target.getFileName() + "." + ProcessHandle.current().pid() + "."
-        + System.nanoTime() + TEMP_SUFFIX);
+    Path tmp =
+        dir.resolve(
+            "."
+                + target.getFileName()
+                + "."
+                + ProcessHandle.current().pid()
+                + "."
+                + System.nanoTime()
+                + TEMP_SUFFIX);
     try (WritableFile f = fs.create(tmp)) {
       f.write(ByteBuffer.wrap(content));
       f.force();
@@ -39,7 +46,8 @@ public final class AtomicFiles {
    *
    * @throws CorruptionException if the file has another size ({@code what} names it in the message)
    */
-  public static byte[] readFixed(FileSystem fs, Path file, int length, String what) throws IOException {
+  public static byte[] readFixed(FileSystem fs, Path file, int length, String what)
+      throws IOException {
     if (!fs.exists(file)) {
       return null;
     }

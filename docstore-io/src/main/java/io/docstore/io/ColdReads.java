@@ -5,17 +5,17 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * Tells a reader whether to read through a file's mapping now, or the other way (a positional
- * read, its own cache): a guess at whether the OS page cache holds what is being read, from how the
- * last mapped reads went.
+ * Tells a reader whether to read through a file's mapping now, or the other way (a positional read,
+ * its own cache): a guess at whether the OS page cache holds what is being read, from how the last
+ * mapped reads went.
  *
- * <p>A mapping advised {@code MADV_RANDOM} reads one 4 KiB page per fault, so a cold read through it
- * costs a disk read per page touched, and waits for each. A mapped read is timed
- * ({@link #started}, {@link #finished}); one that took longer than {@code slowNanos} and during
- * which the thread's count of major page faults grew (it waited for the disk, not just for a core)
- * sends the next {@code backoff} reads the other way ({@link #useMapping} false), then the mapping
- * is tried again. A warm file is read through the mapping, a cold one the other way plus one probe
- * in {@code backoff} reads. Where the fault count cannot be had, a slow read counts as cold.
+ * <p>A mapping advised {@code MADV_RANDOM} reads one 4 KiB page per fault, so a cold read through
+ * it costs a disk read per page touched, and waits for each. A mapped read is timed ({@link
+ * #started}, {@link #finished}); one that took longer than {@code slowNanos} and during which the
+ * thread's count of major page faults grew (it waited for the disk, not just for a core) sends the
+ * next {@code backoff} reads the other way ({@link #useMapping} false), then the mapping is tried
+ * again. A warm file is read through the mapping, a cold one the other way plus one probe in {@code
+ * backoff} reads. Where the fault count cannot be had, a slow read counts as cold.
  *
  * <p>Only one mapped read in {@code sampleEvery} (at random, per thread) is timed: a clock read
  * costs about 25 ns on the machines measured, two per read, and a get makes two mapped reads (an
@@ -23,8 +23,8 @@ import java.util.function.LongSupplier;
  * read slow, so it is still seen within a few reads.
  *
  * <p>Thread-safe. The count of reads left is shared by all threads, since coldness is the page
- * cache's, not a thread's; it is read and written without synchronization: a lost update only
- * moves the next probe a little. Each thread's last fault count is its own.
+ * cache's, not a thread's; it is read and written without synchronization: a lost update only moves
+ * the next probe a little. Each thread's last fault count is its own.
  */
 public final class ColdReads {
 
@@ -33,10 +33,13 @@ public final class ColdReads {
    * a mapping, a disk read 15-50 us on the machines measured.
    */
   public static final long SLOW_NANOS = 10_000;
+
   /** Reads made the other way after a cold mapped read, before the mapping is tried again. */
   public static final int BACKOFF = 1024;
+
   /** One mapped read in this many is timed. */
   public static final int SAMPLE_EVERY = 8;
+
   /** What {@link #started} returns for a read it does not time. */
   private static final long NOT_TIMED = Long.MIN_VALUE;
 
@@ -68,7 +71,10 @@ public final class ColdReads {
     this.lastFaults = ThreadLocal.withInitial(() -> new long[] {-1});
   }
 
-  /** Whether the next read should go through the mapping; false (and one read fewer left) while cold. */
+  /**
+   * Whether the next read should go through the mapping; false (and one read fewer left) while
+   * cold.
+   */
   public boolean useMapping() {
     int l = left;
     if (l > 0) {
@@ -86,7 +92,10 @@ public final class ColdReads {
     return left <= 0;
   }
 
-  /** The clock for a mapped read about to start, for one read in {@code sampleEvery}; pass it to {@link #finished}. */
+  /**
+   * The clock for a mapped read about to start, for one read in {@code sampleEvery}; pass it to
+   * {@link #finished}.
+   */
   public long started() {
     if (sampleEvery > 1 && ThreadLocalRandom.current().nextInt(sampleEvery) != 0) {
       return NOT_TIMED;
@@ -95,11 +104,13 @@ public final class ColdReads {
   }
 
   /**
-   * Reports a mapped read whose {@link #started} returned {@code startedNanos}; true if it was timed
-   * and cold (and reads now go the other way).
+   * Reports a mapped read whose {@link #started} returned {@code startedNanos}; true if it was
+   * timed and cold (and reads now go the other way).
    */
   public boolean finished(long startedNanos) {
-    if (startedNanos == NOT_TIMED || System.nanoTime() - startedNanos <= slowNanos || !waitedForDisk()) {
+    if (startedNanos == NOT_TIMED
+        || System.nanoTime() - startedNanos <= slowNanos
+        || !waitedForDisk()) {
       return false;
     }
     left = backoff;

@@ -22,9 +22,12 @@ public class CorruptionException extends IOException {
   }
 
   /** A checksum mismatch; the message names both values in hex. */
-  public static CorruptionException checksum(Path file, long offset, String what, int expected, int actual) {
-    return new CorruptionException(file, offset, String.format(
-        "%s checksum mismatch (expected %08x, actual %08x)", what, expected, actual));
+  public static CorruptionException checksum(
+      Path file, long offset, String what, int expected, int actual) {
+    return new CorruptionException(
+        file,
+        offset,
+        String.format("%s checksum mismatch (expected %08x, actual %08x)", what, expected, actual));
   }
 
   public Path file() {

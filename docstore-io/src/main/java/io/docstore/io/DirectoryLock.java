@@ -9,10 +9,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * An exclusive lock on a data directory (a {@code LOCK} file held with an OS file lock), so that two
- * writers, in two processes or twice in one, never open the same files. The OS drops the lock when
- * the process dies, so a crash never leaves a stale lock behind. The {@code LOCK} file itself is
- * empty and never deleted; name parsers ignore it.
+ * An exclusive lock on a data directory (a {@code LOCK} file held with an OS file lock), so that
+ * two writers, in two processes or twice in one, never open the same files. The OS drops the lock
+ * when the process dies, so a crash never leaves a stale lock behind. The {@code LOCK} file itself
+ * is empty and never deleted; name parsers ignore it.
  */
 public final class DirectoryLock implements Closeable {
 

@@ -20,7 +20,10 @@ public interface FileSystem {
     return RealFileSystem.INSTANCE;
   }
 
-  /** Creates a new, empty file for appending; fails if it exists. Not durable until the directory is synced. */
+  /**
+   * Creates a new, empty file for appending; fails if it exists. Not durable until the directory is
+   * synced.
+   */
   WritableFile create(Path path) throws IOException;
 
   /** Opens an existing file for appending at its current end. */
@@ -29,7 +32,10 @@ public interface FileSystem {
   /** Opens a file for positional reads. */
   FileChannel openRead(Path path) throws IOException;
 
-  /** Atomically renames {@code source} to {@code target}, replacing it. Durable after {@link #syncDirectory}. */
+  /**
+   * Atomically renames {@code source} to {@code target}, replacing it. Durable after {@link
+   * #syncDirectory}.
+   */
   void rename(Path source, Path target) throws IOException;
 
   /** Forces the directory entry changes (create, rename, delete) of {@code dir} to disk. */

@@ -9,8 +9,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Turns a {@link SyncPolicy} into acknowledgements: writers call {@link #awaitDurable(long)} with
- * the position (a byte offset or sequence number, increasing) they need durable, and return when
- * it is.
+ * the position (a byte offset or sequence number, increasing) they need durable, and return when it
+ * is.
  *
  * <p>Group commit: under {@code always}, the first waiter becomes the leader and runs one fsync for
  * everything written so far; writers arriving meanwhile wait for the next fsync, which the next
@@ -52,7 +52,8 @@ public final class GroupCommit implements AutoCloseable {
    * @param force forces the written data
    * @param initialDurable the position already durable when this starts (e.g. after recovery)
    */
-  public GroupCommit(String name, SyncPolicy policy, LongSupplier written, Force force, long initialDurable) {
+  public GroupCommit(
+      String name, SyncPolicy policy, LongSupplier written, Force force, long initialDurable) {
     this.policy = policy;
     this.written = written;
     this.force = force;
@@ -90,7 +91,8 @@ public final class GroupCommit implements AutoCloseable {
     lock.lock();
     try {
       if (failure != null) {
-        throw new IOException("an earlier fsync failed; refusing to acknowledge writes until restart", failure);
+        throw new IOException(
+            "an earlier fsync failed; refusing to acknowledge writes until restart", failure);
       }
     } finally {
       lock.unlock();
@@ -136,7 +138,8 @@ public final class GroupCommit implements AutoCloseable {
     try {
       checkHealthy();
       if (durable < position) {
-        throw new IllegalStateException("position " + position + " awaited but only " + durable + " was written");
+        throw new IllegalStateException(
+            "position " + position + " awaited but only " + durable + " was written");
       }
     } finally {
       lock.unlock();

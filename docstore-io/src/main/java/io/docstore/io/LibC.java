@@ -17,12 +17,18 @@ final class LibC {
   private static final Logger log = LoggerFactory.getLogger(LibC.class);
 
   static final int PRIO_PROCESS = 0;
+
   /** {@code madvise} advice: expect page references in random order (no read-ahead on a fault). */
   static final int MADV_RANDOM = 1;
+
   /** {@code getrusage} target: the calling thread. */
   static final int RUSAGE_THREAD = 1;
-  /** {@code struct rusage} on 64-bit Linux as longs: two timevals (4 longs), then 14 long counters. */
+
+  /**
+   * {@code struct rusage} on 64-bit Linux as longs: two timevals (4 longs), then 14 long counters.
+   */
   static final int RUSAGE_LONGS = 18;
+
   /** Index of {@code ru_majflt} (page faults that waited for I/O) in that array. */
   static final int RU_MAJFLT = 4 + 5;
 
@@ -50,8 +56,10 @@ final class LibC {
     try {
       return Native.load("c", Calls.class);
     } catch (LinkageError | RuntimeException e) {
-      log.warn("the C library could not be bound: background threads keep their CPU priority and files are read"
-          + " with positional reads only ({})", e.toString());
+      log.warn(
+          "the C library could not be bound: background threads keep their CPU priority and files are read"
+              + " with positional reads only ({})",
+          e.toString());
       return null;
     }
   }

@@ -20,20 +20,20 @@ import org.slf4j.LoggerFactory;
  * size (64 MiB), for random reads without a system call or a copy once the pages are resident.
  *
  * <p>Every chunk is advised {@code MADV_RANDOM} before it is used: a page fault then reads just
- * that page, never the disk's read-ahead window (8 MiB on the machines measured, docs/background.md), which is
- * what made unadvised mappings collapse under memory pressure. Where the advice cannot be given
- * (not Linux, no native access) nothing is mapped at all and {@link #chunk} returns null, so the
- * caller keeps its positional reads.
+ * that page, never the disk's read-ahead window (8 MiB on the machines measured,
+ * docs/background.md), which is what made unadvised mappings collapse under memory pressure. Where
+ * the advice cannot be given (not Linux, no native access) nothing is mapped at all and {@link
+ * #chunk} returns null, so the caller keeps its positional reads.
  *
  * <p>A chunk is mapped only over bytes that will not change or shrink while the file is open: the
- * caller names that end ({@code stableEnd}). A chunk is mapped whole once the stable end passes
- * it, or up to the stable end when that end is final (a sealed or immutable file). A read that
- * straddles two chunks, or falls in a chunk not yet mappable, gets null: the caller reads it with
- * a positional read. Truncating a mapped file under a live reader makes the JVM raise an
- * {@link InternalError} at the access; callers map only files that nothing truncates while open.
+ * caller names that end ({@code stableEnd}). A chunk is mapped whole once the stable end passes it,
+ * or up to the stable end when that end is final (a sealed or immutable file). A read that
+ * straddles two chunks, or falls in a chunk not yet mappable, gets null: the caller reads it with a
+ * positional read. Truncating a mapped file under a live reader makes the JVM raise an {@link
+ * InternalError} at the access; callers map only files that nothing truncates while open.
  *
- * <p>Thread-safe: chunks are published through a volatile array; the buffers handed out are
- * shared, so callers use absolute gets only (or their own {@code duplicate()}).
+ * <p>Thread-safe: chunks are published through a volatile array; the buffers handed out are shared,
+ * so callers use absolute gets only (or their own {@code duplicate()}).
  */
 public final class MappedFile {
 
@@ -46,8 +46,12 @@ public final class MappedFile {
   private final FileChannel channel;
   private final Path path;
   private final ByteOrder order;
-  /** Index k holds chunk k (null until mapped); replaced whole, under {@code this}, when it grows. */
+
+  /**
+   * Index k holds chunk k (null until mapped); replaced whole, under {@code this}, when it grows.
+   */
   private volatile ByteBuffer[] chunks = new ByteBuffer[0];
+
   private volatile boolean disabled = LibC.get() == null;
   private boolean closed;
 
@@ -63,10 +67,10 @@ public final class MappedFile {
   }
 
   /**
-   * Page faults of the calling thread that waited for the disk so far ({@code ru_majflt} of
-   * {@code getrusage(RUSAGE_THREAD)}), or -1 where that cannot be asked. A reader that saw a mapped
-   * read take long compares it with an earlier value to tell a cold page (a major fault) from a
-   * thread that was merely descheduled. Costs a system call: for the slow path only.
+   * Page faults of the calling thread that waited for the disk so far ({@code ru_majflt} of {@code
+   * getrusage(RUSAGE_THREAD)}), or -1 where that cannot be asked. A reader that saw a mapped read
+   * take long compares it with an earlier value to tell a cold page (a major fault) from a thread
+   * that was merely descheduled. Costs a system call: for the slow path only.
    */
   public static long threadMajorFaults() {
     LibC.Calls libc = LibC.get();
@@ -89,12 +93,13 @@ public final class MappedFile {
 
   /**
    * The mapped chunk holding bytes {@code [offset, offset + length)}, or null if that range is not
-   * (yet) mappable: it straddles chunks, reaches past {@code stableEnd}, lies in a chunk that is not
-   * whole yet while the end may still grow, or mapping failed (logged once; the file then stays
-   * unmapped). Index {@link #indexInChunk(long) indexInChunk(offset)} of the result is byte
-   * {@code offset}.
+   * (yet) mappable: it straddles chunks, reaches past {@code stableEnd}, lies in a chunk that is
+   * not whole yet while the end may still grow, or mapping failed (logged once; the file then stays
+   * unmapped). Index {@link #indexInChunk(long) indexInChunk(offset)} of the result is byte {@code
+   * offset}.
    *
-   * @param stableEnd bytes from the start of the file that are written and will not change or shrink
+   * @param stableEnd bytes from the start of the file that are written and will not change or
+   *     shrink
    * @param endIsFinal whether {@code stableEnd} is the file's final length
    */
   public ByteBuffer chunk(long offset, int length, long stableEnd, boolean endIsFinal) {
@@ -149,7 +154,11 @@ public final class MappedFile {
 
   private void disable(String what, Throwable e) {
     disabled = true;
-    log.warn("{}: {}; this file is read with positional reads from now on ({})", path, what, e.toString());
+    log.warn(
+        "{}: {}; this file is read with positional reads from now on ({})",
+        path,
+        what,
+        e.toString());
   }
 
   /**
@@ -177,7 +186,9 @@ public final class MappedFile {
     chunks = new ByteBuffer[0];
   }
 
-  /** {@code sun.misc.Unsafe.invokeCleaner} bound to the instance, or null where it is not available. */
+  /**
+   * {@code sun.misc.Unsafe.invokeCleaner} bound to the instance, or null where it is not available.
+   */
   private static final MethodHandle INVOKE_CLEANER = invokeCleaner();
 
   private static MethodHandle invokeCleaner() {
@@ -185,7 +196,8 @@ public final class MappedFile {
       Class<?> c = Class.forName("sun.misc.Unsafe");
       Field f = c.getDeclaredField("theUnsafe");
       f.setAccessible(true);
-      return MethodHandles.lookup().findVirtual(c, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
+      return MethodHandles.lookup()
+          .findVirtual(c, "invokeCleaner", MethodType.methodType(void.class, ByteBuffer.class))
           .bindTo(f.get(null));
     } catch (ReflectiveOperationException | RuntimeException e) {
       return null;

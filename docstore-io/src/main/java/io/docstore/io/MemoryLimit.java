@@ -32,7 +32,10 @@ import java.util.OptionalLong;
  */
 public record MemoryLimit(long bytes, String source, long maxHeapBytes, long maxDirectBytes) {
 
-  /** A cgroup limit this large or larger means none (v1 writes "unlimited" as 2^63 rounded to a page). */
+  /**
+   * A cgroup limit this large or larger means none (v1 writes "unlimited" as 2^63 rounded to a
+   * page).
+   */
   private static final long NO_LIMIT = 1L << 60;
 
   private static volatile MemoryLimit detected;
@@ -53,7 +56,10 @@ public record MemoryLimit(long bytes, String source, long maxHeapBytes, long max
     return m;
   }
 
-  /** The limits as read under {@code root} (a directory holding {@code proc} and {@code sys/fs/cgroup}). */
+  /**
+   * The limits as read under {@code root} (a directory holding {@code proc} and {@code
+   * sys/fs/cgroup}).
+   */
   static MemoryLimit detect(Path root) {
     long heap = Runtime.getRuntime().maxMemory();
     long direct = directLimit(heap);
@@ -78,15 +84,17 @@ public record MemoryLimit(long bytes, String source, long maxHeapBytes, long max
     return new MemoryLimit(ram, ramSource, heap, direct);
   }
 
-  /** Where the number came from and the number, e.g. "cgroup v2 limit 512 MiB" or "RAM 15.5 GiB". */
+  /**
+   * Where the number came from and the number, e.g. "cgroup v2 limit 512 MiB" or "RAM 15.5 GiB".
+   */
   public String describe() {
     return source + " " + size(bytes);
   }
 
   /**
-   * The direct memory that off-heap caches may take together under a direct memory limit of
-   * {@code maxDirectBytes}: three quarters, the rest is left to I/O buffers (Netty's, the queue's
-   * and the index's write buffers).
+   * The direct memory that off-heap caches may take together under a direct memory limit of {@code
+   * maxDirectBytes}: three quarters, the rest is left to I/O buffers (Netty's, the queue's and the
+   * index's write buffers).
    */
   public static long cacheShare(long maxDirectBytes) {
     return maxDirectBytes / 4 * 3;
@@ -96,7 +104,9 @@ public record MemoryLimit(long bytes, String source, long maxHeapBytes, long max
   public static String size(long bytes) {
     if (bytes >= 1L << 30) {
       double gib = bytes / (double) (1L << 30);
-      return gib == Math.rint(gib) ? (long) gib + " GiB" : String.format(Locale.ROOT, "%.1f GiB", gib);
+      return gib == Math.rint(gib)
+          ? (long) gib + " GiB"
+          : String.format(Locale.ROOT, "%.1f GiB", gib);
     }
     if (bytes >= 1L << 20) {
       return (bytes >> 20) + " MiB";
@@ -107,7 +117,8 @@ public record MemoryLimit(long bytes, String source, long maxHeapBytes, long max
   /** {@code -XX:MaxDirectMemorySize} when set, else the JVM's default: the heap limit. */
   private static long directLimit(long heap) {
     try {
-      HotSpotDiagnosticMXBean hs = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+      HotSpotDiagnosticMXBean hs =
+          ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
       long set = hs == null ? 0 : Long.parseLong(hs.getVMOption("MaxDirectMemorySize").getValue());
       if (set > 0) {
         return set;
@@ -120,7 +131,8 @@ public record MemoryLimit(long bytes, String source, long maxHeapBytes, long max
 
   private static long jvmTotalMemory() {
     java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-    if (os instanceof com.sun.management.OperatingSystemMXBean sun && sun.getTotalMemorySize() > 0) {
+    if (os instanceof com.sun.management.OperatingSystemMXBean sun
+        && sun.getTotalMemorySize() > 0) {
       return sun.getTotalMemorySize();
     }
     return Runtime.getRuntime().maxMemory() * 4; // the JVM's default heap is a quarter of it

@@ -8,10 +8,10 @@ import java.io.IOException;
  * failed write is acknowledged, and the next write retries (see docs/design/durability.md, "Write
  * errors").
  *
- * <p>Raised by the fault-injecting seam's space limit and by {@link #classify} for a real
- * {@code IOException} whose message says "No space left on device" (what the JDK reports for
- * {@code ENOSPC} on Linux) or "Disk quota exceeded" ({@code EDQUOT}). Only write paths classify:
- * an fsync that fails, whatever its message, stays a plain (sticky) I/O error.
+ * <p>Raised by the fault-injecting seam's space limit and by {@link #classify} for a real {@code
+ * IOException} whose message says "No space left on device" (what the JDK reports for {@code
+ * ENOSPC} on Linux) or "Disk quota exceeded" ({@code EDQUOT}). Only write paths classify: an fsync
+ * that fails, whatever its message, stays a plain (sticky) I/O error.
  */
 public class NoSpaceException extends IOException {
 
@@ -32,7 +32,8 @@ public class NoSpaceException extends IOException {
         return true;
       }
       String m = t.getMessage();
-      if (t instanceof IOException && m != null
+      if (t instanceof IOException
+          && m != null
           && (m.contains("No space left on device") || m.contains("Disk quota exceeded"))) {
         return true;
       }

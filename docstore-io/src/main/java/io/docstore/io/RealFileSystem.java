@@ -21,7 +21,8 @@ final class RealFileSystem implements FileSystem {
 
   @Override
   public WritableFile create(Path path) throws IOException {
-    FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    FileChannel ch =
+        FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     return new ChannelFile(path, ch, 0);
   }
 
@@ -39,7 +40,8 @@ final class RealFileSystem implements FileSystem {
   @Override
   public void rename(Path source, Path target) throws IOException {
     try {
-      Files.move(source, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      Files.move(
+          source, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (AtomicMoveNotSupportedException e) {
       throw new IOException("atomic rename not supported from " + source + " to " + target, e);
     }

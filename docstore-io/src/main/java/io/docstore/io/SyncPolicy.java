@@ -9,8 +9,8 @@ import java.util.Locale;
  *   <li>{@code always}: fsync before acknowledging; concurrent writers share one fsync (group
  *       commit). Survives power loss.
  *   <li>{@code interval:N} (milliseconds): a background thread fsyncs every N ms when there is new
- *       data; an acknowledgement waits for the next such fsync. Survives power loss; adds up to N ms
- *       of latency but batches more.
+ *       data; an acknowledgement waits for the next such fsync. Survives power loss; adds up to N
+ *       ms of latency but batches more.
  *   <li>{@code none}: the OS decides. Survives a process crash (the data is in the page cache) but
  *       <b>not</b> a power loss or kernel crash. Unsafe for acknowledged writes; for bulk loads and
  *       benchmarks only.
@@ -18,14 +18,19 @@ import java.util.Locale;
  */
 public record SyncPolicy(Mode mode, long intervalMillis) {
 
-  public enum Mode { ALWAYS, INTERVAL, NONE }
+  public enum Mode {
+    ALWAYS,
+    INTERVAL,
+    NONE
+  }
 
   public static final SyncPolicy ALWAYS = new SyncPolicy(Mode.ALWAYS, 0);
   public static final SyncPolicy NONE = new SyncPolicy(Mode.NONE, 0);
 
   public SyncPolicy {
     if (mode == Mode.INTERVAL && intervalMillis <= 0) {
-      throw new IllegalArgumentException("sync interval must be positive, got " + intervalMillis + " ms");
+      throw new IllegalArgumentException(
+          "sync interval must be positive, got " + intervalMillis + " ms");
     }
   }
 
@@ -50,14 +55,18 @@ public record SyncPolicy(Mode mode, long intervalMillis) {
       try {
         return interval(Long.parseLong(n));
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("bad sync interval in '" + text + "': expected interval:<millis>");
+        throw new IllegalArgumentException(
+            "bad sync interval in '" + text + "': expected interval:<millis>");
       }
     }
-    throw new IllegalArgumentException("unknown sync policy '" + text + "': expected always, interval:<millis> or none");
+    throw new IllegalArgumentException(
+        "unknown sync policy '" + text + "': expected always, interval:<millis> or none");
   }
 
   @Override
   public String toString() {
-    return mode == Mode.INTERVAL ? "interval:" + intervalMillis : mode.name().toLowerCase(Locale.ROOT);
+    return mode == Mode.INTERVAL
+        ? "interval:" + intervalMillis
+        : mode.name().toLowerCase(Locale.ROOT);
   }
 }

@@ -30,7 +30,8 @@ public final class ThreadPriority {
    */
   public static boolean lowerCurrentThread(int nice) {
     if (nice < 0 || nice > 19) {
-      throw new IllegalArgumentException("nice must be 0..19 (only lowering is allowed), got " + nice);
+      throw new IllegalArgumentException(
+          "nice must be 0..19 (only lowering is allowed), got " + nice);
     }
     LibC.Calls libc = LibC.get();
     if (libc == null || nice == 0) {
@@ -42,7 +43,8 @@ public final class ThreadPriority {
     } catch (LastErrorException | LinkageError e) {
       if (!warned) {
         warned = true;
-        log.warn("background threads keep their CPU priority: setpriority failed ({})", e.toString());
+        log.warn(
+            "background threads keep their CPU priority: setpriority failed ({})", e.toString());
       }
       return false;
     }

@@ -13,13 +13,24 @@ public class UnsupportedFormatException extends IOException {
   private static final long serialVersionUID = 1L;
 
   /** Whether the file is older or newer than what this build reads. */
-  public enum Kind { TOO_OLD, TOO_NEW }
+  public enum Kind {
+    TOO_OLD,
+    TOO_NEW
+  }
 
   private final Kind kind;
 
-  public UnsupportedFormatException(Path file, String format, int found, int minSupported, int maxSupported) {
-    super(String.format("%s: %s format version %d is %s (this build reads %d..%d)", file, format, found,
-        found < minSupported ? "too old" : "too new", minSupported, maxSupported));
+  public UnsupportedFormatException(
+      Path file, String format, int found, int minSupported, int maxSupported) {
+    super(
+        String.format(
+            "%s: %s format version %d is %s (this build reads %d..%d)",
+            file,
+            format,
+            found,
+            found < minSupported ? "too old" : "too new",
+            minSupported,
+            maxSupported));
     this.kind = found < minSupported ? Kind.TOO_OLD : Kind.TOO_NEW;
   }
 

@@ -2,11 +2,11 @@
  * The small shared floor under every docstore module: the file-system seam through which every
  * durable file operation goes ({@link io.docstore.io.FileSystem}), its fault-injecting twin for
  * crash and fault tests (in the test jar, {@code FaultInjectingFileSystem}), checksums, the
- * corruption error type, sync policies with group commit,
- * atomic publication of small state files, named kill points for crash tests, and the two native
- * calls made through JNA: read-only mappings advised for random access ({@link io.docstore.io.MappedFile},
- * with {@link io.docstore.io.ColdReads} judging when reads through them wait for the disk) and lower
- * CPU priorities for background threads ({@link io.docstore.io.ThreadPriority}); and the memory this
+ * corruption error type, sync policies with group commit, atomic publication of small state files,
+ * named kill points for crash tests, and the two native calls made through JNA: read-only mappings
+ * advised for random access ({@link io.docstore.io.MappedFile}, with {@link
+ * io.docstore.io.ColdReads} judging when reads through them wait for the disk) and lower CPU
+ * priorities for background threads ({@link io.docstore.io.ThreadPriority}); and the memory this
  * process may use ({@link io.docstore.io.MemoryLimit}) with the default sizes of the caches above
  * it ({@link io.docstore.io.MemoryBudgets}).
  *

@@ -30,7 +30,8 @@ class ColdReadsTest {
   void aSlowReadThatFaultedSendsTheNextReadsAwayThenTheMappingIsTriedAgain() {
     AtomicLong faults = new AtomicLong();
     ColdReads c = new ColdReads(-1, 10, 1, faults::incrementAndGet);
-    // Read 1 takes the thread's count; read 2 is cold; reads 3-12 go away; read 13 probes (cold again).
+    // Read 1 takes the thread's count; read 2 is cold; reads 3-12 go away; read 13 probes (cold
+    // again).
     assertThat(mappedOf(c, 13)).isEqualTo(3);
     assertThat(c.coldReads()).isEqualTo(2);
   }
@@ -64,7 +65,8 @@ class ColdReadsTest {
 
   /**
    * Timing one read in eight still finds a cold cache within a few reads (here within 200: the
-   * chance that none of 200 reads is timed is (7/8)^200, about 2.5e-12), and fast reads stay mapped.
+   * chance that none of 200 reads is timed is (7/8)^200, about 2.5e-12), and fast reads stay
+   * mapped.
    */
   @Test
   void samplingOneReadInEightStillFindsAColdCacheWithinAFewReads() {

@@ -28,22 +28,37 @@ import java.util.Set;
 public final class FaultInjectingFileSystem implements FileSystem {
 
   /** The kinds of operation a fault can be injected into. */
-  public enum Op { CREATE, WRITE, FORCE, RENAME, SYNC_DIR, DELETE, TRUNCATE }
+  public enum Op {
+    CREATE,
+    WRITE,
+    FORCE,
+    RENAME,
+    SYNC_DIR,
+    DELETE,
+    TRUNCATE
+  }
 
   private final FileSystem real = FileSystem.real();
   private final Object lock = new Object();
+
   /** Durable length per file written through this object. */
   private final Map<Path, Long> syncedLength = new HashMap<>();
+
   /** Files whose directory entry is not yet durable. */
   private final Set<Path> undurableEntries = new HashSet<>();
+
   /** Renames not yet made durable by a directory fsync, oldest first. */
   private final List<PendingRename> pendingRenames = new ArrayList<>();
+
   private final List<Handle> openHandles = new ArrayList<>();
   private final Map<Op, Integer> failAfter = new EnumMap<>(Op.class);
   private long spaceLeft = Long.MAX_VALUE;
   private int crashes;
 
-  /** A rename not yet made durable; {@code newFile}: the source itself was never durable under any name. */
+  /**
+   * A rename not yet made durable; {@code newFile}: the source itself was never durable under any
+   * name.
+   */
   private record PendingRename(Path source, Path target, byte[] previousTarget, boolean newFile) {}
 
   /** Makes writes fail with "No space left on device" once {@code bytes} more bytes are written. */
@@ -138,8 +153,11 @@ public final class FaultInjectingFileSystem implements FileSystem {
   @Override
   public WritableFile create(Path path) throws IOException {
     check(Op.CREATE, path);
-    FileChannel ch = FileChannel.open(path, java.nio.file.StandardOpenOption.CREATE_NEW,
-        java.nio.file.StandardOpenOption.WRITE);
+    FileChannel ch =
+        FileChannel.open(
+            path,
+            java.nio.file.StandardOpenOption.CREATE_NEW,
+            java.nio.file.StandardOpenOption.WRITE);
     synchronized (lock) {
       syncedLength.put(path, 0L);
       undurableEntries.add(path);

@@ -21,7 +21,8 @@ class GroupCommitTest {
   void alwaysMakesThePositionDurableBeforeReturning() throws IOException {
     AtomicLong written = new AtomicLong();
     AtomicLong forced = new AtomicLong();
-    try (GroupCommit gc = new GroupCommit("t", SyncPolicy.ALWAYS, written::get, () -> forced.set(written.get()), 0)) {
+    try (GroupCommit gc =
+        new GroupCommit("t", SyncPolicy.ALWAYS, written::get, () -> forced.set(written.get()), 0)) {
       written.set(10);
       gc.awaitDurable(10);
       assertThat(forced.get()).isEqualTo(10);
@@ -31,8 +32,8 @@ class GroupCommitTest {
 
   /**
    * Eight writers each wait for 200 positions of their own under {@code always} with a slow force:
-   * each must return only once its position is durable, and they must share fsyncs. The writers
-   * run as futures whose {@code get} rethrows a failed assertion in the test thread.
+   * each must return only once its position is durable, and they must share fsyncs. The writers run
+   * as futures whose {@code get} rethrows a failed assertion in the test thread.
    */
   @Test
   void concurrentWritersShareFsyncs() throws Exception {
@@ -41,26 +42,36 @@ class GroupCommitTest {
     int threads = 8;
     int perThread = 200;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try (GroupCommit gc = new GroupCommit("t", SyncPolicy.ALWAYS, written::get, () -> {
-      forces.incrementAndGet();
-      try {
-        Thread.sleep(1); // a slow device: writers pile up behind the leader
-      } catch (InterruptedException e) {
-        throw new IOException(e);
-      }
-    }, 0)) {
+    try (GroupCommit gc =
+        new GroupCommit(
+            "t",
+            SyncPolicy.ALWAYS,
+            written::get,
+            () -> {
+              forces.incrementAndGet();
+              try {
+                Thread.sleep(1); // a slow device: writers pile up behind the leader
+              } catch (InterruptedException e) {
+                throw new IOException(e);
+              }
+            },
+            0)) {
       CountDownLatch start = new CountDownLatch(1);
       List<Future<?>> writers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        writers.add(pool.submit(() -> {
-          start.await();
-          for (int i = 0; i < perThread; i++) {
-            long pos = written.incrementAndGet();
-            gc.awaitDurable(pos);
-            assertThat(gc.durablePosition()).as("durable after awaitDurable(%d)", pos).isGreaterThanOrEqualTo(pos);
-          }
-          return null;
-        }));
+        writers.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < perThread; i++) {
+                    long pos = written.incrementAndGet();
+                    gc.awaitDurable(pos);
+                    assertThat(gc.durablePosition())
+                        .as("durable after awaitDurable(%d)", pos)
+                        .isGreaterThanOrEqualTo(pos);
+                  }
+                  return null;
+                }));
       }
       start.countDown();
       for (Future<?> w : writers) {
@@ -76,7 +87,8 @@ class GroupCommitTest {
   void intervalWaitsForTheBackgroundSync() throws IOException {
     AtomicLong written = new AtomicLong();
     AtomicInteger forces = new AtomicInteger();
-    try (GroupCommit gc = new GroupCommit("t", SyncPolicy.interval(5), written::get, forces::incrementAndGet, 0)) {
+    try (GroupCommit gc =
+        new GroupCommit("t", SyncPolicy.interval(5), written::get, forces::incrementAndGet, 0)) {
       written.set(3);
       gc.awaitDurable(3);
       assertThat(gc.durablePosition()).isGreaterThanOrEqualTo(3);
@@ -88,11 +100,17 @@ class GroupCommitTest {
   void failedFsyncIsStickyAndRefusesLaterAcks() throws IOException {
     AtomicLong written = new AtomicLong();
     AtomicInteger calls = new AtomicInteger();
-    try (GroupCommit gc = new GroupCommit("t", SyncPolicy.ALWAYS, written::get, () -> {
-      if (calls.incrementAndGet() == 2) {
-        throw new IOException("EIO");
-      }
-    }, 0)) {
+    try (GroupCommit gc =
+        new GroupCommit(
+            "t",
+            SyncPolicy.ALWAYS,
+            written::get,
+            () -> {
+              if (calls.incrementAndGet() == 2) {
+                throw new IOException("EIO");
+              }
+            },
+            0)) {
       written.set(1);
       gc.awaitDurable(1);
       written.set(2);
@@ -105,9 +123,15 @@ class GroupCommitTest {
 
   @Test
   void noneNeverWaits() throws IOException {
-    try (GroupCommit gc = new GroupCommit("t", SyncPolicy.NONE, () -> 5, () -> {
-      throw new AssertionError("no fsync expected");
-    }, 0)) {
+    try (GroupCommit gc =
+        new GroupCommit(
+            "t",
+            SyncPolicy.NONE,
+            () -> 5,
+            () -> {
+              throw new AssertionError("no fsync expected");
+            },
+            0)) {
       gc.awaitDurable(5);
     }
   }

@@ -17,13 +17,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 class MappedFileTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static final long C = MappedFile.CHUNK_SIZE;
   private Path file;
 
-  /** A sparse file of one whole chunk and 10,000 bytes more, with marks that identify their offsets. */
+  /**
+   * A sparse file of one whole chunk and 10,000 bytes more, with marks that identify their offsets.
+   */
   @BeforeEach
   void sparseFile() throws IOException {
     assumeTrue(MappedFile.supported(), "mapped reads need Linux with native access");
@@ -58,7 +59,9 @@ class MappedFileTest {
     try (FileChannel ch = FileChannel.open(file)) {
       MappedFile m = new MappedFile(ch, file, ByteOrder.BIG_ENDIAN);
       assertThat(m.chunk(C - 4, 8, C + 10_000, true)).as("straddles two chunks").isNull();
-      assertThat(m.chunk(C, 8, C + 10_000, false)).as("the last chunk is not whole and the end may still grow").isNull();
+      assertThat(m.chunk(C, 8, C + 10_000, false))
+          .as("the last chunk is not whole and the end may still grow")
+          .isNull();
       assertThat(m.chunk(4096, 8, 4100, true)).as("reaches past the stable end").isNull();
       assertThat(m.chunk(-1, 8, C, true)).isNull();
       ByteBuffer tail = m.chunk(C + 9_992, 8, C + 10_000, true);

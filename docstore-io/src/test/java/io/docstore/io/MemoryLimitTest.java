@@ -34,66 +34,127 @@ class MemoryLimitTest {
 
   @Test
   void cgroupV2LimitOfTheProcesssOwnGroup() throws IOException {
-    MemoryLimit m = detect(24 * GIB, "proc/self/cgroup", "0::/box.slice/app\n",
-        "sys/fs/cgroup/box.slice/app/memory.max", (512 * MIB) + "\n");
+    MemoryLimit m =
+        detect(
+            24 * GIB,
+            "proc/self/cgroup",
+            "0::/box.slice/app\n",
+            "sys/fs/cgroup/box.slice/app/memory.max",
+            (512 * MIB) + "\n");
     assertThat(m.bytes()).isEqualTo(512 * MIB);
     assertThat(m.describe()).isEqualTo("cgroup v2 limit 512 MiB");
   }
 
   @Test
   void cgroupV2ParentsLimitBindsItsChildren() throws IOException {
-    assertThat(detect(24 * GIB, "proc/self/cgroup", "0::/box.slice/app\n",
-        "sys/fs/cgroup/box.slice/app/memory.max", "max\n",
-        "sys/fs/cgroup/box.slice/memory.max", GIB + "\n").describe()).isEqualTo("cgroup v2 limit 1 GiB");
+    assertThat(
+            detect(
+                    24 * GIB,
+                    "proc/self/cgroup",
+                    "0::/box.slice/app\n",
+                    "sys/fs/cgroup/box.slice/app/memory.max",
+                    "max\n",
+                    "sys/fs/cgroup/box.slice/memory.max",
+                    GIB + "\n")
+                .describe())
+        .isEqualTo("cgroup v2 limit 1 GiB");
   }
 
   @Test
   void cgroupV2WithoutALimitIsTheRam() throws IOException {
-    MemoryLimit m = detect(24 * GIB, "proc/self/cgroup", "0::/user.slice\n",
-        "sys/fs/cgroup/user.slice/memory.max", "max\n", "sys/fs/cgroup/cgroup.controllers", "cpu memory\n");
+    MemoryLimit m =
+        detect(
+            24 * GIB,
+            "proc/self/cgroup",
+            "0::/user.slice\n",
+            "sys/fs/cgroup/user.slice/memory.max",
+            "max\n",
+            "sys/fs/cgroup/cgroup.controllers",
+            "cpu memory\n");
     assertThat(m.bytes()).isEqualTo(24 * GIB);
     assertThat(m.describe()).isEqualTo("RAM 24 GiB");
   }
 
   @Test
   void aContainersOwnLimitAtTheRootOfWhatItSees() throws IOException {
-    assertThat(detect(24 * GIB, "proc/self/cgroup", "0::/\n", "sys/fs/cgroup/memory.max", (768 * MIB) + "\n")
-        .describe()).isEqualTo("cgroup v2 limit 768 MiB");
+    assertThat(
+            detect(
+                    24 * GIB,
+                    "proc/self/cgroup",
+                    "0::/\n",
+                    "sys/fs/cgroup/memory.max",
+                    (768 * MIB) + "\n")
+                .describe())
+        .isEqualTo("cgroup v2 limit 768 MiB");
   }
 
   @Test
   void cgroupV1MemoryController() throws IOException {
-    MemoryLimit m = detect(8 * GIB, "proc/self/cgroup", "5:cpu,cpuacct:/\n4:memory:/docker/abc\n0::/\n",
-        "sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", (256 * MIB) + "\n",
-        "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");
+    MemoryLimit m =
+        detect(
+            8 * GIB,
+            "proc/self/cgroup",
+            "5:cpu,cpuacct:/\n4:memory:/docker/abc\n0::/\n",
+            "sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes",
+            (256 * MIB) + "\n",
+            "sys/fs/cgroup/memory/memory.limit_in_bytes",
+            "9223372036854771712\n");
     assertThat(m.bytes()).isEqualTo(256 * MIB);
     assertThat(m.describe()).isEqualTo("cgroup v1 limit 256 MiB");
   }
 
   @Test
   void cgroupV1UnlimitedIsTheRam() throws IOException {
-    assertThat(detect(8 * GIB, "proc/self/cgroup", "4:memory:/batch/x\n",
-        "sys/fs/cgroup/memory/batch/x/memory.limit_in_bytes", "9223372036854771712\n",
-        "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n").describe()).isEqualTo("RAM 8 GiB");
+    assertThat(
+            detect(
+                    8 * GIB,
+                    "proc/self/cgroup",
+                    "4:memory:/batch/x\n",
+                    "sys/fs/cgroup/memory/batch/x/memory.limit_in_bytes",
+                    "9223372036854771712\n",
+                    "sys/fs/cgroup/memory/memory.limit_in_bytes",
+                    "9223372036854771712\n")
+                .describe())
+        .isEqualTo("RAM 8 GiB");
   }
 
   @Test
   void cgroupV1PathFromTheHostNotMountedHereWalksUpToTheContainersRoot() throws IOException {
-    assertThat(detect(8 * GIB, "proc/self/cgroup", "4:memory:/docker/abc\n",
-        "sys/fs/cgroup/memory/memory.limit_in_bytes", (512 * MIB) + "\n").describe())
+    assertThat(
+            detect(
+                    8 * GIB,
+                    "proc/self/cgroup",
+                    "4:memory:/docker/abc\n",
+                    "sys/fs/cgroup/memory/memory.limit_in_bytes",
+                    (512 * MIB) + "\n")
+                .describe())
         .isEqualTo("cgroup v1 limit 512 MiB");
   }
 
   @Test
   void aLimitAboveTheRamIsTheRam() throws IOException {
-    assertThat(detect(4 * GIB, "proc/self/cgroup", "0::/big\n", "sys/fs/cgroup/big/memory.max", (64 * GIB) + "\n")
-        .describe()).isEqualTo("RAM 4 GiB");
+    assertThat(
+            detect(
+                    4 * GIB,
+                    "proc/self/cgroup",
+                    "0::/big\n",
+                    "sys/fs/cgroup/big/memory.max",
+                    (64 * GIB) + "\n")
+                .describe())
+        .isEqualTo("RAM 4 GiB");
   }
 
   @Test
   void unreadableLimitsAreNone() throws IOException {
-    assertThat(detect(2 * GIB, "proc/self/cgroup", "0::/../../etc\n", "sys/fs/cgroup/memory.max", "lots\n")
-        .describe()).isEqualTo("RAM 2 GiB");
+    assertThat(
+            detect(
+                    2 * GIB,
+                    "proc/self/cgroup",
+                    "0::/../../etc\n",
+                    "sys/fs/cgroup/memory.max",
+                    "lots\n")
+                .describe())
+        .isEqualTo("RAM 2 GiB");
   }
 
   @Test
@@ -118,6 +179,7 @@ class MemoryLimitTest {
     assertThat(MemoryLimit.cacheShare(128 * MIB)).isEqualTo(96 * MIB);
     assertThat(MemoryLimit.size(96 * 1024)).isEqualTo("96 KiB");
     assertThat(MemoryLimit.size(1536 * MIB)).isEqualTo("1.5 GiB");
-    assertThatThrownBy(() -> new MemoryLimit(0, "x", 1, 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new MemoryLimit(0, "x", 1, 1))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -20,8 +20,12 @@ public final class TestSupport {
    */
   public static long seed(String testName) {
     String fixed = System.getProperty("docstore.test.seed");
-    long seed = fixed != null ? Long.parseLong(fixed) : System.nanoTime() ^ Double.doubleToLongBits(Math.random());
-    System.out.println(testName + ": seed " + seed + " (re-run with -Ddocstore.test.seed=" + seed + ")");
+    long seed =
+        fixed != null
+            ? Long.parseLong(fixed)
+            : System.nanoTime() ^ Double.doubleToLongBits(Math.random());
+    System.out.println(
+        testName + ": seed " + seed + " (re-run with -Ddocstore.test.seed=" + seed + ")");
     return seed;
   }
 
@@ -34,7 +38,8 @@ public final class TestSupport {
    * Starts {@code mainClass} in a child JVM with this JVM's class path and docstore's JVM flags,
    * stdout piped for the test to read, stderr inherited.
    */
-  public static Process startJvm(Class<?> mainClass, List<String> jvmArgs, String... args) throws IOException {
+  public static Process startJvm(Class<?> mainClass, List<String> jvmArgs, String... args)
+      throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx256m");

@@ -16,14 +16,16 @@ class ThreadPriorityTest {
     int before = currentNice();
     int target = Math.min(19, before + 7);
     AtomicReference<Object> seen = new AtomicReference<>();
-    Thread t = new Thread(() -> {
-      try {
-        boolean changed = ThreadPriority.lowerCurrentThread(target);
-        seen.set(new int[] {changed ? 1 : 0, currentNice()});
-      } catch (Throwable e) {
-        seen.set(e);
-      }
-    });
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                boolean changed = ThreadPriority.lowerCurrentThread(target);
+                seen.set(new int[] {changed ? 1 : 0, currentNice()});
+              } catch (Throwable e) {
+                seen.set(e);
+              }
+            });
     t.start();
     t.join();
     assertThat(seen.get()).isInstanceOf(int[].class);
@@ -35,16 +37,26 @@ class ThreadPriorityTest {
 
   @Test
   void refusesToRaiseThePriority() {
-    assertThatThrownBy(() -> ThreadPriority.lowerCurrentThread(-5)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> ThreadPriority.lowerCurrentThread(20)).isInstanceOf(IllegalArgumentException.class);
-    assertThat(ThreadPriority.lowerCurrentThread(0)).as("0 is the normal priority: nothing to do").isFalse();
+    assertThatThrownBy(() -> ThreadPriority.lowerCurrentThread(-5))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> ThreadPriority.lowerCurrentThread(20))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(ThreadPriority.lowerCurrentThread(0))
+        .as("0 is the normal priority: nothing to do")
+        .isFalse();
   }
 
-  /** The calling thread's nice value as the kernel reports it ({@code /proc/thread-self/stat}, field 19). */
+  /**
+   * The calling thread's nice value as the kernel reports it ({@code /proc/thread-self/stat}, field
+   * 19).
+   */
   private static int currentNice() throws java.io.IOException {
-    String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/thread-self/stat"),
-        java.nio.charset.StandardCharsets.US_ASCII);
-    // Fields after the command name (in parentheses, which may itself hold spaces): state is field 3.
+    String stat =
+        java.nio.file.Files.readString(
+            java.nio.file.Path.of("/proc/thread-self/stat"),
+            java.nio.charset.StandardCharsets.US_ASCII);
+    // Fields after the command name (in parentheses, which may itself hold spaces): state is field
+    // 3.
     String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
     return Integer.parseInt(f[19 - 3]);
   }

@@ -29,7 +29,10 @@ final class AppendSignal {
     }
   }
 
-  /** Waits until the version differs from {@code seen} or the time is up; returns nanos left (<= 0: timed out). */
+  /**
+   * Waits until the version differs from {@code seen} or the time is up; returns nanos left (<= 0:
+   * timed out).
+   */
   long await(long seen, long nanos) throws InterruptedException {
     lock.lock();
     try {

@@ -16,28 +16,28 @@ import java.util.concurrent.Future;
 
 /**
  * Appends many records at once (a bulk load). The calling thread only gives each record its
- * sequence and hands batches of about {@value #BATCH_BLOCKS} blocks' worth of records to
- * {@code threads} worker threads, which compress the records, pack them into blocks by the rules
- * {@link QueueWriter} follows (a block of records stored one by one stays within a 4 KiB page, laid
- * out as if the batch started on a page: {@link PageLayout}) and encode them; the calling thread then
+ * sequence and hands batches of about {@value #BATCH_BLOCKS} blocks' worth of records to {@code
+ * threads} worker threads, which compress the records, pack them into blocks by the rules {@link
+ * QueueWriter} follows (a block of records stored one by one stays within a 4 KiB page, laid out as
+ * if the batch started on a page: {@link PageLayout}) and encode them; the calling thread then
  * writes each batch in order, with one system call per batch and segment, first padding the segment
  * so that the batch lands at the place in a page its worker assumed (the writer's background fsyncs
- * every {@link QueueOptions#bytesPerSync} bytes keep the final fsync short). The queue's format does not
- * change: a bulk-loaded block is the same block {@link QueueWriter} writes.
+ * every {@link QueueOptions#bytesPerSync} bytes keep the final fsync short). The queue's format
+ * does not change: a bulk-loaded block is the same block {@link QueueWriter} writes.
  *
- * <p>Exclusive: from {@link DocQueue#bulkAppender} until {@link #finish} or {@link #close} the calling
- * thread holds the writer, and other appenders wait. Use it from that one thread only.
+ * <p>Exclusive: from {@link DocQueue#bulkAppender} until {@link #finish} or {@link #close} the
+ * calling thread holds the writer, and other appenders wait. Use it from that one thread only.
  *
  * <p><b>Bodies are not copied at once:</b> a worker reads {@code body[off, off+len)} later, so the
  * caller must not change it until {@link #finish} or {@link #close} returns.
  *
  * <p><b>Durability point:</b> {@link #finish} writes the last block and fsyncs the active segment
  * once; when it returns every record added is durable, whatever the queue's sync policy. Before it,
- * records are readable as soon as their block is written (and {@link Sink} is told), but a crash may
- * lose any of them after the last segment seal (a segment that fills up is sealed, which forces it).
- * Recovery then cuts the torn tail back to the last whole block, as for ordinary appends: a crash
- * leaves a prefix of the bulk load, never a hole. {@link #close} without {@link #finish} writes
- * what was added, without the fsync.
+ * records are readable as soon as their block is written (and {@link Sink} is told), but a crash
+ * may lose any of them after the last segment seal (a segment that fills up is sealed, which forces
+ * it). Recovery then cuts the torn tail back to the last whole block, as for ordinary appends: a
+ * crash leaves a prefix of the bulk load, never a hole. {@link #close} without {@link #finish}
+ * writes what was added, without the fsync.
  */
 public final class BulkAppender implements Closeable {
 
@@ -55,7 +55,8 @@ public final class BulkAppender implements Closeable {
   }
 
   /** What a bulk load appended: sequences {@code firstSequence..lastSequence}. */
-  public record Result(long firstSequence, long lastSequence, long records, long bodyBytes, long storedBytes) {}
+  public record Result(
+      long firstSequence, long lastSequence, long records, long bodyBytes, long storedBytes) {}
 
   /** Records on their way: added, then packed into blocks and encoded by a worker, then written. */
   private static final class Batch {
@@ -63,8 +64,10 @@ public final class BulkAppender implements Closeable {
     final EncodedBlocks encoded = new EncodedBlocks(BATCH_BLOCKS);
     long firstSequence;
     int records;
+
     /** Sum of the records' {@link BlockFormat#storedRecordCost}: where the batch is cut. */
     long rawCost;
+
     long[] ids = new long[256];
     long[] acceptedAt = new long[256];
     Op[] ops = new Op[256];
@@ -93,9 +96,9 @@ public final class BulkAppender implements Closeable {
     }
 
     /**
-     * Worker thread: packs the records into blocks as {@link QueueWriter#append} does (same
-     * {@link PageLayout} rules, the batch taken to start on a page) and encodes them into
-     * {@link #encoded}.
+     * Worker thread: packs the records into blocks as {@link QueueWriter#append} does (same {@link
+     * PageLayout} rules, the batch taken to start on a page) and encodes them into {@link
+     * #encoded}.
      */
     Batch encode(int blockSize) {
       encoded.clear();
@@ -106,7 +109,8 @@ public final class BulkAppender implements Closeable {
         int len = lengths[r];
         builder.forgetStaged();
         int cost = builder.stage(bodies[r], offsets[r], len);
-        if (!builder.isEmpty() && (cost < 0 ? !builder.fits(len, blockSize) : !builder.fitsStored(cost, capacity))) {
+        if (!builder.isEmpty()
+            && (cost < 0 ? !builder.fits(len, blockSize) : !builder.fitsStored(cost, capacity))) {
           endBlock(cost, r - blockFirst, blockBodies);
           cost = builder.stage(bodies[r], offsets[r], len);
         }
@@ -124,10 +128,18 @@ public final class BulkAppender implements Closeable {
           blockFirst = r;
           blockBodies = 0;
         }
-        builder.add(firstSequence + r, ids[r], acceptedAt[r],
-            ops[r] == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE, bodies[r], offsets[r], len);
+        builder.add(
+            firstSequence + r,
+            ids[r],
+            acceptedAt[r],
+            ops[r] == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE,
+            bodies[r],
+            offsets[r],
+            len);
         blockBodies += len;
-        if (cost < 0 ? builder.full(blockSize) : capacity - builder.blockLength() < PageLayout.MIN_ROOM) {
+        if (cost < 0
+            ? builder.full(blockSize)
+            : capacity - builder.blockLength() < PageLayout.MIN_ROOM) {
           endBlock(-1, r + 1 - blockFirst, blockBodies);
         }
       }
@@ -137,12 +149,26 @@ public final class BulkAppender implements Closeable {
       return this;
     }
 
-    /** Finishes the open block, padded to its page's end as the writer would ({@link PageLayout#padAfter}). */
+    /**
+     * Finishes the open block, padded to its page's end as the writer would ({@link
+     * PageLayout#padAfter}).
+     */
     private void endBlock(int nextCost, int blockRecords, long blockBodies) {
       boolean paged = builder.recordsMode();
-      int pad = paged ? PageLayout.padAfter(encoded.length() + builder.blockLength(), nextCost, Long.MAX_VALUE) : 0;
+      int pad =
+          paged
+              ? PageLayout.padAfter(
+                  encoded.length() + builder.blockLength(), nextCost, Long.MAX_VALUE)
+              : 0;
       ByteBuffer block = builder.finish(pad);
-      encoded.add(block, builder.lastCrc(), builder.lastSequence(), builder.lastRawLength(), blockRecords, blockBodies, paged);
+      encoded.add(
+          block,
+          builder.lastCrc(),
+          builder.lastSequence(),
+          builder.lastRawLength(),
+          blockRecords,
+          blockBodies,
+          paged);
     }
 
     void clear() {
@@ -164,16 +190,23 @@ public final class BulkAppender implements Closeable {
   private final long firstSequence;
   private Batch open;
   private long lastAssigned;
+
   /** Last sequence in a written block. */
   private long lastWritten;
+
   private long bodyBytes;
   private long storedBytes;
   private boolean ended;
-  /** The writer's dictionary once trained: batches handed out from then on compress records with it. */
+
+  /**
+   * The writer's dictionary once trained: batches handed out from then on compress records with it.
+   */
   private RecordDictionary dictionary;
+
   private final java.util.List<Batch> batches = new java.util.ArrayList<>();
 
-  BulkAppender(QueueWriter writer, QueueOptions options, int threads, Sink sink, long lastSequence) {
+  BulkAppender(
+      QueueWriter writer, QueueOptions options, int threads, Sink sink, long lastSequence) {
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be >= 1, got " + threads);
     }
@@ -185,25 +218,32 @@ public final class BulkAppender implements Closeable {
     this.firstSequence = lastSequence + 1;
     this.lastWritten = lastSequence;
     this.maxInFlight = 2 * threads;
-    this.pool = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "queue-bulk-encode");
-      t.setDaemon(true);
-      return t;
-    });
+    this.pool =
+        Executors.newFixedThreadPool(
+            threads,
+            r -> {
+              Thread t = new Thread(r, "queue-bulk-encode");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
-  /** Adds a record; returns its sequence. {@code body} must not change until {@link #finish} or {@link #close}. */
+  /**
+   * Adds a record; returns its sequence. {@code body} must not change until {@link #finish} or
+   * {@link #close}.
+   */
   public long add(long id, Op op, long acceptedAtMillis, byte[] body) throws IOException {
     return add(id, op, acceptedAtMillis, body, 0, body.length);
   }
 
   /**
-   * Adds a record whose body is {@code body[off, off+len)}, which must not change until
-   * {@link #finish} or {@link #close} returns (a worker copies it later); returns its sequence.
+   * Adds a record whose body is {@code body[off, off+len)}, which must not change until {@link
+   * #finish} or {@link #close} returns (a worker copies it later); returns its sequence.
    *
    * @throws IllegalArgumentException as {@link QueueWriter#append}
    */
-  public long add(long id, Op op, long acceptedAtMillis, byte[] body, int off, int len) throws IOException {
+  public long add(long id, Op op, long acceptedAtMillis, byte[] body, int off, int len)
+      throws IOException {
     checkOpen();
     QueueWriter.validate(id, op, len, maxBodyBytes);
     java.util.Objects.checkFromIndexSize(off, len, body.length);
@@ -284,7 +324,10 @@ public final class BulkAppender implements Closeable {
     }
   }
 
-  /** Writes every block, fsyncs once, releases the writer: the durability point (see the class comment). */
+  /**
+   * Writes every block, fsyncs once, releases the writer: the durability point (see the class
+   * comment).
+   */
   public Result finish() throws IOException {
     checkOpen();
     try {
@@ -293,7 +336,8 @@ public final class BulkAppender implements Closeable {
     } finally {
       end();
     }
-    return new Result(firstSequence, lastAssigned, lastAssigned - firstSequence + 1, bodyBytes, storedBytes);
+    return new Result(
+        firstSequence, lastAssigned, lastAssigned - firstSequence + 1, bodyBytes, storedBytes);
   }
 
   private void end() {
@@ -301,14 +345,18 @@ public final class BulkAppender implements Closeable {
       ended = true;
       pool.shutdownNow();
       if (inFlight.isEmpty()) {
-        batches.forEach(b -> b.builder.close()); // else a worker may still use it: left to the collector
+        batches.forEach(
+            b -> b.builder.close()); // else a worker may still use it: left to the collector
       }
-      // After a failure the records not yet written are dropped: the next append follows the last written one.
+      // After a failure the records not yet written are dropped: the next append follows the last
+      // written one.
       writer.bulkEnd(lastWritten);
     }
   }
 
-  /** Without {@link #finish}: writes what was added (no fsync) and releases the writer. Idempotent. */
+  /**
+   * Without {@link #finish}: writes what was added (no fsync) and releases the writer. Idempotent.
+   */
   @Override
   public void close() throws IOException {
     if (ended) {

@@ -32,8 +32,8 @@ final class DictionarySamples {
 
   /**
    * Keeps a copy of {@code body[off, off+len)} while more are wanted. With the last one wanted,
-   * trains and returns the dictionary (null if zstd could make none from them; then none is
-   * tried again); else returns null.
+   * trains and returns the dictionary (null if zstd could make none from them; then none is tried
+   * again); else returns null.
    */
   RecordDictionary add(byte[] body, int off, int len) {
     if (samples == null || len == 0) {
@@ -49,10 +49,15 @@ final class DictionarySamples {
     RecordDictionary d = RecordDictionary.train(s, dictionaryBytes);
     long ms = (System.nanoTime() - started) / 1_000_000;
     if (d == null) {
-      LOG.info("queue: no zstd dictionary could be trained from the first {} bodies; blocks stay LZ4-compressed",
+      LOG.info(
+          "queue: no zstd dictionary could be trained from the first {} bodies; blocks stay LZ4-compressed",
           s.size());
     } else {
-      LOG.info("queue: trained a zstd dictionary of {} bytes from the first {} bodies in {} ms", d.length(), s.size(), ms);
+      LOG.info(
+          "queue: trained a zstd dictionary of {} bytes from the first {} bodies in {} ms",
+          d.length(),
+          s.size(),
+          ms);
     }
     return d;
   }

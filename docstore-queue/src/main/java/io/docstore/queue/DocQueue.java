@@ -32,8 +32,10 @@ public final class DocQueue implements java.io.Closeable {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DocQueue.class);
 
   private final Path dir;
+
   /** One writer per directory: held from open to close. */
   private final DirectoryLock lock;
+
   private final QueueOptions options;
   private final QueueCounters counters;
   private final SegmentSet segments;
@@ -43,10 +45,16 @@ public final class DocQueue implements java.io.Closeable {
   private final QueueReader reader;
   private final AppendSignal signal = new AppendSignal();
   private boolean closed;
+
   /** The off-heap decoded-block cache, or null if off. */
   private final BlockCache cache;
 
-  private DocQueue(Path dir, QueueOptions options, QueueCounters counters, SegmentRecovery.Recovered r, DirectoryLock lock)
+  private DocQueue(
+      Path dir,
+      QueueOptions options,
+      QueueCounters counters,
+      SegmentRecovery.Recovered r,
+      DirectoryLock lock)
       throws IOException {
     this.dir = dir;
     this.lock = lock;
@@ -59,14 +67,24 @@ public final class DocQueue implements java.io.Closeable {
     appender.force();
     counters.fsyncs.increment();
     this.writer = new QueueWriter(appender, options, counters, signal, r.lastSequence());
-    this.commit = new GroupCommit("queue-" + dir.getFileName(), options.syncPolicy(), writer::lastWritten,
-        appender::force, r.lastSequence());
+    this.commit =
+        new GroupCommit(
+            "queue-" + dir.getFileName(),
+            options.syncPolicy(),
+            writer::lastWritten,
+            appender::force,
+            r.lastSequence());
     commit.onSync(nanos -> counters.fsyncs.increment());
     writer.attach(commit);
     startDictionary(segments, writer);
-    BlockCache cache = options.blockCacheBytes() >= BlockCache.HEADER + options.blockSize() ? new BlockCache(options.blockCacheBytes(), options.blockSize()) : null;
+    BlockCache cache =
+        options.blockCacheBytes() >= BlockCache.HEADER + options.blockSize()
+            ? new BlockCache(options.blockCacheBytes(), options.blockSize())
+            : null;
     this.cache = cache;
-    this.reader = new QueueReader(segments, counters, cache, expectedBlockBytes(options), options.mappedReads());
+    this.reader =
+        new QueueReader(
+            segments, counters, cache, expectedBlockBytes(options), options.mappedReads());
   }
 
   /**
@@ -93,7 +111,9 @@ public final class DocQueue implements java.io.Closeable {
     try {
       return ZstdRecords.first(segment.channel(), segment.path(), segment.blocksEnd());
     } catch (io.docstore.io.CorruptionException e) {
-      LOG.warn("{}: its dictionary block is damaged ({}); the writer trains a new dictionary", segment.path(),
+      LOG.warn(
+          "{}: its dictionary block is damaged ({}); the writer trains a new dictionary",
+          segment.path(),
           e.getMessage());
       return null;
     }
@@ -106,7 +126,13 @@ public final class DocQueue implements java.io.Closeable {
     QueueCounters counters = new QueueCounters();
     SegmentRecovery.Recovered r;
     try {
-      r = SegmentRecovery.open(options.fileSystem(), dir, counters, options.segmentSize(), expectedBlockBytes(options));
+      r =
+          SegmentRecovery.open(
+              options.fileSystem(),
+              dir,
+              counters,
+              options.segmentSize(),
+              expectedBlockBytes(options));
     } catch (IOException | RuntimeException e) {
       lock.close();
       throw e;
@@ -121,7 +147,9 @@ public final class DocQueue implements java.io.Closeable {
     }
   }
 
-  /** Bytes a first read of a block asks for: every block but one holding an oversized record fits. */
+  /**
+   * Bytes a first read of a block asks for: every block but one holding an oversized record fits.
+   */
   private static int expectedBlockBytes(QueueOptions options) {
     return io.docstore.queue.format.BlockFormat.HEADER_LENGTH + options.blockSize();
   }
@@ -140,8 +168,9 @@ public final class DocQueue implements java.io.Closeable {
   }
 
   /**
-   * A bulk appender encoding blocks on {@code threads} threads; it holds the writer (other appenders
-   * wait) until its {@code finish} or {@code close}, and must be used from the calling thread.
+   * A bulk appender encoding blocks on {@code threads} threads; it holds the writer (other
+   * appenders wait) until its {@code finish} or {@code close}, and must be used from the calling
+   * thread.
    */
   public BulkAppender bulkAppender(int threads, BulkAppender.Sink sink) throws IOException {
     return writer.bulk(threads, sink);
@@ -152,14 +181,19 @@ public final class DocQueue implements java.io.Closeable {
     return reader;
   }
 
-  /** A reader of this queue with another judge of cold mapped reads (tests of the mapped-read fallback). */
+  /**
+   * A reader of this queue with another judge of cold mapped reads (tests of the mapped-read
+   * fallback).
+   */
   QueueReader reader(io.docstore.io.ColdReads coldReads) {
-    return new QueueReader(segments, counters, null, expectedBlockBytes(options), options.mappedReads(), coldReads);
+    return new QueueReader(
+        segments, counters, null, expectedBlockBytes(options), options.mappedReads(), coldReads);
   }
 
   /** A tailer over records with sequence {@code >= fromSequence}, in order. */
   public QueueTailer tailer(long fromSequence) throws IOException {
-    return new QueueTailer(segments, counters, signal, expectedBlockBytes(options), fromSequence, writer);
+    return new QueueTailer(
+        segments, counters, signal, expectedBlockBytes(options), fromSequence, writer);
   }
 
   /**
@@ -183,12 +217,25 @@ public final class DocQueue implements java.io.Closeable {
 
   public QueueStats stats() {
     QueueCounters c = counters;
-    return new QueueStats(c.appends.sum(), c.bodyBytes.sum(), c.rawBytes.sum(), c.storedBytes.sum(), c.blocks.sum(),
-        c.compressedBlocks.sum(), c.segmentsCreated.sum(), c.segmentsSealed.sum(), c.fsyncs.sum(),
-        c.tornTailBytesDropped.sum(), c.blockReads.sum(), c.blockReadsMapped.sum(), c.blockReadsMappedCold.sum(),
+    return new QueueStats(
+        c.appends.sum(),
+        c.bodyBytes.sum(),
+        c.rawBytes.sum(),
+        c.storedBytes.sum(),
+        c.blocks.sum(),
+        c.compressedBlocks.sum(),
+        c.segmentsCreated.sum(),
+        c.segmentsSealed.sum(),
+        c.fsyncs.sum(),
+        c.tornTailBytesDropped.sum(),
+        c.blockReads.sum(),
+        c.blockReadsMapped.sum(),
+        c.blockReadsMappedCold.sum(),
         c.blockCacheHits.sum(),
-        cache == null ? 0 : cache.misses(), cache == null ? 0 : cache.evictions(),
-        cache == null ? 0 : cache.bytes(), cache == null ? 0 : cache.capacityBytes());
+        cache == null ? 0 : cache.misses(),
+        cache == null ? 0 : cache.evictions(),
+        cache == null ? 0 : cache.bytes(),
+        cache == null ? 0 : cache.capacityBytes());
   }
 
   /** Writes the open block, fsyncs and closes the files. Idempotent. */

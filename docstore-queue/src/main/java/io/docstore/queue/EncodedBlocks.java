@@ -16,21 +16,29 @@ final class EncodedBlocks {
 
   byte[] data = new byte[64 * 1024];
   int count;
-  /** The dictionary the blocks' records were compressed with (the active segment must start with it), or null. */
+
+  /**
+   * The dictionary the blocks' records were compressed with (the active segment must start with
+   * it), or null.
+   */
   io.docstore.queue.block.RecordDictionary dictionary;
+
   /** Start of block {@code i} in {@link #data}; {@code start[count]} is the end of the last. */
   int[] start;
+
   int[] crc;
   long[] lastSequence;
   int[] rawLength;
   int[] records;
   long[] bodyBytes;
+
   /**
    * Where block {@code i} was laid out in its page ({@link PageLayout}) as if {@link #data} started
    * on a page, or {@link #UNALIGNED}: the writer puts a run starting with an aligned block at that
    * place in a page, so that no block of records crosses a page.
    */
   int[] pageOffset;
+
   /** Filled by the writer: the address of each block's first record. */
   long[] address;
 
@@ -57,7 +65,14 @@ final class EncodedBlocks {
   }
 
   /** Appends an encoded block (position to limit of {@code block}). */
-  void add(ByteBuffer block, int blockCrc, long last, int raw, int recordCount, long bodies, boolean aligned) {
+  void add(
+      ByteBuffer block,
+      int blockCrc,
+      long last,
+      int raw,
+      int recordCount,
+      long bodies,
+      boolean aligned) {
     if (count == crc.length) {
       int n = count * 2;
       start = Arrays.copyOf(start, n + 1);

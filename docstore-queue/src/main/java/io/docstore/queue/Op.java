@@ -1,4 +1,7 @@
 package io.docstore.queue;
 
 /** What a record does to its document: store this body, or delete the document. */
-public enum Op { PUT, DELETE }
+public enum Op {
+  PUT,
+  DELETE
+}

@@ -12,6 +12,7 @@ final class PageLayout {
 
   /** Page size such blocks are kept within: a cold read of one is one page. */
   static final int PAGE = 4096;
+
   /** Room at the end of a page below which a block is padded to the page's end. */
   static final int MIN_ROOM = 64;
 
@@ -19,14 +20,18 @@ final class PageLayout {
 
   /**
    * Bytes a block starting at {@code offset} may take, its first record costing {@code firstCost}:
-   * to the end of the page that record ends in, and at most a header plus {@code blockSize}
-   * (unless the record alone needs more).
+   * to the end of the page that record ends in, and at most a header plus {@code blockSize} (unless
+   * the record alone needs more).
    */
   static int capacityAt(long offset, int firstCost, int blockSize) {
     long end = offset + BlockFormat.HEADER_LENGTH + firstCost;
     long pageEnd = (end + PAGE - 1) / PAGE * PAGE;
-    return (int) Math.min(pageEnd - offset, Math.max(BlockFormat.HEADER_LENGTH + firstCost,
-        BlockFormat.HEADER_LENGTH + (long) blockSize));
+    return (int)
+        Math.min(
+            pageEnd - offset,
+            Math.max(
+                BlockFormat.HEADER_LENGTH + firstCost,
+                BlockFormat.HEADER_LENGTH + (long) blockSize));
   }
 
   /**
@@ -37,16 +42,18 @@ final class PageLayout {
   static int padAfter(long end, int nextCost, long segmentSize) {
     int roomAfter = (int) ((PAGE - end % PAGE) % PAGE);
     int next = BlockFormat.HEADER_LENGTH + nextCost;
-    boolean pad = roomAfter > 0 && (roomAfter < MIN_ROOM || (nextCost >= 0 && next > roomAfter && next <= PAGE))
-        && end + roomAfter < segmentSize;
+    boolean pad =
+        roomAfter > 0
+            && (roomAfter < MIN_ROOM || (nextCost >= 0 && next > roomAfter && next <= PAGE))
+            && end + roomAfter < segmentSize;
     return pad ? roomAfter : 0;
   }
 
   /**
-   * Bytes of padding block to write at {@code pos} before a block whose first record costs
-   * {@code cost}: the rest of the page if the record does not fit there but fits in a page (the rest
-   * of the next page too when less than a padding block's 25 bytes are left), else 0; 0 too near
-   * the segment's end (a padding block never makes a segment roll).
+   * Bytes of padding block to write at {@code pos} before a block whose first record costs {@code
+   * cost}: the rest of the page if the record does not fit there but fits in a page (the rest of
+   * the next page too when less than a padding block's 25 bytes are left), else 0; 0 too near the
+   * segment's end (a padding block never makes a segment roll).
    */
   static int gapBefore(long pos, int cost, long segmentSize) {
     int room = (int) (PAGE - pos % PAGE);

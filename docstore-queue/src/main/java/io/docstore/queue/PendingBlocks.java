@@ -15,6 +15,7 @@ final class PendingBlocks {
    * direct buffer; blocks of records are encoded straight into it ({@link #room}).
    */
   private ByteBuffer bytes = ByteBuffer.allocateDirect(16 * 1024);
+
   private int length;
   private int[] crcs = new int[16];
   private int count;
@@ -23,13 +24,17 @@ final class PendingBlocks {
   private int compressed;
 
   /** Appends a finished block ({@code block}'s remaining bytes). */
-  void add(ByteBuffer block, int crc, long blockLastSequence, long rawLength, boolean isCompressed) {
+  void add(
+      ByteBuffer block, int crc, long blockLastSequence, long rawLength, boolean isCompressed) {
     int n = block.remaining();
     room(n).put(length, block, block.position(), n);
     added(n, crc, blockLastSequence, rawLength, isCompressed);
   }
 
-  /** The buffer, with at least {@code n} bytes free from {@link #length()}, for a block encoded in place. */
+  /**
+   * The buffer, with at least {@code n} bytes free from {@link #length()}, for a block encoded in
+   * place.
+   */
   ByteBuffer room(int n) {
     if (bytes.capacity() < length + n) {
       ByteBuffer grown = ByteBuffer.allocateDirect(Math.max(length + n, bytes.capacity() * 2));
@@ -64,6 +69,7 @@ final class PendingBlocks {
   ByteBuffer buffer() {
     return bytes.duplicate().position(0).limit(length);
   }
+
   /** The crc fields of the pending blocks, in order ({@link #count} of them). */
   int[] crcs() {
     return crcs;

@@ -10,11 +10,11 @@ import io.docstore.queue.format.SegmentFormat;
 /**
  * How a queue is opened. Immutable; built with {@link #builder()}.
  *
- * <p>Defaults: real file system, sync {@code always} (group commit), block size
- * {@value #DEFAULT_BLOCK_SIZE} bytes of raw payload (chosen by measurement, see docs/decisions.md),
- * segment size 1 GiB, bodies up to 1 MiB, no decoded-block cache, records compressed one by one
- * with a zstd dictionary of up to {@value #DEFAULT_DICTIONARY_BYTES} bytes trained from the first
- * {@value #DEFAULT_DICTIONARY_SAMPLES} bodies.
+ * <p>Defaults: real file system, sync {@code always} (group commit), block size {@value
+ * #DEFAULT_BLOCK_SIZE} bytes of raw payload (chosen by measurement, see docs/decisions.md), segment
+ * size 1 GiB, bodies up to 1 MiB, no decoded-block cache, records compressed one by one with a zstd
+ * dictionary of up to {@value #DEFAULT_DICTIONARY_BYTES} bytes trained from the first {@value
+ * #DEFAULT_DICTIONARY_SAMPLES} bodies.
  */
 public final class QueueOptions {
 
@@ -24,11 +24,14 @@ public final class QueueOptions {
   public static final int DEFAULT_MAX_BODY_BYTES = 1 << 20;
   public static final int MIN_BLOCK_SIZE = 256;
   public static final int MAX_BLOCK_SIZE = 16 << 20;
+
   /** Largest body a block can carry alone. */
   public static final int MAX_BODY_LIMIT = 64 << 20;
+
   public static final int DEFAULT_DICTIONARY_BYTES = 64 * 1024;
   public static final int DEFAULT_DICTIONARY_SAMPLES = 1000;
   public static final int MIN_DICTIONARY_BYTES = 1024;
+
   /** A dictionary is used only in segments at least this many times its size. */
   public static final int SEGMENT_PER_DICTIONARY = 2;
 
@@ -95,7 +98,8 @@ public final class QueueOptions {
 
   /** Largest span a block can take in a segment file under these options. */
   int maxBlockBytes() {
-    return BlockFormat.HEADER_LENGTH + Math.max(blockSize, BlockFormat.storedRecordCost(maxBodyBytes));
+    return BlockFormat.HEADER_LENGTH
+        + Math.max(blockSize, BlockFormat.storedRecordCost(maxBodyBytes));
   }
 
   /** Written bytes between two background fsyncs of the active segment; 0: none. */
@@ -103,7 +107,10 @@ public final class QueueOptions {
     return bytesPerSync;
   }
 
-  /** Largest zstd dictionary trained; 0 when records are not compressed one by one (see {@link Builder#dictionaryBytes}). */
+  /**
+   * Largest zstd dictionary trained; 0 when records are not compressed one by one (see {@link
+   * Builder#dictionaryBytes}).
+   */
   public int dictionaryBytes() {
     return segmentSize >= (long) SEGMENT_PER_DICTIONARY * dictionaryBytes ? dictionaryBytes : 0;
   }
@@ -115,10 +122,25 @@ public final class QueueOptions {
 
   @Override
   public String toString() {
-    return "QueueOptions{sync=" + syncPolicy + ", blockSize=" + blockSize + ", segmentSize=" + segmentSize
-        + ", maxBodyBytes=" + maxBodyBytes + ", blockCacheBytes=" + blockCacheBytes
-        + ", mappedReads=" + mappedReads + ", bytesPerSync=" + bytesPerSync + ", dictionaryBytes=" + dictionaryBytes
-        + ", dictionarySamples=" + dictionarySamples + "}";
+    return "QueueOptions{sync="
+        + syncPolicy
+        + ", blockSize="
+        + blockSize
+        + ", segmentSize="
+        + segmentSize
+        + ", maxBodyBytes="
+        + maxBodyBytes
+        + ", blockCacheBytes="
+        + blockCacheBytes
+        + ", mappedReads="
+        + mappedReads
+        + ", bytesPerSync="
+        + bytesPerSync
+        + ", dictionaryBytes="
+        + dictionaryBytes
+        + ", dictionarySamples="
+        + dictionarySamples
+        + "}";
   }
 
   /** Not thread-safe. */
@@ -139,8 +161,8 @@ public final class QueueOptions {
     /**
      * Largest zstd dictionary to train (default {@value QueueOptions#DEFAULT_DICTIONARY_BYTES}); 0
      * turns dictionary compression off (blocks are then LZ4-compressed whole as in segment version
-     * 2, except runs of incompressible records, stored one by one as they are). The writer trains it
-     * once, inline, from the first {@link #dictionarySamples} bodies (about 70 ms for 1,000 job
+     * 2, except runs of incompressible records, stored one by one as they are). The writer trains
+     * it once, inline, from the first {@link #dictionarySamples} bodies (about 70 ms for 1,000 job
      * documents), and stores it as the first block of every segment that uses it; until then, and
      * in segments smaller than {@value QueueOptions#SEGMENT_PER_DICTIONARY} times its size, blocks
      * are LZ4-compressed whole.
@@ -150,7 +172,10 @@ public final class QueueOptions {
       return this;
     }
 
-    /** Bodies the dictionary is trained from (default {@value QueueOptions#DEFAULT_DICTIONARY_SAMPLES}, at least 8). */
+    /**
+     * Bodies the dictionary is trained from (default {@value
+     * QueueOptions#DEFAULT_DICTIONARY_SAMPLES}, at least 8).
+     */
     public Builder dictionarySamples(int dictionarySamples) {
       this.dictionarySamples = dictionarySamples;
       return this;
@@ -168,9 +193,9 @@ public final class QueueOptions {
 
     /**
      * Raw payload bytes at which an LZ4 block is closed; a single larger record gets a block of its
-     * own. A block of records stored one by one (segment format 3) is closed at the end of its 4 KiB
-     * page or at this size, whichever comes first, and such blocks are written this many bytes at a
-     * time.
+     * own. A block of records stored one by one (segment format 3) is closed at the end of its 4
+     * KiB page or at this size, whichever comes first, and such blocks are written this many bytes
+     * at a time.
      */
     public Builder blockSize(int blockSize) {
       this.blockSize = blockSize;
@@ -210,42 +235,67 @@ public final class QueueOptions {
 
     /**
      * Written bytes after which the writer fsyncs the active segment on a thread of its own while
-     * appends go on (RocksDB's {@code bytes_per_sync}); default {@value QueueOptions#DEFAULT_BYTES_PER_SYNC},
-     * 0 turns it off. Under any sync policy it keeps the data a segment seal must force small, so
-     * a seal does not stall the writer (the kernel starts writing back on its own only once a tenth
-     * of memory is dirty); it is not a durability promise: the sync policy is.
+     * appends go on (RocksDB's {@code bytes_per_sync}); default {@value
+     * QueueOptions#DEFAULT_BYTES_PER_SYNC}, 0 turns it off. Under any sync policy it keeps the data
+     * a segment seal must force small, so a seal does not stall the writer (the kernel starts
+     * writing back on its own only once a tenth of memory is dirty); it is not a durability
+     * promise: the sync policy is.
      */
     public Builder bytesPerSync(long bytesPerSync) {
       this.bytesPerSync = bytesPerSync;
       return this;
     }
 
-    /** @throws IllegalArgumentException naming the first out-of-range option */
+    /**
+     * @throws IllegalArgumentException naming the first out-of-range option
+     */
     public QueueOptions build() {
       if (blockSize < MIN_BLOCK_SIZE || blockSize > MAX_BLOCK_SIZE) {
-        throw new IllegalArgumentException("blockSize must be in " + MIN_BLOCK_SIZE + ".." + MAX_BLOCK_SIZE + ", got " + blockSize);
+        throw new IllegalArgumentException(
+            "blockSize must be in "
+                + MIN_BLOCK_SIZE
+                + ".."
+                + MAX_BLOCK_SIZE
+                + ", got "
+                + blockSize);
       }
       if (maxBodyBytes < 0 || maxBodyBytes > MAX_BODY_LIMIT) {
-        throw new IllegalArgumentException("maxBodyBytes must be in 0.." + MAX_BODY_LIMIT + ", got " + maxBodyBytes);
+        throw new IllegalArgumentException(
+            "maxBodyBytes must be in 0.." + MAX_BODY_LIMIT + ", got " + maxBodyBytes);
       }
       if (bytesPerSync < 0) {
-        throw new IllegalArgumentException("bytesPerSync must not be negative, got " + bytesPerSync);
+        throw new IllegalArgumentException(
+            "bytesPerSync must not be negative, got " + bytesPerSync);
       }
-      if (dictionaryBytes != 0 && (dictionaryBytes < MIN_DICTIONARY_BYTES || dictionaryBytes > ZstdRecords.MAX_DICTIONARY)) {
-        throw new IllegalArgumentException("dictionaryBytes must be 0 or in " + MIN_DICTIONARY_BYTES + ".."
-            + ZstdRecords.MAX_DICTIONARY + ", got " + dictionaryBytes);
+      if (dictionaryBytes != 0
+          && (dictionaryBytes < MIN_DICTIONARY_BYTES
+              || dictionaryBytes > ZstdRecords.MAX_DICTIONARY)) {
+        throw new IllegalArgumentException(
+            "dictionaryBytes must be 0 or in "
+                + MIN_DICTIONARY_BYTES
+                + ".."
+                + ZstdRecords.MAX_DICTIONARY
+                + ", got "
+                + dictionaryBytes);
       }
       if (dictionarySamples < 8) {
-        throw new IllegalArgumentException("dictionarySamples must be at least 8, got " + dictionarySamples);
+        throw new IllegalArgumentException(
+            "dictionarySamples must be at least 8, got " + dictionarySamples);
       }
       if (blockCacheBytes < 0) {
-        throw new IllegalArgumentException("blockCacheBytes must not be negative, got " + blockCacheBytes);
+        throw new IllegalArgumentException(
+            "blockCacheBytes must not be negative, got " + blockCacheBytes);
       }
       QueueOptions o = new QueueOptions(this);
       long maxSegment = Address.MAX_SEGMENT_BYTES - o.maxBlockBytes() - SegmentFormat.FOOTER_LENGTH;
       if (segmentSize < SegmentFormat.HEADER_LENGTH + 1 || segmentSize > maxSegment) {
-        throw new IllegalArgumentException("segmentSize must be in " + (SegmentFormat.HEADER_LENGTH + 1) + ".." + maxSegment
-            + " (addresses hold block offsets below 2 GiB), got " + segmentSize);
+        throw new IllegalArgumentException(
+            "segmentSize must be in "
+                + (SegmentFormat.HEADER_LENGTH + 1)
+                + ".."
+                + maxSegment
+                + " (addresses hold block offsets below 2 GiB), got "
+                + segmentSize);
       }
       return o;
     }

@@ -17,14 +17,14 @@ import java.util.concurrent.TimeUnit;
  * Iterates records in sequence order across segments, from a starting sequence, and waits for new
  * ones without busy-waiting (woken by the writer each time a block becomes readable).
  *
- * <p>A record the writer has written (readable) and still holds among its recent ones
- * ({@link RecentRecords}) is taken from there, not read back from the file: a tailer close behind
- * the writer (a store's indexer) neither reads nor decodes the block just written. The file position
- * follows along (the block of the last record taken), so a record no longer held there is read
- * from its file, at the cost of at most one block read again.
+ * <p>A record the writer has written (readable) and still holds among its recent ones ({@link
+ * RecentRecords}) is taken from there, not read back from the file: a tailer close behind the
+ * writer (a store's indexer) neither reads nor decodes the block just written. The file position
+ * follows along (the block of the last record taken), so a record no longer held there is read from
+ * its file, at the cost of at most one block read again.
  *
- * <p>Not thread-safe: one consumer per tailer. Any number of tailers may run concurrently with
- * the writer and with readers.
+ * <p>Not thread-safe: one consumer per tailer. Any number of tailers may run concurrently with the
+ * writer and with readers.
  */
 public final class QueueTailer implements java.io.Closeable {
 
@@ -34,17 +34,27 @@ public final class QueueTailer implements java.io.Closeable {
   private final BlockReader reader;
   private final DecodedBlock block = new DecodedBlock();
   private SegmentInfo segment;
+
   /** Offset of the next block to read in {@link #segment}. */
   private long nextOffset;
+
   /** Next index to return from {@link #block}; equal to its count when used up. */
   private int index;
+
   private long nextSequence;
   private boolean closed;
+
   /** The writer whose recent records this tailer takes; null to read only files. */
   private final QueueWriter writer;
 
-  QueueTailer(SegmentSet segments, QueueCounters counters, AppendSignal signal, int expectedBlockBytes, long fromSequence,
-      QueueWriter writer) throws IOException {
+  QueueTailer(
+      SegmentSet segments,
+      QueueCounters counters,
+      AppendSignal signal,
+      int expectedBlockBytes,
+      long fromSequence,
+      QueueWriter writer)
+      throws IOException {
     this.writer = writer;
     this.segments = segments;
     this.counters = counters;
@@ -109,16 +119,20 @@ public final class QueueTailer implements java.io.Closeable {
 
   /**
    * Moves the file position to the block holding {@code address}, as used up: if the next record is
-   * not among the writer's recent ones, that block is read again and its records before
-   * {@link #nextSequence} skipped.
+   * not among the writer's recent ones, that block is read again and its records before {@link
+   * #nextSequence} skipped.
    */
   private void follow(long address) throws IOException {
     long number = Address.segment(address);
     if (number != segment.number()) {
       SegmentInfo s = segments.get(number);
       if (s == null) {
-        throw new IOException("the writer's record " + Address.toString(address) + " names segment " + number
-            + ", which this tailer cannot find");
+        throw new IOException(
+            "the writer's record "
+                + Address.toString(address)
+                + " names segment "
+                + number
+                + ", which this tailer cannot find");
       }
       segment = s;
     }
@@ -136,8 +150,14 @@ public final class QueueTailer implements java.io.Closeable {
         long at = block.offset();
         long first = block.firstSequence();
         block.clear();
-        throw new CorruptionException(segment.path(), at, "block starts at sequence " + first
-            + " but the tailer expects " + nextSequence + " next: a block header before it is damaged");
+        throw new CorruptionException(
+            segment.path(),
+            at,
+            "block starts at sequence "
+                + first
+                + " but the tailer expects "
+                + nextSequence
+                + " next: a block header before it is damaged");
       }
       index = 0;
       nextOffset = block.end();
@@ -178,6 +198,12 @@ public final class QueueTailer implements java.io.Closeable {
 
   static QueueRecord toRecord(DecodedBlock block, int i, long address) {
     Op op = block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
-    return new QueueRecord(address, block.id(i), block.firstSequence() + i, op, block.acceptedAtMillis(i), block.body(i));
+    return new QueueRecord(
+        address,
+        block.id(i),
+        block.firstSequence() + i,
+        op,
+        block.acceptedAtMillis(i),
+        block.body(i));
   }
 }

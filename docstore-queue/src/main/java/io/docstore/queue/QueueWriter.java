@@ -20,40 +20,42 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Appends records. Thread-safe: concurrent appenders are serialized by one lock that covers
- * sequence assignment, encoding into the open block and writing full blocks; waiting for
- * durability happens outside it, so concurrent {@link #awaitDurable} callers share one fsync
- * (group commit).
+ * sequence assignment, encoding into the open block and writing full blocks; waiting for durability
+ * happens outside it, so concurrent {@link #awaitDurable} callers share one fsync (group commit).
  *
  * <p>A record is readable once its block is written: when the blocks waiting to be written reach
  * {@code blockSize} bytes (a block of records stored one by one takes at most a 4 KiB page, and
  * such blocks are written together), or on {@link #flush}, {@link #awaitDurable} or {@link #sync}.
  *
  * <p>A block write that fails for lack of space ({@link NoSpaceException}) is not sticky: the
- * segment is cut back to its previous length, the records of the open block are discarded and
- * their sequence numbers handed out again, and the writer stays usable (the next write retries).
- * Callers learn that their records were discarded from {@link #awaitDurable(long, long)}, which
- * compares {@link #discards()} with the value read before appending. Any other failed write is
- * sticky: the writer refuses further appends (the file's tail is unknown); reopening the queue
- * recovers. A failed fsync is sticky in {@link GroupCommit}.
+ * segment is cut back to its previous length, the records of the open block are discarded and their
+ * sequence numbers handed out again, and the writer stays usable (the next write retries). Callers
+ * learn that their records were discarded from {@link #awaitDurable(long, long)}, which compares
+ * {@link #discards()} with the value read before appending. Any other failed write is sticky: the
+ * writer refuses further appends (the file's tail is unknown); reopening the queue recovers. A
+ * failed fsync is sticky in {@link GroupCommit}.
  *
  * <p>Every {@link QueueOptions#bytesPerSync} written bytes, a thread of the writer's own fsyncs the
  * active segment while appends go on, whatever the sync policy, so that a segment seal (which
  * forces the segment on the appending thread) finds little left to write.
  *
- * <p><b>Dictionary.</b> Unless {@link QueueOptions#dictionaryBytes} is 0, the writer keeps a copy of
- * the first {@link QueueOptions#dictionarySamples} bodies, trains a zstd dictionary from them (inline,
- * once: about 70 ms for 1,000 job documents of 1 KB on one core), and from then on compresses records one by one with it. The dictionary is the
- * first block of every segment whose blocks use it: when it is ready, a segment that already holds
- * blocks is sealed early and the next one starts with it; every later segment starts with it too. A
- * queue reopened takes the dictionary back from its newest segment, so it is trained once per queue.
+ * <p><b>Dictionary.</b> Unless {@link QueueOptions#dictionaryBytes} is 0, the writer keeps a copy
+ * of the first {@link QueueOptions#dictionarySamples} bodies, trains a zstd dictionary from them
+ * (inline, once: about 70 ms for 1,000 job documents of 1 KB on one core), and from then on
+ * compresses records one by one with it. The dictionary is the first block of every segment whose
+ * blocks use it: when it is ready, a segment that already holds blocks is sealed early and the next
+ * one starts with it; every later segment starts with it too. A queue reopened takes the dictionary
+ * back from its newest segment, so it is trained once per queue.
  */
 public final class QueueWriter {
 
   private static final Logger LOG = LoggerFactory.getLogger(QueueWriter.class);
 
   private final ReentrantLock lock = new ReentrantLock();
+
   /** The last records appended, for tailers close behind (see {@link RecentRecords}). */
   final RecentRecords recent = new RecentRecords();
+
   private final BlockBuilder builder = new BlockBuilder();
   private final SegmentAppender appender;
   private final QueueOptions options;
@@ -64,61 +66,86 @@ public final class QueueWriter {
   private volatile long lastWritten;
   private long openBlockSegment;
   private long openBlockOffset;
+
   /** Records mode: bytes the open block may take from its offset (to the end of its last page). */
   private int openBlockCapacity;
 
   /**
-   * Finished blocks not written yet: blocks of one page are written together, up to {@code blockSize}
-   * bytes at a time, so page-sized blocks cost no more system calls than the old 8 KiB ones. Their
-   * records become readable when they are written: when the pending bytes reach {@code blockSize},
-   * or on {@link #flush}, {@link #awaitDurable} or {@link #sync}, as an open block's do.
+   * Finished blocks not written yet: blocks of one page are written together, up to {@code
+   * blockSize} bytes at a time, so page-sized blocks cost no more system calls than the old 8 KiB
+   * ones. Their records become readable when they are written: when the pending bytes reach {@code
+   * blockSize}, or on {@link #flush}, {@link #awaitDurable} or {@link #sync}, as an open block's
+   * do.
    */
   private final PendingBlocks pending = new PendingBlocks();
+
   private IOException failure;
   private boolean closed;
+
   /** Open blocks discarded after a write failed for lack of space. */
   private volatile long discards;
+
   /** Background fsyncs every {@code bytesPerSync}; null when that is 0. */
   private final ExecutorService writeback;
+
   private Future<?> writebackInFlight;
   private long unsyncedBytes;
 
-  /** The dictionary new blocks use, or null; the segment whose first block it is, or -1. Lock held. */
+  /**
+   * The dictionary new blocks use, or null; the segment whose first block it is, or -1. Lock held.
+   */
   private RecordDictionary dictionary;
+
   private long dictionarySegment = -1;
+
   /** Bodies kept to train the dictionary; null when none are wanted. */
   private DictionarySamples samples;
 
-  QueueWriter(SegmentAppender appender, QueueOptions options, QueueCounters counters, AppendSignal signal, long lastSequence) {
+  QueueWriter(
+      SegmentAppender appender,
+      QueueOptions options,
+      QueueCounters counters,
+      AppendSignal signal,
+      long lastSequence) {
     this.appender = appender;
     this.options = options;
     this.counters = counters;
     this.signal = signal;
     this.lastAssigned = lastSequence;
     this.lastWritten = lastSequence;
-    this.writeback = options.bytesPerSync() == 0 ? null : Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "queue-writeback");
-      t.setDaemon(true);
-      return t;
-    });
+    this.writeback =
+        options.bytesPerSync() == 0
+            ? null
+            : Executors.newSingleThreadExecutor(
+                r -> {
+                  Thread t = new Thread(r, "queue-writeback");
+                  t.setDaemon(true);
+                  return t;
+                });
   }
 
-  /** Lock held, after a write of {@code bytes}: starts a background fsync every {@code bytesPerSync}. */
+  /**
+   * Lock held, after a write of {@code bytes}: starts a background fsync every {@code
+   * bytesPerSync}.
+   */
   private void wrote(long bytes) {
     unsyncedBytes += bytes;
-    if (writeback == null || unsyncedBytes < options.bytesPerSync()
+    if (writeback == null
+        || unsyncedBytes < options.bytesPerSync()
         || (writebackInFlight != null && !writebackInFlight.isDone())) {
       return;
     }
     unsyncedBytes = 0;
-    writebackInFlight = writeback.submit(() -> {
-      try {
-        commit.syncNow();
-      } catch (IOException | RuntimeException e) {
-        // Sticky in the group commit: the next wait for durability reports it.
-        LOG.warn("background fsync of the queue failed: {}", e.toString());
-      }
-    });
+    writebackInFlight =
+        writeback.submit(
+            () -> {
+              try {
+                commit.syncNow();
+              } catch (IOException | RuntimeException e) {
+                // Sticky in the group commit: the next wait for durability reports it.
+                LOG.warn("background fsync of the queue failed: {}", e.toString());
+              }
+            });
   }
 
   void attach(GroupCommit commit) {
@@ -135,7 +162,10 @@ public final class QueueWriter {
     }
     dictionary = found;
     dictionarySegment = found == null ? -1 : inSegment;
-    samples = found == null ? new DictionarySamples(options.dictionarySamples(), options.dictionaryBytes()) : null;
+    samples =
+        found == null
+            ? new DictionarySamples(options.dictionarySamples(), options.dictionaryBytes())
+            : null;
   }
 
   /**
@@ -190,7 +220,8 @@ public final class QueueWriter {
       return;
     }
     int bytes = pending.length();
-    long last = Math.max(pending.lastSequence(), lastWritten); // padding blocks alone hold no record
+    long last =
+        Math.max(pending.lastSequence(), lastWritten); // padding blocks alone hold no record
     try {
       appender.write(pending.buffer(), pending.crcs(), 0, pending.count(), last);
     } catch (NoSpaceException e) {
@@ -213,7 +244,10 @@ public final class QueueWriter {
     signal.signal();
   }
 
-  /** Lock held: writes the open block, if any, and every pending one: all appended records become readable. */
+  /**
+   * Lock held: writes the open block, if any, and every pending one: all appended records become
+   * readable.
+   */
   private void writeAll() throws IOException {
     if (!builder.isEmpty()) {
       writeBlock(-1);
@@ -286,7 +320,9 @@ public final class QueueWriter {
       }
       builder.forgetStaged();
       int cost = builder.stage(body, 0, body.length);
-      if (cost < 0 ? !builder.fits(body.length, blockSize) : !builder.fitsStored(cost, openBlockCapacity)) {
+      if (cost < 0
+          ? !builder.fits(body.length, blockSize)
+          : !builder.fitsStored(cost, openBlockCapacity)) {
         writeBlock(cost);
         appender.prepare();
         prepareDictionary();
@@ -301,14 +337,22 @@ public final class QueueWriter {
         openBlockCapacity = cost < 0 ? 0 : PageLayout.capacityAt(openBlockOffset, cost, blockSize);
       }
       long sequence = lastAssigned + 1;
-      int index = builder.add(sequence, id, acceptedAtMillis, op == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE, body);
+      int index =
+          builder.add(
+              sequence,
+              id,
+              acceptedAtMillis,
+              op == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE,
+              body);
       lastAssigned = sequence;
       counters.appends.increment();
       counters.bodyBytes.add(body.length);
       long address = Address.of(openBlockSegment, openBlockOffset, index);
       recent.add(sequence, id, address, op, acceptedAtMillis, body);
       sample(body, 0, body.length);
-      if (cost < 0 ? builder.full(blockSize) : openBlockCapacity - builder.blockLength() < PageLayout.MIN_ROOM) {
+      if (cost < 0
+          ? builder.full(blockSize)
+          : openBlockCapacity - builder.blockLength() < PageLayout.MIN_ROOM) {
         writeBlock(-1);
       }
       return new Appended(sequence, address);
@@ -324,11 +368,17 @@ public final class QueueWriter {
       throw new IllegalArgumentException("document id must be >= 0, got " + id);
     }
     if (bodyLength > maxBodyBytes) {
-      throw new IllegalArgumentException("body of " + bodyLength + " bytes exceeds the maximum of "
-          + maxBodyBytes + " bytes (maxBodyBytes) for document " + id);
+      throw new IllegalArgumentException(
+          "body of "
+              + bodyLength
+              + " bytes exceeds the maximum of "
+              + maxBodyBytes
+              + " bytes (maxBodyBytes) for document "
+              + id);
     }
     if (op == Op.DELETE && bodyLength != 0) {
-      throw new IllegalArgumentException("a DELETE carries no body, got " + bodyLength + " bytes for document " + id);
+      throw new IllegalArgumentException(
+          "a DELETE carries no body, got " + bodyLength + " bytes for document " + id);
     }
   }
 
@@ -352,8 +402,8 @@ public final class QueueWriter {
   /**
    * Bulk load, lock held: writes blocks {@code from..} of {@code blocks} at the tail, as many as go
    * to the active segment, with one write; publishes them, sets their addresses and returns the
-   * index after the last one written. A block starts in the active segment only while the segment is
-   * below its configured size, as for ordinary appends, so a run ends where the segment rolls. A
+   * index after the last one written. A block starts in the active segment only while the segment
+   * is below its configured size, as for ordinary appends, so a run ends where the segment rolls. A
    * failure (a full disk too) makes the writer refuse further writes until the queue is reopened.
    */
   int writeEncodedBlocks(EncodedBlocks blocks, int from) throws IOException {
@@ -362,7 +412,8 @@ public final class QueueWriter {
       appender.prepare();
       if (blocks.dictionary != null) {
         if (blocks.dictionary != dictionary) {
-          throw new IllegalStateException("bulk blocks encoded with another dictionary than the writer's");
+          throw new IllegalStateException(
+              "bulk blocks encoded with another dictionary than the writer's");
         }
         startSegmentWithDictionary();
       }
@@ -378,7 +429,11 @@ public final class QueueWriter {
         to++;
       }
       int runBytes = blocks.start[to] - blocks.start[from];
-      appender.write(ByteBuffer.wrap(blocks.data, blocks.start[from], runBytes), blocks.crc, from, to,
+      appender.write(
+          ByteBuffer.wrap(blocks.data, blocks.start[from], runBytes),
+          blocks.crc,
+          from,
+          to,
           blocks.lastSequence[to - 1]);
       wrote(runBytes);
       for (int i = from; i < to; i++) {
@@ -446,19 +501,19 @@ public final class QueueWriter {
   }
 
   /**
-   * How many open blocks were discarded so far because their write failed for lack of space.
-   * Read it before appending a batch and pass it to {@link #awaitDurable(long, long)}.
+   * How many open blocks were discarded so far because their write failed for lack of space. Read
+   * it before appending a batch and pass it to {@link #awaitDurable(long, long)}.
    */
   public long discards() {
     return discards;
   }
 
   /**
-   * {@link #awaitDurable(long)} for records appended after {@link #discards()} returned
-   * {@code discardsBefore}: throws {@link NoSpaceException} if a block was discarded since, because
-   * the caller's records may have been among the discarded ones (and their sequence numbers handed
-   * out again). Conservative: it may also fail a batch whose records were in fact written; such a
-   * batch was not acknowledged and may still become visible, like a write whose answer was lost.
+   * {@link #awaitDurable(long)} for records appended after {@link #discards()} returned {@code
+   * discardsBefore}: throws {@link NoSpaceException} if a block was discarded since, because the
+   * caller's records may have been among the discarded ones (and their sequence numbers handed out
+   * again). Conservative: it may also fail a batch whose records were in fact written; such a batch
+   * was not acknowledged and may still become visible, like a write whose answer was lost.
    */
   public void awaitDurable(long sequence, long discardsBefore) throws IOException {
     checkNotDiscarded(discardsBefore);
@@ -468,8 +523,9 @@ public final class QueueWriter {
 
   private void checkNotDiscarded(long discardsBefore) throws NoSpaceException {
     if (discards != discardsBefore) {
-      throw new NoSpaceException("No space left on device: a queue block write failed and the open block was "
-          + "discarded; this batch is not acknowledged");
+      throw new NoSpaceException(
+          "No space left on device: a queue block write failed and the open block was "
+              + "discarded; this batch is not acknowledged");
     }
   }
 
@@ -484,10 +540,13 @@ public final class QueueWriter {
       try {
         if (sequence > lastAssigned) {
           if (discards > 0) {
-            throw new NoSpaceException("No space left on device: sequence " + sequence
-                + " was discarded with a block that could not be written");
+            throw new NoSpaceException(
+                "No space left on device: sequence "
+                    + sequence
+                    + " was discarded with a block that could not be written");
           }
-          throw new IllegalArgumentException("sequence " + sequence + " was never appended (last is " + lastAssigned + ")");
+          throw new IllegalArgumentException(
+              "sequence " + sequence + " was never appended (last is " + lastAssigned + ")");
         }
         if (sequence > lastWritten) {
           checkUsable();
@@ -523,16 +582,31 @@ public final class QueueWriter {
    * if unknown): the next block then starts on a page.
    */
   private void writeBlock(int nextCost) throws IOException {
-    int pad = builder.recordsMode()
-        ? PageLayout.padAfter(openBlockOffset + builder.blockLength(), nextCost, options.segmentSize()) : 0;
+    int pad =
+        builder.recordsMode()
+            ? PageLayout.padAfter(
+                openBlockOffset + builder.blockLength(), nextCost, options.segmentSize())
+            : 0;
     if (appender.segment() != openBlockSegment || tail() != openBlockOffset) {
-      IllegalStateException e = new IllegalStateException("block addressed at " + openBlockSegment + "/"
-          + openBlockOffset + " but the segment is at " + appender.segment() + "/" + tail());
+      IllegalStateException e =
+          new IllegalStateException(
+              "block addressed at "
+                  + openBlockSegment
+                  + "/"
+                  + openBlockOffset
+                  + " but the segment is at "
+                  + appender.segment()
+                  + "/"
+                  + tail());
       failure = new IOException(e);
       throw e;
     }
     int stored = builder.finishTo(pending.room(builder.finishedLength(pad)), pending.length(), pad);
-    pending.added(stored, builder.lastCrc(), builder.lastSequence(), builder.lastRawLength(),
+    pending.added(
+        stored,
+        builder.lastCrc(),
+        builder.lastSequence(),
+        builder.lastRawLength(),
         stored - BlockFormat.HEADER_LENGTH < builder.lastRawLength());
     if (pending.length() >= options.blockSize() || tail() >= options.segmentSize()) {
       writePending();
@@ -565,7 +639,10 @@ public final class QueueWriter {
     }
   }
 
-  /** Waits for a background fsync to end (its failure is the group commit's to report), keeping an interrupt. */
+  /**
+   * Waits for a background fsync to end (its failure is the group commit's to report), keeping an
+   * interrupt.
+   */
   private static void awaitQuietly(Future<?> f) {
     if (f == null) {
       return;

@@ -22,8 +22,10 @@ import java.lang.invoke.VarHandle;
 final class RecentRecords {
 
   static final int CAPACITY = 4096;
+
   /** Larger bodies are not kept (their records are read from the file). */
   static final int MAX_BODY = 64 << 10;
+
   private static final int MASK = CAPACITY - 1;
   private static final VarHandle VERSIONS = MethodHandles.arrayElementVarHandle(long[].class);
 
@@ -61,7 +63,8 @@ final class RecentRecords {
     if ((v & 1) != 0 || sequences[s] != sequence) {
       return null;
     }
-    QueueRecord r = new QueueRecord(addresses[s], ids[s], sequence, ops[s], acceptedAt[s], bodies[s]);
+    QueueRecord r =
+        new QueueRecord(addresses[s], ids[s], sequence, ops[s], acceptedAt[s], bodies[s]);
     VarHandle.acquireFence();
     if ((long) VERSIONS.getOpaque(versions, s) != v || r.body() == null || r.op() == null) {
       return null;

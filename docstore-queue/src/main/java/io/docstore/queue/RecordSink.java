@@ -4,9 +4,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * Receives one record from {@link QueueReader#read} while its bytes still lie in a buffer the reader
- * owns (the segment's mapping, or the reading thread's decoded block), so a caller can copy the
- * body straight to where it goes (a network buffer) instead of through a {@code byte[]} of its own.
+ * Receives one record from {@link QueueReader#read} while its bytes still lie in a buffer the
+ * reader owns (the segment's mapping, or the reading thread's decoded block), so a caller can copy
+ * the body straight to where it goes (a network buffer) instead of through a {@code byte[]} of its
+ * own.
  */
 @FunctionalInterface
 public interface RecordSink {
@@ -17,6 +18,13 @@ public interface RecordSink {
    * already verified. {@code buf} is valid only during the call: read it with absolute gets or a
    * duplicate, never keep it, never write to it.
    */
-  void accept(long id, long sequence, Op op, long acceptedAtMillis, ByteBuffer buf, int bodyOffset, int bodyLength)
+  void accept(
+      long id,
+      long sequence,
+      Op op,
+      long acceptedAtMillis,
+      ByteBuffer buf,
+      int bodyOffset,
+      int bodyLength)
       throws IOException;
 }

@@ -3,10 +3,10 @@ package io.docstore.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.docstore.queue.format.SegmentFormat;
 import io.docstore.io.FaultInjectingFileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.io.TestSupport;
+import io.docstore.queue.format.SegmentFormat;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,8 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BulkAppenderTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   record Rec(long sequence, long id, Op op, byte[] body, long address) {}
 
@@ -39,9 +38,15 @@ class BulkAppenderTest {
   void bulkRecordsReadBackInOrderBetweenOrdinaryAppends() throws Exception {
     long seed = TestSupport.seed("BulkAppenderTest");
     SplittableRandom rnd = new SplittableRandom(seed);
-    // Background fsyncs every few blocks too, so they run while blocks are written and segments roll.
-    QueueOptions options = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(1024).segmentSize(64 * 1024)
-        .bytesPerSync(1 + rnd.nextInt(20_000)).build();
+    // Background fsyncs every few blocks too, so they run while blocks are written and segments
+    // roll.
+    QueueOptions options =
+        QueueOptions.builder()
+            .syncPolicy(SyncPolicy.NONE)
+            .blockSize(1024)
+            .segmentSize(64 * 1024)
+            .bytesPerSync(1 + rnd.nextInt(20_000))
+            .build();
     List<Rec> model = new ArrayList<>();
     try (DocQueue q = DocQueue.open(dir, options)) {
       for (int round = 0; round < 6; round++) {
@@ -54,7 +59,9 @@ class BulkAppenderTest {
         List<Rec> told = new ArrayList<>();
         List<Rec> added = new ArrayList<>();
         int threads = 1 + rnd.nextInt(4);
-        BulkAppender bulk = q.bulkAppender(threads, (seq, id, op, address) -> told.add(new Rec(seq, id, op, null, address)));
+        BulkAppender bulk =
+            q.bulkAppender(
+                threads, (seq, id, op, address) -> told.add(new Rec(seq, id, op, null, address)));
         int n = rnd.nextInt(3_000);
         for (int i = 0; i < n; i++) {
           long id = rnd.nextLong(1_000_000);
@@ -84,11 +91,13 @@ class BulkAppenderTest {
       q.writer().flush();
       check(q, model, seed);
       // A bulk write of many blocks still starts no block past the segment size (block offsets must
-      // fit an address): a segment ends at most one block (here under 4 KiB: bodies of at most 3,000
+      // fit an address): a segment ends at most one block (here under 4 KiB: bodies of at most
+      // 3,000
       // bytes) and its footer beyond it.
       try (var files = java.nio.file.Files.list(dir)) {
         for (java.nio.file.Path f : files.toList()) {
-          assertThat(java.nio.file.Files.size(f)).as("%s, seed %d", f, seed)
+          assertThat(java.nio.file.Files.size(f))
+              .as("%s, seed %d", f, seed)
               .isLessThanOrEqualTo(options.segmentSize() + 4096 + SegmentFormat.FOOTER_LENGTH);
         }
       }
@@ -117,38 +126,56 @@ class BulkAppenderTest {
 
   @Test
   void holdsTheWriterAndRejectsBadRecords() throws Exception {
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).maxBodyBytes(1000).build())) {
-      try (BulkAppender bulk = q.bulkAppender(2, (s, id, op, a) -> { })) {
-        assertThatThrownBy(() -> bulk.add(-1, Op.PUT, 0, new byte[1])).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> bulk.add(1, Op.PUT, 0, new byte[1001])).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> bulk.add(1, Op.DELETE, 0, new byte[1])).isInstanceOf(IllegalArgumentException.class);
+    try (DocQueue q =
+        DocQueue.open(
+            dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).maxBodyBytes(1000).build())) {
+      try (BulkAppender bulk = q.bulkAppender(2, (s, id, op, a) -> {})) {
+        assertThatThrownBy(() -> bulk.add(-1, Op.PUT, 0, new byte[1]))
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> bulk.add(1, Op.PUT, 0, new byte[1001]))
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> bulk.add(1, Op.DELETE, 0, new byte[1]))
+            .isInstanceOf(IllegalArgumentException.class);
         assertThat(bulk.add(1, Op.PUT, 0, new byte[1])).isEqualTo(1);
       }
       assertThat(q.writer().append(2, Op.PUT, 0, new byte[1]).sequence()).isEqualTo(2);
     }
   }
 
-  /** Power loss during a bulk load (before finish): the queue recovers a prefix; after finish: everything. */
+  /**
+   * Power loss during a bulk load (before finish): the queue recovers a prefix; after finish:
+   * everything.
+   */
   @Test
   void powerLossLeavesAPrefixAndFinishMakesItDurable() throws Exception {
     long seed = TestSupport.seed("BulkAppenderTest.powerLoss");
     SplittableRandom rnd = new SplittableRandom(seed);
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    QueueOptions options = QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).blockSize(600)
-        .segmentSize(8_000).bytesPerSync(1 + rnd.nextInt(5_000)).build();
+    QueueOptions options =
+        QueueOptions.builder()
+            .fileSystem(fs)
+            .syncPolicy(SyncPolicy.ALWAYS)
+            .blockSize(600)
+            .segmentSize(8_000)
+            .bytesPerSync(1 + rnd.nextInt(5_000))
+            .build();
     List<byte[]> bodies = new ArrayList<>();
     long durable = 0;
     for (int round = 0; round < 20; round++) {
       DocQueue q = DocQueue.open(dir, options);
       long recovered = q.lastSequence();
-      assertThat(recovered).as("round %d, seed %d", round, seed).isBetween(durable, (long) bodies.size());
+      assertThat(recovered)
+          .as("round %d, seed %d", round, seed)
+          .isBetween(durable, (long) bodies.size());
       bodies.subList((int) recovered, bodies.size()).clear();
       try (QueueTailer t = q.tailer(1)) {
         for (int s = 1; s <= recovered; s++) {
-          assertThat(t.poll().body()).as("seq %d round %d seed %d", s, round, seed).isEqualTo(bodies.get(s - 1));
+          assertThat(t.poll().body())
+              .as("seq %d round %d seed %d", s, round, seed)
+              .isEqualTo(bodies.get(s - 1));
         }
       }
-      BulkAppender bulk = q.bulkAppender(2, (s, id, op, a) -> { });
+      BulkAppender bulk = q.bulkAppender(2, (s, id, op, a) -> {});
       int n = rnd.nextInt(200);
       for (int i = 0; i < n; i++) {
         byte[] b = body(rnd);

@@ -14,8 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 abstract class DamagedQueueTestBase {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   final List<Expected> model = new ArrayList<>();
 

@@ -3,56 +3,69 @@ package io.docstore.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.io.SyncPolicy;
+import io.docstore.queue.format.SegmentFormat;
+import io.docstore.queue.segment.SegmentHeader;
 import io.docstore.queue.tools.QueueVerifier;
 import io.docstore.queue.tools.SegmentDump;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.channels.FileChannel;
-import io.docstore.queue.format.SegmentFormat;
-import io.docstore.queue.segment.SegmentHeader;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Freezes the segment format versions this build reads. {@code src/test/resources/golden/queue-vN/}
  * holds a queue written by the build that introduced version N (two sealed segments and an active
- * one; compressed and raw blocks, a PUT with an empty body, DELETEs, a record larger than a
- * block, incompressible bytes). This build must read each exactly, and must carry on writing after a
+ * one; compressed and raw blocks, a PUT with an empty body, DELETEs, a record larger than a block,
+ * incompressible bytes). This build must read each exactly, and must carry on writing after a
  * version 1 queue without mixing versions in one segment. To add a version after a deliberate
- * format change (with a new version number), run {@link #write} via
- * {@code -Ddocstore.golden.write=<dir>} and add the files as {@code queue-v<new>}.
+ * format change (with a new version number), run {@link #write} via {@code
+ * -Ddocstore.golden.write=<dir>} and add the files as {@code queue-v<new>}.
  *
- * <p>Version 3 holds zstd frames: a zstd-jni upgrade that changes the compressor's output (not
- * the format) fails {@link #writesTheNewestVersion} while {@link #readsEveryVersion} still passes;
- * the frozen files then stay, and the writer's new output is checked by reading it back.
+ * <p>Version 3 holds zstd frames: a zstd-jni upgrade that changes the compressor's output (not the
+ * format) fails {@link #writesTheNewestVersion} while {@link #readsEveryVersion} still passes; the
+ * frozen files then stay, and the writer's new output is checked by reading it back.
  */
 class GoldenFormatTest {
 
-  private static final String[] FILES = {"seg-0000000001.sealed", "seg-0000000002.sealed", "seg-0000000003.active"};
+  private static final String[] FILES = {
+    "seg-0000000001.sealed", "seg-0000000002.sealed", "seg-0000000003.active"
+  };
+
   /** Records in the golden queues of versions 1 and 2. */
   static final int RECORDS = 60;
+
   /**
    * Records in the golden queue of version 3: more and larger bodies, so that the writer trains a
-   * dictionary from the first {@code dictionarySamples} and writes blocks of records compressed with it.
+   * dictionary from the first {@code dictionarySamples} and writes blocks of records compressed
+   * with it.
    */
   static final int RECORDS_V3 = 130;
-  private static final String[] FILES_V3 = {"seg-0000000001.sealed", "seg-0000000002.sealed", "seg-0000000003.sealed",
-      "seg-0000000004.active"};
 
-  @TempDir
-  Path dir;
+  private static final String[] FILES_V3 = {
+    "seg-0000000001.sealed",
+    "seg-0000000002.sealed",
+    "seg-0000000003.sealed",
+    "seg-0000000004.active"
+  };
+
+  @TempDir Path dir;
 
   static QueueOptions options() {
-    return QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(1024).segmentSize(6000).dictionaryBytes(1024)
-        .dictionarySamples(48).build();
+    return QueueOptions.builder()
+        .syncPolicy(SyncPolicy.NONE)
+        .blockSize(1024)
+        .segmentSize(6000)
+        .dictionaryBytes(1024)
+        .dictionarySamples(48)
+        .build();
   }
 
   static Op op(int i) {
@@ -69,14 +82,29 @@ class GoldenFormatTest {
       return noise;
     }
     if (i >= RECORDS) {
-      return ("{\"id\":" + i + ",\"title\":\"Senior golden engineer " + (i % 13) + "\",\"company\":\"Acme "
-          + (i % 5) + "\",\"location\":\"Austin, TX\",\"salary\":" + (90000 + i * 250) + ",\"text\":\""
-          + "We build storage engines. ".repeat(1 + i % 4) + "\"}").getBytes(StandardCharsets.US_ASCII);
+      return ("{\"id\":"
+              + i
+              + ",\"title\":\"Senior golden engineer "
+              + (i % 13)
+              + "\",\"company\":\"Acme "
+              + (i % 5)
+              + "\",\"location\":\"Austin, TX\",\"salary\":"
+              + (90000 + i * 250)
+              + ",\"text\":\""
+              + "We build storage engines. ".repeat(1 + i % 4)
+              + "\"}")
+          .getBytes(StandardCharsets.US_ASCII);
     }
     if (i == 20) {
       return "x".repeat(700).getBytes(StandardCharsets.US_ASCII);
     }
-    return ("{\"id\":" + i + ",\"title\":\"golden record " + i + "\",\"text\":\"" + "abc".repeat(i % 9) + "\"}")
+    return ("{\"id\":"
+            + i
+            + ",\"title\":\"golden record "
+            + i
+            + "\",\"text\":\""
+            + "abc".repeat(i % 9)
+            + "\"}")
         .getBytes(StandardCharsets.US_ASCII);
   }
 
@@ -97,7 +125,9 @@ class GoldenFormatTest {
     write(dir);
     for (String f : files(SegmentFormat.VERSION)) {
       byte[] golden = golden(SegmentFormat.VERSION, f);
-      assertThat(Files.readAllBytes(dir.resolve(f))).as(f + " as written by this build").isEqualTo(golden);
+      assertThat(Files.readAllBytes(dir.resolve(f)))
+          .as(f + " as written by this build")
+          .isEqualTo(golden);
     }
   }
 
@@ -107,8 +137,15 @@ class GoldenFormatTest {
     copyGolden(version);
     assertThat(QueueVerifier.verify(dir)).isEmpty();
     String dump = dump(files(version));
-    assertThat(dump).contains("format docstore.segment v" + version + ", segment 1, base sequence 1").contains("lz4")
-        .contains(version == 1 ? ", raw," : version == 2 ? ", raw with record crcs," : ", records one by one with record crcs,")
+    assertThat(dump)
+        .contains("format docstore.segment v" + version + ", segment 1, base sequence 1")
+        .contains("lz4")
+        .contains(
+            version == 1
+                ? ", raw,"
+                : version == 2
+                    ? ", raw with record crcs,"
+                    : ", records one by one with record crcs,")
         .contains("footer @");
     if (version >= 3) {
       assertThat(dump).contains(", zstd dictionary,");
@@ -125,7 +162,8 @@ class GoldenFormatTest {
   }
 
   @Test
-  void appendingToAVersionOneQueueSealsItsActiveSegmentAndWritesTheNewestVersion() throws IOException {
+  void appendingToAVersionOneQueueSealsItsActiveSegmentAndWritesTheNewestVersion()
+      throws IOException {
     copyGolden(1);
     Path active = dir.resolve(FILES[2]);
     byte[] before = Files.readAllBytes(active);
@@ -134,7 +172,8 @@ class GoldenFormatTest {
       assertThat(Files.exists(active)).isFalse();
       assertThat(Files.readAllBytes(dir.resolve("seg-0000000003.sealed")))
           .as("sealed as written: blocks unchanged, a footer added")
-          .startsWith(before).hasSize(before.length + SegmentFormat.FOOTER_LENGTH);
+          .startsWith(before)
+          .hasSize(before.length + SegmentFormat.FOOTER_LENGTH);
       for (int i = RECORDS; i < RECORDS + more; i++) {
         q.writer().append(1000 + i, op(i), 1_700_000_000_000L + i, body(i));
       }
@@ -147,11 +186,16 @@ class GoldenFormatTest {
     }
     String[] files;
     try (var list = Files.list(dir)) {
-      files = list.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("seg-")).sorted().toArray(String[]::new);
+      files =
+          list.map(p -> p.getFileName().toString())
+              .filter(n -> n.startsWith("seg-"))
+              .sorted()
+              .toArray(String[]::new);
     }
     assertThat(files).hasSizeGreaterThanOrEqualTo(4);
     String dump = dump(files);
-    assertThat(dump).contains("format docstore.segment v1, segment 3")
+    assertThat(dump)
+        .contains("format docstore.segment v1, segment 3")
         .contains("format docstore.segment v" + SegmentFormat.VERSION + ", segment 4")
         .doesNotContain("format docstore.segment v1, segment 4");
   }
@@ -164,10 +208,16 @@ class GoldenFormatTest {
     try (FileChannel ch = FileChannel.open(active)) {
       base = SegmentHeader.read(ch, active).baseSequence();
     }
-    // An empty version 1 active segment: its header alone, as a version 1 writer left it after a roll.
+    // An empty version 1 active segment: its header alone, as a version 1 writer left it after a
+    // roll.
     Files.write(active, new SegmentHeader(3, base, 1).encode().array());
     try (DocQueue q = DocQueue.open(dir, options())) {
-      assertThat(dump(FILES[2])).contains("format docstore.segment v" + SegmentFormat.VERSION + ", segment 3, base sequence " + base);
+      assertThat(dump(FILES[2]))
+          .contains(
+              "format docstore.segment v"
+                  + SegmentFormat.VERSION
+                  + ", segment 3, base sequence "
+                  + base);
       q.writer().append(1, Op.PUT, 1, body(1));
       Appended a = q.writer().append(2, Op.PUT, 2, body(2));
       q.writer().flush();
@@ -182,14 +232,20 @@ class GoldenFormatTest {
     Path active = dir.resolve("seg-0000000007.active");
     Files.write(active, new SegmentHeader(7, 1000, 1).encode().array());
     try (DocQueue q = DocQueue.open(dir, options())) {
-      assertThat(dump("seg-0000000007.active")).contains("format docstore.segment v" + SegmentFormat.VERSION
-          + ", segment 7, base sequence 1000");
+      assertThat(dump("seg-0000000007.active"))
+          .contains(
+              "format docstore.segment v"
+                  + SegmentFormat.VERSION
+                  + ", segment 7, base sequence 1000");
       assertThat(q.writer().append(1, Op.PUT, 1, body(1)).sequence()).isEqualTo(1000);
     }
     assertThat(QueueVerifier.verify(dir)).isEmpty();
   }
 
-  /** The verifier holds each version to its kind of uncompressed block: with record checksums in 2, without in 1. */
+  /**
+   * The verifier holds each version to its kind of uncompressed block: with record checksums in 2,
+   * without in 1.
+   */
   @ParameterizedTest(name = "version {0} relabelled")
   @ValueSource(ints = {1, 2})
   void verifyReportsUncompressedBlocksOfTheOtherVersion(int version) throws IOException {
@@ -198,13 +254,23 @@ class GoldenFormatTest {
       byte[] bytes = Files.readAllBytes(dir.resolve(f));
       java.nio.ByteBuffer h = java.nio.ByteBuffer.wrap(bytes);
       h.putInt(SegmentFormat.HEADER_VERSION, 3 - version);
-      h.putInt(SegmentFormat.HEADER_CRC, io.docstore.io.Checksums.crc32c(h, 0, SegmentFormat.HEADER_CRC));
+      h.putInt(
+          SegmentFormat.HEADER_CRC,
+          io.docstore.io.Checksums.crc32c(h, 0, SegmentFormat.HEADER_CRC));
       Files.write(dir.resolve(f), bytes);
     }
-    assertThat(QueueVerifier.verify(dir)).isNotEmpty().allSatisfy(p -> {
-      assertThat(p.description()).contains("uncompressed block " + (version == 2 ? "with" : "without")
-          + " record checksums in a version " + (3 - version) + " segment");
-    });
+    assertThat(QueueVerifier.verify(dir))
+        .isNotEmpty()
+        .allSatisfy(
+            p -> {
+              assertThat(p.description())
+                  .contains(
+                      "uncompressed block "
+                          + (version == 2 ? "with" : "without")
+                          + " record checksums in a version "
+                          + (3 - version)
+                          + " segment");
+            });
   }
 
   private void readsBack(DocQueue q, int records) throws IOException {
@@ -225,7 +291,8 @@ class GoldenFormatTest {
   }
 
   private static byte[] golden(int version, String file) throws IOException {
-    try (InputStream in = GoldenFormatTest.class.getResourceAsStream("/golden/queue-v" + version + "/" + file)) {
+    try (InputStream in =
+        GoldenFormatTest.class.getResourceAsStream("/golden/queue-v" + version + "/" + file)) {
       assertThat(in).as(file).isNotNull();
       return in.readAllBytes();
     }
@@ -240,7 +307,10 @@ class GoldenFormatTest {
   private String dump(String... files) throws IOException {
     ByteArrayOutputStream text = new ByteArrayOutputStream();
     for (String f : files) {
-      assertThat(SegmentDump.dump(dir.resolve(f), new PrintStream(text, true, StandardCharsets.UTF_8))).as(f).isTrue();
+      assertThat(
+              SegmentDump.dump(dir.resolve(f), new PrintStream(text, true, StandardCharsets.UTF_8)))
+          .as(f)
+          .isTrue();
     }
     return text.toString(StandardCharsets.UTF_8);
   }

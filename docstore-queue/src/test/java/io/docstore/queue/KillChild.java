@@ -6,9 +6,10 @@ import java.nio.file.Path;
 import java.util.Random;
 
 /**
- * Child JVM for {@link QueueKillTest}: opens the queue with sync=always, prints {@code READY <last>},
- * then appends from two threads forever, printing {@code ACK <seq> <id> <address> END} after each
- * record is acknowledged durable. Killed with SIGKILL (or by a kill point) at a random moment.
+ * Child JVM for {@link QueueKillTest}: opens the queue with sync=always, prints {@code READY
+ * <last>}, then appends from two threads forever, printing {@code ACK <seq> <id> <address> END}
+ * after each record is acknowledged durable. Killed with SIGKILL (or by a kill point) at a random
+ * moment.
  */
 public final class KillChild {
 
@@ -24,7 +25,11 @@ public final class KillChild {
   }
 
   static QueueOptions options() {
-    return QueueOptions.builder().syncPolicy(SyncPolicy.ALWAYS).blockSize(2048).segmentSize(48 * 1024).build();
+    return QueueOptions.builder()
+        .syncPolicy(SyncPolicy.ALWAYS)
+        .blockSize(2048)
+        .segmentSize(48 * 1024)
+        .build();
   }
 
   public static void main(String[] args) throws Exception {
@@ -39,22 +44,24 @@ public final class KillChild {
     Thread[] threads = new Thread[2];
     for (int t = 0; t < threads.length; t++) {
       long base = idBase + t * 100_000_000L;
-      threads[t] = new Thread(() -> {
-        try {
-          for (long i = 0; ; i++) {
-            long id = base + i;
-            Appended a = q.writer().append(id, Op.PUT, id, body(id));
-            q.writer().awaitDurable(a.sequence());
-            synchronized (out) {
-              out.println("ACK " + a.sequence() + " " + id + " " + a.address() + " END");
-              out.flush();
-            }
-          }
-        } catch (Exception e) {
-          e.printStackTrace();
-          System.exit(3);
-        }
-      });
+      threads[t] =
+          new Thread(
+              () -> {
+                try {
+                  for (long i = 0; ; i++) {
+                    long id = base + i;
+                    Appended a = q.writer().append(id, Op.PUT, id, body(id));
+                    q.writer().awaitDurable(a.sequence());
+                    synchronized (out) {
+                      out.println("ACK " + a.sequence() + " " + id + " " + a.address() + " END");
+                      out.flush();
+                    }
+                  }
+                } catch (Exception e) {
+                  e.printStackTrace();
+                  System.exit(3);
+                }
+              });
       threads[t].start();
     }
     for (Thread t : threads) {

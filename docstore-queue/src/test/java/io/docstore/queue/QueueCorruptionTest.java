@@ -26,9 +26,9 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Enumerated damage and its documented outcome (docs/formats/segment.md, "Damage and what it
@@ -38,11 +38,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class QueueCorruptionTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
-  private static final QueueOptions OPTIONS = QueueOptions.builder().blockSize(512).segmentSize(4096)
-      .syncPolicy(SyncPolicy.NONE).build();
+  private static final QueueOptions OPTIONS =
+      QueueOptions.builder().blockSize(512).segmentSize(4096).syncPolicy(SyncPolicy.NONE).build();
   private static final int RECORDS = 60;
   private final List<Appended> appended = new ArrayList<>();
   private Path active;
@@ -88,7 +87,8 @@ class QueueCorruptionTest {
   }
 
   private static void flipBit(Path file, long offset, int bit) throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(1);
       ch.read(b, offset);
       b.put(0, (byte) (b.get(0) ^ (1 << bit)));
@@ -109,22 +109,29 @@ class QueueCorruptionTest {
 
   private void expectCorruptionAt(Path file, long offset, String text) {
     assertThatThrownBy(() -> DocQueue.open(dir, OPTIONS).close())
-        .isInstanceOfSatisfying(CorruptionException.class, e -> {
-          assertThat(e.file()).isEqualTo(file);
-          assertThat(e.offset()).isEqualTo(offset);
-        })
+        .isInstanceOfSatisfying(
+            CorruptionException.class,
+            e -> {
+              assertThat(e.file()).isEqualTo(file);
+              assertThat(e.offset()).isEqualTo(offset);
+            })
         .hasMessageContaining(text);
   }
 
   private void expectProblemAt(Path file, long offset) throws IOException {
     List<Problem> problems = QueueVerifier.verify(dir);
-    assertThat(problems).anySatisfy(p -> {
-      assertThat(p.file()).isEqualTo(file);
-      assertThat(p.offset()).isEqualTo(offset);
-    });
+    assertThat(problems)
+        .anySatisfy(
+            p -> {
+              assertThat(p.file()).isEqualTo(file);
+              assertThat(p.offset()).isEqualTo(offset);
+            });
   }
 
-  /** Opens, checks that exactly the records before {@code keptSequences} survived, and that the writer resumes. */
+  /**
+   * Opens, checks that exactly the records before {@code keptSequences} survived, and that the
+   * writer resumes.
+   */
   private void expectTornTailCut(long keptSequences, long droppedBytes) throws IOException {
     long sizeBefore = Files.size(active);
     try (DocQueue q = DocQueue.open(dir, OPTIONS)) {
@@ -152,7 +159,13 @@ class QueueCorruptionTest {
 
   @Test
   void bitFlipInAMiddleBlockHeaderIsCorruption() throws IOException {
-    for (int field : new int[] {BlockFormat.CRC, BlockFormat.RAW_LENGTH, BlockFormat.FIRST_SEQUENCE + 7, BlockFormat.STORED_LENGTH + 3}) {
+    for (int field :
+        new int[] {
+          BlockFormat.CRC,
+          BlockFormat.RAW_LENGTH,
+          BlockFormat.FIRST_SEQUENCE + 7,
+          BlockFormat.STORED_LENGTH + 3
+        }) {
       long[] b = activeBlocks.get(0);
       flipBit(active, b[0] + field, 1);
       expectCorruptionAt(active, b[0], "");
@@ -178,7 +191,9 @@ class QueueCorruptionTest {
       truncate(active, cut);
       List<Problem> problems = QueueVerifier.verify(dir);
       if (cut > last[0]) {
-        assertThat(problems).singleElement().satisfies(p -> assertThat(p.description()).contains("torn tail"));
+        assertThat(problems)
+            .singleElement()
+            .satisfies(p -> assertThat(p.description()).contains("torn tail"));
       }
       expectTornTailCut(kept, cut - last[0]);
       Files.write(active, original);
@@ -220,7 +235,8 @@ class QueueCorruptionTest {
     long size = Files.size(sealed);
     truncate(sealed, size - SegmentFormat.FOOTER_LENGTH);
     expectCorruptionAt(sealed, size - 2 * SegmentFormat.FOOTER_LENGTH, "no footer");
-    assertThat(QueueVerifier.verify(dir)).anySatisfy(p -> assertThat(p.description()).contains("no footer"));
+    assertThat(QueueVerifier.verify(dir))
+        .anySatisfy(p -> assertThat(p.description()).contains("no footer"));
   }
 
   @ParameterizedTest(name = "mapped reads {0}")
@@ -228,53 +244,81 @@ class QueueCorruptionTest {
   void bitFlipInASealedBlockFailsTheReadNotTheOpen(boolean mappedReads) throws IOException {
     List<long[]> sealedBlocks = blocks(sealed);
     long[] b = sealedBlocks.get(1);
-    QueueOptions options = QueueOptions.builder().blockSize(512).segmentSize(4096).syncPolicy(SyncPolicy.NONE)
-        .mappedReads(mappedReads).build();
+    QueueOptions options =
+        QueueOptions.builder()
+            .blockSize(512)
+            .segmentSize(4096)
+            .syncPolicy(SyncPolicy.NONE)
+            .mappedReads(mappedReads)
+            .build();
     try (DocQueue q = DocQueue.open(dir, options)) {
       assertThat(q.reader().get(appended.get(0).address()).sequence()).isEqualTo(1);
-      // Damage that appears while the queue is open (and the segment mapped) is caught on the next read.
+      // Damage that appears while the queue is open (and the segment mapped) is caught on the next
+      // read.
       flipBit(sealed, b[0] + BlockFormat.HEADER_LENGTH + 20, 0);
       long address = appended.get((int) b[2] - 1).address();
-      assertThatThrownBy(() -> q.reader().get(address)).isInstanceOfSatisfying(CorruptionException.class, e -> {
-        assertThat(e.file()).isEqualTo(sealed);
-        assertThat(e.offset()).isEqualTo(b[0]);
-      }).hasMessageContaining("checksum mismatch");
+      assertThatThrownBy(() -> q.reader().get(address))
+          .isInstanceOfSatisfying(
+              CorruptionException.class,
+              e -> {
+                assertThat(e.file()).isEqualTo(sealed);
+                assertThat(e.offset()).isEqualTo(b[0]);
+              })
+          .hasMessageContaining("checksum mismatch");
       assertThat(q.reader().get(appended.get(0).address()).sequence()).isEqualTo(1);
       boolean expectMapped = mappedReads && io.docstore.io.MappedFile.supported();
-      assertThat(q.stats().blockReadsMapped() > 0).as("read through the mapping").isEqualTo(expectMapped);
+      assertThat(q.stats().blockReadsMapped() > 0)
+          .as("read through the mapping")
+          .isEqualTo(expectMapped);
     }
     expectProblemAt(sealed, b[0]);
   }
 
   /**
    * Where a read of one record from a mapped, uncompressed block looks: its own checksum covers its
-   * bytes, its sequence (so the block's first sequence) and, through its bounds, its offset entries.
-   * Damage anywhere there fails the read; damage to a neighbouring record fails only that record's
-   * read (and the verifier), through the mapping or with a positional read of the block alike.
+   * bytes, its sequence (so the block's first sequence) and, through its bounds, its offset
+   * entries. Damage anywhere there fails the read; damage to a neighbouring record fails only that
+   * record's read (and the verifier), through the mapping or with a positional read of the block
+   * alike.
    */
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"first sequence", "offset entry", "record checksum", "record body", "neighbour record"})
+  @ValueSource(
+      strings = {
+        "first sequence",
+        "offset entry",
+        "record checksum",
+        "record body",
+        "neighbour record"
+      })
   void aRecordReadChecksWhatItReturns(String where) throws IOException {
     long[] b = blocks(sealed).get(1);
     long payload = b[0] + BlockFormat.HEADER_LENGTH;
     int index = 1;
     int records = 4;
     int rawLength = records * BlockFormat.OFFSET_ENTRY + records * (BlockFormat.RECORD_BODY + 100);
-    long recordStart = payload + records * BlockFormat.OFFSET_ENTRY + index * (BlockFormat.RECORD_BODY + 100L);
-    assertThat(b[1] - payload).as("4 uncompressed records with their checksums")
+    long recordStart =
+        payload + records * BlockFormat.OFFSET_ENTRY + index * (BlockFormat.RECORD_BODY + 100L);
+    assertThat(b[1] - payload)
+        .as("4 uncompressed records with their checksums")
         .isEqualTo(rawLength + records * BlockFormat.RECORD_CRC);
-    long at = switch (where) {
-      case "first sequence" -> b[0] + BlockFormat.FIRST_SEQUENCE + 7;
-      case "offset entry" -> payload + index * BlockFormat.OFFSET_ENTRY + 3;
-      case "record checksum" -> payload + rawLength + index * BlockFormat.RECORD_CRC + 2;
-      case "record body" -> recordStart + BlockFormat.RECORD_BODY + 60;
-      default -> recordStart + BlockFormat.RECORD_BODY + 100 + BlockFormat.RECORD_BODY + 60;
-    };
+    long at =
+        switch (where) {
+          case "first sequence" -> b[0] + BlockFormat.FIRST_SEQUENCE + 7;
+          case "offset entry" -> payload + index * BlockFormat.OFFSET_ENTRY + 3;
+          case "record checksum" -> payload + rawLength + index * BlockFormat.RECORD_CRC + 2;
+          case "record body" -> recordStart + BlockFormat.RECORD_BODY + 60;
+          default -> recordStart + BlockFormat.RECORD_BODY + 100 + BlockFormat.RECORD_BODY + 60;
+        };
     flipBit(sealed, at, 1);
     Appended wanted = appended.get((int) b[2] - 1 + index);
     for (boolean mappedReads : new boolean[] {true, false}) {
-      QueueOptions options = QueueOptions.builder().blockSize(512).segmentSize(4096).syncPolicy(SyncPolicy.NONE)
-          .mappedReads(mappedReads).build();
+      QueueOptions options =
+          QueueOptions.builder()
+              .blockSize(512)
+              .segmentSize(4096)
+              .syncPolicy(SyncPolicy.NONE)
+              .mappedReads(mappedReads)
+              .build();
       try (DocQueue q = DocQueue.open(dir, options)) {
         boolean mapped = mappedReads && io.docstore.io.MappedFile.supported();
         if (where.equals("neighbour record")) {
@@ -282,16 +326,19 @@ class QueueCorruptionTest {
           assertThat(r.sequence()).isEqualTo(wanted.sequence());
           assertThat(r.id()).isEqualTo((int) wanted.sequence() - 1);
           assertThatThrownBy(() -> q.reader().get(appended.get((int) b[2] + index).address()))
-              .isInstanceOfSatisfying(CorruptionException.class, e -> assertThat(e.offset()).isEqualTo(b[0]))
+              .isInstanceOfSatisfying(
+                  CorruptionException.class, e -> assertThat(e.offset()).isEqualTo(b[0]))
               .hasMessageContaining("record " + (index + 1) + " checksum mismatch");
           assertThat(q.stats().blockReadsMapped()).isEqualTo(mapped ? 1 : 0);
         } else {
           assertThatThrownBy(() -> q.reader().get(wanted.address()))
               .as("mapped %s", mapped)
-              .isInstanceOfSatisfying(CorruptionException.class, e -> {
-                assertThat(e.file()).isEqualTo(sealed);
-                assertThat(e.offset()).isEqualTo(b[0]);
-              });
+              .isInstanceOfSatisfying(
+                  CorruptionException.class,
+                  e -> {
+                    assertThat(e.file()).isEqualTo(sealed);
+                    assertThat(e.offset()).isEqualTo(b[0]);
+                  });
         }
       }
     }
@@ -307,15 +354,18 @@ class QueueCorruptionTest {
 
   @Test
   void tooNewVersionIsUnsupported() throws IOException {
-    try (FileChannel ch = FileChannel.open(sealed, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(sealed, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer h = ByteBuffer.allocate(SegmentFormat.HEADER_LENGTH);
       ch.read(h, 0);
       h.putInt(SegmentFormat.HEADER_VERSION, SegmentFormat.VERSION + 1);
       h.putInt(SegmentFormat.HEADER_CRC, Checksums.crc32c(h, 0, SegmentFormat.HEADER_CRC));
       ch.write(h.rewind(), 0);
     }
-    assertThatThrownBy(() -> DocQueue.open(dir, OPTIONS)).isInstanceOfSatisfying(UnsupportedFormatException.class,
-        e -> assertThat(e.kind()).isEqualTo(UnsupportedFormatException.Kind.TOO_NEW));
+    assertThatThrownBy(() -> DocQueue.open(dir, OPTIONS))
+        .isInstanceOfSatisfying(
+            UnsupportedFormatException.class,
+            e -> assertThat(e.kind()).isEqualTo(UnsupportedFormatException.Kind.TOO_NEW));
   }
 
   @Test
@@ -331,7 +381,8 @@ class QueueCorruptionTest {
     List<Path> all = segments(true);
     assertThat(all.size()).isGreaterThanOrEqualTo(3);
     Files.delete(all.get(1));
-    assertThatThrownBy(() -> DocQueue.open(dir, OPTIONS).close()).isInstanceOf(CorruptionException.class)
+    assertThatThrownBy(() -> DocQueue.open(dir, OPTIONS).close())
+        .isInstanceOf(CorruptionException.class)
         .hasMessageContaining("missing");
   }
 

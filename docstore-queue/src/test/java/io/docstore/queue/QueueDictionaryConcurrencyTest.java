@@ -27,10 +27,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class QueueDictionaryConcurrencyTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
-  /** The body of the record with sequence {@code seq}: a function of it, so that a reader can check any record. */
+  /**
+   * The body of the record with sequence {@code seq}: a function of it, so that a reader can check
+   * any record.
+   */
   private static byte[] body(long seq) {
     Random r = new Random(seq);
     return switch ((int) (seq % 10)) {
@@ -50,50 +52,66 @@ class QueueDictionaryConcurrencyTest {
     try (DocQueue q = DocQueue.open(dir, o)) {
       ExecutorService pool = Executors.newFixedThreadPool(4);
       try {
-        Future<Integer> tailed = pool.submit(() -> {
-          int n = 0;
-          try (QueueTailer t = q.tailer(1)) {
-            while (n < records) {
-              QueueRecord r = t.next(30, TimeUnit.SECONDS);
-              assertThat(r).as("seed %d: tailer after %d", seed, n).isNotNull();
-              assertThat(r.sequence()).isEqualTo(n + 1);
-              assertThat(r.id()).isEqualTo(r.sequence());
-              assertThat(r.body()).as("seed %d: tailed sequence %d", seed, r.sequence()).isEqualTo(body(r.sequence()));
-              n++;
-            }
-          }
-          return n;
-        });
+        Future<Integer> tailed =
+            pool.submit(
+                () -> {
+                  int n = 0;
+                  try (QueueTailer t = q.tailer(1)) {
+                    while (n < records) {
+                      QueueRecord r = t.next(30, TimeUnit.SECONDS);
+                      assertThat(r).as("seed %d: tailer after %d", seed, n).isNotNull();
+                      assertThat(r.sequence()).isEqualTo(n + 1);
+                      assertThat(r.id()).isEqualTo(r.sequence());
+                      assertThat(r.body())
+                          .as("seed %d: tailed sequence %d", seed, r.sequence())
+                          .isEqualTo(body(r.sequence()));
+                      n++;
+                    }
+                  }
+                  return n;
+                });
         List<Future<Long>> readers = new ArrayList<>();
         for (int k = 0; k < 2; k++) {
           boolean positional = k == 1;
           Random rnd = new Random(seed + k);
-          readers.add(pool.submit(() -> {
-            long reads = 0;
-            // Positional: after its first read, judged cold (slow and faulting), every read of this
-            // reader goes down the positional path.
-            AtomicLong faults = new AtomicLong();
-            QueueReader reader = positional
-                ? q.reader(new ColdReads(-1, Integer.MAX_VALUE, 1, faults::incrementAndGet)) : q.reader();
-            while (!done.get()) {
-              long last = q.lastSequence();
-              if (last == 0) {
-                Thread.onSpinWait();
-                continue;
-              }
-              // Mostly the newest records (blocks just written), some anywhere.
-              long seq = rnd.nextBoolean() ? Math.max(1, last - rnd.nextInt(50)) : 1 + (long) (rnd.nextDouble() * last);
-              long address = addresses.get((int) seq);
-              if (address == 0) {
-                continue; // written inside append(), before the writer thread stored its address
-              }
-              QueueRecord r = reader.get(address);
-              assertThat(r.sequence()).as("seed %d", seed).isEqualTo(seq);
-              assertThat(r.body()).as("seed %d: read sequence %d", seed, seq).isEqualTo(body(seq));
-              reads++;
-            }
-            return reads;
-          }));
+          readers.add(
+              pool.submit(
+                  () -> {
+                    long reads = 0;
+                    // Positional: after its first read, judged cold (slow and faulting), every read
+                    // of this
+                    // reader goes down the positional path.
+                    AtomicLong faults = new AtomicLong();
+                    QueueReader reader =
+                        positional
+                            ? q.reader(
+                                new ColdReads(-1, Integer.MAX_VALUE, 1, faults::incrementAndGet))
+                            : q.reader();
+                    while (!done.get()) {
+                      long last = q.lastSequence();
+                      if (last == 0) {
+                        Thread.onSpinWait();
+                        continue;
+                      }
+                      // Mostly the newest records (blocks just written), some anywhere.
+                      long seq =
+                          rnd.nextBoolean()
+                              ? Math.max(1, last - rnd.nextInt(50))
+                              : 1 + (long) (rnd.nextDouble() * last);
+                      long address = addresses.get((int) seq);
+                      if (address == 0) {
+                        continue; // written inside append(), before the writer thread stored its
+                        // address
+                      }
+                      QueueRecord r = reader.get(address);
+                      assertThat(r.sequence()).as("seed %d", seed).isEqualTo(seq);
+                      assertThat(r.body())
+                          .as("seed %d: read sequence %d", seed, seq)
+                          .isEqualTo(body(seq));
+                      reads++;
+                    }
+                    return reads;
+                  }));
         }
         Random rnd = new Random(seed);
         for (long seq = 1; seq <= records; seq++) {

@@ -18,27 +18,31 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Damage to segments of format 3 (docs/formats/segment.md, "Torn tails and damage"): a flipped bit
  * in a record compressed with the dictionary, or in a segment's dictionary block, is reported with
- * the file and the offset of the damaged block (44 for the dictionary), by reads through the mapping
- * and by positional reads, by tailers and by the verifier, while undamaged records still read.
+ * the file and the offset of the damaged block (44 for the dictionary), by reads through the
+ * mapping and by positional reads, by tailers and by the verifier, while undamaged records still
+ * read.
  */
 class QueueDictionaryCorruptionTest extends DamagedQueueTestBase {
-
 
   private static void expectCorruption(DocQueue q, Expected e, Path file, long offset) {
     assertThatThrownBy(() -> q.reader().get(e.address()))
         .as("read of sequence %d", e.sequence())
-        .isInstanceOfSatisfying(CorruptionException.class, c -> {
-          assertThat(c.file()).isEqualTo(file);
-          assertThat(c.offset()).isEqualTo(offset);
-        });
+        .isInstanceOfSatisfying(
+            CorruptionException.class,
+            c -> {
+              assertThat(c.file()).isEqualTo(file);
+              assertThat(c.offset()).isEqualTo(offset);
+            });
   }
 
   @Test
-  void aFlippedBitInACompressedRecordIsReportedWithFileAndBlockOffsetAndItsNeighbourStillReads() throws IOException {
+  void aFlippedBitInACompressedRecordIsReportedWithFileAndBlockOffsetAndItsNeighbourStillReads()
+      throws IOException {
     fill(1000);
     Path seg = sealedWithDictionary(0);
     List<Block> blocks = blocks(seg);
-    // A block of records compressed with the dictionary, holding a compressed record and a neighbour.
+    // A block of records compressed with the dictionary, holding a compressed record and a
+    // neighbour.
     Block found = null;
     for (Block b : blocks) {
       if (b.zstd() && b.count() >= 3 && stored(b, 1).compressed()) {
@@ -48,7 +52,9 @@ class QueueDictionaryCorruptionTest extends DamagedQueueTestBase {
     }
     Block target = found;
     int index = 1;
-    assertThat(target).as("a zstd block of 3+ records in %s: %s", seg, describe(blocks)).isNotNull();
+    assertThat(target)
+        .as("a zstd block of 3+ records in %s: %s", seg, describe(blocks))
+        .isNotNull();
     StoredRecord r = stored(target, index);
     flipBit(seg, r.bodyAt() + r.storedBody() / 2, 3);
     Expected damaged = expected(target.firstSequence() + index);
@@ -63,10 +69,13 @@ class QueueDictionaryCorruptionTest extends DamagedQueueTestBase {
         expectCorruption(q, damaged, seg, target.offset());
         // A tailer decodes the whole block: its checksum fails, at the same place.
         try (QueueTailer t = q.tailer(damaged.sequence())) {
-          assertThatThrownBy(t::poll).isInstanceOfSatisfying(CorruptionException.class, c -> {
-            assertThat(c.file()).isEqualTo(seg);
-            assertThat(c.offset()).isEqualTo(target.offset());
-          });
+          assertThatThrownBy(t::poll)
+              .isInstanceOfSatisfying(
+                  CorruptionException.class,
+                  c -> {
+                    assertThat(c.file()).isEqualTo(seg);
+                    assertThat(c.offset()).isEqualTo(target.offset());
+                  });
         }
         // Everything else still reads.
         for (Expected e : model) {
@@ -77,11 +86,14 @@ class QueueDictionaryCorruptionTest extends DamagedQueueTestBase {
       }
     }
     List<Problem> problems = QueueVerifier.verify(dir);
-    assertThat(problems).singleElement().satisfies(p -> {
-      assertThat(p.file()).isEqualTo(seg);
-      assertThat(p.offset()).isEqualTo(target.offset());
-      assertThat(p.description()).contains("checksum");
-    });
+    assertThat(problems)
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.file()).isEqualTo(seg);
+              assertThat(p.offset()).isEqualTo(target.offset());
+              assertThat(p.description()).contains("checksum");
+            });
   }
 
   @ParameterizedTest(name = "bit flipped at {0} of the dictionary")
@@ -94,11 +106,12 @@ class QueueDictionaryCorruptionTest extends DamagedQueueTestBase {
     Block dict = blocks(seg).get(0);
     assertThat(dict.offset()).isEqualTo(44);
     // 0: in the dictionary's bytes; 1: in its header (stored length); 2: its block checksum.
-    long at = switch (where) {
-      case 0 -> dict.offset() + 24 + (dict.end() - dict.offset() - 24) / 2;
-      case 1 -> dict.offset() + 6;
-      default -> dict.offset() + 1;
-    };
+    long at =
+        switch (where) {
+          case 0 -> dict.offset() + 24 + (dict.end() - dict.offset() - 24) / 2;
+          case 1 -> dict.offset() + 6;
+          default -> dict.offset() + 1;
+        };
     List<Expected> compressedHere = new ArrayList<>();
     List<Expected> elsewhere = new ArrayList<>();
     for (Path p : all) {
@@ -120,7 +133,8 @@ class QueueDictionaryCorruptionTest extends DamagedQueueTestBase {
 
     for (boolean mapped : new boolean[] {true, false}) {
       try (DocQueue q = DocQueue.open(dir, opts(mapped))) {
-        // Records of the other segments first (those before share the same dictionary), then this one's.
+        // Records of the other segments first (those before share the same dictionary), then this
+        // one's.
         for (Expected e : elsewhere) {
           check(q.reader().get(e.address()), e, "other segment, mapped " + mapped);
         }
@@ -134,18 +148,24 @@ class QueueDictionaryCorruptionTest extends DamagedQueueTestBase {
         // tailer skipping to its start trusts the block headers it skips (see the test of that
         // below), so with a damaged stored length it fails further on.
         try (QueueTailer t = q.tailer(compressedHere.get(3).sequence())) {
-          assertThatThrownBy(t::poll).isInstanceOfSatisfying(CorruptionException.class, c -> {
-            assertThat(c.file()).isEqualTo(seg);
-            if (where != 1) {
-              assertThat(c.offset()).isEqualTo(44);
-            }
-          });
+          assertThatThrownBy(t::poll)
+              .isInstanceOfSatisfying(
+                  CorruptionException.class,
+                  c -> {
+                    assertThat(c.file()).isEqualTo(seg);
+                    if (where != 1) {
+                      assertThat(c.offset()).isEqualTo(44);
+                    }
+                  });
         }
       }
     }
-    assertThat(QueueVerifier.verify(dir)).singleElement().satisfies(p -> {
-      assertThat(p.file()).isEqualTo(seg);
-      assertThat(p.offset()).isEqualTo(44);
-    });
+    assertThat(QueueVerifier.verify(dir))
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.file()).isEqualTo(seg);
+              assertThat(p.offset()).isEqualTo(44);
+            });
   }
 }

@@ -28,18 +28,19 @@ import org.junit.jupiter.api.Test;
  */
 class QueueDictionaryDamageTest extends DamagedQueueTestBase {
 
-
   /**
-   * The docs: a bad block in a sealed segment leaves the queue openable ("the queue opens"; a damaged
-   * dictionary block fails reads of that segment only, "other segments read"). That holds also
-   * when the damaged dictionary is the one of the newest sealed segment and the active segment is
-   * still empty (a queue closed right after a roll).
+   * The docs: a bad block in a sealed segment leaves the queue openable ("the queue opens"; a
+   * damaged dictionary block fails reads of that segment only, "other segments read"). That holds
+   * also when the damaged dictionary is the one of the newest sealed segment and the active segment
+   * is still empty (a queue closed right after a roll).
    */
   @Test
-  void aDamagedDictionaryInTheSealedSegmentBeforeAnEmptyActiveOneStillLetsTheQueueOpen() throws IOException {
+  void aDamagedDictionaryInTheSealedSegmentBeforeAnEmptyActiveOneStillLetsTheQueueOpen()
+      throws IOException {
     Random rnd = new Random(11);
     try (DocQueue q = DocQueue.open(dir, opts(true))) {
-      // Until a segment was sealed after the dictionary and the next one is still empty (header only).
+      // Until a segment was sealed after the dictionary and the next one is still empty (header
+      // only).
       for (int i = 0; i < 5000; i++) {
         byte[] body = json(rnd, 300 + rnd.nextInt(900));
         Appended a = q.writer().append(i, Op.PUT, i, body);
@@ -81,8 +82,8 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
 
   /**
    * The torn-tail rule (docs: "a bad block followed by a verifiable block: CorruptionException,
-   * nothing is truncated") must hold for the dictionary block of the active segment: its records were
-   * written and closed cleanly, so a flipped bit there must never make recovery cut them off.
+   * nothing is truncated") must hold for the dictionary block of the active segment: its records
+   * were written and closed cleanly, so a flipped bit there must never make recovery cut them off.
    */
   @Test
   void aDamagedDictionaryBlockOfTheActiveSegmentIsNeverCutOffAsATornTail() throws IOException {
@@ -90,7 +91,9 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
     Path active = active(dir);
     List<Block> blocks = blocks(active);
     assertThat(blocks.get(0).dictionary()).isTrue();
-    assertThat(blocks.stream().filter(Block::zstd).count()).as(describe(blocks)).isGreaterThanOrEqualTo(3);
+    assertThat(blocks.stream().filter(Block::zstd).count())
+        .as(describe(blocks))
+        .isGreaterThanOrEqualTo(3);
     long size = Files.size(active);
     Block dict = blocks.get(0);
     flipBit(active, dict.offset() + 24 + (dict.end() - dict.offset() - 24) / 2, 6);
@@ -98,16 +101,21 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
     // Either the queue refuses to open (damage followed by valid blocks), or it opens with every
     // record still there; it must not drop the active segment's records as a torn tail.
     try (DocQueue q = DocQueue.open(dir, opts(true))) {
-      assertThat(q.lastSequence()).as("records after the damaged dictionary block kept").isEqualTo(model.size());
+      assertThat(q.lastSequence())
+          .as("records after the damaged dictionary block kept")
+          .isEqualTo(model.size());
     } catch (CorruptionException e) {
       assertThat(e.file()).isEqualTo(active);
       assertThat(e.offset()).isEqualTo(44);
     }
     assertThat(Files.size(active)).as("active segment not truncated").isEqualTo(size);
-    assertThat(QueueVerifier.verify(dir)).singleElement().satisfies(p -> {
-      assertThat(p.offset()).isEqualTo(44);
-      assertThat(p.description()).doesNotContain("torn tail");
-    });
+    assertThat(QueueVerifier.verify(dir))
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.offset()).isEqualTo(44);
+              assertThat(p.description()).doesNotContain("torn tail");
+            });
   }
 
   /**
@@ -117,12 +125,14 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
    * compressed records cannot be read, and the verifier must say so.
    */
   @Test
-  void theVerifierReportsBlocksOfZrecordsWhoseSegmentDoesNotStartWithTheirDictionary() throws IOException {
+  void theVerifierReportsBlocksOfZrecordsWhoseSegmentDoesNotStartWithTheirDictionary()
+      throws IOException {
     fill(1000);
     Path seg = sealedWithDictionary(1);
     List<Block> blocks = blocks(seg);
     Block dict = blocks.get(0);
-    ByteBuffer padding = BlockBuilder.paddingBlock((int) (dict.end() - dict.offset()), dict.firstSequence());
+    ByteBuffer padding =
+        BlockBuilder.paddingBlock((int) (dict.end() - dict.offset()), dict.firstSequence());
     int paddingCrc = padding.getInt(0);
     write(seg, dict.offset(), padding);
     // Footer: the block crc digest over the new first block.
@@ -143,32 +153,45 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
     try (FileChannel ch = FileChannel.open(seg)) {
       old = SegmentFooter.read(ch, seg, size - SegmentFormat.FOOTER_LENGTH);
     }
-    SegmentFooter fixed = new SegmentFooter(old.recordCount(), old.firstSequence(), old.lastSequence(), old.blockCount(),
-        old.blocksEnd(), Checksums.mask((int) digest.getValue()));
+    SegmentFooter fixed =
+        new SegmentFooter(
+            old.recordCount(),
+            old.firstSequence(),
+            old.lastSequence(),
+            old.blockCount(),
+            old.blocksEnd(),
+            Checksums.mask((int) digest.getValue()));
     write(seg, size - SegmentFormat.FOOTER_LENGTH, fixed.encode());
 
-    Block zstd = blocks.stream().filter(b -> {
-      try {
-        return b.zstd() && stored(b, 0).compressed();
-      } catch (IOException e) {
-        throw new RuntimeException(e);
-      }
-    }).findFirst().orElseThrow();
+    Block zstd =
+        blocks.stream()
+            .filter(
+                b -> {
+                  try {
+                    return b.zstd() && stored(b, 0).compressed();
+                  } catch (IOException e) {
+                    throw new RuntimeException(e);
+                  }
+                })
+            .findFirst()
+            .orElseThrow();
     try (DocQueue q = DocQueue.open(dir, opts(true))) {
       assertThatThrownBy(() -> q.reader().get(expected(zstd.firstSequence()).address()))
-          .isInstanceOfSatisfying(CorruptionException.class, c -> assertThat(c.file()).isEqualTo(seg))
+          .isInstanceOfSatisfying(
+              CorruptionException.class, c -> assertThat(c.file()).isEqualTo(seg))
           .hasMessageContaining("not a dictionary block");
     }
-    assertThat(QueueVerifier.verify(dir)).as("verifier on a segment whose blocks name a dictionary it does not hold")
+    assertThat(QueueVerifier.verify(dir))
+        .as("verifier on a segment whose blocks name a dictionary it does not hold")
         .anySatisfy(p -> assertThat(p.file()).isEqualTo(seg));
   }
 
   /**
    * A tailer started at a sequence skips the blocks before it by their headers alone. Those headers
    * are not verified, so one flipped bit in an earlier block's stored length can move the skip onto
-   * a later block; in format 3 that is likely, since blocks of zrecords start on page boundaries and
-   * many are exactly one page long. The tailer must then fail (or find its start), never hand out
-   * records after a silent gap.
+   * a later block; in format 3 that is likely, since blocks of zrecords start on page boundaries
+   * and many are exactly one page long. The tailer must then fail (or find its start), never hand
+   * out records after a silent gap.
    */
   @Test
   void aTailerNeverSilentlySkipsRecordsWhenAnEarlierBlockHeaderIsDamaged() throws IOException {
@@ -177,12 +200,17 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
     List<Block> blocks = blocks(seg);
     // b1, then b2 exactly one page long starting on a page, then more blocks.
     int i = 1;
-    while (i + 2 < blocks.size() && !(blocks.get(i).zrecords() && blocks.get(i + 1).offset() % PAGE == 0
-        && blocks.get(i + 1).end() - blocks.get(i + 1).offset() == PAGE && blocks.get(i + 1).count() > 0
-        && blocks.get(i).end() == blocks.get(i + 1).offset())) {
+    while (i + 2 < blocks.size()
+        && !(blocks.get(i).zrecords()
+            && blocks.get(i + 1).offset() % PAGE == 0
+            && blocks.get(i + 1).end() - blocks.get(i + 1).offset() == PAGE
+            && blocks.get(i + 1).count() > 0
+            && blocks.get(i).end() == blocks.get(i + 1).offset())) {
       i++;
     }
-    assertThat(i + 2).as("a one-page block after another in %s", describe(blocks)).isLessThan(blocks.size());
+    assertThat(i + 2)
+        .as("a one-page block after another in %s", describe(blocks))
+        .isLessThan(blocks.size());
     Block b1 = blocks.get(i);
     Block b2 = blocks.get(i + 1);
     long storedLength;
@@ -190,7 +218,8 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
       storedLength = read(ch, b1.offset() + 4, 4).getInt(0);
     }
     assertThat(storedLength & PAGE).isZero();
-    // Bit 12 of b1's stored length (byte 2 of the big-endian field at +4): b1 now seems one page longer.
+    // Bit 12 of b1's stored length (byte 2 of the big-endian field at +4): b1 now seems one page
+    // longer.
     flipBit(seg, b1.offset() + 6, 4);
     Expected start = expected(b2.firstSequence());
     try (DocQueue q = DocQueue.open(dir, opts(true))) {
@@ -203,8 +232,11 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
           return; // the damage was noticed
         }
         assertThat(r).isNotNull();
-        assertThat(r.sequence()).as("first record from a tailer started at %d (b2 holds %d records)",
-            start.sequence(), b2.count()).isEqualTo(start.sequence());
+        assertThat(r.sequence())
+            .as(
+                "first record from a tailer started at %d (b2 holds %d records)",
+                start.sequence(), b2.count())
+            .isEqualTo(start.sequence());
         check(r, start, "tailer");
       }
     }
@@ -212,13 +244,14 @@ class QueueDictionaryDamageTest extends DamagedQueueTestBase {
 
   /**
    * A full disk is not sticky (QueueWriter, SegmentAppender: "a next segment that cannot be created
-   * is created later"): an append that hits it fails with {@code NoSpaceException} and appends go on
-   * once there is space. That holds also when the disk fills up just as the writer seals the
+   * is created later"): an append that hits it fails with {@code NoSpaceException} and appends go
+   * on once there is space. That holds also when the disk fills up just as the writer seals the
    * segment early to start the next one with the freshly trained dictionary, with room for the
    * footer but not for the next segment's header.
    */
   @Test
-  void aFullDiskWhenTheEarlySealCannotCreateTheNextSegmentIsANoSpaceExceptionAndAppendsGoOn() throws IOException {
+  void aFullDiskWhenTheEarlySealCannotCreateTheNextSegmentIsANoSpaceExceptionAndAppendsGoOn()
+      throws IOException {
     io.docstore.io.FaultInjectingFileSystem fs = new io.docstore.io.FaultInjectingFileSystem();
     QueueOptions o = options().fileSystem(fs).build();
     Random rnd = new Random(12);

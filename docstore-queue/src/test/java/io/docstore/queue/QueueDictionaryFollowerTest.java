@@ -24,10 +24,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class QueueDictionaryFollowerTest {
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
-  /** As rsync copies: each changed segment file (and the manifest) as a whole new file renamed in. */
+  /**
+   * As rsync copies: each changed segment file (and the manifest) as a whole new file renamed in.
+   */
   private static void pull(Path from, Path to) throws Exception {
     try (Stream<Path> s = Files.list(from)) {
       for (Path f : s.sorted().toList()) {
@@ -41,7 +42,8 @@ class QueueDictionaryFollowerTest {
         }
         Path temp = to.resolve("." + name + ".tmp1");
         Files.copy(f, temp, StandardCopyOption.REPLACE_EXISTING);
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       }
     }
     try (Stream<Path> s = Files.list(to)) {
@@ -63,9 +65,11 @@ class QueueDictionaryFollowerTest {
     List<Expected> model = new ArrayList<>();
     List<QueueRecord> got = new ArrayList<>();
     try (DocQueue q = DocQueue.open(primary, options);
-        ManifestPublisher publisher = new ManifestPublisher(FileSystem.real(), primary, q::lastSequence,
-            expectedBlockBytes, 0);
-        QueueFollower follower = new QueueFollower(FileSystem.real(), replica, FollowPoint.START, expectedBlockBytes)) {
+        ManifestPublisher publisher =
+            new ManifestPublisher(
+                FileSystem.real(), primary, q::lastSequence, expectedBlockBytes, 0);
+        QueueFollower follower =
+            new QueueFollower(FileSystem.real(), replica, FollowPoint.START, expectedBlockBytes)) {
       for (int round = 0; round < 3; round++) {
         for (int i = 0; i < 500; i++) {
           model.add(appendRandom(q, rnd, model.size() + 1));

@@ -21,13 +21,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Segment format 3, case by case: the dictionary is trained once per queue and comes back at
  * reopen, a torn tail after a dictionary block is cut and appends go on, no dictionary when it is
- * off, incompressible bodies stored as they are, bulk loads train and use it, and blocks written
- * by appends stay within a page.
+ * off, incompressible bodies stored as they are, bulk loads train and use it, and blocks written by
+ * appends stay within a page.
  */
 class QueueDictionaryTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final List<Expected> model = new ArrayList<>();
 
@@ -40,14 +39,23 @@ class QueueDictionaryTest {
     }
   }
 
-  /** CSV-like lines, unlike the JSON the dictionary was trained on: a dictionary trained again would differ. */
+  /**
+   * CSV-like lines, unlike the JSON the dictionary was trained on: a dictionary trained again would
+   * differ.
+   */
   private void appendCsv(DocQueue q, Random rnd, int n) throws IOException {
     for (int i = 0; i < n; i++) {
       StringBuilder b = new StringBuilder();
       int lines = 3 + rnd.nextInt(30);
       for (int l = 0; l < lines; l++) {
-        b.append(rnd.nextInt(100_000)).append(";order;").append(rnd.nextBoolean() ? "shipped" : "pending").append(';')
-            .append(rnd.nextInt(999)).append(".").append(rnd.nextInt(99)).append(";EUR\n");
+        b.append(rnd.nextInt(100_000))
+            .append(";order;")
+            .append(rnd.nextBoolean() ? "shipped" : "pending")
+            .append(';')
+            .append(rnd.nextInt(999))
+            .append(".")
+            .append(rnd.nextInt(99))
+            .append(";EUR\n");
       }
       byte[] body = b.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
       long seq = model.size() + 1;
@@ -60,19 +68,28 @@ class QueueDictionaryTest {
     return allBlocks(dir).stream().filter(Block::dictionary).toList();
   }
 
-  /** The block holding the record appended at {@code sequence} is compressed with {@code dictionary}, that record too. */
-  private void assertCompressedWith(long sequence, byte[] dictionary, String what) throws IOException {
+  /**
+   * The block holding the record appended at {@code sequence} is compressed with {@code
+   * dictionary}, that record too.
+   */
+  private void assertCompressedWith(long sequence, byte[] dictionary, String what)
+      throws IOException {
     List<Block> blocks = allBlocks(dir);
     Block b = blockOf(blocks, sequence);
-    assertThat(b.zstd()).as("%s: block of sequence %d in %s", what, sequence, describe(blocks)).isTrue();
-    assertThat(b.dictId()).as(what).isEqualTo(RecordDictionary.idOf(dictionary, 0, dictionary.length));
+    assertThat(b.zstd())
+        .as("%s: block of sequence %d in %s", what, sequence, describe(blocks))
+        .isTrue();
+    assertThat(b.dictId())
+        .as(what)
+        .isEqualTo(RecordDictionary.idOf(dictionary, 0, dictionary.length));
     assertThat(stored(b, (int) (sequence - b.firstSequence())).compressed()).as(what).isTrue();
     assertThat(blocks(b.file()).get(0).dictionary()).as(what).isTrue();
     assertThat(dictionaryBytes(blocks(b.file()).get(0))).as(what).isEqualTo(dictionary);
   }
 
   @Test
-  void aReopenedQueueStartsNewSegmentsWithTheSameDictionaryWithoutTrainingAgain() throws IOException {
+  void aReopenedQueueStartsNewSegmentsWithTheSameDictionaryWithoutTrainingAgain()
+      throws IOException {
     Random rnd = new Random(1);
     QueueOptions options = options().segmentSize(64 * 1024).build();
     try (DocQueue q = DocQueue.open(dir, options)) {
@@ -98,7 +115,8 @@ class QueueDictionaryTest {
       assertThat(dictionaryBytes(b)).as("dictionary of %s", b.file()).isEqualTo(dictionary);
     }
 
-    // Reopened right after a roll: the active segment is empty, the dictionary comes from the one before.
+    // Reopened right after a roll: the active segment is empty, the dictionary comes from the one
+    // before.
     try (DocQueue q = DocQueue.open(dir, options)) {
       for (int i = 0; i < 2000 && Files.size(active(dir)) != SegmentFormat.HEADER_LENGTH; i++) {
         appendJson(q, rnd, 1);
@@ -112,7 +130,8 @@ class QueueDictionaryTest {
       appendCsv(q, rnd, 30);
     }
     assertThat(blocks(empty).get(0).dictionary()).isTrue();
-    assertCompressedWith(firstAfterReopen, dictionary, "first record after reopening an empty active segment");
+    assertCompressedWith(
+        firstAfterReopen, dictionary, "first record after reopening an empty active segment");
 
     try (DocQueue q = DocQueue.open(dir, options)) {
       checkAll(q, model, 1, "after reopens");
@@ -129,11 +148,15 @@ class QueueDictionaryTest {
     Block dict = blocks.get(0);
     assertThat(dict.dictionary()).as(describe(blocks)).isTrue();
     Block first = blocks.stream().filter(Block::zstd).findFirst().orElseThrow();
-    assertThat(blocks.stream().filter(Block::zstd).count()).as(describe(blocks)).isGreaterThanOrEqualTo(2);
+    assertThat(blocks.stream().filter(Block::zstd).count())
+        .as(describe(blocks))
+        .isGreaterThanOrEqualTo(2);
     byte[] dictionary = dictionaryBytes(dict);
     boolean inDictionary = where.startsWith("dictionary");
-    long cut = inDictionary ? dict.offset() + (dict.end() - dict.offset()) / 2
-        : first.offset() + (first.end() - first.offset()) / 2;
+    long cut =
+        inDictionary
+            ? dict.offset() + (dict.end() - dict.offset()) / 2
+            : first.offset() + (first.end() - first.offset()) / 2;
     long kept = (inDictionary ? dict.firstSequence() : first.firstSequence()) - 1;
     long size = Files.size(active);
     truncate(active, cut);
@@ -142,7 +165,8 @@ class QueueDictionaryTest {
     for (boolean mapped : new boolean[] {true, false}) {
       try (DocQueue q = DocQueue.open(dir, small(mapped))) {
         if (mapped) {
-          assertThat(q.stats().tornTailBytesDropped()).isEqualTo(cut - (inDictionary ? dict.offset() : first.offset()));
+          assertThat(q.stats().tornTailBytesDropped())
+              .isEqualTo(cut - (inDictionary ? dict.offset() : first.offset()));
           assertThat(q.lastSequence()).isEqualTo(kept);
           model.subList((int) kept, model.size()).clear();
           checkAll(q, model, 1, where + ": what was before the tear");
@@ -159,7 +183,8 @@ class QueueDictionaryTest {
     assertThat(QueueVerifier.verify(dir)).isEmpty();
     // The segment that was torn (sealed by now, or still active) starts with the same dictionary
     // again, and the new records use it.
-    Path torn = segments(dir).stream().filter(p -> number(p) == number(active)).findFirst().orElseThrow();
+    Path torn =
+        segments(dir).stream().filter(p -> number(p) == number(active)).findFirst().orElseThrow();
     assertThat(dictionaryBytes(blocks(torn).get(0))).isEqualTo(dictionary);
     assertCompressedWith(kept + 1, dictionary, "first record appended after recovery");
   }
@@ -167,9 +192,10 @@ class QueueDictionaryTest {
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"dictionaryBytes 0", "segment smaller than twice the dictionary"})
   void withoutADictionaryNoDictionaryOrZstdBlockIsWritten(String how) throws IOException {
-    QueueOptions options = how.startsWith("dictionaryBytes")
-        ? options().dictionaryBytes(0).segmentSize(64 * 1024).build()
-        : options().dictionaryBytes(4096).segmentSize(8191).build();
+    QueueOptions options =
+        how.startsWith("dictionaryBytes")
+            ? options().dictionaryBytes(0).segmentSize(64 * 1024).build()
+            : options().dictionaryBytes(4096).segmentSize(8191).build();
     assertThat(options.dictionaryBytes()).isZero();
     Random rnd = new Random(3);
     try (DocQueue q = DocQueue.open(dir, options)) {
@@ -185,7 +211,8 @@ class QueueDictionaryTest {
     List<Block> blocks = allBlocks(dir);
     assertThat(blocks).noneMatch(Block::dictionary).noneMatch(Block::zstd);
     assertThat(blocks.stream().filter(Block::lz4).count()).isGreaterThan(10);
-    // Blocks of records stored one by one (for incompressible data) name no dictionary and compress nothing.
+    // Blocks of records stored one by one (for incompressible data) name no dictionary and compress
+    // nothing.
     for (Block b : blocks) {
       for (int i = 0; b.zrecords() && i < b.count(); i++) {
         assertThat(stored(b, i).compressed()).isFalse();
@@ -198,7 +225,8 @@ class QueueDictionaryTest {
   }
 
   @Test
-  void incompressibleBodiesAreStoredAsTheyAreEvenWithADictionaryAndCompressionResumesAfterThem() throws IOException {
+  void incompressibleBodiesAreStoredAsTheyAreEvenWithADictionaryAndCompressionResumesAfterThem()
+      throws IOException {
     Random rnd = new Random(4);
     List<Long> noise = new ArrayList<>();
     try (DocQueue q = DocQueue.open(dir, options().build())) {
@@ -222,10 +250,14 @@ class QueueDictionaryTest {
     long storedPlain = 0;
     for (long seq : noise) {
       Block b = blockOf(blocks, seq);
-      assertThat(b.zrecords()).as("block of random body %d: %s", seq, describe(List.of(b))).isTrue();
+      assertThat(b.zrecords())
+          .as("block of random body %d: %s", seq, describe(List.of(b)))
+          .isTrue();
       assertThat(b.dictId()).isEqualTo(dictId);
       StoredRecord r = stored(b, (int) (seq - b.firstSequence()));
-      assertThat(r.storedBody()).as("random body %d stored as it is", seq).isEqualTo(r.bodyLength());
+      assertThat(r.storedBody())
+          .as("random body %d stored as it is", seq)
+          .isEqualTo(r.bodyLength());
       storedPlain++;
     }
     assertThat(storedPlain).isEqualTo(400);
@@ -252,7 +284,8 @@ class QueueDictionaryTest {
       q.writer().flush();
       List<long[]> told = new ArrayList<>();
       long first = model.size() + 1;
-      BulkAppender bulk = q.bulkAppender(2, (seq, id, op, address) -> told.add(new long[] {seq, address}));
+      BulkAppender bulk =
+          q.bulkAppender(2, (seq, id, op, address) -> told.add(new long[] {seq, address}));
       List<byte[]> bodies = new ArrayList<>();
       for (int i = 0; i < 1500; i++) {
         byte[] body = i % 11 == 0 ? new byte[0] : json(rnd, 100 + rnd.nextInt(1800));
@@ -263,7 +296,14 @@ class QueueDictionaryTest {
       assertThat(told).hasSize(1500);
       for (int i = 0; i < 1500; i++) {
         assertThat(told.get(i)[0]).isEqualTo(first + i);
-        model.add(new Expected(first + i, first + i, i % 11 == 0 ? Op.DELETE : Op.PUT, i, bodies.get(i), told.get(i)[1]));
+        model.add(
+            new Expected(
+                first + i,
+                first + i,
+                i % 11 == 0 ? Op.DELETE : Op.PUT,
+                i,
+                bodies.get(i),
+                told.get(i)[1]));
       }
       appendJson(q, rnd, 100);
       q.writer().flush();
@@ -271,7 +311,9 @@ class QueueDictionaryTest {
     }
     List<Block> blocks = allBlocks(dir);
     List<Block> zstd = blocks.stream().filter(Block::zstd).toList();
-    assertThat(zstd.stream().mapToLong(Block::count).sum()).as("records in zstd blocks").isGreaterThan(1200);
+    assertThat(zstd.stream().mapToLong(Block::count).sum())
+        .as("records in zstd blocks")
+        .isGreaterThan(1200);
     byte[] dictionary = dictionaryBytes(dictionaryBlocks().get(0));
     for (Block b : zstd) {
       assertThat(dictionaryBytes(blocks(b.file()).get(0))).isEqualTo(dictionary);
@@ -291,7 +333,10 @@ class QueueDictionaryTest {
     try (DocQueue q = DocQueue.open(dir, options().segmentSize(segmentSize).build())) {
       for (int i = 0; i < 3000; i++) {
         int dice = rnd.nextInt(10);
-        byte[] body = dice == 0 ? noise(rnd, 50 + rnd.nextInt(1900)) : dice == 1 ? new byte[0] : json(rnd, 50 + rnd.nextInt(1950));
+        byte[] body =
+            dice == 0
+                ? noise(rnd, 50 + rnd.nextInt(1900))
+                : dice == 1 ? new byte[0] : json(rnd, 50 + rnd.nextInt(1950));
         long seq = model.size() + 1;
         Appended a = q.writer().append(seq, Op.PUT, seq, body);
         model.add(new Expected(seq, seq, Op.PUT, seq, body, a.address()));
@@ -305,8 +350,11 @@ class QueueDictionaryTest {
     int checked = 0;
     for (Block b : allBlocks(dir)) {
       if ((b.zrecords() || b.padding()) && b.end() < segmentSize - 2 * PAGE) {
-        assertThat((b.end() - 1) / PAGE).as("block %s@%d..%d (%d records)", b.file().getFileName(), b.offset(), b.end(),
-            b.count()).isEqualTo(b.offset() / PAGE);
+        assertThat((b.end() - 1) / PAGE)
+            .as(
+                "block %s@%d..%d (%d records)",
+                b.file().getFileName(), b.offset(), b.end(), b.count())
+            .isEqualTo(b.offset() / PAGE);
         checked++;
       }
     }
@@ -314,7 +362,10 @@ class QueueDictionaryTest {
     assertThat(Address.index(model.get(model.size() - 1).address())).isGreaterThanOrEqualTo(0);
   }
 
-  /** The same for a bulk load: its workers lay blocks out by pages, and the writer lands each batch where they assumed. */
+  /**
+   * The same for a bulk load: its workers lay blocks out by pages, and the writer lands each batch
+   * where they assumed.
+   */
   @Test
   void blocksOfZrecordsWrittenByABulkLoadLieWithinOnePage() throws IOException {
     long segmentSize = 512 * 1024;
@@ -326,10 +377,14 @@ class QueueDictionaryTest {
       List<long[]> told = new ArrayList<>();
       long first = model.size() + 1;
       List<byte[]> bodies = new ArrayList<>();
-      BulkAppender bulk = q.bulkAppender(2, (seq, id, op, address) -> told.add(new long[] {seq, address}));
+      BulkAppender bulk =
+          q.bulkAppender(2, (seq, id, op, address) -> told.add(new long[] {seq, address}));
       for (int i = 0; i < n; i++) {
         int dice = rnd.nextInt(10);
-        byte[] body = dice == 0 ? noise(rnd, 50 + rnd.nextInt(1900)) : dice == 1 ? new byte[0] : json(rnd, 50 + rnd.nextInt(1950));
+        byte[] body =
+            dice == 0
+                ? noise(rnd, 50 + rnd.nextInt(1900))
+                : dice == 1 ? new byte[0] : json(rnd, 50 + rnd.nextInt(1950));
         bodies.add(body);
         bulk.add(first + i, Op.PUT, i, body);
       }
@@ -350,13 +405,18 @@ class QueueDictionaryTest {
         padding += b.end() - b.offset();
       }
       if ((b.zrecords() || b.padding()) && b.end() < segmentSize - 2 * PAGE) {
-        assertThat((b.end() - 1) / PAGE).as("block %s@%d..%d (%d records)", b.file().getFileName(), b.offset(), b.end(),
-            b.count()).isEqualTo(b.offset() / PAGE);
+        assertThat((b.end() - 1) / PAGE)
+            .as(
+                "block %s@%d..%d (%d records)",
+                b.file().getFileName(), b.offset(), b.end(), b.count())
+            .isEqualTo(b.offset() / PAGE);
         checked++;
       }
     }
     assertThat(checked).as("blocks of zrecords checked").isGreaterThan(500);
-    assertThat(padding).as("padding blocks' bytes against all stored bytes").isLessThan(stored / 20);
+    assertThat(padding)
+        .as("padding blocks' bytes against all stored bytes")
+        .isLessThan(stored / 20);
     try (DocQueue q = DocQueue.open(dir, options().segmentSize(segmentSize).build())) {
       checkAll(q, model, 1, "reopened");
     }

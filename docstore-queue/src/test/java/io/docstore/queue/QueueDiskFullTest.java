@@ -21,18 +21,24 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class QueueDiskFullTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private record Rec(long sequence, long id, byte[] body, long address) {}
 
   @Test
   void writesResumeAfterEveryFullDiskAndNothingAcknowledgedIsLost() throws Exception {
-    long seed = TestSupport.seed("QueueDiskFullTest.writesResumeAfterEveryFullDiskAndNothingAcknowledgedIsLost");
+    long seed =
+        TestSupport.seed(
+            "QueueDiskFullTest.writesResumeAfterEveryFullDiskAndNothingAcknowledgedIsLost");
     Random rnd = new Random(seed);
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    QueueOptions o = QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).blockSize(1024)
-        .segmentSize(8 * 1024).build();
+    QueueOptions o =
+        QueueOptions.builder()
+            .fileSystem(fs)
+            .syncPolicy(SyncPolicy.ALWAYS)
+            .blockSize(1024)
+            .segmentSize(8 * 1024)
+            .build();
     List<Rec> model = new ArrayList<>();
     long acknowledged = 0;
     int refusals = 0;
@@ -80,8 +86,16 @@ class QueueDiskFullTest {
       model.add(new Rec(last.sequence(), 1, new byte[] {1, 2, 3}, last.address()));
       acknowledged = last.sequence();
       check(q, model, model.size());
-      System.out.println("QueueDiskFullTest: " + rounds + " rounds, " + refusals + " refused batches, "
-          + model.size() + " records, " + q.stats().segmentsSealed() + " segments sealed");
+      System.out.println(
+          "QueueDiskFullTest: "
+              + rounds
+              + " rounds, "
+              + refusals
+              + " refused batches, "
+              + model.size()
+              + " records, "
+              + q.stats().segmentsSealed()
+              + " segments sealed");
       assertThat(refusals).isPositive();
     } finally {
       fs.crash();

@@ -22,8 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class QueueFaultInjectionTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   record Appendage(long id, byte[] body, long address) {}
 
@@ -32,9 +31,16 @@ class QueueFaultInjectionTest {
     long seed = TestSupport.seed("QueueFaultInjectionTest.acknowledgedRecordsSurviveCrashes");
     Random rnd = new Random(seed);
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    // Background fsyncs (bytesPerSync) too, some runs: they race the appends, seals and injected faults.
-    QueueOptions options = QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS)
-        .blockSize(600).segmentSize(6_000).bytesPerSync(rnd.nextBoolean() ? 0 : 1 + rnd.nextInt(3_000)).build();
+    // Background fsyncs (bytesPerSync) too, some runs: they race the appends, seals and injected
+    // faults.
+    QueueOptions options =
+        QueueOptions.builder()
+            .fileSystem(fs)
+            .syncPolicy(SyncPolicy.ALWAYS)
+            .blockSize(600)
+            .segmentSize(6_000)
+            .bytesPerSync(rnd.nextBoolean() ? 0 : 1 + rnd.nextInt(3_000))
+            .build();
     List<Appendage> model = new ArrayList<>();
     long acknowledged = 0;
     // An append that failed may still have reached the file (its block was written, a later step
@@ -48,7 +54,10 @@ class QueueFaultInjectionTest {
         model.add(uncertain);
       }
       uncertain = null;
-      assertThat(recovered).as("crash %d", c).isGreaterThanOrEqualTo(acknowledged).isLessThanOrEqualTo(model.size());
+      assertThat(recovered)
+          .as("crash %d", c)
+          .isGreaterThanOrEqualTo(acknowledged)
+          .isLessThanOrEqualTo(model.size());
       model.subList((int) recovered, model.size()).clear();
       try (QueueTailer t = q.tailer(1)) {
         for (int s = 1; s <= model.size(); s++) {
@@ -64,8 +73,13 @@ class QueueFaultInjectionTest {
         assertThat(t.poll()).isNull();
       }
       if (rnd.nextInt(3) == 0) {
-        FaultInjectingFileSystem.Op[] kinds = {FaultInjectingFileSystem.Op.FORCE, FaultInjectingFileSystem.Op.RENAME,
-            FaultInjectingFileSystem.Op.SYNC_DIR, FaultInjectingFileSystem.Op.WRITE, FaultInjectingFileSystem.Op.CREATE};
+        FaultInjectingFileSystem.Op[] kinds = {
+          FaultInjectingFileSystem.Op.FORCE,
+          FaultInjectingFileSystem.Op.RENAME,
+          FaultInjectingFileSystem.Op.SYNC_DIR,
+          FaultInjectingFileSystem.Op.WRITE,
+          FaultInjectingFileSystem.Op.CREATE
+        };
         fs.failAfter(kinds[rnd.nextInt(kinds.length)], rnd.nextInt(20));
       } else if (rnd.nextInt(5) == 0) {
         fs.setSpaceLimit(rnd.nextInt(20_000));

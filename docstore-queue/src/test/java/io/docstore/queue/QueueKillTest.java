@@ -20,12 +20,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class QueueKillTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static final String[] KILL_POINTS = {
-    "queue.seal.beforeFooter", "queue.seal.afterFooter", "queue.seal.beforeRename", "queue.seal.afterRename",
-    "queue.seal.afterPublish", "queue.roll.afterCreate", "queue.block.afterWrite@7",
+    "queue.seal.beforeFooter",
+    "queue.seal.afterFooter",
+    "queue.seal.beforeRename",
+    "queue.seal.afterRename",
+    "queue.seal.afterPublish",
+    "queue.roll.afterCreate",
+    "queue.block.afterWrite@7",
   };
 
   record Ack(long sequence, long id, long address) {}
@@ -42,7 +46,9 @@ class QueueKillTest {
       if (killPoint) {
         jvmArgs.add("-Ddocstore.killpoint=" + KILL_POINTS[rnd.nextInt(KILL_POINTS.length)]);
       }
-      Process child = TestSupport.startJvm(KillChild.class, jvmArgs, dir.toString(), Long.toString(k * 1_000_000_000L));
+      Process child =
+          TestSupport.startJvm(
+              KillChild.class, jvmArgs, dir.toString(), Long.toString(k * 1_000_000_000L));
       BufferedReader out = TestSupport.stdout(child);
       String ready = out.readLine();
       assertThat(ready).as("child %d did not start", k).startsWith("READY ");

@@ -23,11 +23,17 @@ class QueueOptionsTest {
 
   @Test
   void rejectsOutOfRangeValues() {
-    assertThatThrownBy(() -> QueueOptions.builder().blockSize(10).build()).hasMessageContaining("blockSize");
-    assertThatThrownBy(() -> QueueOptions.builder().maxBodyBytes(-1).build()).hasMessageContaining("maxBodyBytes");
-    assertThatThrownBy(() -> QueueOptions.builder().blockCacheBytes(-1).build()).hasMessageContaining("blockCacheBytes");
-    assertThatThrownBy(() -> QueueOptions.builder().segmentSize(3L << 30).build()).hasMessageContaining("2 GiB");
-    assertThatThrownBy(() -> QueueOptions.builder().segmentSize(10).build()).hasMessageContaining("segmentSize");
-    assertThat(QueueOptions.builder().segmentSize(2_000_000_000L).build().segmentSize()).isEqualTo(2_000_000_000L);
+    assertThatThrownBy(() -> QueueOptions.builder().blockSize(10).build())
+        .hasMessageContaining("blockSize");
+    assertThatThrownBy(() -> QueueOptions.builder().maxBodyBytes(-1).build())
+        .hasMessageContaining("maxBodyBytes");
+    assertThatThrownBy(() -> QueueOptions.builder().blockCacheBytes(-1).build())
+        .hasMessageContaining("blockCacheBytes");
+    assertThatThrownBy(() -> QueueOptions.builder().segmentSize(3L << 30).build())
+        .hasMessageContaining("2 GiB");
+    assertThatThrownBy(() -> QueueOptions.builder().segmentSize(10).build())
+        .hasMessageContaining("segmentSize");
+    assertThat(QueueOptions.builder().segmentSize(2_000_000_000L).build().segmentSize())
+        .isEqualTo(2_000_000_000L);
   }
 }

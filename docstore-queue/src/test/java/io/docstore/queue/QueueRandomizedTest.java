@@ -18,8 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class QueueRandomizedTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   record Expected(long id, Op op, long acceptedAt, byte[] body, long address) {}
 
@@ -29,8 +28,14 @@ class QueueRandomizedTest {
     Random rnd = new Random(seed);
     int blockSize = 512 + rnd.nextInt(2048);
     int maxBody = blockSize * 3;
-    QueueOptions options = QueueOptions.builder().blockSize(blockSize).segmentSize(8_000 + rnd.nextInt(40_000))
-        .maxBodyBytes(maxBody).syncPolicy(SyncPolicy.NONE).blockCacheBytes(rnd.nextBoolean() ? 0 : 20_000).build();
+    QueueOptions options =
+        QueueOptions.builder()
+            .blockSize(blockSize)
+            .segmentSize(8_000 + rnd.nextInt(40_000))
+            .maxBodyBytes(maxBody)
+            .syncPolicy(SyncPolicy.NONE)
+            .blockCacheBytes(rnd.nextBoolean() ? 0 : 20_000)
+            .build();
     List<Expected> model = new ArrayList<>();
     int rounds = 6 * TestSupport.scale();
     for (int round = 0; round < rounds; round++) {
@@ -69,13 +74,14 @@ class QueueRandomizedTest {
   }
 
   private static byte[] randomBody(Random rnd, int blockSize, int maxBody) {
-    int len = switch (rnd.nextInt(12)) {
-      case 0 -> 0;
-      case 1 -> blockSize;
-      case 2 -> blockSize + 1 + rnd.nextInt(blockSize);
-      case 3 -> maxBody;
-      default -> rnd.nextInt(200);
-    };
+    int len =
+        switch (rnd.nextInt(12)) {
+          case 0 -> 0;
+          case 1 -> blockSize;
+          case 2 -> blockSize + 1 + rnd.nextInt(blockSize);
+          case 3 -> maxBody;
+          default -> rnd.nextInt(200);
+        };
     byte[] b = new byte[len];
     if (rnd.nextBoolean()) {
       rnd.nextBytes(b);

@@ -12,8 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class QueueReaderTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /**
    * Records stored one by one (with a dictionary) are cached whole, decompressed, by address: a
@@ -21,14 +20,27 @@ class QueueReaderTest {
    */
   @Test
   void decompressedRecordsAreCachedByAddress() throws Exception {
-    QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).segmentSize(256 * 1024).dictionaryBytes(4096)
-        .dictionarySamples(50).blockCacheBytes(1 << 20).build();
+    QueueOptions o =
+        QueueOptions.builder()
+            .syncPolicy(SyncPolicy.NONE)
+            .segmentSize(256 * 1024)
+            .dictionaryBytes(4096)
+            .dictionarySamples(50)
+            .blockCacheBytes(1 << 20)
+            .build();
     try (DocQueue q = DocQueue.open(dir, o)) {
       List<Appended> a = new ArrayList<>();
       List<byte[]> bodies = new ArrayList<>();
       for (int i = 0; i < 400; i++) {
-        byte[] body = ("{\"id\":" + i + ",\"title\":\"Storage engineer " + (i % 17) + "\",\"city\":\"Austin\",\"text\":\""
-            + "we keep documents small and fast to read. ".repeat(1 + i % 5) + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] body =
+            ("{\"id\":"
+                    + i
+                    + ",\"title\":\"Storage engineer "
+                    + (i % 17)
+                    + "\",\"city\":\"Austin\",\"text\":\""
+                    + "we keep documents small and fast to read. ".repeat(1 + i % 5)
+                    + "\"}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
         bodies.add(body);
         a.add(q.writer().append(i, Op.PUT, 1000 + i, body));
       }
@@ -51,11 +63,18 @@ class QueueReaderTest {
 
   @Test
   void blockCacheAnswersRepeatedReads() throws Exception {
-    QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).blockCacheBytes(1 << 20).build();
+    QueueOptions o =
+        QueueOptions.builder()
+            .syncPolicy(SyncPolicy.NONE)
+            .blockSize(256)
+            .blockCacheBytes(1 << 20)
+            .build();
     try (DocQueue q = DocQueue.open(dir, o)) {
       List<Appended> a = new ArrayList<>();
       for (int i = 0; i < 50; i++) {
-        a.add(q.writer().append(i, Op.PUT, 1000 + i, i == 7 ? new byte[0] : new byte[] {(byte) i, 2, 3}));
+        a.add(
+            q.writer()
+                .append(i, Op.PUT, 1000 + i, i == 7 ? new byte[0] : new byte[] {(byte) i, 2, 3}));
       }
       a.add(q.writer().append(50, Op.DELETE, 1050, new byte[0]));
       q.writer().flush();
@@ -69,7 +88,8 @@ class QueueReaderTest {
           assertThat(r.sequence()).isEqualTo(a.get(i).sequence());
           assertThat(r.acceptedAtMillis()).isEqualTo(1000 + i);
           assertThat(r.op()).isEqualTo(i == 50 ? Op.DELETE : Op.PUT);
-          assertThat(r.body()).isEqualTo(i == 50 || i == 7 ? new byte[0] : new byte[] {(byte) i, 2, 3});
+          assertThat(r.body())
+              .isEqualTo(i == 50 || i == 7 ? new byte[0] : new byte[] {(byte) i, 2, 3});
           assertThat(r.address()).isEqualTo(a.get(i).address());
         }
       }
@@ -83,7 +103,8 @@ class QueueReaderTest {
       long pastEnd = inFirst + 200; // same block, a record index the block does not have
       q.reader().get(a.get(50).address());
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> q.reader().get(pastEnd))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("names record");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("names record");
     }
   }
 
@@ -109,7 +130,10 @@ class QueueReaderTest {
     }
     int[] picks = new java.util.SplittableRandom(7).ints(3_000, 0, n).toArray();
     for (boolean useMapping : new boolean[] {true, false}) {
-      try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).mappedReads(useMapping).build())) {
+      try (DocQueue q =
+          DocQueue.open(
+              dir,
+              QueueOptions.builder().syncPolicy(SyncPolicy.NONE).mappedReads(useMapping).build())) {
         for (int i : picks) {
           QueueRecord r = q.reader().get(addresses[i]);
           assertThat(r.id()).isEqualTo(i);
@@ -118,7 +142,9 @@ class QueueReaderTest {
         QueueStats s = q.stats();
         if (useMapping && io.docstore.io.MappedFile.supported()) {
           assertThat(s.blockReadsMapped()).as("reads in the whole first chunk").isPositive();
-          assertThat(s.blockReadsMapped()).as("reads past it are positional").isLessThan(s.blockReads());
+          assertThat(s.blockReadsMapped())
+              .as("reads past it are positional")
+              .isLessThan(s.blockReads());
         } else {
           assertThat(s.blockReadsMapped()).isZero();
         }
@@ -129,27 +155,36 @@ class QueueReaderTest {
   @Test
   void aColdMappedReadSendsTheThreadToPositionalReadsForAWhile() throws Exception {
     org.junit.jupiter.api.Assumptions.assumeTrue(io.docstore.io.MappedFile.supported());
-    QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).segmentSize(64 << 10).build();
+    QueueOptions o =
+        QueueOptions.builder()
+            .syncPolicy(SyncPolicy.NONE)
+            .blockSize(256)
+            .segmentSize(64 << 10)
+            .build();
     try (DocQueue q = DocQueue.open(dir, o)) {
       List<Long> a = new ArrayList<>();
       for (int i = 0; i < 4000; i++) {
-        a.add(q.writer().append(i, Op.PUT, i, new byte[] {(byte) i, 1, 2, 3, 4, 5, 6, 7}).address());
+        a.add(
+            q.writer().append(i, Op.PUT, i, new byte[] {(byte) i, 1, 2, 3, 4, 5, 6, 7}).address());
       }
       q.writer().flush();
       assertThat(q.stats().segmentsSealed()).isPositive();
       // Threshold 0 and a fault count that grows at every look: every mapped read after the
       // thread's first counts as one that waited for the disk.
       java.util.concurrent.atomic.AtomicLong faults = new java.util.concurrent.atomic.AtomicLong();
-      QueueReader everyReadCold = q.reader(new ColdReads(0, ColdReads.BACKOFF, 1, faults::incrementAndGet));
+      QueueReader everyReadCold =
+          q.reader(new ColdReads(0, ColdReads.BACKOFF, 1, faults::incrementAndGet));
       int reads = ColdReads.BACKOFF + 3;
       long mappedBefore = q.stats().blockReadsMapped();
       for (int i = 0; i < reads; i++) {
-        long address = a.get((i * 17) % 1000); // sealed segments only; 17 records apart: never the same block
+        long address =
+            a.get((i * 17) % 1000); // sealed segments only; 17 records apart: never the same block
         assertThat(everyReadCold.get(address).id()).isEqualTo((i * 17) % 1000);
       }
       QueueStats s = q.stats();
       assertThat(s.blockReadsMapped() - mappedBefore)
-          .as("the first read (which takes the thread's fault count), the second (cold), the probe after the positional run")
+          .as(
+              "the first read (which takes the thread's fault count), the second (cold), the probe after the positional run")
           .isEqualTo(3);
       assertThat(s.blockReadsMappedCold()).isEqualTo(2);
       // Slow reads without a major fault (a descheduled thread) are not cold.
@@ -176,7 +211,9 @@ class QueueReaderTest {
 
   @Test
   void aThreadReusesTheBlockItReadLast() throws Exception {
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
+    try (DocQueue q =
+        DocQueue.open(
+            dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
       List<Appended> a = new ArrayList<>();
       for (int i = 0; i < 40; i++) {
         a.add(q.writer().append(i, Op.PUT, i, new byte[] {(byte) i, 1, 2, 3, 4, 5, 6, 7}));
@@ -195,26 +232,29 @@ class QueueReaderTest {
 
   @Test
   void readsConcurrentlyWithTheWriter() throws Exception {
-    QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(512).segmentSize(8192).build();
+    QueueOptions o =
+        QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(512).segmentSize(8192).build();
     try (DocQueue q = DocQueue.open(dir, o)) {
       List<Long> addresses = java.util.Collections.synchronizedList(new ArrayList<>());
-      Thread reader = new Thread(() -> {
-        try {
-          int seen = 0;
-          while (seen < 2000) {
-            int n = addresses.size();
-            if (n > 0) {
-              long addr = addresses.get(n - 1);
-              assertThat(q.reader().get(addr).id()).isEqualTo(n - 1);
-              seen++;
-            } else {
-              Thread.onSpinWait();
-            }
-          }
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      });
+      Thread reader =
+          new Thread(
+              () -> {
+                try {
+                  int seen = 0;
+                  while (seen < 2000) {
+                    int n = addresses.size();
+                    if (n > 0) {
+                      long addr = addresses.get(n - 1);
+                      assertThat(q.reader().get(addr).id()).isEqualTo(n - 1);
+                      seen++;
+                    } else {
+                      Thread.onSpinWait();
+                    }
+                  }
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
       reader.start();
       for (int i = 0; i < 3000; i++) {
         Appended a = q.writer().append(i, Op.PUT, i, new byte[i % 100]);

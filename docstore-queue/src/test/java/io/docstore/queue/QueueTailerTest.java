@@ -12,8 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class QueueTailerTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
@@ -21,18 +20,21 @@ class QueueTailerTest {
 
   @Test
   void tailerWaitsForNewRecords() throws Exception {
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build());
+    try (DocQueue q =
+            DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build());
         QueueTailer t = q.tailer(1)) {
       assertThat(t.poll()).isNull();
       assertThat(t.next(10, TimeUnit.MILLISECONDS)).isNull();
-      Thread producer = new Thread(() -> {
-        try {
-          q.writer().append(3, Op.PUT, 0, bytes("late"));
-          q.writer().flush();
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      });
+      Thread producer =
+          new Thread(
+              () -> {
+                try {
+                  q.writer().append(3, Op.PUT, 0, bytes("late"));
+                  q.writer().flush();
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+              });
       producer.start();
       QueueRecord r = t.next(30, TimeUnit.SECONDS);
       producer.join();
@@ -43,7 +45,8 @@ class QueueTailerTest {
 
   @Test
   void tailerStartsAtASequence() throws Exception {
-    QueueOptions o = QueueOptions.builder().blockSize(256).segmentSize(2048).syncPolicy(SyncPolicy.NONE).build();
+    QueueOptions o =
+        QueueOptions.builder().blockSize(256).segmentSize(2048).syncPolicy(SyncPolicy.NONE).build();
     try (DocQueue q = DocQueue.open(dir, o)) {
       for (int i = 0; i < 300; i++) {
         q.writer().append(i, Op.PUT, i, bytes("record " + i));
@@ -64,10 +67,13 @@ class QueueTailerTest {
 
   @Test
   void followsTheWriterAcrossSegmentRolls() throws Exception {
-    QueueOptions o = QueueOptions.builder().blockSize(256).segmentSize(1024).syncPolicy(SyncPolicy.NONE).build();
-    try (DocQueue q = DocQueue.open(dir, o); QueueTailer t = q.tailer(1)) {
+    QueueOptions o =
+        QueueOptions.builder().blockSize(256).segmentSize(1024).syncPolicy(SyncPolicy.NONE).build();
+    try (DocQueue q = DocQueue.open(dir, o);
+        QueueTailer t = q.tailer(1)) {
       for (int i = 0; i < 200; i++) {
-        q.writer().append(i, Op.PUT, i, bytes("record number " + i + " padded to make blocks fill up"));
+        q.writer()
+            .append(i, Op.PUT, i, bytes("record number " + i + " padded to make blocks fill up"));
         if (i % 3 == 0) {
           q.writer().flush();
         }
@@ -79,7 +85,8 @@ class QueueTailerTest {
       q.writer().flush();
       assertThat(q.stats().segmentsSealed()).isGreaterThan(3);
     }
-    try (DocQueue q = DocQueue.open(dir, o); QueueTailer t = q.tailer(1)) {
+    try (DocQueue q = DocQueue.open(dir, o);
+        QueueTailer t = q.tailer(1)) {
       long expected = 1;
       QueueRecord r;
       while ((r = t.next(1, TimeUnit.MILLISECONDS)) != null) {
@@ -91,7 +98,8 @@ class QueueTailerTest {
 
   @Test
   void closedTailerRefusesToPoll() throws Exception {
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
+    try (DocQueue q =
+        DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
       QueueTailer t = q.tailer(1);
       t.close();
       assertThatThrownBy(t::poll).hasMessageContaining("closed");
@@ -100,7 +108,9 @@ class QueueTailerTest {
 
   @Test
   void startsAtAnAddress() throws Exception {
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
+    try (DocQueue q =
+        DocQueue.open(
+            dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
       Appended third = null;
       for (int i = 0; i < 30; i++) {
         Appended a = q.writer().append(i, Op.PUT, i, bytes("r" + i));
@@ -120,7 +130,8 @@ class QueueTailerTest {
   /** Close behind the writer, records come from its memory: no block is read back. */
   @Test
   void aTailerCloseBehindTheWriterReadsNoBlock() throws Exception {
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build());
+    try (DocQueue q =
+            DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build());
         QueueTailer t = q.tailer(1)) {
       for (int i = 0; i < 500; i++) {
         q.writer().append(i, Op.PUT, i, bytes("doc " + i));
@@ -130,7 +141,9 @@ class QueueTailerTest {
         assertThat(r.sequence()).isEqualTo(i + 1);
         assertThat(r.id()).isEqualTo(i);
         assertThat(r.body()).isEqualTo(bytes("doc " + i));
-        assertThat(q.reader().get(r.address()).body()).as("its address is the stored record's").isEqualTo(r.body());
+        assertThat(q.reader().get(r.address()).body())
+            .as("its address is the stored record's")
+            .isEqualTo(r.body());
       }
       long readsByReader = 500;
       assertThat(q.stats().blockReads()).isEqualTo(readsByReader);
@@ -146,9 +159,15 @@ class QueueTailerTest {
   void fallsBackToTheFilesAndReturnsToMemoryInOrder() throws Exception {
     long seed = io.docstore.io.TestSupport.seed("QueueTailerRing");
     java.util.Random rnd = new java.util.Random(seed);
-    QueueOptions o = QueueOptions.builder().blockSize(512).segmentSize(64 << 10).syncPolicy(SyncPolicy.NONE).build();
+    QueueOptions o =
+        QueueOptions.builder()
+            .blockSize(512)
+            .segmentSize(64 << 10)
+            .syncPolicy(SyncPolicy.NONE)
+            .build();
     java.util.List<byte[]> model = new java.util.ArrayList<>();
-    try (DocQueue q = DocQueue.open(dir, o); QueueTailer t = q.tailer(1)) {
+    try (DocQueue q = DocQueue.open(dir, o);
+        QueueTailer t = q.tailer(1)) {
       long next = 1;
       for (int round = 0; round < 40; round++) {
         // Bursts now and then larger than the writer keeps, so the tailer must go to the files.
@@ -160,13 +179,18 @@ class QueueTailerTest {
           q.writer().append(model.size(), Op.PUT, 0, body);
         }
         q.writer().flush();
-        int take = rnd.nextInt(3) == 0 ? (int) (model.size() - next + 1) : rnd.nextInt((int) (model.size() - next + 2));
+        int take =
+            rnd.nextInt(3) == 0
+                ? (int) (model.size() - next + 1)
+                : rnd.nextInt((int) (model.size() - next + 2));
         for (int i = 0; i < take; i++) {
           QueueRecord r = t.poll();
           assertThat(r).as("seed %d sequence %d", seed, next).isNotNull();
           assertThat(r.sequence()).as("seed %d", seed).isEqualTo(next);
           assertThat(r.id()).isEqualTo(next);
-          assertThat(r.body()).as("seed %d sequence %d", seed, next).isEqualTo(model.get((int) next - 1));
+          assertThat(r.body())
+              .as("seed %d sequence %d", seed, next)
+              .isEqualTo(model.get((int) next - 1));
           next++;
         }
       }

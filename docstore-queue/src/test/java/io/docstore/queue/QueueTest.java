@@ -16,8 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class QueueTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
@@ -35,7 +34,9 @@ class QueueTest {
       q.writer().flush();
       assertThat(q.lastSequence()).isEqualTo(2);
       QueueRecord r = q.reader().get(a.address());
-      assertThat(r).usingRecursiveComparison().isEqualTo(new QueueRecord(a.address(), 7, 1, Op.PUT, 1000, bytes("hello")));
+      assertThat(r)
+          .usingRecursiveComparison()
+          .isEqualTo(new QueueRecord(a.address(), 7, 1, Op.PUT, 1000, bytes("hello")));
       QueueRecord d = q.reader().get(b.address());
       assertThat(d.op()).isEqualTo(Op.DELETE);
       assertThat(d.body()).isEmpty();
@@ -64,14 +65,16 @@ class QueueTest {
 
   @Test
   void awaitDurableFlushesAndSyncs() throws Exception {
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.ALWAYS).build())) {
+    try (DocQueue q =
+        DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.ALWAYS).build())) {
       Appended a = q.writer().append(1, Op.PUT, 0, bytes("a"));
       long before = q.stats().fsyncs();
       q.writer().awaitDurable(a.sequence());
       assertThat(q.durableSequence()).isGreaterThanOrEqualTo(1);
       assertThat(q.lastSequence()).isEqualTo(1);
       assertThat(q.stats().fsyncs()).isGreaterThan(before);
-      assertThatThrownBy(() -> q.writer().awaitDurable(5)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> q.writer().awaitDurable(5))
+          .isInstanceOf(IllegalArgumentException.class);
     }
   }
 
@@ -79,18 +82,23 @@ class QueueTest {
   void rejectsBadInput() throws Exception {
     try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().maxBodyBytes(10).build())) {
       assertThatThrownBy(() -> q.writer().append(1, Op.PUT, 0, new byte[11]))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds the maximum of 10 bytes");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("exceeds the maximum of 10 bytes");
       assertThatThrownBy(() -> q.writer().append(-1, Op.PUT, 0, new byte[1]))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(">= 0");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(">= 0");
       assertThatThrownBy(() -> q.writer().append(1, Op.DELETE, 0, new byte[1]))
           .isInstanceOf(IllegalArgumentException.class);
       q.writer().append(1, Op.PUT, 0, new byte[10]);
       q.writer().flush();
       long good = Address.of(1, SegmentFormat.HEADER_LENGTH, 0);
       assertThat(q.reader().get(good).body()).hasSize(10);
-      assertThatThrownBy(() -> q.reader().get(Address.of(2, SegmentFormat.HEADER_LENGTH, 0))).isInstanceOf(IllegalArgumentException.class);
-      assertThatThrownBy(() -> q.reader().get(Address.of(1, SegmentFormat.HEADER_LENGTH, 1))).isInstanceOf(IllegalArgumentException.class);
-      assertThatThrownBy(() -> q.reader().get(Address.of(1, 1 << 20, 0))).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> q.reader().get(Address.of(2, SegmentFormat.HEADER_LENGTH, 0)))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> q.reader().get(Address.of(1, SegmentFormat.HEADER_LENGTH, 1)))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> q.reader().get(Address.of(1, 1 << 20, 0)))
+          .isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> q.reader().get(0)).isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> q.reader().get(-5)).isInstanceOf(IllegalArgumentException.class);
     }
@@ -98,11 +106,14 @@ class QueueTest {
 
   @Test
   void rollsSegmentsAndReadsAcrossThem() throws Exception {
-    QueueOptions o = QueueOptions.builder().blockSize(512).segmentSize(4096).syncPolicy(SyncPolicy.NONE).build();
+    QueueOptions o =
+        QueueOptions.builder().blockSize(512).segmentSize(4096).syncPolicy(SyncPolicy.NONE).build();
     List<Appended> appended = new ArrayList<>();
     try (DocQueue q = DocQueue.open(dir, o)) {
       for (int i = 0; i < 500; i++) {
-        appended.add(q.writer().append(i, Op.PUT, i, bytes("document number " + i + " with some padding text")));
+        appended.add(
+            q.writer()
+                .append(i, Op.PUT, i, bytes("document number " + i + " with some padding text")));
       }
       q.writer().flush();
       assertThat(q.stats().segmentsSealed()).isGreaterThan(2);
@@ -110,7 +121,8 @@ class QueueTest {
         assertThat(q.reader().get(appended.get(i).address()).id()).isEqualTo(i);
       }
     }
-    try (DocQueue q = DocQueue.open(dir, o); QueueTailer t = q.tailer(1)) {
+    try (DocQueue q = DocQueue.open(dir, o);
+        QueueTailer t = q.tailer(1)) {
       for (int i = 0; i < 500; i++) {
         QueueRecord r = t.poll();
         assertThat(r.sequence()).isEqualTo(i + 1);
@@ -118,6 +130,7 @@ class QueueTest {
       }
       assertThat(t.poll()).isNull();
     }
-    assertThat(Files.list(dir).filter(p -> p.toString().endsWith(".sealed")).count()).isGreaterThan(2);
+    assertThat(Files.list(dir).filter(p -> p.toString().endsWith(".sealed")).count())
+        .isGreaterThan(2);
   }
 }

@@ -13,12 +13,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 class QueueWriterTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void intervalPolicyAcknowledgesAfterThePeriodicFsync() throws Exception {
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.interval(5)).build())) {
+    try (DocQueue q =
+        DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.interval(5)).build())) {
       Appended a = q.writer().append(1, Op.PUT, 0, new byte[10]);
       q.writer().awaitDurable(a.sequence());
       assertThat(q.durableSequence()).isGreaterThanOrEqualTo(a.sequence());
@@ -34,13 +34,19 @@ class QueueWriterTest {
     for (long bytesPerSync : new long[] {0, 4096}) {
       Path d = dir.resolve("b" + bytesPerSync);
       FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-      QueueOptions options = QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).blockSize(1024)
-          .bytesPerSync(bytesPerSync).build();
+      QueueOptions options =
+          QueueOptions.builder()
+              .fileSystem(fs)
+              .syncPolicy(SyncPolicy.NONE)
+              .blockSize(1024)
+              .bytesPerSync(bytesPerSync)
+              .build();
       DocQueue q = DocQueue.open(d, options);
       java.util.Random rnd = new java.util.Random(bytesPerSync);
       for (int i = 0; i < 100; i++) {
         byte[] body = new byte[200];
-        rnd.nextBytes(body); // incompressible: about 900 bytes a block, a background fsync every 5 blocks
+        rnd.nextBytes(
+            body); // incompressible: about 900 bytes a block, a background fsync every 5 blocks
         q.writer().append(i, Op.PUT, 0, body);
       }
       long deadline = System.nanoTime() + 30_000_000_000L;
@@ -68,7 +74,8 @@ class QueueWriterTest {
 
   @Test
   void noneNeverWaitsButSyncForces() throws Exception {
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
+    try (DocQueue q =
+        DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
       Appended a = q.writer().append(1, Op.PUT, 0, new byte[10]);
       q.writer().awaitDurable(a.sequence());
       assertThat(q.lastSequence()).isEqualTo(1);
@@ -80,7 +87,9 @@ class QueueWriterTest {
 
   @Test
   void oversizedRecordGetsABlockOfItsOwn() throws Exception {
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(1024).build())) {
+    try (DocQueue q =
+        DocQueue.open(
+            dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(1024).build())) {
       q.writer().append(1, Op.PUT, 0, new byte[10]);
       Appended big = q.writer().append(2, Op.PUT, 0, new byte[5000]);
       Appended small = q.writer().append(3, Op.PUT, 0, new byte[10]);
@@ -93,7 +102,9 @@ class QueueWriterTest {
 
   @Test
   void aFullBlockIsWrittenWithoutAFlush() throws Exception {
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
+    try (DocQueue q =
+        DocQueue.open(
+            dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(256).build())) {
       for (int i = 0; i < 20; i++) {
         q.writer().append(i, Op.PUT, 0, new byte[40]);
       }
@@ -106,16 +117,22 @@ class QueueWriterTest {
   @Test
   void aFailedWriteIsSticky() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    DocQueue q = DocQueue.open(dir, QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).build());
+    DocQueue q =
+        DocQueue.open(
+            dir, QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).build());
     Appended a = q.writer().append(1, Op.PUT, 0, new byte[10]);
     q.writer().awaitDurable(a.sequence());
     fs.failAfter(FaultInjectingFileSystem.Op.WRITE, 0);
     q.writer().append(2, Op.PUT, 0, new byte[10]);
-    assertThatThrownBy(q.writer()::flush).isInstanceOf(IOException.class).hasMessageContaining("injected");
+    assertThatThrownBy(q.writer()::flush)
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("injected");
     fs.clearFaults();
-    assertThatThrownBy(() -> q.writer().append(3, Op.PUT, 0, new byte[1])).hasMessageContaining("earlier write failed");
+    assertThatThrownBy(() -> q.writer().append(3, Op.PUT, 0, new byte[1]))
+        .hasMessageContaining("earlier write failed");
     q.close();
-    assertThatThrownBy(() -> q.writer().append(3, Op.PUT, 0, new byte[1])).isInstanceOf(IOException.class);
+    assertThatThrownBy(() -> q.writer().append(3, Op.PUT, 0, new byte[1]))
+        .isInstanceOf(IOException.class);
     try (DocQueue again = DocQueue.open(dir, QueueOptions.builder().fileSystem(fs).build())) {
       assertThat(again.lastSequence()).isEqualTo(1);
     }
@@ -124,19 +141,23 @@ class QueueWriterTest {
   @Test
   void aFullDiskIsCutBackAndWritesResumeWithoutAReopen() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    QueueOptions o = QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).blockSize(1024).build();
+    QueueOptions o =
+        QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).blockSize(1024).build();
     long acknowledged;
     try (DocQueue q = DocQueue.open(dir, o)) {
       fs.setSpaceLimit(10_000);
       byte[] body = new byte[300];
       new java.util.Random(1).nextBytes(body);
-      assertThatThrownBy(() -> {
-        while (true) {
-          long d = q.writer().discards();
-          Appended a = q.writer().append(1, Op.PUT, 0, body);
-          q.writer().awaitDurable(a.sequence(), d);
-        }
-      }).isInstanceOf(NoSpaceException.class).hasMessageContaining("No space left");
+      assertThatThrownBy(
+              () -> {
+                while (true) {
+                  long d = q.writer().discards();
+                  Appended a = q.writer().append(1, Op.PUT, 0, body);
+                  q.writer().awaitDurable(a.sequence(), d);
+                }
+              })
+          .isInstanceOf(NoSpaceException.class)
+          .hasMessageContaining("No space left");
       acknowledged = q.durableSequence();
       assertThat(q.lastSequence()).isEqualTo(acknowledged);
       assertThat(q.writer().discards()).isEqualTo(1);
@@ -144,11 +165,14 @@ class QueueWriterTest {
       long d = q.writer().discards();
       Appended refused = q.writer().append(2, Op.PUT, 0, body);
       assertThat(refused.sequence()).isEqualTo(acknowledged + 1);
-      assertThatThrownBy(() -> q.writer().awaitDurable(refused.sequence(), d)).isInstanceOf(NoSpaceException.class);
+      assertThatThrownBy(() -> q.writer().awaitDurable(refused.sequence(), d))
+          .isInstanceOf(NoSpaceException.class);
       fs.clearSpaceLimit();
       long d2 = q.writer().discards();
       Appended next = q.writer().append(3, Op.PUT, 0, new byte[] {7});
-      assertThat(next.sequence()).as("the discarded sequences are handed out again").isEqualTo(acknowledged + 1);
+      assertThat(next.sequence())
+          .as("the discarded sequences are handed out again")
+          .isEqualTo(acknowledged + 1);
       q.writer().awaitDurable(next.sequence(), d2);
       assertThat(q.reader().get(next.address()).body()).containsExactly(7);
       acknowledged = next.sequence();
@@ -168,14 +192,18 @@ class QueueWriterTest {
   @Test
   void aFailedFsyncStaysSticky() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).build())) {
+    try (DocQueue q =
+        DocQueue.open(
+            dir, QueueOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.ALWAYS).build())) {
       fs.failAfter(FaultInjectingFileSystem.Op.FORCE, 0);
       Appended a = q.writer().append(1, Op.PUT, 0, new byte[10]);
-      assertThatThrownBy(() -> q.writer().awaitDurable(a.sequence())).isInstanceOf(IOException.class)
+      assertThatThrownBy(() -> q.writer().awaitDurable(a.sequence()))
+          .isInstanceOf(IOException.class)
           .isNotInstanceOf(NoSpaceException.class);
       fs.clearFaults();
       Appended b = q.writer().append(2, Op.PUT, 0, new byte[10]);
-      assertThatThrownBy(() -> q.writer().awaitDurable(b.sequence())).hasMessageContaining("earlier fsync failed");
+      assertThatThrownBy(() -> q.writer().awaitDurable(b.sequence()))
+          .hasMessageContaining("earlier fsync failed");
     } catch (IOException closeAfterFailedFsync) {
       // close does not fsync over a failed one either
     }

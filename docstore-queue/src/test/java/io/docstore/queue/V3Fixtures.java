@@ -35,25 +35,65 @@ final class V3Fixtures {
 
   /** Options under which the dictionary engages after 50 bodies. */
   static QueueOptions.Builder options() {
-    return QueueOptions.builder().syncPolicy(SyncPolicy.NONE).segmentSize(256 * 1024).dictionaryBytes(4096)
+    return QueueOptions.builder()
+        .syncPolicy(SyncPolicy.NONE)
+        .segmentSize(256 * 1024)
+        .dictionaryBytes(4096)
         .dictionarySamples(50);
   }
 
   /** What was appended, and where the queue said it went. */
   record Expected(long sequence, long id, Op op, long acceptedAt, byte[] body, long address) {}
 
-  private static final String[] WORDS = {"storage", "engine", "senior", "backend", "engineer", "remote", "Austin",
-      "Berlin", "salary", "benefits", "kubernetes", "java", "rust", "team", "on-call", "queue", "index", "latency",
-      "throughput", "customers", "we", "are", "hiring", "the", "and", "with", "for", "experience", "years"};
-  private static final String[] COMPANIES = {"Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne"};
+  private static final String[] WORDS = {
+    "storage",
+    "engine",
+    "senior",
+    "backend",
+    "engineer",
+    "remote",
+    "Austin",
+    "Berlin",
+    "salary",
+    "benefits",
+    "kubernetes",
+    "java",
+    "rust",
+    "team",
+    "on-call",
+    "queue",
+    "index",
+    "latency",
+    "throughput",
+    "customers",
+    "we",
+    "are",
+    "hiring",
+    "the",
+    "and",
+    "with",
+    "for",
+    "experience",
+    "years"
+  };
+  private static final String[] COMPANIES = {
+    "Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne"
+  };
 
   /** A JSON-like job document of about {@code length} bytes (at least 50): compressible text. */
   static byte[] json(Random rnd, int length) {
     StringBuilder b = new StringBuilder(length + 64);
-    b.append("{\"id\":").append(rnd.nextInt(10_000_000)).append(",\"title\":\"")
-        .append(WORDS[rnd.nextInt(WORDS.length)]).append(' ').append(WORDS[rnd.nextInt(WORDS.length)])
-        .append("\",\"company\":\"").append(COMPANIES[rnd.nextInt(COMPANIES.length)]).append("\",\"salary\":")
-        .append(50_000 + rnd.nextInt(150_000)).append(",\"text\":\"");
+    b.append("{\"id\":")
+        .append(rnd.nextInt(10_000_000))
+        .append(",\"title\":\"")
+        .append(WORDS[rnd.nextInt(WORDS.length)])
+        .append(' ')
+        .append(WORDS[rnd.nextInt(WORDS.length)])
+        .append("\",\"company\":\"")
+        .append(COMPANIES[rnd.nextInt(COMPANIES.length)])
+        .append("\",\"salary\":")
+        .append(50_000 + rnd.nextInt(150_000))
+        .append(",\"text\":\"");
     while (b.length() < length - 2) {
       b.append(WORDS[rnd.nextInt(WORDS.length)]).append(rnd.nextInt(6) == 0 ? ". " : " ");
     }
@@ -77,7 +117,10 @@ final class V3Fixtures {
   static Expected appendRandom(DocQueue q, Random rnd, long sequence) throws IOException {
     int dice = rnd.nextInt(100);
     Op op = dice < 8 ? Op.DELETE : Op.PUT;
-    byte[] body = op == Op.DELETE || dice < 14 ? new byte[0] : dice < 24 ? noise(rnd, 50 + rnd.nextInt(2000)) : json(rnd);
+    byte[] body =
+        op == Op.DELETE || dice < 14
+            ? new byte[0]
+            : dice < 24 ? noise(rnd, 50 + rnd.nextInt(2000)) : json(rnd);
     long id = rnd.nextInt(10) == 0 ? Long.MAX_VALUE - rnd.nextInt(3) : rnd.nextInt(100_000);
     long at = rnd.nextLong();
     Appended a = q.writer().append(id, op, at, body);
@@ -96,8 +139,12 @@ final class V3Fixtures {
     assertThat(r.body()).as(what).isEqualTo(e.body());
   }
 
-  /** Every record of the model reads back by address, and a tailer from {@code from} returns the model's suffix. */
-  static void checkAll(DocQueue q, List<Expected> model, long from, String context) throws IOException {
+  /**
+   * Every record of the model reads back by address, and a tailer from {@code from} returns the
+   * model's suffix.
+   */
+  static void checkAll(DocQueue q, List<Expected> model, long from, String context)
+      throws IOException {
     assertThat(q.lastSequence()).as(context).isEqualTo(model.size());
     for (Expected e : model) {
       check(q.reader().get(e.address()), e, context + " (get)");
@@ -117,7 +164,8 @@ final class V3Fixtures {
 
   /**
    * A closed queue of {@code records} JSON bodies (some empty) under {@link #small}: segment 1 is
-   * sealed early when the dictionary is trained, segments 2 onwards start with it. Verified healthy.
+   * sealed early when the dictionary is trained, segments 2 onwards start with it. Verified
+   * healthy.
    */
   static List<Expected> fillJson(Path dir, int records) throws IOException {
     List<Expected> model = new ArrayList<>();
@@ -133,7 +181,10 @@ final class V3Fixtures {
     return model;
   }
 
-  /** The {@code nth} sealed segment that starts with a dictionary; at least one more such sealed segment follows. */
+  /**
+   * The {@code nth} sealed segment that starts with a dictionary; at least one more such sealed
+   * segment follows.
+   */
   static Path sealedWithDictionary(Path dir, int nth) throws IOException {
     List<Path> sealed = new ArrayList<>();
     for (Path p : segments(dir)) {
@@ -149,7 +200,8 @@ final class V3Fixtures {
   static List<Path> segments(Path dir) throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
       return s.filter(p -> SegmentFileName.parse(p).isPresent())
-          .sorted((a, b) -> Long.compare(number(a), number(b))).toList();
+          .sorted((a, b) -> Long.compare(number(a), number(b)))
+          .toList();
     }
   }
 
@@ -160,12 +212,18 @@ final class V3Fixtures {
   static Path active(Path dir) throws IOException {
     List<Path> all = segments(dir);
     Path last = all.get(all.size() - 1);
-    assertThat(SegmentFileName.parse(last).orElseThrow().sealed()).as("newest segment is active").isFalse();
+    assertThat(SegmentFileName.parse(last).orElseThrow().sealed())
+        .as("newest segment is active")
+        .isFalse();
     return last;
   }
 
-  /** A block as stored: where it lies and its header fields, and for a block of zrecords its dictionary id. */
-  record Block(Path file, long offset, long end, int flags, int count, long firstSequence, int dictId) {
+  /**
+   * A block as stored: where it lies and its header fields, and for a block of zrecords its
+   * dictionary id.
+   */
+  record Block(
+      Path file, long offset, long end, int flags, int count, long firstSequence, int dictId) {
     boolean zrecords() {
       return flags == BlockFormat.FLAG_ZSTD_RECORDS;
     }
@@ -201,7 +259,8 @@ final class V3Fixtures {
       while (s.next(b) == SegmentScanner.Kind.BLOCK) {
         ByteBuffer h = read(ch, b.offset(), BlockFormat.HEADER_LENGTH + 4);
         int flags = h.get(BlockFormat.FLAGS);
-        int dictId = flags == BlockFormat.FLAG_ZSTD_RECORDS ? h.getInt(BlockFormat.HEADER_LENGTH) : 0;
+        int dictId =
+            flags == BlockFormat.FLAG_ZSTD_RECORDS ? h.getInt(BlockFormat.HEADER_LENGTH) : 0;
         out.add(new Block(file, b.offset(), b.end(), flags, b.count(), b.firstSequence(), dictId));
         assertThat(b.zstd()).isEqualTo(flags == BlockFormat.FLAG_ZSTD_RECORDS);
         assertThat(b.dictionary()).isEqualTo(flags == BlockFormat.FLAG_DICTIONARY);
@@ -227,15 +286,18 @@ final class V3Fixtures {
   static byte[] dictionaryBytes(Block b) throws IOException {
     assertThat(b.dictionary()).as("dictionary block at %d of %s", b.offset(), b.file()).isTrue();
     try (FileChannel ch = FileChannel.open(b.file())) {
-      ByteBuffer all = read(ch, b.offset() + BlockFormat.HEADER_LENGTH,
-          (int) (b.end() - b.offset() - BlockFormat.HEADER_LENGTH));
+      ByteBuffer all =
+          read(
+              ch,
+              b.offset() + BlockFormat.HEADER_LENGTH,
+              (int) (b.end() - b.offset() - BlockFormat.HEADER_LENGTH));
       return all.array();
     }
   }
 
   /**
-   * QueueRecord {@code i} of a block of zrecords as stored: where its stored body starts in the file, the
-   * stored body's length and the body's length once decompressed.
+   * QueueRecord {@code i} of a block of zrecords as stored: where its stored body starts in the
+   * file, the stored body's length and the body's length once decompressed.
    */
   record StoredRecord(long bodyAt, int storedBody, int bodyLength) {
     boolean compressed() {
@@ -247,11 +309,14 @@ final class V3Fixtures {
     assertThat(b.zrecords()).isTrue();
     try (FileChannel ch = FileChannel.open(b.file())) {
       long payload = b.offset() + BlockFormat.HEADER_LENGTH;
-      ByteBuffer table = read(ch, payload + BlockFormat.ZSTD_TABLE + (long) i * BlockFormat.OFFSET_ENTRY, 8);
+      ByteBuffer table =
+          read(ch, payload + BlockFormat.ZSTD_TABLE + (long) i * BlockFormat.OFFSET_ENTRY, 8);
       int start = table.getInt(0);
       int end = table.getInt(4);
       ByteBuffer head = read(ch, payload + start, BlockFormat.ZRECORD_BODY);
-      return new StoredRecord(payload + start + BlockFormat.ZRECORD_BODY, end - start - BlockFormat.ZRECORD_BODY,
+      return new StoredRecord(
+          payload + start + BlockFormat.ZRECORD_BODY,
+          end - start - BlockFormat.ZRECORD_BODY,
           head.getInt(BlockFormat.ZRECORD_BODY_LENGTH));
     }
   }
@@ -267,7 +332,8 @@ final class V3Fixtures {
   }
 
   static void flipBit(Path file, long offset, int bit) throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = read(ch, offset, 1);
       b.put(0, (byte) (b.get(0) ^ (1 << bit)));
       ch.write(b, offset);
@@ -292,7 +358,10 @@ final class V3Fixtures {
   static final long FIRST_BLOCK = SegmentFormat.HEADER_LENGTH;
 
   static String describe(List<Block> blocks) {
-    return Arrays.toString(blocks.stream().map(b -> b.file().getFileName() + "@" + b.offset() + ":f" + b.flags()
-        + "x" + b.count()).toArray());
+    return Arrays.toString(
+        blocks.stream()
+            .map(
+                b -> b.file().getFileName() + "@" + b.offset() + ":f" + b.flags() + "x" + b.count())
+            .toArray());
   }
 }

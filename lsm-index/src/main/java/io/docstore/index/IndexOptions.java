@@ -21,7 +21,6 @@ public final class IndexOptions {
   /** The nice value of background threads unless set: well below lookups, above idle. */
   public static final int DEFAULT_BACKGROUND_NICE = 10;
 
-
   private final FileSystem fileSystem;
   private final SyncPolicy syncPolicy;
   private final long memTableBytes;
@@ -105,7 +104,8 @@ public final class IndexOptions {
 
   /**
    * The nice value (0 normal .. 19 lowest) of the threads that flush, compact and rebalance bloom
-   * pages, so that their CPU work yields to lookups on a busy machine (on Linux; elsewhere ignored).
+   * pages, so that their CPU work yields to lookups on a busy machine (on Linux; elsewhere
+   * ignored).
    */
   public int backgroundNice() {
     return backgroundNice;
@@ -120,7 +120,10 @@ public final class IndexOptions {
     return pageCacheBytes;
   }
 
-  /** Whether lookups read table pages from a mapping of the table files ({@link Builder#mappedReads}). */
+  /**
+   * Whether lookups read table pages from a mapping of the table files ({@link
+   * Builder#mappedReads}).
+   */
   public boolean mappedReads() {
     return mappedReads;
   }
@@ -155,8 +158,9 @@ public final class IndexOptions {
     }
 
     /**
-     * Default: {@link MemoryBudgets}: the least of a 32nd of the box's memory, an eighth of the heap
-     * and 64 MiB (about 2.5 million entries per flush); 16 MiB in a 512 MiB container. Minimum 1 KiB.
+     * Default: {@link MemoryBudgets}: the least of a 32nd of the box's memory, an eighth of the
+     * heap and 64 MiB (about 2.5 million entries per flush); 16 MiB in a 512 MiB container. Minimum
+     * 1 KiB.
      */
     public Builder memTableBytes(long bytes) {
       if (bytes < 1024) {
@@ -169,15 +173,16 @@ public final class IndexOptions {
     /** Default: 0.01. Must be in (0, 0.5). */
     public Builder bloomFalsePositiveRate(double rate) {
       if (!(rate > 0 && rate < 0.5)) {
-        throw new IllegalArgumentException("bloom false-positive rate must be in (0, 0.5), got " + rate);
+        throw new IllegalArgumentException(
+            "bloom false-positive rate must be in (0, 0.5), got " + rate);
       }
       this.bloomFalsePositiveRate = rate;
       return this;
     }
 
     /**
-     * Default: {@link MemoryBudgets}: a 32nd of the box's memory, at most 64 MiB (16 MiB in a
-     * 512 MiB container), within the JVM's direct memory. Zero disables residency (every bloom answer
+     * Default: {@link MemoryBudgets}: a 32nd of the box's memory, at most 64 MiB (16 MiB in a 512
+     * MiB container), within the JVM's direct memory. Zero disables residency (every bloom answer
      * is "maybe").
      */
     public Builder bloomMemoryBytes(long bytes) {
@@ -188,7 +193,10 @@ public final class IndexOptions {
       return this;
     }
 
-    /** Default: {@link BloomPolicy#USEFULNESS}; {@code RANDOM} is the baseline for tests and benchmarks. */
+    /**
+     * Default: {@link BloomPolicy#USEFULNESS}; {@code RANDOM} is the baseline for tests and
+     * benchmarks.
+     */
     public Builder bloomPolicy(BloomPolicy policy) {
       this.bloomPolicy = Objects.requireNonNull(policy);
       return this;
@@ -197,7 +205,8 @@ public final class IndexOptions {
     /** Default: 500 ms. */
     public Builder bloomRebalanceMillis(long millis) {
       if (millis <= 0) {
-        throw new IllegalArgumentException("bloom rebalance interval must be positive, got " + millis);
+        throw new IllegalArgumentException(
+            "bloom rebalance interval must be positive, got " + millis);
       }
       this.bloomRebalanceMillis = millis;
       return this;
@@ -224,10 +233,14 @@ public final class IndexOptions {
       return this;
     }
 
-    /** Default: 64 MiB/s (4M index entries a second, above the 2M puts/s the index is built for); 0 = no limit. */
+    /**
+     * Default: 64 MiB/s (4M index entries a second, above the 2M puts/s the index is built for); 0
+     * = no limit.
+     */
     public Builder backgroundWriteRate(long bytesPerSecond) {
       if (bytesPerSecond < 0) {
-        throw new IllegalArgumentException("background write rate must be >= 0, got " + bytesPerSecond);
+        throw new IllegalArgumentException(
+            "background write rate must be >= 0, got " + bytesPerSecond);
       }
       this.backgroundWriteRate = bytesPerSecond;
       return this;
@@ -260,10 +273,14 @@ public final class IndexOptions {
 
     /** Resolves the memory budgets left to their defaults ({@link MemoryBudgets}) and builds. */
     public IndexOptions build() {
-      MemoryBudgets given = new MemoryBudgets(pageCacheBytes, bloomMemoryBytes, memTableBytes, MemoryBudgets.AUTO);
-      boolean auto = memTableBytes == MemoryBudgets.AUTO || bloomMemoryBytes == MemoryBudgets.AUTO
-          || pageCacheBytes == MemoryBudgets.AUTO;
-      return new IndexOptions(this, auto ? MemoryBudgets.of(MemoryLimit.detect(), given, 0) : given);
+      MemoryBudgets given =
+          new MemoryBudgets(pageCacheBytes, bloomMemoryBytes, memTableBytes, MemoryBudgets.AUTO);
+      boolean auto =
+          memTableBytes == MemoryBudgets.AUTO
+              || bloomMemoryBytes == MemoryBudgets.AUTO
+              || pageCacheBytes == MemoryBudgets.AUTO;
+      return new IndexOptions(
+          this, auto ? MemoryBudgets.of(MemoryLimit.detect(), given, 0) : given);
     }
   }
 }

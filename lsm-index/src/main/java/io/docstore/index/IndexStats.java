@@ -1,7 +1,7 @@
 package io.docstore.index;
 
-import io.docstore.index.engine.IndexEngine;
 import io.docstore.index.engine.IndexCounters;
+import io.docstore.index.engine.IndexEngine;
 import java.io.IOException;
 
 /**
@@ -109,7 +109,10 @@ public final class IndexStats {
     return gets;
   }
 
-  /** Histogram of on-disk indexes whose page was read per get: bucket i = i pages, the last bucket = that many or more. */
+  /**
+   * Histogram of on-disk indexes whose page was read per get: bucket i = i pages, the last bucket =
+   * that many or more.
+   */
   public long[] probesPerGet() {
     return probesPerGet.clone();
   }
@@ -132,7 +135,9 @@ public final class IndexStats {
     return pageCacheHits;
   }
 
-  /** Page probes the index page cache did not hold (read from the file; 0 when the cache is off). */
+  /**
+   * Page probes the index page cache did not hold (read from the file; 0 when the cache is off).
+   */
   public long pageCacheMisses() {
     return pageCacheMisses;
   }
@@ -186,7 +191,9 @@ public final class IndexStats {
     return compactions;
   }
 
-  /** Entries written to on-disk indexes by flushes and merges (write amplification = this / puts). */
+  /**
+   * Entries written to on-disk indexes by flushes and merges (write amplification = this / puts).
+   */
   public long tableEntriesWritten() {
     return tableEntriesWritten;
   }
@@ -255,10 +262,34 @@ public final class IndexStats {
 
   @Override
   public String toString() {
-    return "IndexStats{puts=" + puts + ", deletes=" + deletes + ", gets=" + gets + ", pagesRead=" + pagesRead
-        + ", bloomNo=" + bloomNo + ", bloomMaybe=" + bloomMaybe + ", bloomNotResident=" + bloomNotResident
-        + ", bloomResidentBytes=" + bloomResidentBytes + ", flushes=" + flushes + ", compactions=" + compactions
-        + ", tableEntriesWritten=" + tableEntriesWritten + ", tableBytesWritten=" + tableBytesWritten
-        + ", indexCount=" + indexCount + ", walBytesDropped=" + walBytesDropped + "}";
+    return "IndexStats{puts="
+        + puts
+        + ", deletes="
+        + deletes
+        + ", gets="
+        + gets
+        + ", pagesRead="
+        + pagesRead
+        + ", bloomNo="
+        + bloomNo
+        + ", bloomMaybe="
+        + bloomMaybe
+        + ", bloomNotResident="
+        + bloomNotResident
+        + ", bloomResidentBytes="
+        + bloomResidentBytes
+        + ", flushes="
+        + flushes
+        + ", compactions="
+        + compactions
+        + ", tableEntriesWritten="
+        + tableEntriesWritten
+        + ", tableBytesWritten="
+        + tableBytesWritten
+        + ", indexCount="
+        + indexCount
+        + ", walBytesDropped="
+        + walBytesDropped
+        + "}";
   }
 }

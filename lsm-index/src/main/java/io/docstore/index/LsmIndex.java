@@ -10,15 +10,15 @@ import java.util.List;
 /**
  * A log-structured index from 64-bit ids to opaque 64-bit values, following Indeed's Docstore v2:
  * writes go to a write-ahead log and an in-memory table; full tables are written as immutable
- * sorted on-disk indexes by a background thread, which merges them size-tiered (a new index
- * absorbs the newest on-disk indexes while it is at least as large); lookups search newest first,
- * skipping indexes whose paged bloom filter says "no". Deletes are tombstones.
+ * sorted on-disk indexes by a background thread, which merges them size-tiered (a new index absorbs
+ * the newest on-disk indexes while it is at least as large); lookups search newest first, skipping
+ * indexes whose paged bloom filter says "no". Deletes are tombstones.
  *
  * <p>Durability: {@code always} (the default): {@link #put}, {@link #delete} and {@link #putAll}
  * return after a group-committed WAL fsync. {@code interval:N}: they return at once and the WAL is
  * fsynced within N ms. {@code none}: the OS decides (and up to 64 KiB of WAL may still be in the
- * process). {@link #sync()} makes everything written so far durable under any policy;
- * {@link #flushToOs()} only hands it to the OS, so that it survives a crash of the process.
+ * process). {@link #sync()} makes everything written so far durable under any policy; {@link
+ * #flushToOs()} only hands it to the OS, so that it survives a crash of the process.
  *
  * <p>Thread-safety: one writer thread (put/delete/putAll/sync), any number of concurrent readers
  * (get/scan/stats). Readers never block on flush or compaction.
@@ -27,10 +27,12 @@ public final class LsmIndex implements java.io.Closeable {
 
   /** {@link #get}: never written, or dropped. */
   public static final long ABSENT = -1L;
+
   /** {@link #get}: the newest entry for the id is a tombstone. */
   public static final long DELETED = -2L;
 
   private final IndexEngine engine;
+
   /** One open index per directory: held from open to close. */
   private final DirectoryLock lock;
 
@@ -73,8 +75,8 @@ public final class LsmIndex implements java.io.Closeable {
   }
 
   /**
-   * Writes {@code count} entries as one batch with one group commit; a value of {@link #DELETED}
-   * is a tombstone. Validates the whole batch before writing any of it.
+   * Writes {@code count} entries as one batch with one group commit; a value of {@link #DELETED} is
+   * a tombstone. Validates the whole batch before writing any of it.
    */
   public void putAll(long[] ids, long[] values, int count) throws IOException {
     checkBatch(ids, values, count);
@@ -84,13 +86,13 @@ public final class LsmIndex implements java.io.Closeable {
   }
 
   /**
-   * Bulk load: writes {@code count} entries with strictly ascending ids (a value of
-   * {@link #DELETED} is a tombstone) as one new index file, off the WAL and memory-table path, and
+   * Bulk load: writes {@code count} entries with strictly ascending ids (a value of {@link
+   * #DELETED} is a tombstone) as one new index file, off the WAL and memory-table path, and
    * installs it atomically through the manifest as the newest index: afterwards it wins over every
    * entry written before the call, and every later write wins over it. Durable when it returns,
    * whatever the sync policy (files forced, manifest published); a crash before that leaves the
-   * index as it was. Flushes the memory tables first and blocks writers while it installs.
-   * {@link io.docstore.index.bulk.SortedRun} sorts and deduplicates unsorted input.
+   * index as it was. Flushes the memory tables first and blocks writers while it installs. {@link
+   * io.docstore.index.bulk.SortedRun} sorts and deduplicates unsorted input.
    */
   public void ingestSorted(long[] ids, long[] values, int count) throws IOException {
     checkBatch(ids, values, count);
@@ -101,12 +103,14 @@ public final class LsmIndex implements java.io.Closeable {
 
   private static void checkBatch(long[] ids, long[] values, int count) {
     if (count < 0 || count > ids.length || count > values.length) {
-      throw new IllegalArgumentException("count " + count + " out of range for arrays of " + ids.length + " and " + values.length);
+      throw new IllegalArgumentException(
+          "count " + count + " out of range for arrays of " + ids.length + " and " + values.length);
     }
     for (int i = 0; i < count; i++) {
       checkId(ids[i]);
       if (values[i] < 0 && values[i] != DELETED) {
-        throw new IllegalArgumentException("value must be >= 0 or DELETED, got " + values[i] + " at " + i);
+        throw new IllegalArgumentException(
+            "value must be >= 0 or DELETED, got " + values[i] + " at " + i);
       }
     }
   }
@@ -158,12 +162,12 @@ public final class LsmIndex implements java.io.Closeable {
   }
 
   /**
-   * Hands every record written so far to the operating system, without fsync: afterwards a crash
-   * of this process (not of the machine) loses none of it, whatever the policy. Under {@code none}
-   * and {@code interval:N} up to 64 KiB of WAL records otherwise stay in the process until the
-   * buffer fills, the interval's fsync drains it or the index closes. One {@code write} of the
-   * buffered records, nothing when there are none; for callers that promise "survives a process
-   * crash" at their own batch boundaries without paying an fsync per batch.
+   * Hands every record written so far to the operating system, without fsync: afterwards a crash of
+   * this process (not of the machine) loses none of it, whatever the policy. Under {@code none} and
+   * {@code interval:N} up to 64 KiB of WAL records otherwise stay in the process until the buffer
+   * fills, the interval's fsync drains it or the index closes. One {@code write} of the buffered
+   * records, nothing when there are none; for callers that promise "survives a process crash" at
+   * their own batch boundaries without paying an fsync per batch.
    */
   public void flushToOs() throws IOException {
     engine.flushToOs();
@@ -171,7 +175,8 @@ public final class LsmIndex implements java.io.Closeable {
 
   /**
    * Freezes the memory table and waits until every frozen table is written to disk (with whatever
-   * compaction the picker chooses). For tools, tests and orderly shutdown; never needed for durability.
+   * compaction the picker chooses). For tools, tests and orderly shutdown; never needed for
+   * durability.
    */
   public void flush() throws IOException {
     engine.flush();

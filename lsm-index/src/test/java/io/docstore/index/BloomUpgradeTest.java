@@ -31,10 +31,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BloomUpgradeTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
-  private static final String[] GOLDEN_V1 = {"0000000002.idx", "0000000002.bloom", "0000000003.wal", "MANIFEST"};
+  private static final String[] GOLDEN_V1 = {
+    "0000000002.idx", "0000000002.bloom", "0000000003.wal", "MANIFEST"
+  };
 
   /** Bloom file number -> its header's format version. */
   private Map<Long, Integer> bloomVersions() throws IOException {
@@ -51,7 +52,9 @@ class BloomUpgradeTest {
     return versions;
   }
 
-  /** What the golden v1 files (table 2 under WAL 3, which is newer) plus {@code written} puts hold. */
+  /**
+   * What the golden v1 files (table 2 under WAL 3, which is newer) plus {@code written} puts hold.
+   */
   private static long expected(long id, long written) {
     if (id >= 1000 && id < 1000 + written) {
       return id * 10;
@@ -61,15 +64,24 @@ class BloomUpgradeTest {
       case 12 -> 120;
       case 13 -> 130;
       case 11, 14 -> LsmIndex.DELETED;
-      default -> id % 3 == 0 && id >= 3 && id <= 900 ? (id % 7 == 0 ? LsmIndex.DELETED : id * 1000 + 1) : LsmIndex.ABSENT;
+      default ->
+          id % 3 == 0 && id >= 3 && id <= 900
+              ? (id % 7 == 0 ? LsmIndex.DELETED : id * 1000 + 1)
+              : LsmIndex.ABSENT;
     };
   }
 
-  /** Checks every id against {@link #expected}; after a merge into the oldest table deletions read as absent. */
-  private void checkAll(LsmIndex index, long written, boolean tombstonesDropped) throws IOException {
+  /**
+   * Checks every id against {@link #expected}; after a merge into the oldest table deletions read
+   * as absent.
+   */
+  private void checkAll(LsmIndex index, long written, boolean tombstonesDropped)
+      throws IOException {
     for (long id = 1; id < 1000 + written + 100; id++) {
       long e = expected(id, written);
-      assertThat(index.get(id)).as("get(%d)", id).isEqualTo(tombstonesDropped && e == LsmIndex.DELETED ? LsmIndex.ABSENT : e);
+      assertThat(index.get(id))
+          .as("get(%d)", id)
+          .isEqualTo(tombstonesDropped && e == LsmIndex.DELETED ? LsmIndex.ABSENT : e);
     }
   }
 
@@ -79,7 +91,8 @@ class BloomUpgradeTest {
       for (Path p : s.sorted().toList()) {
         FileNames.Parsed n = FileNames.parse(p);
         if (n != null && n.kind() == FileNames.Kind.BLOOM) {
-          IndexDump.dump(FileSystem.real(), p, new PrintStream(out, true, StandardCharsets.UTF_8), 0);
+          IndexDump.dump(
+              FileSystem.real(), p, new PrintStream(out, true, StandardCharsets.UTF_8), 0);
         }
       }
     }
@@ -96,20 +109,28 @@ class BloomUpgradeTest {
     IndexOptions options = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build();
     try (LsmIndex index = LsmIndex.open(dir, options)) {
       checkAll(index, 0, false);
-      // 600 of the ids 1..900 are absent from the v1 table; its filter (109 bits a key) says no to them.
-      assertThat(index.stats().bloomNo()).as("no answers of the v1 filter").isGreaterThanOrEqualTo(590);
+      // 600 of the ids 1..900 are absent from the v1 table; its filter (109 bits a key) says no to
+      // them.
+      assertThat(index.stats().bloomNo())
+          .as("no answers of the v1 filter")
+          .isGreaterThanOrEqualTo(590);
       // A small flush: too small to absorb the 300-entry table, so it sits beside it.
       for (long id = 1000; id < 1010; id++) {
         index.put(id, id * 10);
       }
       index.flush();
       assertThat(index.indexSizes()).containsExactly(15L, 300L);
-      assertThat(bloomVersions()).hasSize(2).containsEntry(2L, 1).containsValue(BloomFormat.VERSION);
+      assertThat(bloomVersions())
+          .hasSize(2)
+          .containsEntry(2L, 1)
+          .containsValue(BloomFormat.VERSION);
       checkAll(index, 10, false);
     }
     assertThat(IndexVerifier.verify(FileSystem.real(), dir)).isEmpty();
-    assertThat(dumpBlooms()).contains("0000000002.bloom: format IDXBLOOM v1 pageBytes=4096 probes=7",
-        ".bloom: format IDXBLOOM v2 pageBytes=4096 blockBytes=64 probes=7");
+    assertThat(dumpBlooms())
+        .contains(
+            "0000000002.bloom: format IDXBLOOM v1 pageBytes=4096 probes=7",
+            ".bloom: format IDXBLOOM v2 pageBytes=4096 blockBytes=64 probes=7");
     try (LsmIndex index = LsmIndex.open(dir, options)) {
       checkAll(index, 10, false);
       // A flush large enough to merge both on-disk tables: the v1 file is rewritten as v2.

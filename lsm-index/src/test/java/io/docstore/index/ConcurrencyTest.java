@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,8 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConcurrencyTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** Value of id i: never 0 and distinct per id, so a misplaced value is caught. */
   private static long value(long id) {
@@ -34,8 +33,14 @@ class ConcurrencyTest {
   @Timeout(value = 15, unit = TimeUnit.MINUTES)
   void readersNeverSeeAWrongValueOrLoseAnAcknowledgedId() throws Exception {
     long seed = TestSupport.seed("ConcurrencyTest");
-    IndexOptions opts = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(16 * 1024)
-        .bloomMemoryBytes(64 * 1024).bloomRebalanceMillis(5).pageCacheBytes(16 * 4096).build();
+    IndexOptions opts =
+        IndexOptions.builder()
+            .syncPolicy(SyncPolicy.NONE)
+            .memTableBytes(16 * 1024)
+            .bloomMemoryBytes(64 * 1024)
+            .bloomRebalanceMillis(5)
+            .pageCacheBytes(16 * 4096)
+            .build();
     int writes = 150_000 * TestSupport.scale();
     AtomicLong acked = new AtomicLong(-1);
     ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
@@ -44,44 +49,52 @@ class ConcurrencyTest {
       for (int r = 0; r < 2; r++) {
         long readerSeed = seed + r;
         boolean scanner = r == 1;
-        Thread t = new Thread(() -> {
-          SplittableRandom rnd = new SplittableRandom(readerSeed);
-          try {
-            while (acked.get() < writes - 1) {
-              long top = acked.get();
-              if (top < 0 || top == Long.MAX_VALUE) {
-                // Not started, or the writer finished (or a reader failed) since the loop's check:
-                // top + 1 would overflow into a negative bound.
-                continue;
-              }
-              if (scanner && rnd.nextInt(2000) == 0) {
-                long from = rnd.nextLong(top + 1);
-                try (IndexCursor c = index.scan(from)) {
-                  long expect = from;
-                  while (expect <= top && c.next()) {
-                    if (expect % 10 == 9) {
-                      expect++;
+        Thread t =
+            new Thread(
+                () -> {
+                  SplittableRandom rnd = new SplittableRandom(readerSeed);
+                  try {
+                    while (acked.get() < writes - 1) {
+                      long top = acked.get();
+                      if (top < 0 || top == Long.MAX_VALUE) {
+                        // Not started, or the writer finished (or a reader failed) since the loop's
+                        // check:
+                        // top + 1 would overflow into a negative bound.
+                        continue;
+                      }
+                      if (scanner && rnd.nextInt(2000) == 0) {
+                        long from = rnd.nextLong(top + 1);
+                        try (IndexCursor c = index.scan(from)) {
+                          long expect = from;
+                          while (expect <= top && c.next()) {
+                            if (expect % 10 == 9) {
+                              expect++;
+                            }
+                            assertThat(c.id()).isEqualTo(expect);
+                            assertThat(c.value()).isEqualTo(value(expect));
+                            expect++;
+                          }
+                        }
+                        continue;
+                      }
+                      long id = rnd.nextLong(top + 1);
+                      long v = index.get(id);
+                      if (id % 10 == 9) {
+                        assertThat(v)
+                            .as("deleted id %d", id)
+                            .isIn(LsmIndex.DELETED, LsmIndex.ABSENT);
+                      } else {
+                        assertThat(v)
+                            .as("acknowledged id %d (acked up to %d)", id, top)
+                            .isEqualTo(value(id));
+                      }
                     }
-                    assertThat(c.id()).isEqualTo(expect);
-                    assertThat(c.value()).isEqualTo(value(expect));
-                    expect++;
+                  } catch (Throwable e) {
+                    errors.add(e);
+                    acked.set(Long.MAX_VALUE);
                   }
-                }
-                continue;
-              }
-              long id = rnd.nextLong(top + 1);
-              long v = index.get(id);
-              if (id % 10 == 9) {
-                assertThat(v).as("deleted id %d", id).isIn(LsmIndex.DELETED, LsmIndex.ABSENT);
-              } else {
-                assertThat(v).as("acknowledged id %d (acked up to %d)", id, top).isEqualTo(value(id));
-              }
-            }
-          } catch (Throwable e) {
-            errors.add(e);
-            acked.set(Long.MAX_VALUE);
-          }
-        }, "reader-" + r);
+                },
+                "reader-" + r);
         t.start();
         readers.add(t);
       }

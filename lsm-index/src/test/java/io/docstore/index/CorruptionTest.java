@@ -20,16 +20,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Enumerates kinds of damage to each file type and checks the documented result: a clear
- * {@link CorruptionException} naming file and offset, a torn WAL tail dropped and counted, a bad
- * bloom page degrading to "maybe" without a wrong answer, and the verifier pointing at the damage.
+ * Enumerates kinds of damage to each file type and checks the documented result: a clear {@link
+ * CorruptionException} naming file and offset, a torn WAL tail dropped and counted, a bad bloom
+ * page degrading to "maybe" without a wrong answer, and the verifier pointing at the damage.
  */
 class CorruptionTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
-  private final IndexOptions opts = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(1 << 20).build();
+  private final IndexOptions opts =
+      IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(1 << 20).build();
 
   /** Two tables (1000 entries, then 100: no merge) and two WAL files holding unflushed entries. */
   @BeforeEach
@@ -54,10 +54,13 @@ class CorruptionTest {
 
   private List<Path> files(FileNames.Kind kind) throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
-      return s.filter(p -> {
-        FileNames.Parsed n = FileNames.parse(p);
-        return n != null && n.kind() == kind;
-      }).sorted().toList();
+      return s.filter(
+              p -> {
+                FileNames.Parsed n = FileNames.parse(p);
+                return n != null && n.kind() == kind;
+              })
+          .sorted()
+          .toList();
     }
   }
 
@@ -83,19 +86,22 @@ class CorruptionTest {
     flipBit(oldest, pageOffset + 100);
     try (LsmIndex index = LsmIndex.open(dir, opts)) {
       long idInPage1 = 2L * TableFormat.ENTRIES_PER_PAGE + 10;
-      assertThatThrownBy(() -> index.get(idInPage1)).isInstanceOf(CorruptionException.class)
-          .satisfies(e -> {
-            assertThat(((CorruptionException) e).file()).isEqualTo(oldest);
-            assertThat(((CorruptionException) e).offset()).isEqualTo(pageOffset);
-          });
+      assertThatThrownBy(() -> index.get(idInPage1))
+          .isInstanceOf(CorruptionException.class)
+          .satisfies(
+              e -> {
+                assertThat(((CorruptionException) e).file()).isEqualTo(oldest);
+                assertThat(((CorruptionException) e).offset()).isEqualTo(pageOffset);
+              });
       assertThat(index.get(0)).isZero();
       assertThatThrownBy(() -> drain(index)).isInstanceOf(CorruptionException.class);
     }
     assertThat(IndexVerifier.verify(FileSystem.real(), dir))
-        .anySatisfy(p -> {
-          assertThat(p.file()).isEqualTo(oldest);
-          assertThat(p.offset()).isEqualTo(pageOffset);
-        });
+        .anySatisfy(
+            p -> {
+              assertThat(p.file()).isEqualTo(oldest);
+              assertThat(p.offset()).isEqualTo(pageOffset);
+            });
   }
 
   private static void drain(LsmIndex index) throws IOException {
@@ -110,16 +116,20 @@ class CorruptionTest {
   void flippedBitInTableTrailerFailsOpen() throws IOException {
     Path table = files(FileNames.Kind.TABLE).get(1);
     flipBit(table, Files.size(table) - 20);
-    assertThatThrownBy(() -> LsmIndex.open(dir, opts)).isInstanceOf(CorruptionException.class)
-        .hasMessageContaining(table.toString()).hasMessageContaining("checksum mismatch");
-    assertThat(IndexVerifier.verify(FileSystem.real(), dir)).anySatisfy(p -> assertThat(p.file()).isEqualTo(table));
+    assertThatThrownBy(() -> LsmIndex.open(dir, opts))
+        .isInstanceOf(CorruptionException.class)
+        .hasMessageContaining(table.toString())
+        .hasMessageContaining("checksum mismatch");
+    assertThat(IndexVerifier.verify(FileSystem.real(), dir))
+        .anySatisfy(p -> assertThat(p.file()).isEqualTo(table));
   }
 
   @Test
   void flippedBitInFenceIndexFailsOpen() throws IOException {
     Path table = files(FileNames.Kind.TABLE).get(0);
     flipBit(table, TableFormat.pageOffset(4) + 3);
-    assertThatThrownBy(() -> LsmIndex.open(dir, opts)).isInstanceOf(CorruptionException.class)
+    assertThatThrownBy(() -> LsmIndex.open(dir, opts))
+        .isInstanceOf(CorruptionException.class)
         .hasMessageContaining(table.toString());
   }
 
@@ -127,7 +137,8 @@ class CorruptionTest {
   void truncatedTableFailsOpen() throws IOException {
     Path table = files(FileNames.Kind.TABLE).get(0);
     truncate(table, Files.size(table) - 7);
-    assertThatThrownBy(() -> LsmIndex.open(dir, opts)).isInstanceOf(CorruptionException.class)
+    assertThatThrownBy(() -> LsmIndex.open(dir, opts))
+        .isInstanceOf(CorruptionException.class)
         .hasMessageContaining(table.toString());
   }
 
@@ -137,7 +148,8 @@ class CorruptionTest {
     try (RandomAccessFile f = new RandomAccessFile(table.toFile(), "rw")) {
       f.write(new byte[32]);
     }
-    assertThatThrownBy(() -> LsmIndex.open(dir, opts)).isInstanceOf(CorruptionException.class)
+    assertThatThrownBy(() -> LsmIndex.open(dir, opts))
+        .isInstanceOf(CorruptionException.class)
         .hasMessageContaining("bad magic");
   }
 
@@ -152,20 +164,24 @@ class CorruptionTest {
       assertThat(index.stats().bloomCorruptPages()).isEqualTo(1);
     }
     assertThat(IndexVerifier.verify(FileSystem.real(), dir))
-        .singleElement().satisfies(p -> {
-          assertThat(p.file()).isEqualTo(bloom);
-          assertThat(p.offset()).isEqualTo(4096);
-        });
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.file()).isEqualTo(bloom);
+              assertThat(p.offset()).isEqualTo(4096);
+            });
   }
 
   @Test
   void flippedBitInBloomTrailerOrTruncatedBloomFailsOpen() throws IOException {
     Path bloom = files(FileNames.Kind.BLOOM).get(0);
     flipBit(bloom, Files.size(bloom) - 6);
-    assertThatThrownBy(() -> LsmIndex.open(dir, opts)).isInstanceOf(CorruptionException.class)
+    assertThatThrownBy(() -> LsmIndex.open(dir, opts))
+        .isInstanceOf(CorruptionException.class)
         .hasMessageContaining(bloom.toString());
     truncate(bloom, 5000);
-    assertThatThrownBy(() -> LsmIndex.open(dir, opts)).isInstanceOf(CorruptionException.class)
+    assertThatThrownBy(() -> LsmIndex.open(dir, opts))
+        .isInstanceOf(CorruptionException.class)
         .hasMessageContaining(bloom.toString());
   }
 
@@ -174,12 +190,15 @@ class CorruptionTest {
     Path manifest = dir.resolve(FileNames.MANIFEST);
     byte[] good = Files.readAllBytes(manifest);
     flipBit(manifest, 40);
-    assertThatThrownBy(() -> LsmIndex.open(dir, opts)).isInstanceOf(CorruptionException.class)
+    assertThatThrownBy(() -> LsmIndex.open(dir, opts))
+        .isInstanceOf(CorruptionException.class)
         .hasMessageContaining(manifest.toString());
-    assertThat(IndexVerifier.verify(FileSystem.real(), dir)).singleElement()
+    assertThat(IndexVerifier.verify(FileSystem.real(), dir))
+        .singleElement()
         .satisfies(p -> assertThat(p.file()).isEqualTo(manifest));
     Files.write(manifest, java.util.Arrays.copyOf(good, good.length - 3));
-    assertThatThrownBy(() -> LsmIndex.open(dir, opts)).isInstanceOf(CorruptionException.class)
+    assertThatThrownBy(() -> LsmIndex.open(dir, opts))
+        .isInstanceOf(CorruptionException.class)
         .hasMessageContaining(manifest.toString());
   }
 
@@ -231,12 +250,15 @@ class CorruptionTest {
     assertThat(wals).hasSizeGreaterThanOrEqualTo(2);
     Path older = wals.get(0);
     flipBit(older, 32 + 10);
-    assertThatThrownBy(() -> LsmIndex.open(dir, opts)).isInstanceOf(CorruptionException.class)
-        .satisfies(e -> {
-          assertThat(((CorruptionException) e).file()).isEqualTo(older);
-          assertThat(((CorruptionException) e).offset()).isEqualTo(32);
-        });
-    assertThat(IndexVerifier.verify(FileSystem.real(), dir)).singleElement()
+    assertThatThrownBy(() -> LsmIndex.open(dir, opts))
+        .isInstanceOf(CorruptionException.class)
+        .satisfies(
+            e -> {
+              assertThat(((CorruptionException) e).file()).isEqualTo(older);
+              assertThat(((CorruptionException) e).offset()).isEqualTo(32);
+            });
+    assertThat(IndexVerifier.verify(FileSystem.real(), dir))
+        .singleElement()
         .satisfies(p -> assertThat(p.file()).isEqualTo(older));
   }
 }

@@ -29,8 +29,12 @@ public final class CrashChild {
   public static void main(String[] args) throws Exception {
     Path dir = Path.of(args[0]);
     long firstBatch = Long.parseLong(args[1]);
-    IndexOptions opts = IndexOptions.builder().syncPolicy(SyncPolicy.ALWAYS).memTableBytes(8 * 1024)
-        .bloomMemoryBytes(64 * 1024).build();
+    IndexOptions opts =
+        IndexOptions.builder()
+            .syncPolicy(SyncPolicy.ALWAYS)
+            .memTableBytes(8 * 1024)
+            .bloomMemoryBytes(64 * 1024)
+            .build();
     try (LsmIndex index = LsmIndex.open(dir, opts)) {
       System.out.println("OPEN");
       System.out.flush();

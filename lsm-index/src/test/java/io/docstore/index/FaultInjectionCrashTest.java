@@ -21,14 +21,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Power-loss simulation through the file-system seam: while the index writes (and flushes and
- * compacts in the background) the {@link FaultInjectingFileSystem} crashes, dropping unsynced bytes,
- * undurable creates and renames. After each reopen every acknowledged write must be there. Also:
- * a full disk makes flushes fail cleanly and the index stays readable and recovers.
+ * compacts in the background) the {@link FaultInjectingFileSystem} crashes, dropping unsynced
+ * bytes, undurable creates and renames. After each reopen every acknowledged write must be there.
+ * Also: a full disk makes flushes fail cleanly and the index stays readable and recovers.
  */
 class FaultInjectionCrashTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   @Timeout(value = 15, unit = TimeUnit.MINUTES)
@@ -43,20 +42,32 @@ class FaultInjectionCrashTest {
       // The process's view of the disk: dead from the power loss on, so its background threads
       // (flushes, compactions) cannot write after the simulated crash.
       AtomicBoolean dead = new AtomicBoolean();
-      FileSystem process = new InterceptingFileSystem(fs, (op, p) -> {
-        if (dead.get()) {
-          throw new IOException("process is dead (simulated crash): " + op + " " + p);
-        }
-      });
-      IndexOptions opts = IndexOptions.builder().fileSystem(process).syncPolicy(policy).memTableBytes(4 * 1024)
-          .bloomMemoryBytes(32 * 1024).build();
+      FileSystem process =
+          new InterceptingFileSystem(
+              fs,
+              (op, p) -> {
+                if (dead.get()) {
+                  throw new IOException("process is dead (simulated crash): " + op + " " + p);
+                }
+              });
+      IndexOptions opts =
+          IndexOptions.builder()
+              .fileSystem(process)
+              .syncPolicy(policy)
+              .memTableBytes(4 * 1024)
+              .bloomMemoryBytes(32 * 1024)
+              .build();
       LsmIndex index = LsmIndex.open(dir, opts);
       for (Map.Entry<Long, Long> e : acked.entrySet()) {
         long v = index.get(e.getKey());
         if (e.getValue() == LsmIndex.DELETED) {
-          assertThat(v).as("deleted id %d after crash %d, seed %d", e.getKey(), round, seed).isIn(LsmIndex.DELETED, LsmIndex.ABSENT);
+          assertThat(v)
+              .as("deleted id %d after crash %d, seed %d", e.getKey(), round, seed)
+              .isIn(LsmIndex.DELETED, LsmIndex.ABSENT);
         } else {
-          assertThat(v).as("id %d after crash %d, seed %d", e.getKey(), round, seed).isEqualTo(e.getValue());
+          assertThat(v)
+              .as("id %d after crash %d, seed %d", e.getKey(), round, seed)
+              .isEqualTo(e.getValue());
         }
       }
       int writes = 200 + rnd.nextInt(1500);
@@ -103,25 +114,36 @@ class FaultInjectionCrashTest {
   }
 
   private static IndexOptions opts(FaultInjectingFileSystem fs) {
-    return IndexOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).memTableBytes(4 * 1024).build();
+    return IndexOptions.builder()
+        .fileSystem(fs)
+        .syncPolicy(SyncPolicy.NONE)
+        .memTableBytes(4 * 1024)
+        .build();
   }
 
   @Test
   void fullDiskFailsFlushCleanlyAndRecovers() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    IndexOptions opts = IndexOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).memTableBytes(4 * 1024)
-        .maxFrozenTables(1).build();
+    IndexOptions opts =
+        IndexOptions.builder()
+            .fileSystem(fs)
+            .syncPolicy(SyncPolicy.NONE)
+            .memTableBytes(4 * 1024)
+            .maxFrozenTables(1)
+            .build();
     try (LsmIndex index = LsmIndex.open(dir, opts)) {
       for (long i = 0; i < 1000; i++) {
         index.put(i, i);
       }
       index.flush();
       fs.setSpaceLimit(20_000);
-      assertThatThrownBy(() -> {
-        for (long i = 1000; i < 5000; i++) {
-          index.put(i, i);
-        }
-      }).isInstanceOf(IOException.class);
+      assertThatThrownBy(
+              () -> {
+                for (long i = 1000; i < 5000; i++) {
+                  index.put(i, i);
+                }
+              })
+          .isInstanceOf(IOException.class);
       for (long i = 0; i < 1000; i++) {
         assertThat(index.get(i)).isEqualTo(i);
       }

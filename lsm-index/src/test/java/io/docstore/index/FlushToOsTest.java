@@ -16,15 +16,15 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link LsmIndex#flushToOs()}: what the files hold while the index is still open (what a crash of
  * the process would leave behind) is copied to another directory, which a fresh index opens. Before
- * the call a small batch is still in the WAL's buffer inside the process; after it, the copy has it.
+ * the call a small batch is still in the WAL's buffer inside the process; after it, the copy has
+ * it.
  */
 class FlushToOsTest {
 
-  @TempDir
-  Path tmp;
+  @TempDir Path tmp;
 
-  private static final IndexOptions OPTIONS = IndexOptions.builder().syncPolicy(SyncPolicy.NONE)
-      .memTableBytes(1 << 20).build();
+  private static final IndexOptions OPTIONS =
+      IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(1 << 20).build();
 
   @Test
   void afterFlushToOsAFreshOpenOfTheFilesSeesEveryEntry() throws IOException {
@@ -67,8 +67,10 @@ class FlushToOsTest {
     Files.createDirectories(copy);
     List<Path> files;
     try (Stream<Path> s = Files.list(dir)) {
-      files = s.filter(Files::isRegularFile)
-          .filter(p -> !p.getFileName().toString().equals(DirectoryLock.FILE_NAME)).toList();
+      files =
+          s.filter(Files::isRegularFile)
+              .filter(p -> !p.getFileName().toString().equals(DirectoryLock.FILE_NAME))
+              .toList();
     }
     for (Path f : files) {
       Files.copy(f, copy.resolve(f.getFileName()));
@@ -84,7 +86,9 @@ class FlushToOsTest {
         if (v == values[i]) {
           found++;
         } else {
-          assertThat(v).as("id %d is either there with its value or absent", ids[i]).isEqualTo(LsmIndex.ABSENT);
+          assertThat(v)
+              .as("id %d is either there with its value or absent", ids[i])
+              .isEqualTo(LsmIndex.ABSENT);
         }
       }
     }

@@ -35,17 +35,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Freezes the formats of every index file: files written today must equal the golden bytes in
  * {@code src/test/resources/golden/}, and the golden bytes of every version this build reads must
- * read back as the documented content. {@code golden/v1/} holds version 1 of every file;
- * {@code golden/vN/} holds only the files whose format has reached version N (so far the bloom
- * file, version 2). A deliberate format change bumps that file's version and adds a golden file;
- * the old one stays, read by {@link #goldenFilesReadBackAsDocumented}. To regenerate, run with
- * {@code -Ddocstore.golden.write=<dir>}, which writes {@code <dir>/vN/} for each version, and copy
- * the new files into the resources.
+ * read back as the documented content. {@code golden/v1/} holds version 1 of every file; {@code
+ * golden/vN/} holds only the files whose format has reached version N (so far the bloom file,
+ * version 2). A deliberate format change bumps that file's version and adds a golden file; the old
+ * one stays, read by {@link #goldenFilesReadBackAsDocumented}. To regenerate, run with {@code
+ * -Ddocstore.golden.write=<dir>}, which writes {@code <dir>/vN/} for each version, and copy the new
+ * files into the resources.
  */
 class GoldenFormatTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static long value(long id) {
     return id % 7 == 0 ? -2L : id * 1000 + 1;
@@ -61,12 +60,15 @@ class GoldenFormatTest {
     }
     w.finish();
     bloom.writeTo(fs, out.resolve("0000000002.bloom"));
-    try (WalWriter wal = WalWriter.create(fs, out.resolve("0000000003.wal"), 3, SyncPolicy.NONE, n -> { })) {
+    try (WalWriter wal =
+        WalWriter.create(fs, out.resolve("0000000003.wal"), 3, SyncPolicy.NONE, n -> {})) {
       wal.append(10, 100);
       wal.append(11, -2);
       wal.append(new long[] {12, 13, 14}, new long[] {120, 130, -2}, 0, 3);
     }
-    Files.write(out.resolve("MANIFEST"), new Manifest(4, 3, List.of(new Manifest.TableRef(2, 300))).encode());
+    Files.write(
+        out.resolve("MANIFEST"),
+        new Manifest(4, 3, List.of(new Manifest.TableRef(2, 300))).encode());
   }
 
   private static final String BLOOM = "0000000002.bloom";
@@ -78,7 +80,8 @@ class GoldenFormatTest {
   }
 
   private static byte[] golden(int version, String name) throws IOException {
-    try (InputStream in = GoldenFormatTest.class.getResourceAsStream("/golden/v" + version + "/" + name)) {
+    try (InputStream in =
+        GoldenFormatTest.class.getResourceAsStream("/golden/v" + version + "/" + name)) {
       assertThat(in).as("golden file v%d/%s", version, name).isNotNull();
       return in.readAllBytes();
     }
@@ -102,11 +105,14 @@ class GoldenFormatTest {
       }
     }
     for (String f : FILES) {
-      assertThat(Files.readAllBytes(dir.resolve(f))).as("%s differs from golden v%d", f, writtenVersion(f))
+      assertThat(Files.readAllBytes(dir.resolve(f)))
+          .as("%s differs from golden v%d", f, writtenVersion(f))
           .isEqualTo(golden(writtenVersion(f), f));
     }
     // The version-1 bloom math is frozen too: this build still computes exactly the bits it reads.
-    assertThat(Files.readAllBytes(v1Bloom.resolve(BLOOM))).as("v1 bloom differs from golden v1").isEqualTo(golden(1, BLOOM));
+    assertThat(Files.readAllBytes(v1Bloom.resolve(BLOOM)))
+        .as("v1 bloom differs from golden v1")
+        .isEqualTo(golden(1, BLOOM));
   }
 
   @ParameterizedTest(name = "bloom v{0}")
@@ -117,17 +123,25 @@ class GoldenFormatTest {
     }
     FileSystem fs = FileSystem.real();
     try (BloomPager pager = new BloomPager(1 << 20, BloomPolicy.USEFULNESS)) {
-      Table t = Table.open(fs, dir.resolve("0000000002.idx"), 2, BloomFilter.open(fs, dir.resolve(BLOOM), pager));
+      Table t =
+          Table.open(
+              fs,
+              dir.resolve("0000000002.idx"),
+              2,
+              BloomFilter.open(fs, dir.resolve(BLOOM), pager));
       try {
         BloomFilter bloom = t.bloom();
         assertThat(bloom.version()).isEqualTo(bloomVersion);
         assertThat(bloom.pageCount()).isEqualTo(1);
         assertThat(bloom.probes()).isEqualTo(7);
         assertThat(bloom.keys()).isEqualTo(300);
-        // One page for 300 keys (109 bits a key): none of the 600 absent ids among 1..900 is a false positive.
+        // One page for 300 keys (109 bits a key): none of the 600 absent ids among 1..900 is a
+        // false positive.
         for (long id = 1; id <= 900; id++) {
           if (id % 3 != 0) {
-            assertThat(bloom.query(id)).as("absent id %d in the v%d golden bloom", id, bloomVersion).isEqualTo(BloomFilter.NO);
+            assertThat(bloom.query(id))
+                .as("absent id %d in the v%d golden bloom", id, bloomVersion)
+                .isEqualTo(BloomFilter.NO);
           }
         }
         assertThat(t.entryCount()).isEqualTo(300);
@@ -151,25 +165,37 @@ class GoldenFormatTest {
       }
     }
     List<long[]> wal = new ArrayList<>();
-    WalReader.Result r = WalReader.replay(fs, dir.resolve("0000000003.wal"), true, (id, v) -> wal.add(new long[] {id, v}));
+    WalReader.Result r =
+        WalReader.replay(
+            fs, dir.resolve("0000000003.wal"), true, (id, v) -> wal.add(new long[] {id, v}));
     assertThat(r.droppedBytes()).isZero();
-    assertThat(wal).containsExactly(new long[] {10, 100}, new long[] {11, -2}, new long[] {12, 120}, new long[] {13, 130},
-        new long[] {14, -2});
-    assertThat(Manifest.read(fs, dir)).isEqualTo(new Manifest(4, 3, List.of(new Manifest.TableRef(2, 300))));
+    assertThat(wal)
+        .containsExactly(
+            new long[] {10, 100},
+            new long[] {11, -2},
+            new long[] {12, 120},
+            new long[] {13, 130},
+            new long[] {14, -2});
+    assertThat(Manifest.read(fs, dir))
+        .isEqualTo(new Manifest(4, 3, List.of(new Manifest.TableRef(2, 300))));
   }
 
   /**
-   * What a build that reads only bloom version 1 does with a version-2 file: its
-   * {@code BloomFilter.open} checked the header with {@code FileHeader.read(..., 1, 1)}, which
-   * refuses the file as too new (not corrupt), naming file, format and both versions.
+   * What a build that reads only bloom version 1 does with a version-2 file: its {@code
+   * BloomFilter.open} checked the header with {@code FileHeader.read(..., 1, 1)}, which refuses the
+   * file as too new (not corrupt), naming file, format and both versions.
    */
   @Test
   void aVersionOneReaderRefusesTheVersionTwoBloomAsTooNew() throws IOException {
     ByteBuffer head = ByteBuffer.wrap(golden(2, BLOOM)).order(ByteOrder.LITTLE_ENDIAN);
     assertThatThrownBy(() -> FileHeader.read(head, 0, dir.resolve(BLOOM), BloomFormat.FORMAT, 1, 1))
         .isInstanceOf(UnsupportedFormatException.class)
-        .hasMessageContaining(BLOOM + ": IDXBLOOM format version 2 is too new (this build reads 1..1)")
-        .satisfies(e -> assertThat(((UnsupportedFormatException) e).kind()).isEqualTo(UnsupportedFormatException.Kind.TOO_NEW));
+        .hasMessageContaining(
+            BLOOM + ": IDXBLOOM format version 2 is too new (this build reads 1..1)")
+        .satisfies(
+            e ->
+                assertThat(((UnsupportedFormatException) e).kind())
+                    .isEqualTo(UnsupportedFormatException.Kind.TOO_NEW));
   }
 
   @Test
@@ -179,12 +205,20 @@ class GoldenFormatTest {
     b.putInt(FileHeader.VERSION_OFFSET, 2);
     b.putInt(FileHeader.CRC_OFFSET, Checksums.crc32c(b, 0, FileHeader.CRC_OFFSET));
     Files.write(dir.resolve("MANIFEST"), m);
-    assertThatThrownBy(() -> Manifest.read(FileSystem.real(), dir)).isInstanceOf(UnsupportedFormatException.class)
-        .satisfies(e -> assertThat(((UnsupportedFormatException) e).kind()).isEqualTo(UnsupportedFormatException.Kind.TOO_NEW));
+    assertThatThrownBy(() -> Manifest.read(FileSystem.real(), dir))
+        .isInstanceOf(UnsupportedFormatException.class)
+        .satisfies(
+            e ->
+                assertThat(((UnsupportedFormatException) e).kind())
+                    .isEqualTo(UnsupportedFormatException.Kind.TOO_NEW));
     b.putInt(FileHeader.VERSION_OFFSET, 0);
     b.putInt(FileHeader.CRC_OFFSET, Checksums.crc32c(b, 0, FileHeader.CRC_OFFSET));
     Files.write(dir.resolve("MANIFEST"), m);
-    assertThatThrownBy(() -> Manifest.read(FileSystem.real(), dir)).isInstanceOf(UnsupportedFormatException.class)
-        .satisfies(e -> assertThat(((UnsupportedFormatException) e).kind()).isEqualTo(UnsupportedFormatException.Kind.TOO_OLD));
+    assertThatThrownBy(() -> Manifest.read(FileSystem.real(), dir))
+        .isInstanceOf(UnsupportedFormatException.class)
+        .satisfies(
+            e ->
+                assertThat(((UnsupportedFormatException) e).kind())
+                    .isEqualTo(UnsupportedFormatException.Kind.TOO_OLD));
   }
 }

@@ -14,14 +14,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A full disk at random points of WAL appends, WAL rotations and flushes: the writer gets a
- * {@link NoSpaceException}, retries the same batch (as the store's indexer does), and succeeds
- * once space is back, without a reopen; every acknowledged entry reads back, also after a power loss.
+ * A full disk at random points of WAL appends, WAL rotations and flushes: the writer gets a {@link
+ * NoSpaceException}, retries the same batch (as the store's indexer does), and succeeds once space
+ * is back, without a reopen; every acknowledged entry reads back, also after a power loss.
  */
 class IndexDiskFullTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void writesResumeWithoutAReopenOnceSpaceIsBack() throws Exception {
@@ -34,8 +33,13 @@ class IndexDiskFullTest {
     long seed = TestSupport.seed("IndexDiskFullTest " + policy);
     SplittableRandom rnd = new SplittableRandom(seed);
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    IndexOptions opts = IndexOptions.builder().fileSystem(fs).syncPolicy(policy).memTableBytes(4 * 1024)
-        .maxFrozenTables(2).build();
+    IndexOptions opts =
+        IndexOptions.builder()
+            .fileSystem(fs)
+            .syncPolicy(policy)
+            .memTableBytes(4 * 1024)
+            .maxFrozenTables(2)
+            .build();
     Map<Long, Long> acked = new HashMap<>();
     int refused = 0;
     int rounds = 12 * TestSupport.scale();
@@ -92,8 +96,18 @@ class IndexDiskFullTest {
       assertThat(refused).as("seed %d", seed).isPositive();
       index.flush();
       check(index, acked, "after flush, seed " + seed);
-      System.out.println("IndexDiskFullTest " + policy + ": " + rounds + " rounds, " + refused + " refused batches, "
-          + acked.size() + " ids, " + index.stats().backgroundFailures() + " failed flush attempts");
+      System.out.println(
+          "IndexDiskFullTest "
+              + policy
+              + ": "
+              + rounds
+              + " rounds, "
+              + refused
+              + " refused batches, "
+              + acked.size()
+              + " ids, "
+              + index.stats().backgroundFailures()
+              + " failed flush attempts");
     } finally {
       fs.crash();
       try {
@@ -111,7 +125,9 @@ class IndexDiskFullTest {
     for (Map.Entry<Long, Long> e : acked.entrySet()) {
       long v = index.get(e.getKey());
       if (e.getValue() == LsmIndex.DELETED) {
-        assertThat(v).as("deleted id %d, %s", e.getKey(), where).isIn(LsmIndex.DELETED, LsmIndex.ABSENT);
+        assertThat(v)
+            .as("deleted id %d, %s", e.getKey(), where)
+            .isIn(LsmIndex.DELETED, LsmIndex.ABSENT);
       } else {
         assertThat(v).as("id %d, %s", e.getKey(), where).isEqualTo(e.getValue());
       }

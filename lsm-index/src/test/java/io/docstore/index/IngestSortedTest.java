@@ -27,15 +27,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class IngestSortedTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void ingestedRunsWinOverOlderEntriesAndLoseToNewerOnes() throws Exception {
     long seed = TestSupport.seed("IngestSortedTest");
     SplittableRandom rnd = new SplittableRandom(seed);
-    IndexOptions opts = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(16 * 1024)
-        .bloomMemoryBytes(64 * 1024).build();
+    IndexOptions opts =
+        IndexOptions.builder()
+            .syncPolicy(SyncPolicy.NONE)
+            .memTableBytes(16 * 1024)
+            .bloomMemoryBytes(64 * 1024)
+            .build();
     TreeMap<Long, Long> model = new TreeMap<>();
     LsmIndex index = LsmIndex.open(dir, opts);
     try {
@@ -93,7 +96,8 @@ class IngestSortedTest {
 
   @Test
   void rejectsUnsortedInput() throws Exception {
-    try (LsmIndex index = LsmIndex.open(dir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
+    try (LsmIndex index =
+        LsmIndex.open(dir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
       assertThatThrownBy(() -> index.ingestSorted(new long[] {2, 1}, new long[] {0, 0}, 2))
           .isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> index.ingestSorted(new long[] {1, 1}, new long[] {0, 0}, 2))
@@ -104,9 +108,8 @@ class IngestSortedTest {
 
   /**
    * Power loss after successive file-system operations of an ingest (every one or every other one,
-   * at random): afterwards the index
-   * holds either the whole run or none of it (all of it once ingestSorted returned), and the
-   * acknowledged writes before it.
+   * at random): afterwards the index holds either the whole run or none of it (all of it once
+   * ingestSorted returned), and the acknowledged writes before it.
    */
   @Test
   void powerLossDuringIngestKeepsAllOrNothing() throws Exception {
@@ -119,13 +122,21 @@ class IngestSortedTest {
       AtomicBoolean counting = new AtomicBoolean();
       AtomicInteger seen = new AtomicInteger();
       int limit = cut;
-      FileSystem process = new InterceptingFileSystem(fs, (op, p) -> {
-        if (counting.get() && seen.incrementAndGet() > limit) {
-          throw new IOException("process is dead (simulated crash): " + op + " " + p);
-        }
-      });
-      IndexOptions opts = IndexOptions.builder().fileSystem(process).syncPolicy(SyncPolicy.ALWAYS).memTableBytes(4 * 1024)
-          .bloomMemoryBytes(32 * 1024).build();
+      FileSystem process =
+          new InterceptingFileSystem(
+              fs,
+              (op, p) -> {
+                if (counting.get() && seen.incrementAndGet() > limit) {
+                  throw new IOException("process is dead (simulated crash): " + op + " " + p);
+                }
+              });
+      IndexOptions opts =
+          IndexOptions.builder()
+              .fileSystem(process)
+              .syncPolicy(SyncPolicy.ALWAYS)
+              .memTableBytes(4 * 1024)
+              .bloomMemoryBytes(32 * 1024)
+              .build();
       LsmIndex index = LsmIndex.open(dir, opts);
       long[] ids = new long[100];
       long[] vals = new long[100];
@@ -163,8 +174,14 @@ class IngestSortedTest {
       } catch (IOException expected) {
         // The old process is dead.
       }
-      try (LsmIndex reopened = LsmIndex.open(dir, IndexOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE)
-          .memTableBytes(4 * 1024).build())) {
+      try (LsmIndex reopened =
+          LsmIndex.open(
+              dir,
+              IndexOptions.builder()
+                  .fileSystem(fs)
+                  .syncPolicy(SyncPolicy.NONE)
+                  .memTableBytes(4 * 1024)
+                  .build())) {
         int fromRun = 0;
         for (Map.Entry<Long, Long> e : batch.entrySet()) {
           long v = reopened.get(e.getKey());
@@ -173,28 +190,39 @@ class IngestSortedTest {
           }
         }
         if (returned) {
-          assertThat(fromRun).as("cut %d, seed %d: ingest returned", cut, seed).isEqualTo(batch.size());
+          assertThat(fromRun)
+              .as("cut %d, seed %d: ingest returned", cut, seed)
+              .isEqualTo(batch.size());
         } else {
-          assertThat(fromRun).as("cut %d, seed %d: all or nothing", cut, seed).isIn(0, batch.size());
+          assertThat(fromRun)
+              .as("cut %d, seed %d: all or nothing", cut, seed)
+              .isIn(0, batch.size());
         }
         if (fromRun == batch.size()) {
           acked.putAll(batch);
         }
         for (Map.Entry<Long, Long> e : acked.entrySet()) {
-          assertThat(reopened.get(e.getKey())).as("id %d, cut %d, seed %d", e.getKey(), cut, seed).isEqualTo(e.getValue());
+          assertThat(reopened.get(e.getKey()))
+              .as("id %d, cut %d, seed %d", e.getKey(), cut, seed)
+              .isEqualTo(e.getValue());
         }
       }
       assertThat(cut).as("ingest never completes, seed %d", seed).isLessThan(200);
     }
   }
 
-  private static void check(LsmIndex index, TreeMap<Long, Long> model, long id, String when, long seed) throws Exception {
+  private static void check(
+      LsmIndex index, TreeMap<Long, Long> model, long id, String when, long seed) throws Exception {
     Long expected = model.get(id);
     long actual = index.get(id);
     if (expected != null && expected == LsmIndex.DELETED) {
-      assertThat(actual).as("get(%d) %s, seed %d", id, when, seed).isIn(LsmIndex.DELETED, LsmIndex.ABSENT);
+      assertThat(actual)
+          .as("get(%d) %s, seed %d", id, when, seed)
+          .isIn(LsmIndex.DELETED, LsmIndex.ABSENT);
     } else {
-      assertThat(actual).as("get(%d) %s, seed %d", id, when, seed).isEqualTo(expected == null ? LsmIndex.ABSENT : expected);
+      assertThat(actual)
+          .as("get(%d) %s, seed %d", id, when, seed)
+          .isEqualTo(expected == null ? LsmIndex.ABSENT : expected);
     }
   }
 }

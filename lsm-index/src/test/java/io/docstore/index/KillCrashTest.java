@@ -28,15 +28,23 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KillCrashTest {
 
-  private static final List<String> KILL_POINTS = List.of(
-      "index.flush.before-write", "index.flush.after-write", "index.flush.before-manifest",
-      "index.flush.after-manifest", "index.compaction.before-write", "index.compaction.mid-write",
-      "index.compaction.after-install");
-  /** Acknowledged batches after which a child armed with a kill point that did not fire is SIGKILLed. */
+  private static final List<String> KILL_POINTS =
+      List.of(
+          "index.flush.before-write",
+          "index.flush.after-write",
+          "index.flush.before-manifest",
+          "index.flush.after-manifest",
+          "index.compaction.before-write",
+          "index.compaction.mid-write",
+          "index.compaction.after-install");
+
+  /**
+   * Acknowledged batches after which a child armed with a kill point that did not fire is
+   * SIGKILLed.
+   */
   private static final int KILL_POINT_PATIENCE = 400;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   @Timeout(value = 15, unit = TimeUnit.MINUTES)
@@ -47,10 +55,12 @@ class KillCrashTest {
     long nextBatch = 0;
     for (int k = 0; k < kills; k++) {
       String killPoint = k % 3 == 0 ? KILL_POINTS.get(k / 3 % KILL_POINTS.size()) : null;
-      List<String> jvmArgs = killPoint != null
-          ? List.of("-Ddocstore.killpoint=" + killPoint + "@" + (1 + rnd.nextInt(2)))
-          : List.of();
-      Process p = TestSupport.startJvm(CrashChild.class, jvmArgs, dir.toString(), Long.toString(nextBatch));
+      List<String> jvmArgs =
+          killPoint != null
+              ? List.of("-Ddocstore.killpoint=" + killPoint + "@" + (1 + rnd.nextInt(2)))
+              : List.of();
+      Process p =
+          TestSupport.startJvm(CrashChild.class, jvmArgs, dir.toString(), Long.toString(nextBatch));
       long lastAck = nextBatch - 1;
       int stopAfter = killPoint != null ? KILL_POINT_PATIENCE : rnd.nextInt(12);
       boolean killedByTest = false;
@@ -72,23 +82,33 @@ class KillCrashTest {
       assertThat(p.exitValue()).as("child exit (kill %d)", k).isIn(137, 143, -1, 9);
       nextBatch = check(lastAck, seed, k);
       if (killPoint != null) {
-        assertThat(killedByTest).as("kill point %s not reached within %d batches (kill %d, seed %d)",
-            killPoint, KILL_POINT_PATIENCE, k, seed).isFalse();
+        assertThat(killedByTest)
+            .as(
+                "kill point %s not reached within %d batches (kill %d, seed %d)",
+                killPoint, KILL_POINT_PATIENCE, k, seed)
+            .isFalse();
       }
     }
-    System.out.printf("kill crash: %d kills, batches 0..%d acknowledged and checked%n", kills, nextBatch - 1);
+    System.out.printf(
+        "kill crash: %d kills, batches 0..%d acknowledged and checked%n", kills, nextBatch - 1);
   }
 
-  /** Verifies batches 0..lastAck and the in-flight batch; returns the first batch number to write next. */
+  /**
+   * Verifies batches 0..lastAck and the in-flight batch; returns the first batch number to write
+   * next.
+   */
   private long check(long lastAck, long seed, int kill) throws Exception {
-    IndexOptions opts = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(8 * 1024).build();
+    IndexOptions opts =
+        IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(8 * 1024).build();
     try (LsmIndex index = LsmIndex.open(dir, opts)) {
       long inFlight = lastAck + 1;
-      boolean inFlightDurable = index.get(CrashChild.id(inFlight, 0)) == CrashChild.value(inFlight, 0);
+      boolean inFlightDurable =
+          index.get(CrashChild.id(inFlight, 0)) == CrashChild.value(inFlight, 0);
       long lastDurable = inFlightDurable ? inFlight : lastAck;
       for (int i = 0; i < CrashChild.PUTS; i++) {
         long v = index.get(CrashChild.id(inFlight, i));
-        assertThat(v).as("in-flight batch %d is all or nothing (kill %d, seed %d)", inFlight, kill, seed)
+        assertThat(v)
+            .as("in-flight batch %d is all or nothing (kill %d, seed %d)", inFlight, kill, seed)
             .isEqualTo(inFlightDurable ? CrashChild.value(inFlight, i) : LsmIndex.ABSENT);
       }
       for (long b = 0; b <= lastAck; b++) {
@@ -96,10 +116,13 @@ class KillCrashTest {
           long v = index.get(CrashChild.id(b, i));
           boolean deleted = i < CrashChild.DELETES && b + 3 <= lastDurable;
           if (deleted) {
-            assertThat(v).as("batch %d entry %d deleted (kill %d, seed %d)", b, i, kill, seed)
+            assertThat(v)
+                .as("batch %d entry %d deleted (kill %d, seed %d)", b, i, kill, seed)
                 .isIn(LsmIndex.DELETED, LsmIndex.ABSENT);
           } else {
-            assertThat(v).as("batch %d entry %d (kill %d, seed %d)", b, i, kill, seed).isEqualTo(CrashChild.value(b, i));
+            assertThat(v)
+                .as("batch %d entry %d (kill %d, seed %d)", b, i, kill, seed)
+                .isEqualTo(CrashChild.value(b, i));
           }
         }
       }

@@ -19,8 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LsmIndexRandomizedTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   @Timeout(value = 15, unit = TimeUnit.MINUTES)
@@ -28,10 +27,16 @@ class LsmIndexRandomizedTest {
     long seed = TestSupport.seed("LsmIndexRandomizedTest");
     SplittableRandom rnd = new SplittableRandom(seed);
     int ops = 1_000_000 * TestSupport.scale();
-    IndexOptions opts = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(128 * 1024)
-        .bloomMemoryBytes(256 * 1024).bloomRebalanceMillis(20)
-        // Off, or a page cache far smaller than the tables, so fills, hits and evictions all happen.
-        .pageCacheBytes(rnd.nextBoolean() ? 0 : (1 + rnd.nextInt(64)) * 4096L).build();
+    IndexOptions opts =
+        IndexOptions.builder()
+            .syncPolicy(SyncPolicy.NONE)
+            .memTableBytes(128 * 1024)
+            .bloomMemoryBytes(256 * 1024)
+            .bloomRebalanceMillis(20)
+            // Off, or a page cache far smaller than the tables, so fills, hits and evictions all
+            // happen.
+            .pageCacheBytes(rnd.nextBoolean() ? 0 : (1 + rnd.nextInt(64)) * 4096L)
+            .build();
     System.out.println("LsmIndexRandomizedTest: page cache " + opts.pageCacheBytes() + " bytes");
     TreeMap<Long, Long> model = new TreeMap<>();
     LsmIndex index = LsmIndex.open(dir, opts);
@@ -92,19 +97,31 @@ class LsmIndexRandomizedTest {
     }
   }
 
-  /** A deleted id reads DELETED until its tombstone is dropped by a merge into the oldest index, then ABSENT. */
-  private static void checkGet(LsmIndex index, TreeMap<Long, Long> model, long id, String when, long seed) throws Exception {
+  /**
+   * A deleted id reads DELETED until its tombstone is dropped by a merge into the oldest index,
+   * then ABSENT.
+   */
+  private static void checkGet(
+      LsmIndex index, TreeMap<Long, Long> model, long id, String when, long seed) throws Exception {
     Long expected = model.get(id);
     long actual = index.get(id);
     if (expected != null && expected == LsmIndex.DELETED) {
-      assertThat(actual).as("get(%d) %s, seed %d", id, when, seed).isIn(LsmIndex.DELETED, LsmIndex.ABSENT);
+      assertThat(actual)
+          .as("get(%d) %s, seed %d", id, when, seed)
+          .isIn(LsmIndex.DELETED, LsmIndex.ABSENT);
     } else {
-      assertThat(actual).as("get(%d) %s, seed %d", id, when, seed).isEqualTo(expected == null ? LsmIndex.ABSENT : expected);
+      assertThat(actual)
+          .as("get(%d) %s, seed %d", id, when, seed)
+          .isEqualTo(expected == null ? LsmIndex.ABSENT : expected);
     }
   }
 
-  /** Compares the first {@code limit} live entries from {@code from} (all of them if the limit is not reached). */
-  private static void checkScan(LsmIndex index, TreeMap<Long, Long> model, long from, int limit, int op, long seed)
+  /**
+   * Compares the first {@code limit} live entries from {@code from} (all of them if the limit is
+   * not reached).
+   */
+  private static void checkScan(
+      LsmIndex index, TreeMap<Long, Long> model, long from, int limit, int op, long seed)
       throws Exception {
     try (IndexCursor c = index.scan(from)) {
       int seen = 0;
@@ -115,9 +132,13 @@ class LsmIndexRandomizedTest {
         if (seen++ == limit) {
           return;
         }
-        assertThat(c.next()).as("scan from %d ends early before %d (op %d, seed %d)", from, e.getKey(), op, seed).isTrue();
+        assertThat(c.next())
+            .as("scan from %d ends early before %d (op %d, seed %d)", from, e.getKey(), op, seed)
+            .isTrue();
         assertThat(c.id()).as("scan id (op %d, seed %d)", op, seed).isEqualTo(e.getKey());
-        assertThat(c.value()).as("scan value of %d (op %d, seed %d)", e.getKey(), op, seed).isEqualTo(e.getValue());
+        assertThat(c.value())
+            .as("scan value of %d (op %d, seed %d)", e.getKey(), op, seed)
+            .isEqualTo(e.getValue());
       }
       assertThat(c.next()).as("scan has extra entries (op %d, seed %d)", op, seed).isFalse();
     }

@@ -19,11 +19,12 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The facade's contract: validation, absent/deleted, batches, scans as snapshots, stats, orphans. */
+/**
+ * The facade's contract: validation, absent/deleted, batches, scans as snapshots, stats, orphans.
+ */
 class LsmIndexTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private IndexOptions small() {
     return IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(4096).build();
@@ -38,7 +39,8 @@ class LsmIndexTest {
       assertThatThrownBy(() -> index.putAll(new long[] {1, 2}, new long[] {1, -3}, 2))
           .isInstanceOf(IllegalArgumentException.class);
       assertThat(index.get(1)).as("a rejected batch writes nothing").isEqualTo(LsmIndex.ABSENT);
-      assertThatThrownBy(() -> index.putAll(new long[1], new long[1], 2)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> index.putAll(new long[1], new long[1], 2))
+          .isInstanceOf(IllegalArgumentException.class);
     }
   }
 
@@ -69,8 +71,13 @@ class LsmIndexTest {
   /** Positional reads; with mapped reads the cache serves only while they are cold (TableTest). */
   @Test
   void pageCacheAnswersRepeatedLookupsWithoutReadingPages() throws IOException {
-    IndexOptions opts = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(64 * 1024)
-        .pageCacheBytes(1 << 20).mappedReads(false).build();
+    IndexOptions opts =
+        IndexOptions.builder()
+            .syncPolicy(SyncPolicy.NONE)
+            .memTableBytes(64 * 1024)
+            .pageCacheBytes(1 << 20)
+            .mappedReads(false)
+            .build();
     int n = 20_000;
     try (LsmIndex index = LsmIndex.open(dir, opts)) {
       for (long id = 0; id < n; id++) {
@@ -85,13 +92,23 @@ class LsmIndexTest {
       }
       IndexStats s = index.stats();
       assertThat(s.pageCacheCapacityBytes()).isEqualTo(1 << 20);
-      assertThat(s.pageCacheHits()).as("second round served from the cache").isGreaterThanOrEqualTo(n);
-      assertThat(s.pageCacheMisses()).as("a page is read once while the cache has room").isLessThanOrEqualTo(s.pagesRead() - s.pageCacheHits());
+      assertThat(s.pageCacheHits())
+          .as("second round served from the cache")
+          .isGreaterThanOrEqualTo(n);
+      assertThat(s.pageCacheMisses())
+          .as("a page is read once while the cache has room")
+          .isLessThanOrEqualTo(s.pagesRead() - s.pageCacheHits());
       assertThat(s.pageCacheBytes()).isPositive().isLessThanOrEqualTo(1 << 20);
       assertThat(s.pageCacheEvictions()).isZero();
     }
-    try (LsmIndex index = LsmIndex.open(dir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(4096)
-        .pageCacheBytes(0).build())) {
+    try (LsmIndex index =
+        LsmIndex.open(
+            dir,
+            IndexOptions.builder()
+                .syncPolicy(SyncPolicy.NONE)
+                .memTableBytes(4096)
+                .pageCacheBytes(0)
+                .build())) {
       assertThat(index.stats().pageCacheCapacityBytes()).isZero();
       assertThat(index.get(3)).isEqualTo(101);
       assertThat(index.stats().pageCacheHits()).isZero();
@@ -144,7 +161,11 @@ class LsmIndexTest {
       assertThat(s.tableEntriesWritten()).isGreaterThanOrEqualTo(800);
     }
     try (Stream<Path> files = Files.list(dir)) {
-      assertThat(files.map(FileNames::parse).filter(p -> p != null && p.kind() == FileNames.Kind.TABLE).count())
+      assertThat(
+              files
+                  .map(FileNames::parse)
+                  .filter(p -> p != null && p.kind() == FileNames.Kind.TABLE)
+                  .count())
           .isEqualTo(1);
     }
   }
@@ -155,37 +176,50 @@ class LsmIndexTest {
     Semaphore proceed = new Semaphore(0);
     // Holds the background thread as it creates an index file, so the test can look at the stats
     // while that flush (or compaction) is in progress.
-    FileSystem fs = new InterceptingFileSystem(FileSystem.real(), (op, p) -> {
-      FileNames.Parsed parsed = FileNames.parse(p);
-      if (op == Op.CREATE && parsed != null && parsed.kind() == FileNames.Kind.TABLE) {
-        writing.release();
-        try {
-          if (!proceed.tryAcquire(30, TimeUnit.SECONDS)) {
-            throw new IOException("test never let the flush proceed");
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new IOException(e);
-        }
-      }
-    });
-    IndexOptions opts = IndexOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).memTableBytes(64 * 1024).build();
+    FileSystem fs =
+        new InterceptingFileSystem(
+            FileSystem.real(),
+            (op, p) -> {
+              FileNames.Parsed parsed = FileNames.parse(p);
+              if (op == Op.CREATE && parsed != null && parsed.kind() == FileNames.Kind.TABLE) {
+                writing.release();
+                try {
+                  if (!proceed.tryAcquire(30, TimeUnit.SECONDS)) {
+                    throw new IOException("test never let the flush proceed");
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  throw new IOException(e);
+                }
+              }
+            });
+    IndexOptions opts =
+        IndexOptions.builder()
+            .fileSystem(fs)
+            .syncPolicy(SyncPolicy.NONE)
+            .memTableBytes(64 * 1024)
+            .build();
     try (LsmIndex index = LsmIndex.open(dir, opts)) {
       assertThat(index.stats().flushRunning()).isFalse();
       for (int round = 0; round < 2; round++) {
         for (long i = 0; i < 100; i++) {
           index.put(round * 100 + i, i);
         }
-        CompletableFuture<Void> flush = CompletableFuture.runAsync(() -> {
-          try {
-            index.flush();
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
-        });
-        assertThat(writing.tryAcquire(30, TimeUnit.SECONDS)).as("flush reached the table file").isTrue();
+        CompletableFuture<Void> flush =
+            CompletableFuture.runAsync(
+                () -> {
+                  try {
+                    index.flush();
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  }
+                });
+        assertThat(writing.tryAcquire(30, TimeUnit.SECONDS))
+            .as("flush reached the table file")
+            .isTrue();
         IndexStats during = index.stats();
-        // The first flush has nothing to merge with; the second absorbs the first's equal-sized index.
+        // The first flush has nothing to merge with; the second absorbs the first's equal-sized
+        // index.
         assertThat(during.flushRunning()).isEqualTo(round == 0);
         assertThat(during.compactionRunning()).isEqualTo(round == 1);
         proceed.release();

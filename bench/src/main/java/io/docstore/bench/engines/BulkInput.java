@@ -13,9 +13,9 @@ import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 
 /**
- * The bulk workload's input: an NDJSON file of job documents in the import format
- * ({@code {"id":N,"doc":{...}}} a line, the shared {@link JobDocGenerator}'s version 0 of each job),
- * ids 0..N-1 ascending (sorted, as RocksDB's bulk-loading docs recommend for {@code SstFileWriter}).
+ * The bulk workload's input: an NDJSON file of job documents in the import format ({@code
+ * {"id":N,"doc":{...}}} a line, the shared {@link JobDocGenerator}'s version 0 of each job), ids
+ * 0..N-1 ascending (sorted, as RocksDB's bulk-loading docs recommend for {@code SstFileWriter}).
  * Also the peers' reader of it: whole-line chunks (the product's {@link ChunkReader}), and a line
  * splitter that trusts the format.
  */
@@ -23,7 +23,10 @@ public final class BulkInput {
 
   private static final byte[] PREFIX = "{\"id\":".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] DOC = ",\"doc\":".getBytes(StandardCharsets.US_ASCII);
-  /** Far above any generated line (a few KiB); a longer one would come cut and fail {@link #lines}. */
+
+  /**
+   * Far above any generated line (a few KiB); a longer one would come cut and fail {@link #lines}.
+   */
   private static final int MAX_LINE_BYTES = 16 << 20;
 
   /** A chunk of whole lines: {@code buf[0, length)}. */
@@ -46,7 +49,8 @@ public final class BulkInput {
       return;
     }
     Files.createDirectories(file.toAbsolutePath().getParent());
-    Path tmp = file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
+    Path tmp =
+        file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
     try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 20)) {
       for (long id = 0; id < n; id++) {
         out.write(PREFIX);
@@ -59,7 +63,8 @@ public final class BulkInput {
     }
     // Written back before any engine is timed: otherwise the first engine's load shares the disk
     // and the CPU with the kernel writing the input file back.
-    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
       ch.force(true);
     }
     Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -76,8 +81,8 @@ public final class BulkInput {
   }
 
   /**
-   * Reads {@code file} as chunks of whole lines of about {@code chunkBytes}, a new buffer each, with
-   * the product's bulk-load reader.
+   * Reads {@code file} as chunks of whole lines of about {@code chunkBytes}, a new buffer each,
+   * with the product's bulk-load reader.
    */
   public static void chunks(Path file, int chunkBytes, ChunkConsumer consumer) throws IOException {
     try (InputStream in = Files.newInputStream(file)) {

@@ -5,8 +5,8 @@ import io.docstore.index.IndexStats;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Appended;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.QueueRecord;
 import io.docstore.service.bulk.BulkLoad;
@@ -31,29 +31,33 @@ import java.util.concurrent.locks.ReentrantLock;
  * records its (ID, address) pair under it, so the pairs stay in queue order, and a flush by any
  * thread writes the block and indexes every pair recorded so far (the index has one writer, as in
  * the service, where the {@code Indexer} applies all records up to a writer's own under one lock).
- * Reads take no lock. Both use
- * sync policy {@code none}, the peers' "WAL on, no fsync per write". Memory budget (all
- * off heap): an eighth for the index's resident Bloom filters, three quarters for its page cache
- * (used while reads through the tables' mappings wait for the disk: it keeps cold lookups near one
- * disk read), an eighth for the queue's decoded-block cache (compressed blocks; hot documents are
- * the memcached tier's job in the service, whose defaults favour index pages the same way); see
- * docs/benchmarks.md for the measured trade-off and docs/benchmarks/engines.md for how the peers
- * split the same budget. {@code DOCSTORE_BENCH_SPLIT=b:p:q} in the environment (parts
- * of the budget for bloom, index pages, blocks) tries another split, and
- * {@code DOCSTORE_BENCH_BACKGROUND_NICE=n} another CPU priority for the index's background threads
- * (default {@link IndexOptions#DEFAULT_BACKGROUND_NICE}, as in the service; 0 = normal, and then
- * RocksDB's flush and compaction pools keep their normal priority too), and
- * {@code DOCSTORE_BENCH_BLOCK_SIZE=bytes} another queue block size than the one every engine gets
- * ({@link EngineSettings#blockBytes}, by default the queue's own 8 KiB), and
- * {@code DOCSTORE_BENCH_MAPPED=false} positional reads instead of mapped ones for queue blocks and
- * index pages (default true, as in the service).
+ * Reads take no lock. Both use sync policy {@code none}, the peers' "WAL on, no fsync per write".
+ * Memory budget (all off heap): an eighth for the index's resident Bloom filters, three quarters
+ * for its page cache (used while reads through the tables' mappings wait for the disk: it keeps
+ * cold lookups near one disk read), an eighth for the queue's decoded-block cache (compressed
+ * blocks; hot documents are the memcached tier's job in the service, whose defaults favour index
+ * pages the same way); see docs/benchmarks.md for the measured trade-off and
+ * docs/benchmarks/engines.md for how the peers split the same budget. {@code
+ * DOCSTORE_BENCH_SPLIT=b:p:q} in the environment (parts of the budget for bloom, index pages,
+ * blocks) tries another split, and {@code DOCSTORE_BENCH_BACKGROUND_NICE=n} another CPU priority
+ * for the index's background threads (default {@link IndexOptions#DEFAULT_BACKGROUND_NICE}, as in
+ * the service; 0 = normal, and then RocksDB's flush and compaction pools keep their normal priority
+ * too), and {@code DOCSTORE_BENCH_BLOCK_SIZE=bytes} another queue block size than the one every
+ * engine gets ({@link EngineSettings#blockBytes}, by default the queue's own 8 KiB), and {@code
+ * DOCSTORE_BENCH_MAPPED=false} positional reads instead of mapped ones for queue blocks and index
+ * pages (default true, as in the service).
  */
 final class DocstoreEngine implements Engine {
 
   private final DocQueue queue;
   private final LsmIndex index;
-  /** Guards the batch ({@link #ids}, {@link #addresses}, {@link #pending}) and the index's one writer. */
+
+  /**
+   * Guards the batch ({@link #ids}, {@link #addresses}, {@link #pending}) and the index's one
+   * writer.
+   */
   private final ReentrantLock writeLock = new ReentrantLock();
+
   private long[] ids = new long[1024];
   private long[] addresses = new long[1024];
   private int pending;
@@ -67,17 +71,31 @@ final class DocstoreEngine implements Engine {
     long blockCacheBytes = s.memoryBytes() - bloomBytes - pageCacheBytes;
     String block = System.getenv("DOCSTORE_BENCH_BLOCK_SIZE");
     String mappedEnv = System.getenv("DOCSTORE_BENCH_MAPPED");
-    boolean mapped = mappedEnv == null || mappedEnv.isBlank() || Boolean.parseBoolean(mappedEnv.trim());
-    QueueOptions.Builder qb = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockCacheBytes(blockCacheBytes)
-        .mappedReads(mapped)
-        .blockSize(block != null && !block.isBlank() ? Integer.parseInt(block.trim()) : s.blockBytes());
+    boolean mapped =
+        mappedEnv == null || mappedEnv.isBlank() || Boolean.parseBoolean(mappedEnv.trim());
+    QueueOptions.Builder qb =
+        QueueOptions.builder()
+            .syncPolicy(SyncPolicy.NONE)
+            .blockCacheBytes(blockCacheBytes)
+            .mappedReads(mapped)
+            .blockSize(
+                block != null && !block.isBlank()
+                    ? Integer.parseInt(block.trim())
+                    : s.blockBytes());
     QueueOptions qo = qb.build();
     String nice = System.getenv("DOCSTORE_BENCH_BACKGROUND_NICE");
-    IndexOptions io = IndexOptions.builder().syncPolicy(SyncPolicy.NONE).memTableBytes(s.writeBufferBytes())
-        .bloomMemoryBytes(bloomBytes).pageCacheBytes(pageCacheBytes)
-        .mappedReads(mapped)
-        .backgroundNice(nice == null || nice.isBlank() ? IndexOptions.DEFAULT_BACKGROUND_NICE : Integer.parseInt(nice.trim()))
-        .build();
+    IndexOptions io =
+        IndexOptions.builder()
+            .syncPolicy(SyncPolicy.NONE)
+            .memTableBytes(s.writeBufferBytes())
+            .bloomMemoryBytes(bloomBytes)
+            .pageCacheBytes(pageCacheBytes)
+            .mappedReads(mapped)
+            .backgroundNice(
+                nice == null || nice.isBlank()
+                    ? IndexOptions.DEFAULT_BACKGROUND_NICE
+                    : Integer.parseInt(nice.trim()))
+            .build();
     queue = DocQueue.open(s.dir().resolve("queue"), qo);
     LsmIndex opened;
     try {
@@ -87,11 +105,26 @@ final class DocstoreEngine implements Engine {
       throw e;
     }
     index = opened;
-    settings = "docstore queue (block " + qo.blockSize() + " B raw, records zstd-compressed one by one with a "
-        + qo.dictionaryBytes() + " B dictionary once trained (LZ4 blocks before), decoded-block cache (LZ4 blocks only) " + blockCacheBytes
-        + " B off heap, " + (mapped ? "mapped" : "positional") + " reads, sync none) + LsmIndex (memtable " + io.memTableBytes() + " B, resident bloom " + bloomBytes
-        + " B at FP " + io.bloomFalsePositiveRate() + ", page cache " + pageCacheBytes
-        + " B off heap, sync none, background threads at nice " + io.backgroundNice() + "); index updated per batch with putAll";
+    settings =
+        "docstore queue (block "
+            + qo.blockSize()
+            + " B raw, records zstd-compressed one by one with a "
+            + qo.dictionaryBytes()
+            + " B dictionary once trained (LZ4 blocks before), decoded-block cache (LZ4 blocks only) "
+            + blockCacheBytes
+            + " B off heap, "
+            + (mapped ? "mapped" : "positional")
+            + " reads, sync none) + LsmIndex (memtable "
+            + io.memTableBytes()
+            + " B, resident bloom "
+            + bloomBytes
+            + " B at FP "
+            + io.bloomFalsePositiveRate()
+            + ", page cache "
+            + pageCacheBytes
+            + " B off heap, sync none, background threads at nice "
+            + io.backgroundNice()
+            + "); index updated per batch with putAll";
   }
 
   /** Budget parts for bloom, index pages, blocks: "1:6:1" unless {@code spec} says otherwise. */
@@ -101,18 +134,21 @@ final class DocstoreEngine implements Engine {
     }
     String[] p = spec.split(":");
     if (p.length != 3) {
-      throw new IllegalArgumentException("DOCSTORE_BENCH_SPLIT must be bloom:pages:blocks, got " + spec);
+      throw new IllegalArgumentException(
+          "DOCSTORE_BENCH_SPLIT must be bloom:pages:blocks, got " + spec);
     }
     long[] parts = {Long.parseLong(p[0]), Long.parseLong(p[1]), Long.parseLong(p[2])};
     if (parts[0] < 0 || parts[1] < 0 || parts[2] < 0 || parts[0] + parts[1] + parts[2] == 0) {
-      throw new IllegalArgumentException("DOCSTORE_BENCH_SPLIT parts must be >= 0 and not all 0, got " + spec);
+      throw new IllegalArgumentException(
+          "DOCSTORE_BENCH_SPLIT parts must be >= 0 and not all 0, got " + spec);
     }
     return parts;
   }
 
   static long id(byte[] key) {
     if (key.length != 8) {
-      throw new IllegalArgumentException("docstore keys are 8-byte IDs, got " + key.length + " bytes");
+      throw new IllegalArgumentException(
+          "docstore keys are 8-byte IDs, got " + key.length + " bytes");
     }
     long v = 0;
     for (byte b : key) {
@@ -148,7 +184,8 @@ final class DocstoreEngine implements Engine {
     }
     QueueRecord r = queue.reader().get(address);
     if (r.id() != id) {
-      throw new IOException("index entry of id " + id + " points at address " + address + " holding id " + r.id());
+      throw new IOException(
+          "index entry of id " + id + " points at address " + address + " holding id " + r.id());
     }
     return r.body();
   }
@@ -170,16 +207,17 @@ final class DocstoreEngine implements Engine {
   }
 
   /**
-   * The product's bulk path, the one {@code docstore import --bulk} runs ({@link BulkLoad#loadInto}):
-   * lines parsed and validated on {@code threads} threads, queue blocks LZ4-compressed on
-   * {@code threads} threads and written in order with one fsync, the (id, address) pairs radix-sorted
-   * and written as one index file installed through the manifest.
+   * The product's bulk path, the one {@code docstore import --bulk} runs ({@link
+   * BulkLoad#loadInto}): lines parsed and validated on {@code threads} threads, queue blocks
+   * LZ4-compressed on {@code threads} threads and written in order with one fsync, the (id,
+   * address) pairs radix-sorted and written as one index file installed through the manifest.
    */
   @Override
   public void bulkLoad(java.nio.file.Path ndjson, int threads, int batch) throws IOException {
     flush();
     try (java.io.InputStream in = java.nio.file.Files.newInputStream(ndjson)) {
-      BulkLoad.Result r = BulkLoad.loadInto(queue, index, in, threads, queue.options().maxBodyBytes(), p -> { });
+      BulkLoad.Result r =
+          BulkLoad.loadInto(queue, index, in, threads, queue.options().maxBodyBytes(), p -> {});
       if (r.failed() > 0) {
         throw new IOException(r.failed() + " invalid lines in " + ndjson + ": " + r.errors());
       }
@@ -191,7 +229,10 @@ final class DocstoreEngine implements Engine {
     return "BulkLoad (docstore import --bulk): parse and LZ4 blocks on N threads, one fsync, index file ingested";
   }
 
-  /** The index's flush or compaction; the queue has no background work (blocks are written by the writer). */
+  /**
+   * The index's flush or compaction; the queue has no background work (blocks are written by the
+   * writer).
+   */
   @Override
   public int backgroundJobs() throws IOException {
     IndexStats s = index.stats();

@@ -6,21 +6,21 @@ import java.io.IOException;
 /**
  * One key-value engine under test, opened on a fresh directory by {@link Engines#open}.
  *
- * <p>Durability contract, the same for every engine: what a thread put before its last
- * {@link #flush()} is readable and survives a crash of this process, not necessarily of the machine
- * (no fsync per write; write-ahead logs stay on). Puts after that flush may be buffered in the
- * engine's own batch (RocksDB/LevelDB write batch, LMDB write transaction, docstore's queue writer)
- * and are not guaranteed to be visible to {@link #get} until the next flush. A put is therefore
- * acknowledged under the contract only by a flush: one durable write is {@code put} then
- * {@code flush}.
+ * <p>Durability contract, the same for every engine: what a thread put before its last {@link
+ * #flush()} is readable and survives a crash of this process, not necessarily of the machine (no
+ * fsync per write; write-ahead logs stay on). Puts after that flush may be buffered in the engine's
+ * own batch (RocksDB/LevelDB write batch, LMDB write transaction, docstore's queue writer) and are
+ * not guaranteed to be visible to {@link #get} until the next flush. A put is therefore
+ * acknowledged under the contract only by a flush: one durable write is {@code put} then {@code
+ * flush}.
  *
- * <p>Thread-safety: any number of threads may call {@link #get}, {@link #put} and {@link #flush}
- * at once. A flush ends the batch of the calling thread's puts; an engine may keep one batch per
- * thread (RocksDB, LevelDB, LMDB) or one batch shared by all threads that any flush ends (docstore),
- * so a flush may also make other threads' puts durable, never fewer than the caller's. A thread
- * that puts must flush before it ends: {@link #close()} flushes only the calling thread's batch.
- * Two threads that put the same key at once get one of the two values, in the engine's own commit
- * order.
+ * <p>Thread-safety: any number of threads may call {@link #get}, {@link #put} and {@link #flush} at
+ * once. A flush ends the batch of the calling thread's puts; an engine may keep one batch per
+ * thread (RocksDB, LevelDB, LMDB) or one batch shared by all threads that any flush ends
+ * (docstore), so a flush may also make other threads' puts durable, never fewer than the caller's.
+ * A thread that puts must flush before it ends: {@link #close()} flushes only the calling thread's
+ * batch. Two threads that put the same key at once get one of the two values, in the engine's own
+ * commit order.
  */
 public interface Engine extends Closeable {
 
@@ -40,12 +40,14 @@ public interface Engine extends Closeable {
    */
   default void bulkLoad(java.nio.file.Path ndjson, int threads, int batch) throws IOException {
     long[] n = {0};
-    BulkInput.forEachLine(ndjson, (id, buf, off, len) -> {
-      put(BulkInput.key(id), java.util.Arrays.copyOfRange(buf, off, off + len));
-      if (++n[0] % batch == 0) {
-        flush();
-      }
-    });
+    BulkInput.forEachLine(
+        ndjson,
+        (id, buf, off, len) -> {
+          put(BulkInput.key(id), java.util.Arrays.copyOfRange(buf, off, off + len));
+          if (++n[0] % batch == 0) {
+            flush();
+          }
+        });
     flush();
   }
 
@@ -54,12 +56,18 @@ public interface Engine extends Closeable {
     return "no bulk path: its batched writes, one thread";
   }
 
-  /** False for a reference that only measures a speed (e.g. LZ4 compression) and keeps nothing to read. */
+  /**
+   * False for a reference that only measures a speed (e.g. LZ4 compression) and keeps nothing to
+   * read.
+   */
   default boolean keepsData() {
     return true;
   }
 
-  /** Whether the bulk workload can close and reopen it and find everything it loaded (see LsmtreeEngine). */
+  /**
+   * Whether the bulk workload can close and reopen it and find everything it loaded (see
+   * LsmtreeEngine).
+   */
   default boolean reopensAfterBulk() {
     return true;
   }

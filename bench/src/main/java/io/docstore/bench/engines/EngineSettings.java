@@ -8,11 +8,13 @@ import java.nio.file.Path;
  * @param dir a fresh, empty directory the engine owns
  * @param memoryBytes the memory budget for the engine's own caches (block cache, Bloom filters);
  *     every engine gets the same budget
- * @param writeBufferBytes the size of the in-memory write buffer (memtable) where the engine has one
+ * @param writeBufferBytes the size of the in-memory write buffer (memtable) where the engine has
+ *     one
  * @param blockBytes the one data block size of every block-based engine, raw bytes before
  *     compression: docstore's queue block size and RocksDB's and LevelDB's {@code block_size}
- *     (LMDB's page is the OS page, lsmtree has no blocks); the runner passes docstore's default queue
- *     block size, 8 KiB, unless {@code --block-bytes} says otherwise (docs/benchmarks/engines.md)
+ *     (LMDB's page is the OS page, lsmtree has no blocks); the runner passes docstore's default
+ *     queue block size, 8 KiB, unless {@code --block-bytes} says otherwise
+ *     (docs/benchmarks/engines.md)
  */
 public record EngineSettings(Path dir, long memoryBytes, long writeBufferBytes, int blockBytes) {
 

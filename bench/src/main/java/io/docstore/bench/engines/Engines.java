@@ -7,7 +7,9 @@ import java.util.List;
 public final class Engines {
 
   /** Every engine, docstore first (it is the numerator of every ratio). */
-  public static final List<String> ALL = List.of("docstore", "rocksdb", "rocksdb-blob", "leveldb", "lmdb", "lsmtree");
+  public static final List<String> ALL =
+      List.of("docstore", "rocksdb", "rocksdb-blob", "leveldb", "lmdb", "lsmtree");
+
   /** Not engines: speed references of the bulk workload (LZ4 compression of the same input). */
   public static final List<String> REFERENCES = List.of("lz4");
 

@@ -12,10 +12,10 @@ import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
 
 /**
- * Not an engine: the bulk workload's speed reference. It reads the same input file and LZ4-compresses
- * it (lz4-java's fastest fast compressor, the one the queue uses) in pieces of the queue's raw block
- * size, on N threads, and keeps nothing: the speed a bulk load that must compress its input cannot
- * beat on this machine.
+ * Not an engine: the bulk workload's speed reference. It reads the same input file and
+ * LZ4-compresses it (lz4-java's fastest fast compressor, the one the queue uses) in pieces of the
+ * queue's raw block size, on N threads, and keeps nothing: the speed a bulk load that must compress
+ * its input cannot beat on this machine.
  */
 final class Lz4Reference implements Engine {
 
@@ -29,21 +29,27 @@ final class Lz4Reference implements Engine {
     LZ4Compressor lz4 = LZ4Factory.fastestInstance().fastCompressor();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     ArrayDeque<Future<?>> inFlight = new ArrayDeque<>();
-    ThreadLocal<byte[]> out = ThreadLocal.withInitial(() -> new byte[lz4.maxCompressedLength(PIECE)]);
+    ThreadLocal<byte[]> out =
+        ThreadLocal.withInitial(() -> new byte[lz4.maxCompressedLength(PIECE)]);
     try {
-      BulkInput.chunks(ndjson, 1 << 20, (buf, n) -> {
-        inFlight.add(pool.submit(() -> {
-          byte[] o = out.get();
-          long sum = 0;
-          for (int p = 0; p < n; p += PIECE) {
-            sum += lz4.compress(buf, p, Math.min(PIECE, n - p), o, 0, o.length);
-          }
-          compressed.addAndGet(sum);
-        }));
-        while (inFlight.size() > 2 * threads) {
-          await(inFlight.poll());
-        }
-      });
+      BulkInput.chunks(
+          ndjson,
+          1 << 20,
+          (buf, n) -> {
+            inFlight.add(
+                pool.submit(
+                    () -> {
+                      byte[] o = out.get();
+                      long sum = 0;
+                      for (int p = 0; p < n; p += PIECE) {
+                        sum += lz4.compress(buf, p, Math.min(PIECE, n - p), o, 0, o.length);
+                      }
+                      compressed.addAndGet(sum);
+                    }));
+            while (inFlight.size() > 2 * threads) {
+              await(inFlight.poll());
+            }
+          });
       while (!inFlight.isEmpty()) {
         await(inFlight.poll());
       }
@@ -65,7 +71,9 @@ final class Lz4Reference implements Engine {
 
   @Override
   public String bulkPath() {
-    return "reference: LZ4 fast compression of the input in " + PIECE + "-byte pieces on N threads, nothing stored";
+    return "reference: LZ4 fast compression of the input in "
+        + PIECE
+        + "-byte pieces on N threads, nothing stored";
   }
 
   @Override
@@ -80,12 +88,14 @@ final class Lz4Reference implements Engine {
 
   @Override
   public void put(byte[] key, byte[] value) {
-    throw new IllegalStateException("the LZ4 reference only measures bulk compression; nothing is written to or read from it");
+    throw new IllegalStateException(
+        "the LZ4 reference only measures bulk compression; nothing is written to or read from it");
   }
 
   @Override
   public byte[] get(byte[] key) {
-    throw new IllegalStateException("the LZ4 reference only measures bulk compression; nothing is written to or read from it");
+    throw new IllegalStateException(
+        "the LZ4 reference only measures bulk compression; nothing is written to or read from it");
   }
 
   @Override
@@ -95,8 +105,13 @@ final class Lz4Reference implements Engine {
 
   @Override
   public String settings() {
-    return "lz4-java " + LZ4Factory.fastestInstance() + " fast compressor; " + PIECE + "-byte pieces; compressed to "
-        + compressed.get() + " B";
+    return "lz4-java "
+        + LZ4Factory.fastestInstance()
+        + " fast compressor; "
+        + PIECE
+        + "-byte pieces; compressed to "
+        + compressed.get()
+        + " B";
   }
 
   @Override

@@ -17,10 +17,12 @@ import java.util.stream.Stream;
 /**
  * The article's index benchmark, single-threaded: N random puts (random 63-bit ids), then N gets of
  * the same ids in the same order, then N gets of absent ids (the bloom path). Prints ops/s, bytes
- * written per entry (WAL + index + bloom files: write amplification), resident memory, on-disk index
- * count, index pages read per get, and the fraction of absent gets answered without an index page.
+ * written per entry (WAL + index + bloom files: write amplification), resident memory, on-disk
+ * index count, index pages read per get, and the fraction of absent gets answered without an index
+ * page.
  *
- * <p>Usage: {@code IndexBenchRunner [entries=10000000] [sync=none|interval:N|always] [dir] [page-cache-MiB=0]}.
+ * <p>Usage: {@code IndexBenchRunner [entries=10000000] [sync=none|interval:N|always] [dir]
+ * [page-cache-MiB=0]}.
  */
 public final class IndexBenchRunner {
 
@@ -37,9 +39,16 @@ public final class IndexBenchRunner {
     for (int i = 0; i < n; i++) {
       ids[i] = rnd.nextLong() & Long.MAX_VALUE;
     }
-    System.out.printf(Locale.ROOT, "index benchmark: %,d entries, sync=%s, page cache %d MiB, dir=%s, java %s%n", n, sync,
-        pageCacheBytes >> 20, dir, System.getProperty("java.version"));
-    IndexOptions opts = IndexOptions.builder().syncPolicy(sync).pageCacheBytes(pageCacheBytes).build();
+    System.out.printf(
+        Locale.ROOT,
+        "index benchmark: %,d entries, sync=%s, page cache %d MiB, dir=%s, java %s%n",
+        n,
+        sync,
+        pageCacheBytes >> 20,
+        dir,
+        System.getProperty("java.version"));
+    IndexOptions opts =
+        IndexOptions.builder().syncPolicy(sync).pageCacheBytes(pageCacheBytes).build();
     try (LsmIndex index = LsmIndex.open(dir, opts)) {
       cpuMark = THREADS.getCurrentThreadCpuTime();
       long t0 = System.nanoTime();
@@ -53,7 +62,8 @@ public final class IndexBenchRunner {
       IndexStats afterPuts = index.stats();
       report("puts", n, putNanos);
       cpuMark = THREADS.getCurrentThreadCpuTime();
-      System.out.printf(Locale.ROOT, "  puts incl. final flush: %.0f ops/s%n", n / (flushedNanos / 1e9));
+      System.out.printf(
+          Locale.ROOT, "  puts incl. final flush: %.0f ops/s%n", n / (flushedNanos / 1e9));
 
       t0 = System.nanoTime();
       long sum = 0;
@@ -64,8 +74,12 @@ public final class IndexBenchRunner {
       IndexStats afterGets = index.stats();
       report("gets (present)", n, getNanos);
       long pages = afterGets.pagesRead() - afterPuts.pagesRead();
-      System.out.printf(Locale.ROOT, "  index pages read per get: %.3f, of them from the page cache %.3f (checksum %d)%n",
-          pages / (double) n, (afterGets.pageCacheHits() - afterPuts.pageCacheHits()) / (double) n, sum);
+      System.out.printf(
+          Locale.ROOT,
+          "  index pages read per get: %.3f, of them from the page cache %.3f (checksum %d)%n",
+          pages / (double) n,
+          (afterGets.pageCacheHits() - afterPuts.pageCacheHits()) / (double) n,
+          sum);
 
       SplittableRandom absent = new SplittableRandom(4242);
       t0 = System.nanoTime();
@@ -78,19 +92,39 @@ public final class IndexBenchRunner {
       long absentNanos = System.nanoTime() - t0;
       IndexStats end = index.stats();
       report("gets (absent)", n, absentNanos);
-      System.out.printf(Locale.ROOT, "  load average at end: %s%n", Files.readString(Path.of("/proc/loadavg")).trim());
+      System.out.printf(
+          Locale.ROOT,
+          "  load average at end: %s%n",
+          Files.readString(Path.of("/proc/loadavg")).trim());
       long absentPages = end.pagesRead() - afterGets.pagesRead();
       long[] probes = end.probesPerGet();
       long[] before = afterGets.probesPerGet();
-      System.out.printf(Locale.ROOT, "  absent gets answered without an index page: %.4f (pages per get %.4f, found %d)%n",
-          (probes[0] - before[0]) / (double) n, absentPages / (double) n, found);
+      System.out.printf(
+          Locale.ROOT,
+          "  absent gets answered without an index page: %.4f (pages per get %.4f, found %d)%n",
+          (probes[0] - before[0]) / (double) n,
+          absentPages / (double) n,
+          found);
       long walBytes = (long) n * 24;
-      System.out.printf(Locale.ROOT, "  bytes written per entry: index+bloom %.1f, WAL %.1f (24-byte record per put), total %.1f (entry writes per put %.2f)%n",
-          end.tableBytesWritten() / (double) n, walBytes / (double) n, (end.tableBytesWritten() + walBytes) / (double) n,
+      System.out.printf(
+          Locale.ROOT,
+          "  bytes written per entry: index+bloom %.1f, WAL %.1f (24-byte record per put), total %.1f (entry writes per put %.2f)%n",
+          end.tableBytesWritten() / (double) n,
+          walBytes / (double) n,
+          (end.tableBytesWritten() + walBytes) / (double) n,
           end.tableEntriesWritten() / (double) n);
-      System.out.printf(Locale.ROOT, "  on-disk indexes %d %s, flushes %d, compactions %d, bloom resident %d MiB%n",
-          end.indexCount(), index.indexSizes(), end.flushes(), end.compactions(), end.bloomResidentBytes() >> 20);
-      System.out.printf(Locale.ROOT, "  resident memory %d MiB (heap used %d MiB)%n", rssMiB(),
+      System.out.printf(
+          Locale.ROOT,
+          "  on-disk indexes %d %s, flushes %d, compactions %d, bloom resident %d MiB%n",
+          end.indexCount(),
+          index.indexSizes(),
+          end.flushes(),
+          end.compactions(),
+          end.bloomResidentBytes() >> 20);
+      System.out.printf(
+          Locale.ROOT,
+          "  resident memory %d MiB (heap used %d MiB)%n",
+          rssMiB(),
           (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20);
     }
     deleteContents(dir);
@@ -107,8 +141,14 @@ public final class IndexBenchRunner {
     long cpu = THREADS.getCurrentThreadCpuTime();
     long cpuNanos = cpu - cpuMark;
     cpuMark = cpu;
-    System.out.printf(Locale.ROOT, "%s: %,d in %.2f s = %,.0f ops/s wall, %,.0f ops per CPU-second of the caller%n",
-        what, n, nanos / 1e9, n / (nanos / 1e9), n / (cpuNanos / 1e9));
+    System.out.printf(
+        Locale.ROOT,
+        "%s: %,d in %.2f s = %,.0f ops/s wall, %,.0f ops per CPU-second of the caller%n",
+        what,
+        n,
+        nanos / 1e9,
+        n / (nanos / 1e9),
+        n / (cpuNanos / 1e9));
   }
 
   private static long rssMiB() throws IOException {

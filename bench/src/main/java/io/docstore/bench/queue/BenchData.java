@@ -8,7 +8,10 @@ import java.util.Comparator;
 import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
-/** Record bodies for the queue benchmarks: 96-byte random values (the Indeed benchmark) or ~1.1 KB JSON job documents. */
+/**
+ * Record bodies for the queue benchmarks: 96-byte random values (the Indeed benchmark) or ~1.1 KB
+ * JSON job documents.
+ */
 final class BenchData {
 
   private BenchData() {}

@@ -25,24 +25,30 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The queue's block read, decided by this measurement: a random {@code blockBytes} read from a
- * 256 MiB file on a warm page cache, through a positional {@code FileChannel.read} into a direct
- * buffer (what {@code BlockReader} does) versus a copy out of a Chronicle-Bytes memory mapping of
- * the same file. Both copy the block once into a reusable buffer. Cold-cache behaviour, which the
- * choice hinges on as much, is in docs/background.md (mmap random reads collapse under memory pressure with
- * this disk's 8 MiB read-ahead); see docs/decisions.md.
+ * The queue's block read, decided by this measurement: a random {@code blockBytes} read from a 256
+ * MiB file on a warm page cache, through a positional {@code FileChannel.read} into a direct buffer
+ * (what {@code BlockReader} does) versus a copy out of a Chronicle-Bytes memory mapping of the same
+ * file. Both copy the block once into a reusable buffer. Cold-cache behaviour, which the choice
+ * hinges on as much, is in docs/background.md (mmap random reads collapse under memory pressure
+ * with this disk's 8 MiB read-ahead); see docs/decisions.md.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 3, time = 2)
-@Fork(value = 1, jvmArgsAppend = {
-    "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
-    "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
-    "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
-    "-Dchronicle.analytics.disable=true"})
+@Fork(
+    value = 1,
+    jvmArgsAppend = {
+      "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+          "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
+      "--add-exports=jdk.unsupported/sun.misc=ALL-UNNAMED",
+          "--add-opens=java.base/java.lang=ALL-UNNAMED",
+      "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+          "--add-opens=java.base/java.io=ALL-UNNAMED",
+      "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
+      "-Dchronicle.analytics.disable=true"
+    })
 public class BlockReadBenchmark {
 
   private static final long FILE_BYTES = 256L << 20;

@@ -2,8 +2,8 @@ package io.docstore.bench.queue;
 
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Appended;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -63,7 +63,8 @@ public class QueueAppendBenchmark {
     int next;
     long id;
 
-    private static final java.util.concurrent.atomic.AtomicLong SEEDS = new java.util.concurrent.atomic.AtomicLong();
+    private static final java.util.concurrent.atomic.AtomicLong SEEDS =
+        new java.util.concurrent.atomic.AtomicLong();
 
     @Setup
     public void setup(QueueState q) {

@@ -1,11 +1,11 @@
 package io.docstore.bench.queue;
 
 import io.docstore.io.SyncPolicy;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
-import io.docstore.queue.QueueStats;
 import io.docstore.queue.QueueRecord;
+import io.docstore.queue.QueueStats;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,7 +50,12 @@ public class QueueGetBenchmark {
   @Setup
   public void fill() throws IOException {
     dir = Files.createTempDirectory("queue-get-bench");
-    QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(blockSize).blockCacheBytes(cacheBytes).build();
+    QueueOptions o =
+        QueueOptions.builder()
+            .syncPolicy(SyncPolicy.NONE)
+            .blockSize(blockSize)
+            .blockCacheBytes(cacheBytes)
+            .build();
     byte[][] bodies = BenchData.bodies(data, 4096, 7);
     try (DocQueue q = DocQueue.open(dir, o)) {
       addresses = new long[records];
@@ -58,9 +63,17 @@ public class QueueGetBenchmark {
         addresses[i] = q.writer().append(i, Op.PUT, 0, bodies[i & 4095]).address();
       }
       QueueStats s = q.stats();
-      System.err.printf("%n[queue get] %s blockSize=%d: %d blocks, raw %d B, stored %d B, ratio %.2f, %.1f records/block,"
-          + " mean stored block %.0f B%n", data, blockSize, s.blocks(), s.rawBytes(), s.storedBytes(),
-          (double) s.rawBytes() / s.storedBytes(), (double) records / s.blocks(), (double) s.storedBytes() / s.blocks());
+      System.err.printf(
+          "%n[queue get] %s blockSize=%d: %d blocks, raw %d B, stored %d B, ratio %.2f, %.1f records/block,"
+              + " mean stored block %.0f B%n",
+          data,
+          blockSize,
+          s.blocks(),
+          s.rawBytes(),
+          s.storedBytes(),
+          (double) s.rawBytes() / s.storedBytes(),
+          (double) records / s.blocks(),
+          (double) s.storedBytes() / s.blocks());
     }
     queue = DocQueue.open(dir, o);
   }

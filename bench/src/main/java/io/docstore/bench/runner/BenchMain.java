@@ -16,8 +16,8 @@ import java.util.Optional;
 /**
  * {@code scripts/bench}: every selected workload on every selected engine, one engine JVM after
  * another on a fresh directory each, then a table per workload on stdout and {@code tables.md},
- * {@code results.json} and {@code results.csv} in the output directory. Exit status 1 when an engine
- * failed or any read missed or returned a wrong value.
+ * {@code results.json} and {@code results.csv} in the output directory. Exit status 1 when an
+ * engine failed or any read missed or returned a wrong value.
  */
 public final class BenchMain {
 
@@ -41,7 +41,8 @@ public final class BenchMain {
   }
 
   /** Runs everything {@code o} selects; true when every engine ran and every read was right. */
-  static boolean run(BenchOptions o, PrintStream out, PrintStream log) throws IOException, InterruptedException {
+  static boolean run(BenchOptions o, PrintStream out, PrintStream log)
+      throws IOException, InterruptedException {
     ChildJvm jvm = new ChildJvm(o.heap);
     Files.createDirectories(o.out);
     Map<String, Object> context = context(o, jvm);
@@ -56,11 +57,17 @@ public final class BenchMain {
         log.printf("bench: probing the disk (random 4 KiB reads, O_DIRECT, QD1)...%n");
         double rate = DiskProbe.randomReadsPerSecond(o.data, o.probeBytes, o.probeSeconds);
         context.put("disk_random_4k_reads_per_s_qd1", Math.round(rate));
-        header.append(String.format(Locale.ROOT, "- disk: %,.0f random 4 KiB reads/s at QD1 (O_DIRECT, %d MB file),"
-            + " measured in this run%n", rate, o.probeBytes >> 20));
+        header.append(
+            String.format(
+                Locale.ROOT,
+                "- disk: %,.0f random 4 KiB reads/s at QD1 (O_DIRECT, %d MB file),"
+                    + " measured in this run%n",
+                rate,
+                o.probeBytes >> 20));
       }
       if (workload.equals("bulk")) {
-        // Here, not in the first engine's JVM: no engine is timed in a JVM that just wrote gigabytes.
+        // Here, not in the first engine's JVM: no engine is timed in a JVM that just wrote
+        // gigabytes.
         log.printf("bench: writing the bulk input (%,d documents)...%n", o.bulkDocs);
         io.docstore.bench.engines.BulkInput.ensure(bulkInput(o), o.bulkDocs);
       }
@@ -68,8 +75,10 @@ public final class BenchMain {
         ChildResult r = runOne(o, jvm, workload, engine, cold, header, log);
         results.add(r);
         all.add(r);
-        ok &= r.failure() == null && r.phases().stream()
-            .allMatch(p -> p.get("misses").equals("0") && p.get("wrong").equals("0"));
+        ok &=
+            r.failure() == null
+                && r.phases().stream()
+                    .allMatch(p -> p.get("misses").equals("0") && p.get("wrong").equals("0"));
       }
       if (workload.equals("bulk")) {
         Files.deleteIfExists(bulkInput(o));
@@ -81,13 +90,15 @@ public final class BenchMain {
     Files.writeString(o.out.resolve("tables.md"), tables, StandardCharsets.UTF_8);
     ResultFiles.write(o.out, context, all);
     int charts = Charts.render(o.out).size();
-    log.printf("bench: results in %s (tables.md, results.json, results.csv, %d charts)%n", o.out, charts);
+    log.printf(
+        "bench: results in %s (tables.md, results.json, results.csv, %d charts)%n", o.out, charts);
     return ok;
   }
 
   /**
    * The engines of one workload: the speed references only for bulk (which always gets them), and
-   * for bulk not rocksdb-blob, whose bulk path would be rocksdb's (ingested SST files hold no blobs).
+   * for bulk not rocksdb-blob, whose bulk path would be rocksdb's (ingested SST files hold no
+   * blobs).
    */
   static List<String> enginesFor(String workload, List<String> engines, StringBuilder header) {
     List<String> out = new ArrayList<>();
@@ -96,7 +107,8 @@ public final class BenchMain {
         continue;
       }
       if (workload.equals("bulk") && e.equals("rocksdb-blob")) {
-        header.append("- rocksdb-blob: not run: its bulk path is rocksdb's (SstFileWriter files hold no blob files)\n");
+        header.append(
+            "- rocksdb-blob: not run: its bulk path is rocksdb's (SstFileWriter files hold no blob files)\n");
         continue;
       }
       out.add(e);
@@ -107,13 +119,23 @@ public final class BenchMain {
     return out;
   }
 
-  /** The bulk workload's input file, written by the runner before the engines run, removed after the workload. */
+  /**
+   * The bulk workload's input file, written by the runner before the engines run, removed after the
+   * workload.
+   */
   static Path bulkInput(BenchOptions o) {
     return o.data.resolve("bulk-input-" + o.bulkDocs + ".ndjson");
   }
 
-  private static ChildResult runOne(BenchOptions o, ChildJvm jvm, String workload, String engine, boolean cold,
-      StringBuilder header, PrintStream log) throws IOException, InterruptedException {
+  private static ChildResult runOne(
+      BenchOptions o,
+      ChildJvm jvm,
+      String workload,
+      String engine,
+      boolean cold,
+      StringBuilder header,
+      PrintStream log)
+      throws IOException, InterruptedException {
     Path dir = o.data.resolve(workload + "-" + engine);
     DiskUsage.deleteRecursively(dir);
     Files.createDirectories(dir);
@@ -138,33 +160,52 @@ public final class BenchMain {
     if (workload.equals("mixed")) {
       args.put("mixedThreads", o.mixedThreads);
       args.put("mixedSeconds", o.mixedSeconds);
-      args.put("mixedWrites", o.mixedWritePercents.stream().map(String::valueOf)
-          .collect(java.util.stream.Collectors.joining(",")));
+      args.put(
+          "mixedWrites",
+          o.mixedWritePercents.stream()
+              .map(String::valueOf)
+              .collect(java.util.stream.Collectors.joining(",")));
     }
     Optional<MemoryCgroup> group = Optional.empty();
     if (cold) {
       StringBuilder why = new StringBuilder();
-      group = MemoryCgroup.create("docstore-bench-" + ProcessHandle.current().pid() + "-" + engine,
-          o.coldLimitBytes, why);
+      group =
+          MemoryCgroup.create(
+              "docstore-bench-" + ProcessHandle.current().pid() + "-" + engine,
+              o.coldLimitBytes,
+              why);
       if (group.isPresent()) {
         args.put("cgroup", group.get().dir());
       } else if (header.indexOf("cgroup") < 0) {
-        header.append("- NO MEMORY LIMIT: ").append(why).append("; the cold reads ran with the page cache"
-            + " evicted but unlimited\n");
+        header
+            .append("- NO MEMORY LIMIT: ")
+            .append(why)
+            .append("; the cold reads ran with the page cache" + " evicted but unlimited\n");
       }
     }
     log.printf("bench: %s on %s...%n", workload, engine);
     long start = System.nanoTime();
     ChildResult r;
     try {
-      r = jvm.run(workload, engine, args, dir, o.out.resolve(workload + "-" + engine + ".log"), o.timeoutFor(workload));
+      r =
+          jvm.run(
+              workload,
+              engine,
+              args,
+              dir,
+              o.out.resolve(workload + "-" + engine + ".log"),
+              o.timeoutFor(workload));
     } finally {
       if (group.isPresent()) {
         group.get().close();
       }
       DiskUsage.deleteRecursively(dir);
     }
-    log.printf("bench: %s on %s done in %.1f s%s%n", workload, engine, (System.nanoTime() - start) / 1e9,
+    log.printf(
+        "bench: %s on %s done in %.1f s%s%n",
+        workload,
+        engine,
+        (System.nanoTime() - start) / 1e9,
         r.failure() == null ? "" : ": " + r.failure());
     return r;
   }
@@ -176,7 +217,9 @@ public final class BenchMain {
     c.put("cores", Runtime.getRuntime().availableProcessors());
     c.put("memory_total", memTotal());
     c.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
-    c.put("jvm", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+    c.put(
+        "jvm",
+        System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
     c.put("jvm_options", String.join(" ", jvm.jvmOptions()));
     c.put("kv_keys", o.kvKeys);
     c.put("jobs", o.jobs);
@@ -202,8 +245,11 @@ public final class BenchMain {
 
   private static String memTotal() {
     try {
-      return Files.readAllLines(Path.of("/proc/meminfo")).stream().filter(l -> l.startsWith("MemTotal:"))
-          .map(l -> l.substring(9).trim()).findFirst().orElse("unknown");
+      return Files.readAllLines(Path.of("/proc/meminfo")).stream()
+          .filter(l -> l.startsWith("MemTotal:"))
+          .map(l -> l.substring(9).trim())
+          .findFirst()
+          .orElse("unknown");
     } catch (IOException e) {
       return "unknown";
     }

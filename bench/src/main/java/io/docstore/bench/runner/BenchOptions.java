@@ -24,30 +24,54 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * minutes for everything; {@code --medium}; {@code --full}, the full sizes of docs/benchmarks.md)
  * sets every size; single options override it.
  */
-@Command(name = "scripts/bench", sortOptions = false, sortSynopsis = false, usageHelpWidth = 100,
-    description = {"Every selected workload on every selected engine, each engine in its own JVM on a fresh"
-        + " directory; a table per workload, and tables.md, results.json, results.csv and charts in the"
-        + " output directory. A size profile sets every size; single options override it."})
+@Command(
+    name = "scripts/bench",
+    sortOptions = false,
+    sortSynopsis = false,
+    usageHelpWidth = 100,
+    description = {
+      "Every selected workload on every selected engine, each engine in its own JVM on a fresh"
+          + " directory; a table per workload, and tables.md, results.json, results.csv and charts in the"
+          + " output directory. A size profile sets every size; single options override it."
+    })
 final class BenchOptions {
 
-  @Option(names = "--quick", order = 1,
+  @Option(
+      names = "--quick",
+      order = 1,
       description = "size profile: small sizes, about three minutes for everything (the default)")
   boolean quick;
+
   @Option(names = "--medium", order = 2, description = "size profile: medium sizes")
   boolean medium;
-  @Option(names = "--full", order = 3,
-      description = "size profile: the full sizes of docs/benchmarks.md (hours); wins over --medium")
+
+  @Option(
+      names = "--full",
+      order = 3,
+      description =
+          "size profile: the full sizes of docs/benchmarks.md (hours); wins over --medium")
   boolean full;
-  @Option(names = {"-h", "--help"}, order = 99, usageHelp = true, description = "this help")
+
+  @Option(
+      names = {"-h", "--help"},
+      order = 99,
+      usageHelp = true,
+      description = "this help")
   boolean help;
 
   /** The selected profile's name: quick, medium or full. */
   String profile = "quick";
+
   List<String> workloads = new ArrayList<>(Workloads.ALL);
   List<String> engines = new ArrayList<>(Engines.ALL);
-  @Option(names = "--keys", order = 6, paramLabel = "N",
+
+  @Option(
+      names = "--keys",
+      order = 6,
+      paramLabel = "N",
       description = "keys of the indeed-kv workloads (default: the profile's)")
   long kvKeys;
+
   long jobs;
   long jobReads;
   long rwKeys;
@@ -56,83 +80,154 @@ final class BenchOptions {
   int coldSeconds;
   long probeBytes;
   double probeSeconds;
-  @Option(names = "--batch", order = 7, paramLabel = "N",
+
+  @Option(
+      names = "--batch",
+      order = 7,
+      paramLabel = "N",
       description = "puts per flush() of every engine (default: ${DEFAULT-VALUE})")
   int batch = 1000;
+
   long memoryBytes = 128L << 20;
   long writeBufferBytes = 64L << 20;
+
   /** The same for every engine: docs/benchmarks/engines.md, "Block size". */
-  @Option(names = "--block-bytes", order = 10, paramLabel = "N",
-      description = {"the one data block size of every block-based engine"
-      + " (docstore's queue blocks, RocksDB's and LevelDB's block_size), raw bytes before compression;"
-      + " default docstore's queue default, ${DEFAULT-VALUE}"})
+  @Option(
+      names = "--block-bytes",
+      order = 10,
+      paramLabel = "N",
+      description = {
+        "the one data block size of every block-based engine"
+            + " (docstore's queue blocks, RocksDB's and LevelDB's block_size), raw bytes before compression;"
+            + " default docstore's queue default, ${DEFAULT-VALUE}"
+      })
   int blockBytes = QueueOptions.DEFAULT_BLOCK_SIZE;
+
   long coldLimitBytes = 512L << 20;
-  @Option(names = "--heap", order = 11, paramLabel = "SIZE",
+
+  @Option(
+      names = "--heap",
+      order = 11,
+      paramLabel = "SIZE",
       description = "-Xmx of every engine JVM (default: ${DEFAULT-VALUE})")
   String heap = "1g";
-  @Option(names = "--seed", order = 13, paramLabel = "N",
+
+  @Option(
+      names = "--seed",
+      order = 13,
+      paramLabel = "N",
       description = "seed of every generated key, value and document (default: ${DEFAULT-VALUE})")
   long seed = 20261122L;
-  @Option(names = "--out", order = 14, paramLabel = "DIR",
+
+  @Option(
+      names = "--out",
+      order = 14,
+      paramLabel = "DIR",
       description = "result files (default: bench/results/<time>-<profile>/)")
   Path out;
-  @Option(names = "--data", order = 15, paramLabel = "DIR",
-      description = "engine data directories, each deleted after its run (default: bench/target/bench-data/)")
+
+  @Option(
+      names = "--data",
+      order = 15,
+      paramLabel = "DIR",
+      description =
+          "engine data directories, each deleted after its run (default: bench/target/bench-data/)")
   Path data;
+
   long timeoutSeconds;
-  @Option(names = "--bulk-docs", order = 16, paramLabel = "N",
+
+  @Option(
+      names = "--bulk-docs",
+      order = 16,
+      paramLabel = "N",
       description = "documents of the bulk workload (default: the profile's)")
   long bulkDocs;
-  @Option(names = "--bulk-threads", order = 17, paramLabel = "N",
-      description = "threads of every engine's bulk load (default: the cores, ${DEFAULT-VALUE} here)")
+
+  @Option(
+      names = "--bulk-threads",
+      order = 17,
+      paramLabel = "N",
+      description =
+          "threads of every engine's bulk load (default: the cores, ${DEFAULT-VALUE} here)")
   int bulkThreads = Runtime.getRuntime().availableProcessors();
+
   /** Documents read back and verified after a bulk load (all of them when fewer). */
   long bulkVerifyReads = 100_000;
-  @Option(names = "--mixed-docs", order = 18, paramLabel = "N",
+
+  @Option(
+      names = "--mixed-docs",
+      order = 18,
+      paramLabel = "N",
       description = "mixed: documents loaded first (default: the profile's)")
   long mixedDocs;
-  @Option(names = "--mixed-seconds", order = 19, paramLabel = "N",
+
+  @Option(
+      names = "--mixed-seconds",
+      order = 19,
+      paramLabel = "N",
       description = "mixed: seconds of each write percentage (default: the profile's)")
   int mixedSeconds;
-  @Option(names = "--mixed-threads", order = 20, paramLabel = "N",
+
+  @Option(
+      names = "--mixed-threads",
+      order = 20,
+      paramLabel = "N",
       description = "mixed: threads of Zipf reads and put+flush writes (default: ${DEFAULT-VALUE})")
   int mixedThreads = 2;
+
   List<Integer> mixedWritePercents = List.of(5, 50);
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--workload", order = 4, paramLabel = "W[,W]",
+  @Option(
+      names = "--workload",
+      order = 4,
+      paramLabel = "W[,W]",
       description = "workloads (default: all but those run on request only; see below)")
   void workloads(String csv) {
     workloads = invalidAsParameter(() -> split(csv, Workloads.KNOWN));
   }
 
-  @Option(names = "--engine", order = 5, paramLabel = "E[,E]",
+  @Option(
+      names = "--engine",
+      order = 5,
+      paramLabel = "E[,E]",
       description = "engines, and the bulk workload's reference (default: every engine)")
   void engines(String csv) {
     engines = invalidAsParameter(() -> split(csv, Engines.ALL, Engines.REFERENCES));
   }
 
-  @Option(names = "--memory-mb", order = 8, paramLabel = "N",
+  @Option(
+      names = "--memory-mb",
+      order = 8,
+      paramLabel = "N",
       description = "each engine's cache budget in MiB (default: 128)")
   void memoryMb(long mb) {
     memoryBytes = mb << 20;
   }
 
-  @Option(names = "--write-buffer-mb", order = 9, paramLabel = "N",
+  @Option(
+      names = "--write-buffer-mb",
+      order = 9,
+      paramLabel = "N",
       description = "each engine's write buffer in MiB (default: 64)")
   void writeBufferMb(long mb) {
     writeBufferBytes = mb << 20;
   }
 
-  @Option(names = "--cold-limit-mb", order = 12, paramLabel = "N",
+  @Option(
+      names = "--cold-limit-mb",
+      order = 12,
+      paramLabel = "N",
       description = "indeed-kv-512m: the memory limit of the cold reads in MiB (default: 512)")
   void coldLimitMb(long mb) {
     coldLimitBytes = mb << 20;
   }
 
-  @Option(names = "--mixed-writes", order = 21, paramLabel = "P[,P]",
+  @Option(
+      names = "--mixed-writes",
+      order = 21,
+      paramLabel = "P[,P]",
       description = "mixed: the write percentages, one run each (default: 5,50)")
   void mixedWrites(String csv) {
     mixedWritePercents = invalidAsParameter(() -> MixedWorkload.writePercents(csv));
@@ -150,7 +245,10 @@ final class BenchOptions {
       throw new IllegalArgumentException("--mixed-threads and --mixed-seconds must be at least 1");
     }
     if (o.out == null) {
-      String stamp = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+      String stamp =
+          DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+              .withZone(ZoneOffset.UTC)
+              .format(Instant.now());
       o.out = benchDir.resolve("results").resolve(stamp + "-" + o.profile);
     }
     if (o.data == null) {
@@ -176,14 +274,19 @@ final class BenchOptions {
 
   private static CommandLine commandLine(BenchOptions o) {
     CommandLine cl = new CommandLine(o);
-    cl.getCommandSpec().usageMessage().footer(String.format("""
+    cl.getCommandSpec()
+        .usageMessage()
+        .footer(
+            String.format(
+                """
         %nworkloads: %s;
                    on request only: %s
         engines:   %s;
                    the bulk workload adds the reference %s
         mixed:     N documents loaded, then for each write percentage P, T threads of Zipf reads
                    and put+flush writes for S seconds (docs/benchmarks/mixed.md)
-        """, Workloads.ALL, Workloads.ON_REQUEST, Engines.ALL, Engines.REFERENCES));
+        """,
+                Workloads.ALL, Workloads.ON_REQUEST, Engines.ALL, Engines.REFERENCES));
     return cl;
   }
 
@@ -191,7 +294,9 @@ final class BenchOptions {
     return commandLine(new BenchOptions()).getUsageMessage(CommandLine.Help.Ansi.OFF);
   }
 
-  /** An {@link IllegalArgumentException} of a value check, reported as picocli reports a bad value. */
+  /**
+   * An {@link IllegalArgumentException} of a value check, reported as picocli reports a bad value.
+   */
   private <T> T invalidAsParameter(Supplier<T> check) {
     try {
       return check.get();
@@ -203,30 +308,44 @@ final class BenchOptions {
   private void applyProfile(String name) {
     profile = name;
     switch (name) {
-      case "full" -> set(10_000_000, 1_000_000, 2_000_000, 1_000_000, 60, 20_000, 300, 4L << 30, 10, 4 * 3600);
+      case "full" ->
+          set(10_000_000, 1_000_000, 2_000_000, 1_000_000, 60, 20_000, 300, 4L << 30, 10, 4 * 3600);
       case "medium" -> set(2_000_000, 200_000, 400_000, 200_000, 20, 20_000, 60, 1L << 30, 5, 3600);
       default -> set(200_000, 30_000, 60_000, 20_000, 3, 5_000, 3, 256L << 20, 2, 600);
     }
-    bulkDocs = switch (name) {
-      case "full" -> 5_000_000;
-      case "medium" -> 500_000;
-      default -> 50_000;
-    };
-    // mixed: the outside benchmark's 1,000,000 ~1 KB records at full size, the jobs workload's counts below.
-    mixedDocs = switch (name) {
-      case "full" -> 1_000_000;
-      case "medium" -> 200_000;
-      default -> 30_000;
-    };
-    mixedSeconds = switch (name) {
-      case "full" -> 60;
-      case "medium" -> 20;
-      default -> 5;
-    };
+    bulkDocs =
+        switch (name) {
+          case "full" -> 5_000_000;
+          case "medium" -> 500_000;
+          default -> 50_000;
+        };
+    // mixed: the outside benchmark's 1,000,000 ~1 KB records at full size, the jobs workload's
+    // counts below.
+    mixedDocs =
+        switch (name) {
+          case "full" -> 1_000_000;
+          case "medium" -> 200_000;
+          default -> 30_000;
+        };
+    mixedSeconds =
+        switch (name) {
+          case "full" -> 60;
+          case "medium" -> 20;
+          default -> 5;
+        };
   }
 
-  private void set(long kvKeys, long jobs, long jobReads, long rwKeys, int rwSeconds, int writeRate, int coldSeconds,
-      long probeBytes, double probeSeconds, long timeoutSeconds) {
+  private void set(
+      long kvKeys,
+      long jobs,
+      long jobReads,
+      long rwKeys,
+      int rwSeconds,
+      int writeRate,
+      int coldSeconds,
+      long probeBytes,
+      double probeSeconds,
+      long timeoutSeconds) {
     this.kvKeys = kvKeys;
     this.jobs = jobs;
     this.jobReads = jobReads;
@@ -245,7 +364,8 @@ final class BenchOptions {
     for (List<String> k : knownLists) {
       known.addAll(k);
     }
-    List<String> names = Arrays.stream(csv.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+    List<String> names =
+        Arrays.stream(csv.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
     for (String n : names) {
       if (!known.contains(n)) {
         throw new IllegalArgumentException("unknown name " + n + "; known: " + known);
@@ -255,8 +375,8 @@ final class BenchOptions {
   }
 
   /**
-   * How long one engine JVM of {@code workload} may take: the profile's limit, or for mixed at least
-   * each run and its wait for background work twice over plus ten minutes for the load.
+   * How long one engine JVM of {@code workload} may take: the profile's limit, or for mixed at
+   * least each run and its wait for background work twice over plus ten minutes for the load.
    */
   long timeoutFor(String workload) {
     if (workload.equals("mixed")) {

@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
-import java.text.DecimalFormat;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -46,12 +46,12 @@ import org.jfree.data.xy.XYSeriesCollection;
  *       (above 1: docstore is faster), the same numbers as the tables' last column;
  *   <li>{@code latency-WORKLOAD.png}: p50, p99 and p99.9 per engine on a log scale, one panel per
  *       phase;
- *   <li>{@code WORKLOAD-p99-over-time.png}: for phases that carry {@code p99_us_per_s} (the reader of
- *       readwhilewriting), the p99 of each 1-second window per engine, log scale.
+ *   <li>{@code WORKLOAD-p99-over-time.png}: for phases that carry {@code p99_us_per_s} (the reader
+ *       of readwhilewriting), the p99 of each 1-second window per engine, log scale.
  * </ul>
  *
- * {@link BenchMain} draws them after every run; {@link #main} draws them for a run directory written
- * earlier ({@code scripts/bench-charts DIR...}). Engines that failed are left out.
+ * {@link BenchMain} draws them after every run; {@link #main} draws them for a run directory
+ * written earlier ({@code scripts/bench-charts DIR...}). Engines that failed are left out.
  */
 public final class Charts {
 
@@ -63,8 +63,11 @@ public final class Charts {
 
   private static final int WIDTH = 900;
   private static final int PANEL_HEIGHT = 260;
+
   /** p50, p99, p99.9: the same colour in every panel. */
-  private static final Color[] PERCENTILE_COLORS = {new Color(0x4e79a7), new Color(0xf28e2b), new Color(0xe15759)};
+  private static final Color[] PERCENTILE_COLORS = {
+    new Color(0x4e79a7), new Color(0xf28e2b), new Color(0xe15759)
+  };
 
   static {
     // Before any AWT class loads: no display is needed, or looked for, to draw into an image.
@@ -84,7 +87,8 @@ public final class Charts {
   /** Draws the charts of each run directory given (each holding a results.json). */
   public static void main(String[] args) throws IOException {
     if (args.length == 0) {
-      System.err.println("usage: Charts RUN_DIR... (each with a results.json; the PNGs are written next to it)");
+      System.err.println(
+          "usage: Charts RUN_DIR... (each with a results.json; the PNGs are written next to it)");
       System.exit(2);
       return;
     }
@@ -95,7 +99,9 @@ public final class Charts {
     }
   }
 
-  /** Reads {@code runDir/results.json} and writes the charts next to it; returns the files written. */
+  /**
+   * Reads {@code runDir/results.json} and writes the charts next to it; returns the files written.
+   */
   static List<Path> render(Path runDir) throws IOException {
     JsonNode root = new ObjectMapper().readTree(runDir.resolve("results.json").toFile());
     return render(runDir, subtitle(root.path("context")), runs(root));
@@ -107,19 +113,26 @@ public final class Charts {
       List<Map<String, String>> phases = new ArrayList<>();
       for (JsonNode p : r.path("phases")) {
         Map<String, String> fields = new LinkedHashMap<>();
-        p.fields().forEachRemaining(f -> {
-          JsonNode v = f.getValue();
-          if (v.isArray()) {
-            List<String> items = new ArrayList<>();
-            v.forEach(item -> items.add(item.asText()));
-            fields.put(f.getKey(), String.join(",", items));
-          } else {
-            fields.put(f.getKey(), v.asText());
-          }
-        });
+        p.fields()
+            .forEachRemaining(
+                f -> {
+                  JsonNode v = f.getValue();
+                  if (v.isArray()) {
+                    List<String> items = new ArrayList<>();
+                    v.forEach(item -> items.add(item.asText()));
+                    fields.put(f.getKey(), String.join(",", items));
+                  } else {
+                    fields.put(f.getKey(), v.asText());
+                  }
+                });
         phases.add(fields);
       }
-      runs.add(new Run(r.path("workload").asText(), r.path("engine").asText(), !r.path("failure").isNull(), phases));
+      runs.add(
+          new Run(
+              r.path("workload").asText(),
+              r.path("engine").asText(),
+              !r.path("failure").isNull(),
+              phases));
     }
     return runs;
   }
@@ -128,7 +141,8 @@ public final class Charts {
     List<String> parts = new ArrayList<>();
     for (String key : List.of("date", "profile", "cores", "memory_total", "jvm")) {
       if (context.hasNonNull(key)) {
-        parts.add(key.equals("cores") ? context.get(key).asText() + " cores" : context.get(key).asText());
+        parts.add(
+            key.equals("cores") ? context.get(key).asText() + " cores" : context.get(key).asText());
       }
     }
     return String.join(", ", parts);
@@ -148,17 +162,26 @@ public final class Charts {
       List<Run> results = e.getValue();
       DefaultCategoryDataset ratios = ratios(results);
       if (ratios.getRowCount() > 0) {
-        written.add(save(outDir.resolve("ratios-" + workload + ".png"), ratioChart(workload, subtitle, ratios),
-            PANEL_HEIGHT + 140));
+        written.add(
+            save(
+                outDir.resolve("ratios-" + workload + ".png"),
+                ratioChart(workload, subtitle, ratios),
+                PANEL_HEIGHT + 140));
       }
       List<String> phases = phases(results);
-      written.add(save(outDir.resolve("latency-" + workload + ".png"), latencyChart(workload, subtitle, phases, results),
-          80 + PANEL_HEIGHT * phases.size()));
+      written.add(
+          save(
+              outDir.resolve("latency-" + workload + ".png"),
+              latencyChart(workload, subtitle, phases, results),
+              80 + PANEL_HEIGHT * phases.size()));
       for (String phase : phases) {
         XYSeriesCollection series = p99OverTime(results, phase);
         if (series.getSeriesCount() > 0) {
-          written.add(save(outDir.resolve(workload + "-" + phase + "-p99-over-time.png"),
-              timeChart(workload, phase, subtitle, series), PANEL_HEIGHT + 140));
+          written.add(
+              save(
+                  outDir.resolve(workload + "-" + phase + "-p99-over-time.png"),
+                  timeChart(workload, phase, subtitle, series),
+                  PANEL_HEIGHT + 140));
         }
       }
     }
@@ -166,12 +189,16 @@ public final class Charts {
   }
 
   /**
-   * docstore's ops/s over each peer's: a row per peer, a column per phase both ran (a peer with
-   * 0 ops/s in a phase gets no bar there). Empty without a docstore run.
+   * docstore's ops/s over each peer's: a row per peer, a column per phase both ran (a peer with 0
+   * ops/s in a phase gets no bar there). Empty without a docstore run.
    */
   static DefaultCategoryDataset ratios(List<Run> results) {
     DefaultCategoryDataset data = new DefaultCategoryDataset();
-    Run docstore = results.stream().filter(r -> r.engine().equals(ResultTable.DOCSTORE)).findFirst().orElse(null);
+    Run docstore =
+        results.stream()
+            .filter(r -> r.engine().equals(ResultTable.DOCSTORE))
+            .findFirst()
+            .orElse(null);
     if (docstore == null) {
       return data;
     }
@@ -216,11 +243,13 @@ public final class Charts {
     return data;
   }
 
-  private static JFreeChart ratioChart(String workload, String subtitle, DefaultCategoryDataset data) {
+  private static JFreeChart ratioChart(
+      String workload, String subtitle, DefaultCategoryDataset data) {
     CategoryAxis phases = new CategoryAxis("phase");
     NumberAxis ratio = new NumberAxis("docstore ops/s ÷ peer ops/s (above 1: docstore faster)");
     BarRenderer bars = bars();
-    bars.setDefaultItemLabelGenerator(new StandardCategoryItemLabelGenerator("{2}", new DecimalFormat("0.00")));
+    bars.setDefaultItemLabelGenerator(
+        new StandardCategoryItemLabelGenerator("{2}", new DecimalFormat("0.00")));
     bars.setDefaultItemLabelsVisible(true);
     ratio.setUpperMargin(0.1);
     CategoryPlot plot = new CategoryPlot(data, phases, ratio, bars);
@@ -231,8 +260,10 @@ public final class Charts {
     return chart(workload + ": docstore ops/s relative to each peer, per phase", subtitle, plot);
   }
 
-  private static JFreeChart latencyChart(String workload, String subtitle, List<String> phases, List<Run> results) {
-    CombinedDomainCategoryPlot combined = new CombinedDomainCategoryPlot(new CategoryAxis("engine"));
+  private static JFreeChart latencyChart(
+      String workload, String subtitle, List<String> phases, List<Run> results) {
+    CombinedDomainCategoryPlot combined =
+        new CombinedDomainCategoryPlot(new CategoryAxis("engine"));
     combined.setGap(12);
     for (String phase : phases) {
       DefaultCategoryDataset data = new DefaultCategoryDataset();
@@ -241,12 +272,16 @@ public final class Charts {
         if (p == null) {
           continue;
         }
-        for (String[] q : new String[][] {{"p50_us", "p50"}, {"p99_us", "p99"}, {"p999_us", "p99.9"}}) {
+        for (String[] q :
+            new String[][] {{"p50_us", "p50"}, {"p99_us", "p99"}, {"p999_us", "p99.9"}}) {
           double us = number(p, q[0]);
           data.addValue(us > 0 ? us : null, q[1], r.engine());
         }
       }
-      LogAxis us = logAxis(phase + ": us (log)", data.getRowCount() == 0 ? null : DatasetUtils.findRangeBounds(data));
+      LogAxis us =
+          logAxis(
+              phase + ": us (log)",
+              data.getRowCount() == 0 ? null : DatasetUtils.findRangeBounds(data));
       us.setLabelFont(us.getLabelFont().deriveFont(11f));
       BarRenderer bars = bars();
       bars.setIncludeBaseInRange(false);
@@ -263,7 +298,8 @@ public final class Charts {
     return chart(workload + ": latency per phase and engine (p50, p99, p99.9)", subtitle, combined);
   }
 
-  private static JFreeChart timeChart(String workload, String phase, String subtitle, XYSeriesCollection data) {
+  private static JFreeChart timeChart(
+      String workload, String phase, String subtitle, XYSeriesCollection data) {
     NumberAxis seconds = new NumberAxis("second of the phase");
     seconds.setAutoRangeIncludesZero(false);
     seconds.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
@@ -311,7 +347,8 @@ public final class Charts {
   }
 
   private static JFreeChart chart(String title, String subtitle, org.jfree.chart.plot.Plot plot) {
-    JFreeChart chart = new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT.deriveFont(15f), plot, true);
+    JFreeChart chart =
+        new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT.deriveFont(15f), plot, true);
     chart.setBackgroundPaint(Color.WHITE);
     if (!subtitle.isEmpty()) {
       chart.addSubtitle(new TextTitle(subtitle));

@@ -4,7 +4,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The engine JVM's arguments, {@code key=value} each; the runner builds them, the child parses them. */
+/**
+ * The engine JVM's arguments, {@code key=value} each; the runner builds them, the child parses
+ * them.
+ */
 final class ChildArgs {
 
   private final Map<String, String> values;

@@ -9,8 +9,15 @@ import java.util.Map;
  * One engine JVM's results, parsed from its stdout ({@link EngineMain}), plus what the runner
  * measured from outside: the directory's bytes on disk after the JVM exited.
  */
-record ChildResult(String workload, String engine, List<Map<String, String>> phases, String settings,
-    List<String> notes, long peakRssBytes, long diskBytes, String failure) {
+record ChildResult(
+    String workload,
+    String engine,
+    List<Map<String, String>> phases,
+    String settings,
+    List<String> notes,
+    long peakRssBytes,
+    long diskBytes,
+    String failure) {
 
   static ChildResult failed(String workload, String engine, String why) {
     return new ChildResult(workload, engine, List.of(), "", List.of(), 0, 0, why);

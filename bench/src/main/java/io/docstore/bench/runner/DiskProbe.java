@@ -11,8 +11,8 @@ import java.util.SplittableRandom;
 
 /**
  * The disk's own random 4 KiB read rate at queue depth 1: writes a file of random bytes, then reads
- * random aligned 4 KiB blocks of it with O_DIRECT (no page cache, no read-ahead) one at a time. That
- * is the physical limit of a cold single-threaded lookup that needs one read.
+ * random aligned 4 KiB blocks of it with O_DIRECT (no page cache, no read-ahead) one at a time.
+ * That is the physical limit of a cold single-threaded lookup that needs one read.
  */
 final class DiskProbe {
 
@@ -29,7 +29,8 @@ final class DiskProbe {
       writeRandom(file, blocks);
       ByteBuffer buf = ByteBuffer.allocateDirect(BLOCK * 2).alignedSlice(BLOCK);
       SplittableRandom random = new SplittableRandom(42);
-      try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, ExtendedOpenOption.DIRECT)) {
+      try (FileChannel ch =
+          FileChannel.open(file, StandardOpenOption.READ, ExtendedOpenOption.DIRECT)) {
         long start = System.nanoTime();
         long end = start + (long) (seconds * 1e9);
         long reads = 0;
@@ -50,8 +51,12 @@ final class DiskProbe {
     ByteBuffer chunk = ByteBuffer.allocate(1 << 20);
     new SplittableRandom(7).nextBytes(chunk.array());
     long bytes = blocks * BLOCK;
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-        StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(
+            file,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
       for (long written = 0; written < bytes; written += chunk.capacity()) {
         chunk.clear();
         chunk.limit((int) Math.min(chunk.capacity(), bytes - written));

@@ -16,7 +16,8 @@ final class DiskUsage {
     if (!Files.exists(dir)) {
       return 0;
     }
-    Process p = new ProcessBuilder("du", "-s", "-B1", dir.toString()).redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder("du", "-s", "-B1", dir.toString()).redirectErrorStream(true).start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
     try {
       if (p.waitFor() != 0) {

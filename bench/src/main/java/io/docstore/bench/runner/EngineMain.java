@@ -32,25 +32,36 @@ public final class EngineMain {
     ChildArgs a = ChildArgs.parse(args);
     Path dir = Path.of(a.get("dir"));
     Files.createDirectories(dir);
-    EngineSettings settings = new EngineSettings(dir, a.getLong("memory"), a.getLong("writeBuffer"),
-        (int) a.getLong("block"));
-    WorkloadParams params = new WorkloadParams(a.getLong("keys"), a.getLong("reads"), (int) a.getLong("batch"),
-        a.getLong("seed"), (int) a.getLong("coldSeconds"), (int) a.getLong("rwSeconds"), (int) a.getLong("writeRate"));
+    EngineSettings settings =
+        new EngineSettings(
+            dir, a.getLong("memory"), a.getLong("writeBuffer"), (int) a.getLong("block"));
+    WorkloadParams params =
+        new WorkloadParams(
+            a.getLong("keys"),
+            a.getLong("reads"),
+            (int) a.getLong("batch"),
+            a.getLong("seed"),
+            (int) a.getLong("coldSeconds"),
+            (int) a.getLong("rwSeconds"),
+            (int) a.getLong("writeRate"));
     String engineName = a.get("engine");
     String[] settingsLine = {""};
     List<String> notes = new ArrayList<>();
-    WorkloadContext.Opener opener = () -> {
-      Engine e = Engines.open(engineName, settings);
-      settingsLine[0] = e.settings();
-      return e;
-    };
-    WorkloadContext.ColdStart coldStart = () -> {
-      String note = coldStart(dir, a.getOrNull("cgroup"));
-      notes.add(note);
-      return note;
-    };
-    List<PhaseResult> results = Workloads.byName(a.get("workload"), a, notes::add)
-        .run(new WorkloadContext(opener, params, coldStart));
+    WorkloadContext.Opener opener =
+        () -> {
+          Engine e = Engines.open(engineName, settings);
+          settingsLine[0] = e.settings();
+          return e;
+        };
+    WorkloadContext.ColdStart coldStart =
+        () -> {
+          String note = coldStart(dir, a.getOrNull("cgroup"));
+          notes.add(note);
+          return note;
+        };
+    List<PhaseResult> results =
+        Workloads.byName(a.get("workload"), a, notes::add)
+            .run(new WorkloadContext(opener, params, coldStart));
     PrintStream out = System.out;
     for (PhaseResult r : results) {
       StringBuilder line = new StringBuilder("RESULT");
@@ -83,14 +94,24 @@ public final class EngineMain {
     if (cgroup == null) {
       return "no memory limit (cgroup unavailable); pages evicted from " + files.size() + " files";
     }
-    Files.writeString(Path.of(cgroup, "cgroup.procs"), Long.toString(ProcessHandle.current().pid()));
-    return "joined " + Path.of(cgroup).getFileName() + " (limit " + Files.readString(Path.of(cgroup,
-        "memory.limit_in_bytes")).trim() + " B); pages evicted from " + files.size() + " files";
+    Files.writeString(
+        Path.of(cgroup, "cgroup.procs"), Long.toString(ProcessHandle.current().pid()));
+    return "joined "
+        + Path.of(cgroup).getFileName()
+        + " (limit "
+        + Files.readString(Path.of(cgroup, "memory.limit_in_bytes")).trim()
+        + " B); pages evicted from "
+        + files.size()
+        + " files";
   }
 
   private static void run(List<String> command) throws IOException {
     try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      Process p =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
       int rc = p.waitFor();
       if (rc != 0) {
         throw new IOException(command + " exited with " + rc);

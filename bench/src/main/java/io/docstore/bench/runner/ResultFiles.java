@@ -9,19 +9,37 @@ import java.util.Map;
 
 /**
  * The machine-readable results next to the tables: {@code results.json} (the run's context and
- * every engine's phases; a phase's per-second p99s, {@code p99_us_per_s}, as an array of numbers) and {@code results.csv} (one row per workload, engine and phase).
+ * every engine's phases; a phase's per-second p99s, {@code p99_us_per_s}, as an array of numbers)
+ * and {@code results.csv} (one row per workload, engine and phase).
  */
 final class ResultFiles {
 
-  static final List<String> PHASE_COLUMNS = List.of("phase", "ops", "seconds", "engine_seconds", "ops_per_s", "p50_us", "p99_us",
-      "p999_us", "max_us", "misses", "wrong", "read_bytes", "write_bytes", "read_calls", "device_reads",
-      "input_mb_per_s");
+  static final List<String> PHASE_COLUMNS =
+      List.of(
+          "phase",
+          "ops",
+          "seconds",
+          "engine_seconds",
+          "ops_per_s",
+          "p50_us",
+          "p99_us",
+          "p999_us",
+          "max_us",
+          "misses",
+          "wrong",
+          "read_bytes",
+          "write_bytes",
+          "read_calls",
+          "device_reads",
+          "input_mb_per_s");
 
   private ResultFiles() {}
 
-  static void write(Path outDir, Map<String, Object> context, List<ChildResult> results) throws IOException {
+  static void write(Path outDir, Map<String, Object> context, List<ChildResult> results)
+      throws IOException {
     Files.createDirectories(outDir);
-    Files.writeString(outDir.resolve("results.json"), json(context, results), StandardCharsets.UTF_8);
+    Files.writeString(
+        outDir.resolve("results.json"), json(context, results), StandardCharsets.UTF_8);
     Files.writeString(outDir.resolve("results.csv"), csv(results), StandardCharsets.UTF_8);
   }
 
@@ -29,19 +47,31 @@ final class ResultFiles {
     StringBuilder sb = new StringBuilder("{\n  \"context\": {");
     String sep = "";
     for (Map.Entry<String, Object> e : context.entrySet()) {
-      sb.append(sep).append("\n    ").append(str(e.getKey())).append(": ").append(value(e.getValue()));
+      sb.append(sep)
+          .append("\n    ")
+          .append(str(e.getKey()))
+          .append(": ")
+          .append(value(e.getValue()));
       sep = ",";
     }
     sb.append("\n  },\n  \"runs\": [");
     sep = "";
     for (ChildResult r : results) {
-      sb.append(sep).append("\n    {\"workload\": ").append(str(r.workload()))
-          .append(", \"engine\": ").append(str(r.engine()))
-          .append(", \"failure\": ").append(r.failure() == null ? "null" : str(r.failure()))
-          .append(", \"disk_bytes\": ").append(r.diskBytes())
-          .append(", \"write_bytes\": ").append(r.writeBytes())
-          .append(", \"peak_rss_bytes\": ").append(r.peakRssBytes())
-          .append(", \"settings\": ").append(str(r.settings()))
+      sb.append(sep)
+          .append("\n    {\"workload\": ")
+          .append(str(r.workload()))
+          .append(", \"engine\": ")
+          .append(str(r.engine()))
+          .append(", \"failure\": ")
+          .append(r.failure() == null ? "null" : str(r.failure()))
+          .append(", \"disk_bytes\": ")
+          .append(r.diskBytes())
+          .append(", \"write_bytes\": ")
+          .append(r.writeBytes())
+          .append(", \"peak_rss_bytes\": ")
+          .append(r.peakRssBytes())
+          .append(", \"settings\": ")
+          .append(str(r.settings()))
           .append(", \"notes\": [");
       String nsep = "";
       for (String n : r.notes()) {
@@ -54,8 +84,13 @@ final class ResultFiles {
         sb.append(psep).append("\n      {");
         String fsep = "";
         for (Map.Entry<String, String> f : p.entrySet()) {
-          sb.append(fsep).append(str(f.getKey())).append(": ")
-              .append(f.getKey().equals(Charts.SERIES_FIELD) ? "[" + f.getValue() + "]" : value(f.getValue()));
+          sb.append(fsep)
+              .append(str(f.getKey()))
+              .append(": ")
+              .append(
+                  f.getKey().equals(Charts.SERIES_FIELD)
+                      ? "[" + f.getValue() + "]"
+                      : value(f.getValue()));
           fsep = ", ";
         }
         sb.append('}');
@@ -73,7 +108,12 @@ final class ResultFiles {
     sb.append(String.join(",", PHASE_COLUMNS)).append('\n');
     for (ChildResult r : results) {
       for (Map<String, String> p : r.phases()) {
-        sb.append(r.workload()).append(',').append(r.engine()).append(',').append(r.diskBytes()).append(',')
+        sb.append(r.workload())
+            .append(',')
+            .append(r.engine())
+            .append(',')
+            .append(r.diskBytes())
+            .append(',')
             .append(r.peakRssBytes());
         for (String c : PHASE_COLUMNS) {
           sb.append(',').append(p.getOrDefault(c, ""));

@@ -26,16 +26,26 @@ final class ResultTable {
     for (ChildResult r : results) {
       r.phases().forEach(p -> phases.add(p.get("phase")));
     }
-    ChildResult docstore = results.stream().filter(r -> r.engine().equals(DOCSTORE) && r.failure() == null)
-        .findFirst().orElse(null);
+    ChildResult docstore =
+        results.stream()
+            .filter(r -> r.engine().equals(DOCSTORE) && r.failure() == null)
+            .findFirst()
+            .orElse(null);
     mixes(sb, phases, results, docstore);
     for (String phase : phases) {
       sb.append('\n').append("phase `").append(phase).append("`\n\n");
-      boolean input = results.stream().map(r -> r.phase(phase)).anyMatch(p -> p != null && p.containsKey("input_mb_per_s"));
-      sb.append("| engine | ops/s |").append(input ? " input MB/s |" : "")
-          .append(" p50 us | p99 us | p99.9 us | misses | wrong | KiB read/op | dev reads/op"
-          + " | disk MB | written MB | peak RSS MB | docstore/engine |\n");
-      sb.append("|---|---:|").append(input ? "---:|" : "").append("---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      boolean input =
+          results.stream()
+              .map(r -> r.phase(phase))
+              .anyMatch(p -> p != null && p.containsKey("input_mb_per_s"));
+      sb.append("| engine | ops/s |")
+          .append(input ? " input MB/s |" : "")
+          .append(
+              " p50 us | p99 us | p99.9 us | misses | wrong | KiB read/op | dev reads/op"
+                  + " | disk MB | written MB | peak RSS MB | docstore/engine |\n");
+      sb.append("|---|---:|")
+          .append(input ? "---:|" : "")
+          .append("---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       for (ChildResult r : results) {
         Map<String, String> p = r.phase(phase);
         if (p == null) {
@@ -81,15 +91,21 @@ final class ResultTable {
    * table of every such P first: throughput (over engine time, and over wall time), read and write
    * latencies side by side, the share of writes, and the two ratios to docstore.
    */
-  private static void mixes(StringBuilder sb, Set<String> phases, List<ChildResult> results, ChildResult docstore) {
-    List<String> mixes = phases.stream().filter(p -> phases.contains(p + "-read") && phases.contains(p + "-write")).toList();
+  private static void mixes(
+      StringBuilder sb, Set<String> phases, List<ChildResult> results, ChildResult docstore) {
+    List<String> mixes =
+        phases.stream()
+            .filter(p -> phases.contains(p + "-read") && phases.contains(p + "-write"))
+            .toList();
     if (mixes.isEmpty()) {
       return;
     }
-    sb.append("\nper mix (`ops/s` over time in engine calls, `wall ops/s` over the run's wall time; latencies in us;"
-        + " last column above 1: docstore's write p99 is higher)\n\n");
-    sb.append("| mix | engine | ops/s | wall ops/s | writes % | read p50 | read p99 | read p99.9 | write p50 | write p99"
-        + " | write p99.9 | docstore/engine | write p99 docstore/engine |\n");
+    sb.append(
+        "\nper mix (`ops/s` over time in engine calls, `wall ops/s` over the run's wall time; latencies in us;"
+            + " last column above 1: docstore's write p99 is higher)\n\n");
+    sb.append(
+        "| mix | engine | ops/s | wall ops/s | writes % | read p50 | read p99 | read p99.9 | write p50 | write p99"
+            + " | write p99.9 | docstore/engine | write p99 docstore/engine |\n");
     sb.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (String mix : mixes) {
       for (ChildResult r : results) {
@@ -106,7 +122,11 @@ final class ResultTable {
         cells.add(r.engine());
         cells.add(all.get("ops_per_s"));
         cells.add(seconds == 0 ? "-" : Long.toString(Math.round(ops / seconds)));
-        cells.add(ops == 0 ? "-" : String.format(Locale.ROOT, "%.1f", 100.0 * Long.parseLong(writes.get("ops")) / ops));
+        cells.add(
+            ops == 0
+                ? "-"
+                : String.format(
+                    Locale.ROOT, "%.1f", 100.0 * Long.parseLong(writes.get("ops")) / ops));
         cells.add(reads.get("p50_us"));
         cells.add(reads.get("p99_us"));
         cells.add(reads.get("p999_us"));
@@ -114,10 +134,13 @@ final class ResultTable {
         cells.add(writes.get("p99_us"));
         cells.add(writes.get("p999_us"));
         cells.add(ratio(docstore, r, mix));
-        Map<String, String> d = docstore == null || r == docstore ? null : docstore.phase(mix + "-write");
+        Map<String, String> d =
+            docstore == null || r == docstore ? null : docstore.phase(mix + "-write");
         double peer = Double.parseDouble(writes.get("p99_us"));
-        cells.add(d == null || peer == 0 ? "-"
-            : String.format(Locale.ROOT, "%.2f", Double.parseDouble(d.get("p99_us")) / peer));
+        cells.add(
+            d == null || peer == 0
+                ? "-"
+                : String.format(Locale.ROOT, "%.2f", Double.parseDouble(d.get("p99_us")) / peer));
         sb.append("| ").append(String.join(" | ", cells)).append(" |\n");
       }
     }

@@ -21,14 +21,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
- * {@code ndjson N FILE}: writes N job documents (ids 0..N-1) as import NDJSON.
- * {@code static FILE DIR}: writes each document of an NDJSON file written by {@code ndjson} to
- * {@code DIR/<id>}, byte for byte, for a static file server to serve the same documents.
- * {@code rpc HOST:PORT N BATCH THREADS SECONDS}: batched multi-gets of random ids below N through
- * {@code DocClient}, printing calls/s, documents/s and per-call latency percentiles (and a
- * {@code result key=value ...} line for scripts); every returned document's id is checked.
- * {@code pauses LOGFILE FROM TO [FROM TO ...]}: the stop-the-world pauses of a safepoint log
- * ({@link SafepointLog}) that ended within each window of epoch milliseconds, one line per window.
+ * {@code ndjson N FILE}: writes N job documents (ids 0..N-1) as import NDJSON. {@code static FILE
+ * DIR}: writes each document of an NDJSON file written by {@code ndjson} to {@code DIR/<id>}, byte
+ * for byte, for a static file server to serve the same documents. {@code rpc HOST:PORT N BATCH
+ * THREADS SECONDS}: batched multi-gets of random ids below N through {@code DocClient}, printing
+ * calls/s, documents/s and per-call latency percentiles (and a {@code result key=value ...} line
+ * for scripts); every returned document's id is checked. {@code pauses LOGFILE FROM TO [FROM TO
+ * ...]}: the stop-the-world pauses of a safepoint log ({@link SafepointLog}) that ended within each
+ * window of epoch milliseconds, one line per window.
  */
 public final class ServiceBench {
 
@@ -38,12 +38,18 @@ public final class ServiceBench {
     switch (args.length > 0 ? args[0] : "") {
       case "ndjson" -> ndjson(Long.parseLong(args[1]), Path.of(args[2]));
       case "static" -> staticFiles(Path.of(args[1]), Path.of(args[2]));
-      case "rpc" -> rpc(args[1], Long.parseLong(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]),
-          Integer.parseInt(args[5]));
+      case "rpc" ->
+          rpc(
+              args[1],
+              Long.parseLong(args[2]),
+              Integer.parseInt(args[3]),
+              Integer.parseInt(args[4]),
+              Integer.parseInt(args[5]));
       case "pauses" -> pauses(Path.of(args[1]), Arrays.copyOfRange(args, 2, args.length));
       default -> {
-        System.err.println("usage: ndjson N FILE | static FILE DIR | rpc HOST:PORT N BATCH THREADS SECONDS"
-            + " | pauses LOGFILE FROM TO [FROM TO ...]");
+        System.err.println(
+            "usage: ndjson N FILE | static FILE DIR | rpc HOST:PORT N BATCH THREADS SECONDS"
+                + " | pauses LOGFILE FROM TO [FROM TO ...]");
         System.exit(2);
       }
     }
@@ -69,8 +75,12 @@ public final class ServiceBench {
       for (String line = in.readLine(); line != null; line = in.readLine()) {
         // Lines are exactly {"id":N,"doc":DOC} as ndjson writes them.
         int comma = line.indexOf(',');
-        if (!line.startsWith(prefix) || comma < 0 || !line.startsWith(middle, comma) || !line.endsWith("}")) {
-          throw new IOException(ndjson + " line " + (n + 1) + ": not a line written by `ServiceBench ndjson`");
+        if (!line.startsWith(prefix)
+            || comma < 0
+            || !line.startsWith(middle, comma)
+            || !line.endsWith("}")) {
+          throw new IOException(
+              ndjson + " line " + (n + 1) + ": not a line written by `ServiceBench ndjson`");
         }
         long id = Long.parseLong(line.substring(prefix.length(), comma));
         String doc = line.substring(comma + middle.length(), line.length() - 1);
@@ -83,50 +93,63 @@ public final class ServiceBench {
 
   private static void pauses(Path log, String[] windows) throws IOException {
     if (windows.length == 0 || windows.length % 2 != 0) {
-      throw new IllegalArgumentException("pauses LOGFILE FROM TO [FROM TO ...] (epoch milliseconds)");
+      throw new IllegalArgumentException(
+          "pauses LOGFILE FROM TO [FROM TO ...] (epoch milliseconds)");
     }
-    List<SafepointLog.Pause> all = SafepointLog.parse(Files.readAllLines(log, StandardCharsets.UTF_8));
+    List<SafepointLog.Pause> all =
+        SafepointLog.parse(Files.readAllLines(log, StandardCharsets.UTF_8));
     for (int i = 0; i < windows.length; i += 2) {
-      System.out.println(SafepointLog.window(all, Long.parseLong(windows[i]), Long.parseLong(windows[i + 1])).line());
+      System.out.println(
+          SafepointLog.window(all, Long.parseLong(windows[i]), Long.parseLong(windows[i + 1]))
+              .line());
     }
   }
 
-  private static void rpc(String server, long n, int batch, int threads, int seconds) throws Exception {
+  private static void rpc(String server, long n, int batch, int threads, int seconds)
+      throws Exception {
     int colon = server.lastIndexOf(':');
-    InetSocketAddress addr = new InetSocketAddress(server.substring(0, colon), Integer.parseInt(server.substring(colon + 1)));
+    InetSocketAddress addr =
+        new InetSocketAddress(
+            server.substring(0, colon), Integer.parseInt(server.substring(colon + 1)));
     AtomicLong docs = new AtomicLong();
     AtomicLong calls = new AtomicLong();
     AtomicLong wrong = new AtomicLong();
     Histogram latency = new Histogram(3);
     long start = System.nanoTime();
     long end = start + seconds * 1_000_000_000L;
-    try (DocClient client = DocClient.builder().servers(List.of(addr)).slotsPerServer(Math.max(8, threads * 2))
-        .requestTimeout(Duration.ofSeconds(10)).build()) {
+    try (DocClient client =
+        DocClient.builder()
+            .servers(List.of(addr))
+            .slotsPerServer(Math.max(8, threads * 2))
+            .requestTimeout(Duration.ofSeconds(10))
+            .build()) {
       List<Thread> workers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         SplittableRandom random = new SplittableRandom(t);
-        Thread w = new Thread(() -> {
-          long[] ids = new long[batch];
-          Histogram mine = new Histogram(3);
-          while (System.nanoTime() < end) {
-            for (int i = 0; i < batch; i++) {
-              ids[i] = random.nextLong(n);
-            }
-            long t0 = System.nanoTime();
-            Document[] got = client.getAll(ids);
-            mine.recordValue((System.nanoTime() - t0) / 1_000);
-            for (int i = 0; i < batch; i++) {
-              if (got[i] == null || got[i].id() != ids[i]) {
-                wrong.incrementAndGet();
-              }
-            }
-            docs.addAndGet(batch);
-            calls.incrementAndGet();
-          }
-          synchronized (latency) {
-            latency.add(mine);
-          }
-        });
+        Thread w =
+            new Thread(
+                () -> {
+                  long[] ids = new long[batch];
+                  Histogram mine = new Histogram(3);
+                  while (System.nanoTime() < end) {
+                    for (int i = 0; i < batch; i++) {
+                      ids[i] = random.nextLong(n);
+                    }
+                    long t0 = System.nanoTime();
+                    Document[] got = client.getAll(ids);
+                    mine.recordValue((System.nanoTime() - t0) / 1_000);
+                    for (int i = 0; i < batch; i++) {
+                      if (got[i] == null || got[i].id() != ids[i]) {
+                        wrong.incrementAndGet();
+                      }
+                    }
+                    docs.addAndGet(batch);
+                    calls.incrementAndGet();
+                  }
+                  synchronized (latency) {
+                    latency.add(mine);
+                  }
+                });
         w.start();
         workers.add(w);
       }
@@ -135,12 +158,27 @@ public final class ServiceBench {
       }
     }
     double secs = (System.nanoTime() - start) / 1e9;
-    System.out.printf(Locale.ROOT, "rpc getAll: batch %d, %d threads, %.1f s: %,.0f calls/s, %,.0f documents/s; per call"
-            + " p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms; missing or wrong: %d%n", batch, threads, secs, calls.get() / secs,
-        docs.get() / secs, latency.getValueAtPercentile(50) / 1000.0, latency.getValueAtPercentile(99) / 1000.0,
-        latency.getValueAtPercentile(99.9) / 1000.0, wrong.get());
-    System.out.printf(Locale.ROOT, "result requests=%d duration_us=%d p50_us=%d p99_us=%d p999_us=%d errors=%d non2xx=0%n",
-        calls.get(), Math.round(secs * 1e6), latency.getValueAtPercentile(50), latency.getValueAtPercentile(99),
-        latency.getValueAtPercentile(99.9), wrong.get());
+    System.out.printf(
+        Locale.ROOT,
+        "rpc getAll: batch %d, %d threads, %.1f s: %,.0f calls/s, %,.0f documents/s; per call"
+            + " p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms; missing or wrong: %d%n",
+        batch,
+        threads,
+        secs,
+        calls.get() / secs,
+        docs.get() / secs,
+        latency.getValueAtPercentile(50) / 1000.0,
+        latency.getValueAtPercentile(99) / 1000.0,
+        latency.getValueAtPercentile(99.9) / 1000.0,
+        wrong.get());
+    System.out.printf(
+        Locale.ROOT,
+        "result requests=%d duration_us=%d p50_us=%d p99_us=%d p999_us=%d errors=%d non2xx=0%n",
+        calls.get(),
+        Math.round(secs * 1e6),
+        latency.getValueAtPercentile(50),
+        latency.getValueAtPercentile(99),
+        latency.getValueAtPercentile(99.9),
+        wrong.get());
   }
 }

@@ -17,8 +17,8 @@ import java.util.function.Consumer;
  * The bulk import (the Rockset article: big batches, parallel compression and sorting, index files
  * built off the write path): N job documents from an NDJSON file ({@link BulkInput}, generated once
  * and shared by every engine's JVM) loaded as fast as each engine can ({@link Engine#bulkLoad});
- * the phase's time covers the load call, which returns with everything readable and durable per
- * the engine contract. Then a sample of the documents is read back and verified, once on the open
+ * the phase's time covers the load call, which returns with everything readable and durable per the
+ * engine contract. Then a sample of the documents is read back and verified, once on the open
  * engine and once after closing and reopening it. The table's figure is MB/s of input.
  */
 public final class BulkWorkload implements Workload {
@@ -53,15 +53,21 @@ public final class BulkWorkload implements Workload {
       timer.record(System.nanoTime() - t0);
       PhaseResult bulk = timer.finishBulk(n, inputBytes);
       results.add(bulk);
-      notes.accept(String.format(Locale.ROOT, "bulk: %.1f MB/s of input (%,d bytes, %,d documents)",
-          bulk.inputMegabytesPerSecond(), inputBytes, n));
+      notes.accept(
+          String.format(
+              Locale.ROOT,
+              "bulk: %.1f MB/s of input (%,d bytes, %,d documents)",
+              bulk.inputMegabytesPerSecond(),
+              inputBytes,
+              n));
       if (!engine.keepsData()) {
         return results;
       }
       results.add(verify(engine, "verify", n, p));
       if (!engine.reopensAfterBulk()) {
-        notes.accept("verified before closing only: it does not reopen reliably after a bulk load"
-            + " (documents missing or FileNotFoundException on reopen; docs/benchmarks.md, bulk)");
+        notes.accept(
+            "verified before closing only: it does not reopen reliably after a bulk load"
+                + " (documents missing or FileNotFoundException on reopen; docs/benchmarks.md, bulk)");
         return results;
       }
     }
@@ -72,7 +78,8 @@ public final class BulkWorkload implements Workload {
   }
 
   /** Reads back up to {@code reads} random documents (all of them when fewer) and one absent id. */
-  private static PhaseResult verify(Engine engine, String phase, long n, WorkloadParams p) throws IOException {
+  private static PhaseResult verify(Engine engine, String phase, long n, WorkloadParams p)
+      throws IOException {
     PhaseTimer timer = new PhaseTimer(phase);
     SplittableRandom random = new SplittableRandom(p.seed());
     long reads = Math.min(n, p.reads());

@@ -10,8 +10,8 @@ import java.util.List;
  * The Indeed article's table: N puts of 8-byte random keys with 96-byte random values in random
  * order, then reads of every key in another random order, single-threaded, every value verified.
  *
- * <p>The cold variant (indeed-kv-512m) closes the engine after the writes, lets the runner evict the
- * files' pages and put this JVM under a memory limit, reopens the engine and reads for at most
+ * <p>The cold variant (indeed-kv-512m) closes the engine after the writes, lets the runner evict
+ * the files' pages and put this JVM under a memory limit, reopens the engine and reads for at most
  * {@code coldSeconds}: then the reads measure the disk, not the page cache.
  */
 public final class IndeedKvWorkload implements Workload {
@@ -73,7 +73,8 @@ public final class IndeedKvWorkload implements Workload {
     return timer.finish(n, 0, 0);
   }
 
-  private static PhaseResult read(Engine engine, int n, long seed, long capNanos) throws IOException {
+  private static PhaseResult read(Engine engine, int n, long seed, long capNanos)
+      throws IOException {
     int[] order = Keys.permutation(n, seed ^ 0x5DEECE66DL);
     PhaseTimer timer = new PhaseTimer("read");
     long misses = 0;

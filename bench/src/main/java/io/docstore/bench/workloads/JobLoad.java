@@ -4,12 +4,18 @@ import io.docstore.bench.data.JobDocGenerator;
 import io.docstore.bench.engines.Engine;
 import java.io.IOException;
 
-/** Loads version 0 of every job document, flushing every batch: the untimed start of the job workloads. */
+/**
+ * Loads version 0 of every job document, flushing every batch: the untimed start of the job
+ * workloads.
+ */
 final class JobLoad {
 
   private JobLoad() {}
 
-  /** Puts documents {@code 0 .. p.keys() - 1}, a flush every {@code p.batch()}, timed as phase {@code name}. */
+  /**
+   * Puts documents {@code 0 .. p.keys() - 1}, a flush every {@code p.batch()}, timed as phase
+   * {@code name}.
+   */
   static PhaseResult load(Engine engine, WorkloadParams p, String name) throws IOException {
     PhaseTimer timer = new PhaseTimer(name);
     for (long id = 0; id < p.keys(); id++) {

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * The article's job documents: N ~1.1 KB JSON jobs written in ID order, and after every second
- * new job one older job updated once more (job (i-1)/2 after job i, so jobs 0..N/2-1 get a second
+ * The article's job documents: N ~1.1 KB JSON jobs written in ID order, and after every second new
+ * job one older job updated once more (job (i-1)/2 after job i, so jobs 0..N/2-1 get a second
  * version: 1.5 writes per job); then reads with Zipf-skewed IDs (s = 1.0, rank to ID through a
  * fixed pseudo-random bijection, so hot jobs are spread over the key space), 10% of them IDs that
  * were never written. Every read is verified against the version it must see.

@@ -1,7 +1,7 @@
 package io.docstore.bench.workloads;
 
-import io.docstore.bench.data.JobDocGenerator;
 import com.google.common.util.concurrent.Uninterruptibles;
+import io.docstore.bench.data.JobDocGenerator;
 import io.docstore.bench.engines.Engine;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -21,25 +21,25 @@ import org.HdrHistogram.Histogram;
  * standard key-value benchmark's "mostly reads" and "half writes" mixes (docs/benchmarks/mixed.md).
  *
  * <p>Load (phase {@code load}, reported apart): N job documents ({@link JobDocGenerator}, ~1.1 KB)
- * in ID order, {@code batch} puts per {@link Engine#flush()}, as the jobs workload writes. Then, for
- * each write percentage W (by default 5 and 50, one after the other on the same engine): wait for
- * the engine's background work to end (at most {@code seconds}; an engine that cannot tell waits
- * that long), then T threads run for {@code seconds}, each drawing a Zipf-skewed document (s = 1.0,
- * {@link ZipfSampler}, ranks spread over the IDs as in the jobs workload) and with probability W
- * writing a new version of it, else reading it.
+ * in ID order, {@code batch} puts per {@link Engine#flush()}, as the jobs workload writes. Then,
+ * for each write percentage W (by default 5 and 50, one after the other on the same engine): wait
+ * for the engine's background work to end (at most {@code seconds}; an engine that cannot tell
+ * waits that long), then T threads run for {@code seconds}, each drawing a Zipf-skewed document (s
+ * = 1.0, {@link ZipfSampler}, ranks spread over the IDs as in the jobs workload) and with
+ * probability W writing a new version of it, else reading it.
  *
  * <p>A write is {@code put} then {@code flush}: under the engines' shared contract a put is
  * acknowledged (readable, survives a process crash) only by a flush, so one write pays the engine's
- * whole durability step, timed as one operation. A read is one {@code get}, verified: it must return,
- * byte for byte, a version of that document that was written (the load's or one of this run's).
- * Which version is not checked: two threads may write the same hot document at once, and the
- * engines order concurrent writes as they commit them.
+ * whole durability step, timed as one operation. A read is one {@code get}, verified: it must
+ * return, byte for byte, a version of that document that was written (the load's or one of this
+ * run's). Which version is not checked: two threads may write the same hot document at once, and
+ * the engines order concurrent writes as they commit them.
  *
- * <p>Phases per W, e.g. for 5%: {@code w5} (every operation; ops/s is the whole mix), {@code w5-read}
- * and {@code w5-write} (latencies of that kind; ops/s is that kind's share of the same mix). Ops/s
- * is over time inside engine calls, as in the other workloads, here averaged over the threads (the
- * sum of every thread's engine time divided by T), so input generation and verification do not cap
- * a fast engine; the phase's {@code seconds} is its wall time.
+ * <p>Phases per W, e.g. for 5%: {@code w5} (every operation; ops/s is the whole mix), {@code
+ * w5-read} and {@code w5-write} (latencies of that kind; ops/s is that kind's share of the same
+ * mix). Ops/s is over time inside engine calls, as in the other workloads, here averaged over the
+ * threads (the sum of every thread's engine time divided by T), so input generation and
+ * verification do not cap a fast engine; the phase's {@code seconds} is its wall time.
  */
 public final class MixedWorkload implements Workload {
 
@@ -49,9 +49,9 @@ public final class MixedWorkload implements Workload {
   private final Consumer<String> notes;
 
   /**
-   * "5,50" -> [5, 50]: write percentages as {@code --mixed-writes} gives them, each 0..100. Here, not in
-   * the runner's options: every engine JVM parses them too, the lsmtree one without picocli on its
-   * class path.
+   * "5,50" -> [5, 50]: write percentages as {@code --mixed-writes} gives them, each 0..100. Here,
+   * not in the runner's options: every engine JVM parses them too, the lsmtree one without picocli
+   * on its class path.
    */
   public static List<Integer> writePercents(String csv) {
     List<Integer> out = new ArrayList<>();
@@ -74,12 +74,15 @@ public final class MixedWorkload implements Workload {
   /**
    * @param threads client threads of each measured run
    * @param seconds length of each measured run, and cap on the wait for background work before it
-   * @param writePercents one measured run per entry, in order: the percentage of operations that write
+   * @param writePercents one measured run per entry, in order: the percentage of operations that
+   *     write
    * @param notes collects NOTE lines for the table
    */
-  public MixedWorkload(int threads, int seconds, List<Integer> writePercents, Consumer<String> notes) {
+  public MixedWorkload(
+      int threads, int seconds, List<Integer> writePercents, Consumer<String> notes) {
     if (threads < 1 || seconds < 1 || writePercents.isEmpty()) {
-      throw new IllegalArgumentException("mixed needs at least one thread, one second and one write percentage");
+      throw new IllegalArgumentException(
+          "mixed needs at least one thread, one second and one write percentage");
     }
     for (int w : writePercents) {
       if (w < 0 || w > 100) {
@@ -101,7 +104,8 @@ public final class MixedWorkload implements Workload {
   public List<PhaseResult> run(WorkloadContext ctx) throws IOException {
     WorkloadParams p = ctx.params();
     if (p.keys() > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("mixed keeps a version counter per document: at most " + Integer.MAX_VALUE);
+      throw new IllegalArgumentException(
+          "mixed keeps a version counter per document: at most " + Integer.MAX_VALUE);
     }
     try (Engine engine = ctx.opener().open()) {
       List<PhaseResult> phases = new ArrayList<>();
@@ -141,15 +145,24 @@ public final class MixedWorkload implements Workload {
     }
     double waited = (System.nanoTime() - start) / 1e9;
     if (!knows) {
-      return String.format(Locale.ROOT, "%s: waited %.1f s before the run (the engine does not say when its"
-          + " background work ends)", run, waited);
+      return String.format(
+          Locale.ROOT,
+          "%s: waited %.1f s before the run (the engine does not say when its"
+              + " background work ends)",
+          run,
+          waited);
     }
-    return String.format(Locale.ROOT, "%s: waited %.1f s for background work before the run%s", run, waited,
+    return String.format(
+        Locale.ROOT,
+        "%s: waited %.1f s for background work before the run%s",
+        run,
+        waited,
         engine.backgroundJobs() > 0 ? " and it was still running" : "");
   }
 
-  private List<PhaseResult> measure(Engine engine, WorkloadParams p, int writePercent, long seed,
-      AtomicIntegerArray versions) throws IOException {
+  private List<PhaseResult> measure(
+      Engine engine, WorkloadParams p, int writePercent, long seed, AtomicIntegerArray versions)
+      throws IOException {
     String name = "w" + writePercent;
     long n = p.keys();
     long stride = JobsWorkload.coprimeStride(n);
@@ -208,14 +221,31 @@ public final class MixedWorkload implements Workload {
     all.add(writes);
     long perThreadEngineNanos = engineNanos / threads;
     return List.of(
-        new PhaseResult(name, readOps + writeOps, nanos, perThreadEngineNanos, all, misses, wrong, io),
-        new PhaseResult(name + "-read", readOps, nanos, perThreadEngineNanos, reads, misses, wrong, ProcSelf.Io.NONE),
-        new PhaseResult(name + "-write", writeOps, nanos, perThreadEngineNanos, writes, 0, 0, ProcSelf.Io.NONE));
+        new PhaseResult(
+            name, readOps + writeOps, nanos, perThreadEngineNanos, all, misses, wrong, io),
+        new PhaseResult(
+            name + "-read",
+            readOps,
+            nanos,
+            perThreadEngineNanos,
+            reads,
+            misses,
+            wrong,
+            ProcSelf.Io.NONE),
+        new PhaseResult(
+            name + "-write",
+            writeOps,
+            nanos,
+            perThreadEngineNanos,
+            writes,
+            0,
+            0,
+            ProcSelf.Io.NONE));
   }
 
   /**
-   * True when {@code value} is, byte for byte, document {@code id} at some version 0..{@code newest}.
-   * Tries the newest first: a read nearly always returns it or one just before.
+   * True when {@code value} is, byte for byte, document {@code id} at some version 0..{@code
+   * newest}. Tries the newest first: a read nearly always returns it or one just before.
    */
   static boolean isWrittenVersion(byte[] value, long id, int newest) {
     if (!ReadWhileWritingWorkload.hasId(value, id)) {
@@ -250,8 +280,15 @@ public final class MixedWorkload implements Workload {
     long wrong;
     volatile Throwable failure;
 
-    Client(Engine engine, long n, long stride, int writePercent, long seed, AtomicIntegerArray versions,
-        CyclicBarrier start, AtomicBoolean failed) {
+    Client(
+        Engine engine,
+        long n,
+        long stride,
+        int writePercent,
+        long seed,
+        AtomicIntegerArray versions,
+        CyclicBarrier start,
+        AtomicBoolean failed) {
       this.engine = engine;
       this.n = n;
       this.stride = stride;

@@ -22,26 +22,51 @@ import org.HdrHistogram.Histogram;
  * @param p99UsPerSecond the p99 (us) of each 1-second window of the phase, in order, for a phase
  *     that keeps them (readwhilewriting's reader), else empty; written as {@code p99_us_per_s}
  */
-public record PhaseResult(String phase, long ops, long nanos, long engineNanos, Histogram latency, long misses, long wrong,
-    ProcSelf.Io io, long inputBytes, List<Double> p99UsPerSecond) {
+public record PhaseResult(
+    String phase,
+    long ops,
+    long nanos,
+    long engineNanos,
+    Histogram latency,
+    long misses,
+    long wrong,
+    ProcSelf.Io io,
+    long inputBytes,
+    List<Double> p99UsPerSecond) {
 
   public PhaseResult {
     p99UsPerSecond = List.copyOf(p99UsPerSecond);
   }
 
-  public PhaseResult(String phase, long ops, long nanos, long engineNanos, Histogram latency, long misses, long wrong,
-      ProcSelf.Io io, long inputBytes) {
+  public PhaseResult(
+      String phase,
+      long ops,
+      long nanos,
+      long engineNanos,
+      Histogram latency,
+      long misses,
+      long wrong,
+      ProcSelf.Io io,
+      long inputBytes) {
     this(phase, ops, nanos, engineNanos, latency, misses, wrong, io, inputBytes, List.of());
   }
 
-  public PhaseResult(String phase, long ops, long nanos, long engineNanos, Histogram latency, long misses, long wrong,
+  public PhaseResult(
+      String phase,
+      long ops,
+      long nanos,
+      long engineNanos,
+      Histogram latency,
+      long misses,
+      long wrong,
       ProcSelf.Io io) {
     this(phase, ops, nanos, engineNanos, latency, misses, wrong, io, 0);
   }
 
   /** This result with the p99 of each 1-second window. */
   public PhaseResult withP99PerSecond(List<Double> p99s) {
-    return new PhaseResult(phase, ops, nanos, engineNanos, latency, misses, wrong, io, inputBytes, p99s);
+    return new PhaseResult(
+        phase, ops, nanos, engineNanos, latency, misses, wrong, io, inputBytes, p99s);
   }
 
   /** MB (10^6 bytes) of input per second of engine time; 0 for a phase without input bytes. */
@@ -54,8 +79,8 @@ public record PhaseResult(String phase, long ops, long nanos, long engineNanos, 
   }
 
   /**
-   * Flat fields in a fixed order; numbers only (the per-second p99s as one comma-separated list), so
-   * the line format needs no quoting.
+   * Flat fields in a fixed order; numbers only (the per-second p99s as one comma-separated list),
+   * so the line format needs no quoting.
    */
   public Map<String, Object> fields() {
     Map<String, Object> f = new LinkedHashMap<>();
@@ -79,8 +104,11 @@ public record PhaseResult(String phase, long ops, long nanos, long engineNanos, 
       f.put("input_mb_per_s", round(inputMegabytesPerSecond()));
     }
     if (!p99UsPerSecond.isEmpty()) {
-      f.put("p99_us_per_s", p99UsPerSecond.stream().map(v -> Double.toString(round(v)))
-          .collect(Collectors.joining(",")));
+      f.put(
+          "p99_us_per_s",
+          p99UsPerSecond.stream()
+              .map(v -> Double.toString(round(v)))
+              .collect(Collectors.joining(",")));
     }
     return f;
   }

@@ -10,8 +10,13 @@ final class PhaseTimer {
 
   private final String phase;
   private final Histogram latency = PhaseResult.newHistogram();
-  /** Null for a timer of a subset of another phase's operations: the process's I/O is not theirs alone. */
+
+  /**
+   * Null for a timer of a subset of another phase's operations: the process's I/O is not theirs
+   * alone.
+   */
   private final ProcSelf.Io ioAtStart;
+
   private final long start = System.nanoTime();
   private long engineNanos;
 

@@ -24,7 +24,10 @@ public final class ProcSelf {
     public static final Io NONE = new Io(0, 0, 0, 0);
 
     public Io minus(Io earlier) {
-      return new Io(readBytes - earlier.readBytes, writeBytes - earlier.writeBytes, readCalls - earlier.readCalls,
+      return new Io(
+          readBytes - earlier.readBytes,
+          writeBytes - earlier.writeBytes,
+          readCalls - earlier.readCalls,
           deviceReads - earlier.deviceReads);
     }
   }

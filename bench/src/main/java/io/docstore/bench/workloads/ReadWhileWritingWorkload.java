@@ -20,9 +20,9 @@ import org.HdrHistogram.Histogram;
  * whether a flush or compaction is running ({@link Engine#backgroundJobs()}: docstore, RocksDB;
  * LMDB has none), a sampler polls that every millisecond and the reads under writes are also split
  * into those that overlapped background work and those that did not: the target "p99.9 during
- * compaction vs without". Both read phases also keep the p99 of each 1-second window
- * ({@code p99_us_per_s}, charted by the runner over time). Reads are verified by the document's ID
- * prefix, since any version is right.
+ * compaction vs without". Both read phases also keep the p99 of each 1-second window ({@code
+ * p99_us_per_s}, charted by the runner over time). Reads are verified by the document's ID prefix,
+ * since any version is right.
  */
 public final class ReadWhileWritingWorkload implements Workload {
 
@@ -38,7 +38,8 @@ public final class ReadWhileWritingWorkload implements Workload {
       PhaseResult preload = JobLoad.load(engine, p, "preload");
       PhaseResult alone = read("read-alone", engine, p, p.seed() + 1, null).get(0);
       Sampler sampler = engine.backgroundJobs() >= 0 ? new Sampler(engine) : null;
-      Thread samplerThread = sampler == null ? null : new Thread(sampler, "bench-background-sampler");
+      Thread samplerThread =
+          sampler == null ? null : new Thread(sampler, "bench-background-sampler");
       Writer writer = new Writer(engine, p);
       Thread thread = new Thread(writer, "bench-writer");
       if (samplerThread != null) {
@@ -73,7 +74,8 @@ public final class ReadWhileWritingWorkload implements Workload {
    * Reads for {@code rwSeconds}; with a sampler, also the same reads split by whether the engine's
    * background work overlapped them (seen running just before or just after the read).
    */
-  private static List<PhaseResult> read(String phase, Engine engine, WorkloadParams p, long seed, Sampler sampler)
+  private static List<PhaseResult> read(
+      String phase, Engine engine, WorkloadParams p, long seed, Sampler sampler)
       throws IOException {
     SplittableRandom random = new SplittableRandom(seed);
     PhaseTimer timer = new PhaseTimer(phase);
@@ -140,7 +142,8 @@ public final class ReadWhileWritingWorkload implements Workload {
     }
 
     private void close() {
-      // A window without reads (one read outlasted it) has no p99 of its own: 0, left out of the chart.
+      // A window without reads (one read outlasted it) has no p99 of its own: 0, left out of the
+      // chart.
       p99s.add(window.getTotalCount() == 0 ? 0.0 : window.getValueAtPercentile(99) / 1e3);
       window.reset();
     }
@@ -190,7 +193,9 @@ public final class ReadWhileWritingWorkload implements Workload {
     }
   }
 
-  /** Updates random jobs at a fixed rate until stopped; a late writer catches up without sleeping. */
+  /**
+   * Updates random jobs at a fixed rate until stopped; a late writer catches up without sleeping.
+   */
   private static final class Writer implements Runnable {
     final AtomicBoolean stop = new AtomicBoolean();
     private final Engine engine;

@@ -17,7 +17,8 @@ public record WorkloadContext(Opener opener, WorkloadParams params, ColdStart co
 
   /**
    * Called with the engine closed: evicts the directory's pages from the page cache and moves this
-   * JVM under the memory limit. Returns a note for the results (e.g. why the limit could not be set).
+   * JVM under the memory limit. Returns a note for the results (e.g. why the limit could not be
+   * set).
    */
   @FunctionalInterface
   public interface ColdStart {

@@ -11,8 +11,8 @@ package io.docstore.bench.workloads;
  * @param rwSeconds length of each readwhilewriting phase
  * @param writeRate writes per second of the readwhilewriting writer
  */
-public record WorkloadParams(long keys, long reads, int batch, long seed, int coldSeconds, int rwSeconds,
-    int writeRate) {
+public record WorkloadParams(
+    long keys, long reads, int batch, long seed, int coldSeconds, int rwSeconds, int writeRate) {
 
   public WorkloadParams {
     if (keys < 2 || reads < 1 || batch < 1 || coldSeconds < 1 || rwSeconds < 1 || writeRate < 1) {

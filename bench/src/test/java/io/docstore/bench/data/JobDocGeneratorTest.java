@@ -14,7 +14,10 @@ class JobDocGeneratorTest {
       byte[] doc = JobDocGenerator.document(id, 0);
       assertThat(JobDocGenerator.document(id, 0)).isEqualTo(doc);
       String s = new String(doc, StandardCharsets.UTF_8);
-      assertThat(s).startsWith("{\"id\":" + id + ",").endsWith("\"}").contains("\"discovered_at\":");
+      assertThat(s)
+          .startsWith("{\"id\":" + id + ",")
+          .endsWith("\"}")
+          .contains("\"discovered_at\":");
       total += doc.length;
     }
     assertThat(total / 1000).isBetween(950L, 1250L);

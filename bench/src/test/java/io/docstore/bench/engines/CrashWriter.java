@@ -5,10 +5,10 @@ import java.nio.file.Path;
 import java.util.SplittableRandom;
 
 /**
- * Child JVM of {@link EngineCrashTest}: opens one engine, puts {@code n} keys in batches of
- * {@link #BATCH} with a {@link Engine#flush()} after each, prints {@code FLUSHED}, puts a few more
- * that are never flushed, and waits to be killed. Keys and values are a pure function of the index,
- * so the parent can check them without being told what was written.
+ * Child JVM of {@link EngineCrashTest}: opens one engine, puts {@code n} keys in batches of {@link
+ * #BATCH} with a {@link Engine#flush()} after each, prints {@code FLUSHED}, puts a few more that
+ * are never flushed, and waits to be killed. Keys and values are a pure function of the index, so
+ * the parent can check them without being told what was written.
  */
 public final class CrashWriter {
 

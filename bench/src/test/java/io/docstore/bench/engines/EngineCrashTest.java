@@ -29,7 +29,9 @@ class EngineCrashTest {
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void everythingFlushedSurvivesAKilledProcess(String name) throws Exception {
     int n = 1250;
-    Process p = TestSupport.startJvm(CrashWriter.class, List.of(), name, dir.toString(), Integer.toString(n));
+    Process p =
+        TestSupport.startJvm(
+            CrashWriter.class, List.of(), name, dir.toString(), Integer.toString(n));
     boolean flushed = false;
     try (BufferedReader out = TestSupport.stdout(p)) {
       String line;

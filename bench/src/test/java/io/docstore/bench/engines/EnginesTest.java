@@ -9,10 +9,10 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Every engine that can run in the test JVM against a HashMap model: random puts (overwrites
@@ -63,29 +63,34 @@ class EnginesTest {
     int own = 200;
     int shared = 20;
     int rounds = 5;
-    java.util.concurrent.atomic.AtomicInteger wrongReads = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger wrongReads =
+        new java.util.concurrent.atomic.AtomicInteger();
     try (Engine e = Engines.open(name, settings)) {
       java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
       java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
-      java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+      java.util.concurrent.ExecutorService pool =
+          java.util.concurrent.Executors.newFixedThreadPool(threads);
       try {
         for (int t = 0; t < threads; t++) {
           int thread = t;
-          done.add(pool.submit(() -> {
-            start.await();
-            for (int r = 0; r < rounds; r++) {
-              for (int i = 0; i < own + shared; i++) {
-                long k = i < own ? 1000L * (thread + 1) + i : i - own;
-                e.put(key(k), value(k, thread, r));
-                e.flush();
-                byte[] back = e.get(key(k));
-                if (back == null || (i < own && !java.util.Arrays.equals(back, value(k, thread, r)))) {
-                  wrongReads.incrementAndGet();
-                }
-              }
-            }
-            return null;
-          }));
+          done.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    for (int r = 0; r < rounds; r++) {
+                      for (int i = 0; i < own + shared; i++) {
+                        long k = i < own ? 1000L * (thread + 1) + i : i - own;
+                        e.put(key(k), value(k, thread, r));
+                        e.flush();
+                        byte[] back = e.get(key(k));
+                        if (back == null
+                            || (i < own && !java.util.Arrays.equals(back, value(k, thread, r)))) {
+                          wrongReads.incrementAndGet();
+                        }
+                      }
+                    }
+                    return null;
+                  }));
         }
         for (java.util.concurrent.Future<?> f : done) {
           f.get();
@@ -101,11 +106,14 @@ class EnginesTest {
     }
   }
 
-  private static void verifyConcurrent(Engine e, int threads, int own, int shared, int rounds) throws IOException {
+  private static void verifyConcurrent(Engine e, int threads, int own, int shared, int rounds)
+      throws IOException {
     for (int t = 0; t < threads; t++) {
       for (int i = 0; i < own; i++) {
         long k = 1000L * (t + 1) + i;
-        assertThat(e.get(key(k))).as("own key %d of thread %d", k, t).isEqualTo(value(k, t, rounds - 1));
+        assertThat(e.get(key(k)))
+            .as("own key %d of thread %d", k, t)
+            .isEqualTo(value(k, t, rounds - 1));
       }
     }
     for (long k = 0; k < shared; k++) {
@@ -130,7 +138,8 @@ class EnginesTest {
   @Test
   void rejectsUnknownEngines() {
     assertThatThrownBy(() -> Engines.open("nope", new EngineSettings(dir, 1, 1, 1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nope");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("nope");
     assertThat(Engines.needsIsolatedClassPath("lsmtree")).isTrue();
     assertThat(Engines.needsIsolatedClassPath("rocksdb")).isFalse();
   }

@@ -39,23 +39,29 @@ class RocksDbEngineTest {
       assertThat(e.get(CrashWriter.key(12_345))).isEqualTo(CrashWriter.value(12_345));
 
       String table = latestOptionsFile();
-      assertThat(table).contains(
-          "cache_index_and_filter_blocks=true",
-          "cache_index_and_filter_blocks_with_high_priority=true",
-          "pin_l0_filter_and_index_blocks_in_cache=true",
-          "data_block_index_type=kDataBlockBinaryAndHash",
-          "format_version=" + RocksDbEngine.FORMAT_VERSION,
-          "block_size=8192",
-          "optimize_filters_for_hits=false",
-          "bloomfilter:" + RocksDbEngine.BLOOM_BITS_PER_KEY);
+      assertThat(table)
+          .contains(
+              "cache_index_and_filter_blocks=true",
+              "cache_index_and_filter_blocks_with_high_priority=true",
+              "pin_l0_filter_and_index_blocks_in_cache=true",
+              "data_block_index_type=kDataBlockBinaryAndHash",
+              "format_version=" + RocksDbEngine.FORMAT_VERSION,
+              "block_size=8192",
+              "optimize_filters_for_hits=false",
+              "bloomfilter:" + RocksDbEngine.BLOOM_BITS_PER_KEY);
       assertThat(e.rateLimiter().getTotalBytesThrough())
-          .as("flush and compaction writes went through the rate limiter").isPositive();
+          .as("flush and compaction writes went through the rate limiter")
+          .isPositive();
 
-      if (RocksDbEngine.lowerBackgroundPriority() && Files.isDirectory(Path.of("/proc/self/task"))) {
+      if (RocksDbEngine.lowerBackgroundPriority()
+          && Files.isDirectory(Path.of("/proc/self/task"))) {
         List<String> pool = rocksDbPoolThreads();
-        assertThat(pool).as("RocksDB's flush (high) and compaction (low) threads ran")
-            .anyMatch(t -> t.startsWith("rocksdb:high")).anyMatch(t -> t.startsWith("rocksdb:low"));
-        assertThat(pool).as("thread name and nice value of RocksDB's pool threads")
+        assertThat(pool)
+            .as("RocksDB's flush (high) and compaction (low) threads ran")
+            .anyMatch(t -> t.startsWith("rocksdb:high"))
+            .anyMatch(t -> t.startsWith("rocksdb:low"));
+        assertThat(pool)
+            .as("thread name and nice value of RocksDB's pool threads")
             .allMatch(t -> t.endsWith(" nice=19"));
       }
     }
@@ -63,8 +69,10 @@ class RocksDbEngineTest {
 
   private String latestOptionsFile() throws IOException {
     try (Stream<Path> s = Files.list(dir)) {
-      Path newest = s.filter(p -> p.getFileName().toString().startsWith("OPTIONS-"))
-          .max((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString())).orElseThrow();
+      Path newest =
+          s.filter(p -> p.getFileName().toString().startsWith("OPTIONS-"))
+              .max((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()))
+              .orElseThrow();
       return Files.readString(newest);
     }
   }

@@ -24,7 +24,9 @@ class MixedWorkloadTest {
     byte[] v3 = JobDocGenerator.document(42, 3);
     assertThat(MixedWorkload.isWrittenVersion(v3, 42, 3)).isTrue();
     assertThat(MixedWorkload.isWrittenVersion(v3, 42, 7)).as("an older version").isTrue();
-    assertThat(MixedWorkload.isWrittenVersion(JobDocGenerator.document(42, 0), 42, 7)).as("the load's").isTrue();
+    assertThat(MixedWorkload.isWrittenVersion(JobDocGenerator.document(42, 0), 42, 7))
+        .as("the load's")
+        .isTrue();
     assertThat(MixedWorkload.isWrittenVersion(v3, 42, 2)).as("a version not yet written").isFalse();
     assertThat(MixedWorkload.isWrittenVersion(v3, 43, 9)).as("another document").isFalse();
     byte[] torn = v3.clone();
@@ -34,11 +36,11 @@ class MixedWorkloadTest {
 
   @Test
   void rejectsBadSettings() {
-    assertThatThrownBy(() -> new MixedWorkload(0, 1, List.of(5), s -> { }))
+    assertThatThrownBy(() -> new MixedWorkload(0, 1, List.of(5), s -> {}))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new MixedWorkload(2, 1, List.of(101), s -> { }))
+    assertThatThrownBy(() -> new MixedWorkload(2, 1, List.of(101), s -> {}))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new MixedWorkload(2, 1, List.of(), s -> { }))
+    assertThatThrownBy(() -> new MixedWorkload(2, 1, List.of(), s -> {}))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
@@ -50,8 +52,10 @@ class MixedWorkloadTest {
     EngineSettings s = new EngineSettings(dir, 8 << 20, 1 << 20, 8192);
     WorkloadContext ctx = new WorkloadContext(() -> Engines.open("docstore", s), p, () -> "");
     List<PhaseResult> phases = new MixedWorkload(2, 1, List.of(5, 50), notes::add).run(ctx);
-    Map<String, PhaseResult> byName = phases.stream().collect(Collectors.toMap(PhaseResult::phase, Function.identity()));
-    assertThat(phases).extracting(PhaseResult::phase)
+    Map<String, PhaseResult> byName =
+        phases.stream().collect(Collectors.toMap(PhaseResult::phase, Function.identity()));
+    assertThat(phases)
+        .extracting(PhaseResult::phase)
         .containsExactly("load", "w5", "w5-read", "w5-write", "w50", "w50-read", "w50-write");
     assertThat(byName.get("load").ops()).isEqualTo(400);
     for (int w : new int[] {5, 50}) {
@@ -65,8 +69,10 @@ class MixedWorkloadTest {
       double share = writes.ops() / (double) all.ops();
       double sd = Math.sqrt(w / 100.0 * (1 - w / 100.0) / all.ops());
       assertThat(Math.abs(share - w / 100.0)).as("write share of w%d", w).isLessThan(5 * sd + 0.01);
-      assertThat(all.opsPerSecond()).isEqualTo(reads.opsPerSecond() + writes.opsPerSecond(),
-          org.assertj.core.data.Offset.offset(1.0));
+      assertThat(all.opsPerSecond())
+          .isEqualTo(
+              reads.opsPerSecond() + writes.opsPerSecond(),
+              org.assertj.core.data.Offset.offset(1.0));
     }
     assertThat(notes).hasSize(2).allMatch(n -> n.contains("background work"));
   }

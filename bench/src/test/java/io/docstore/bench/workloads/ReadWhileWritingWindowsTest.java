@@ -21,7 +21,9 @@ class ReadWhileWritingWindowsTest {
     for (int i = 0; i < 1000; i++) {
       w.record(t + S + i * (S / 1000), 2_000); // second 2: all 2 us
     }
-    w.record(t + 4 * S, 7_000); // seconds 3 and 4 had no read; second 5 has one read and is cut short: left out
+    w.record(
+        t + 4 * S,
+        7_000); // seconds 3 and 4 had no read; second 5 has one read and is cut short: left out
     List<Double> p99s = w.finish();
     assertThat(p99s).hasSize(4);
     assertThat(p99s.get(0)).isBetween(0.99, 1.01);
@@ -38,9 +40,11 @@ class ReadWhileWritingWindowsTest {
   void theP99sAreOneFieldOfTheResultLine() {
     Histogram h = PhaseResult.newHistogram();
     h.recordValue(1000);
-    PhaseResult r = new PhaseResult("read-under-writes", 1, S, S, h, 0, 0, ProcSelf.Io.NONE)
-        .withP99PerSecond(List.of(1.234, 56.0));
+    PhaseResult r =
+        new PhaseResult("read-under-writes", 1, S, S, h, 0, 0, ProcSelf.Io.NONE)
+            .withP99PerSecond(List.of(1.234, 56.0));
     assertThat(r.fields()).containsEntry("p99_us_per_s", "1.23,56.0");
-    assertThat(new PhaseResult("read", 1, S, S, h, 0, 0, ProcSelf.Io.NONE).fields()).doesNotContainKey("p99_us_per_s");
+    assertThat(new PhaseResult("read", 1, S, S, h, 0, 0, ProcSelf.Io.NONE).fields())
+        .doesNotContainKey("p99_us_per_s");
   }
 }

@@ -11,7 +11,8 @@ import java.nio.ByteOrder;
  */
 final class AsciiScan {
 
-  private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long ONES = 0x0101010101010101L;
   private static final long HIGHS = 0x8080808080808080L;
   private static final long QUOTES = ONES * '"';
@@ -27,17 +28,18 @@ final class AsciiScan {
   }
 
   /**
-   * Skips plain characters of a JSON string, eight bytes at a time: returns an index {@code p >= from}
-   * such that every byte in {@code [from, p)} is plain (not a quote, a backslash, a control character
-   * below 0x20 nor a byte of 0x80 and above). It stops at the start of the eight bytes holding the
-   * first byte that is not plain, or where fewer than eight bytes remain before {@code to}; the
-   * caller examines the bytes from {@code p} on itself.
+   * Skips plain characters of a JSON string, eight bytes at a time: returns an index {@code p >=
+   * from} such that every byte in {@code [from, p)} is plain (not a quote, a backslash, a control
+   * character below 0x20 nor a byte of 0x80 and above). It stops at the start of the eight bytes
+   * holding the first byte that is not plain, or where fewer than eight bytes remain before {@code
+   * to}; the caller examines the bytes from {@code p} on itself.
    */
   static int skipPlainText(byte[] b, int from, int to) {
     int p = from;
     while (p <= to - Long.BYTES) {
       long v = (long) LONGS.get(b, p);
-      // Bytes of 0x80 and above set their own high bit; below 0x20, subtracting 0x20 borrows into it.
+      // Bytes of 0x80 and above set their own high bit; below 0x20, subtracting 0x20 borrows into
+      // it.
       long special = (v | ((v - SPACES) & ~v)) & HIGHS;
       if (special != 0 || hasZeroByte(v ^ QUOTES) || hasZeroByte(v ^ BACKSLASHES)) {
         return p;

@@ -12,8 +12,8 @@ import io.docstore.service.updater.UpdateParser;
  * anything else (invalid JSON, escapes in names, numbers that may not fit a long, deep nesting,
  * non-ASCII outside strings, a missing or misplaced field) it returns null and the caller asks
  * Jackson, which gives the verdict and the error message. So it is stricter than Jackson, never
- * laxer: ill-formed UTF-8 in strings, lone surrogate escapes, over 100 levels of nesting, numbers of
- * over 100 characters and strings over 1 MiB all go to Jackson.
+ * laxer: ill-formed UTF-8 in strings, lone surrogate escapes, over 100 levels of nesting, numbers
+ * of over 100 characters and strings over 1 MiB all go to Jackson.
  *
  * <p>Not thread-safe: one instance per thread.
  */
@@ -28,6 +28,7 @@ final class BulkLineScanner {
   private byte[] b;
   private int p;
   private int end;
+
   /** Set by {@link #number}: the value of an integer of at most 18 digits, else {@link #NONE}. */
   private long integer;
 
@@ -123,8 +124,8 @@ final class BulkLineScanner {
   }
 
   /**
-   * The document object at {@code p}: validates it and returns its top-level integral
-   * {@code discovered_at} (-1 if none), or {@code NONE - 1} when Jackson must decide.
+   * The document object at {@code p}: validates it and returns its top-level integral {@code
+   * discovered_at} (-1 if none), or {@code NONE - 1} when Jackson must decide.
    */
   private long document() {
     long discovered = -1;
@@ -145,7 +146,9 @@ final class BulkLineScanner {
         return NONE - 1;
       }
       ws();
-      if (is(keyStart, keyEnd, "discovered_at") && p < end && (b[p] == '-' || (b[p] >= '0' && b[p] <= '9'))) {
+      if (is(keyStart, keyEnd, "discovered_at")
+          && p < end
+          && (b[p] == '-' || (b[p] >= '0' && b[p] <= '9'))) {
         int start = p;
         if (!number()) {
           return NONE - 1;
@@ -376,7 +379,8 @@ final class BulkLineScanner {
             return false;
           }
           p += 6;
-        } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+        } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r'
+            || e == 't') {
           p += 2;
         } else {
           return false;

@@ -4,8 +4,8 @@ import io.docstore.index.LsmIndex;
 import io.docstore.index.bulk.SortedRun;
 import io.docstore.io.DirectoryLock;
 import io.docstore.queue.BulkAppender;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
 import io.docstore.service.store.IndexCheckpoint;
@@ -29,18 +29,18 @@ import java.util.function.LongConsumer;
  *
  * <ol>
  *   <li>the input is cut into chunks of whole lines (about 1 MiB, by a {@link ChunkReader}) and the
- *       chunks are parsed and validated on {@code threads} threads (invalid lines are reported, never
- *       applied), by a single-pass scanner ({@link BulkLineScanner}) with Jackson deciding whatever it
- *       is unsure of;
+ *       chunks are parsed and validated on {@code threads} threads (invalid lines are reported,
+ *       never applied), by a single-pass scanner ({@link BulkLineScanner}) with Jackson deciding
+ *       whatever it is unsure of;
  *   <li>in input order, the documents go to a {@link BulkAppender}, which plans the queue blocks on
- *       this thread, copies the documents into them and encodes them (LZ4, checksum) on
- *       {@code threads} threads, 32 blocks a task, and writes them in order, 32 blocks a system
- *       call, and fsyncs once at the end (the writer's background fsyncs every
- *       {@code bytes-per-sync} keep that one short; the documents are read from the input chunks,
- *       so a chunk is kept until its blocks are written);
+ *       this thread, copies the documents into them and encodes them (LZ4, checksum) on {@code
+ *       threads} threads, 32 blocks a task, and writes them in order, 32 blocks a system call, and
+ *       fsyncs once at the end (the writer's background fsyncs every {@code bytes-per-sync} keep
+ *       that one short; the documents are read from the input chunks, so a chunk is kept until its
+ *       blocks are written);
  *   <li>the (id, address) pairs are gathered in a {@link SortedRun}, radix-sorted (the last update
- *       of an id wins) and written as one index file installed through the index manifest
- *       ({@link LsmIndex#ingestSorted}), skipping the index's WAL and memory table;
+ *       of an id wins) and written as one index file installed through the index manifest ({@link
+ *       LsmIndex#ingestSorted}), skipping the index's WAL and memory table;
  *   <li>the index checkpoint is moved to the last loaded sequence.
  * </ol>
  *
@@ -50,18 +50,25 @@ import java.util.function.LongConsumer;
  * through the ordinary path (same result, slower). So re-running a failed load is always safe: the
  * newest version of each document wins.
  *
- * <p>Memory: 16 bytes per loaded record for the sorted run (32 while sorting), plus about
- * {@code 4 * threads} MiB of input chunks in flight.
+ * <p>Memory: 16 bytes per loaded record for the sorted run (32 while sorting), plus about {@code 4
+ * * threads} MiB of input chunks in flight.
  */
 public final class BulkLoad {
 
   /** Input chunk: whole lines of about this many bytes are parsed as one task. */
   static final int CHUNK_BYTES = 1 << 20;
+
   /** Most error lines kept in a {@link Result}; the count is always exact. */
   public static final int MAX_REPORTED_ERRORS = 1000;
 
   /** What a load did. {@code firstSequence > lastSequence} when nothing was loaded. */
-  public record Result(long lines, long loaded, long failed, List<String> errors, long firstSequence, long lastSequence,
+  public record Result(
+      long lines,
+      long loaded,
+      long failed,
+      List<String> errors,
+      long firstSequence,
+      long lastSequence,
       long inputBytes) {}
 
   private BulkLoad() {}
@@ -71,18 +78,23 @@ public final class BulkLoad {
    * store once first, so that queue records the index had not yet applied are indexed before the
    * bulk load moves the checkpoint past them.
    */
-  public static Result load(Path dir, DocStoreOptions options, InputStream in, int threads, LongConsumer progress)
+  public static Result load(
+      Path dir, DocStoreOptions options, InputStream in, int threads, LongConsumer progress)
       throws IOException {
     DocStore.open(dir, options).close();
     try (DirectoryLock lock = DirectoryLock.acquire(dir);
         DocQueue queue = DocQueue.open(dir.resolve("queue"), options.queueOptions());
         LsmIndex index = LsmIndex.open(dir.resolve("index"), options.indexOptions())) {
       if (IndexCheckpoint.read(options.fileSystem(), dir) != queue.lastSequence()) {
-        throw new IOException("index checkpoint of " + dir + " is behind its queue after reopening; not bulk loading");
+        throw new IOException(
+            "index checkpoint of "
+                + dir
+                + " is behind its queue after reopening; not bulk loading");
       }
       Result r = loadInto(queue, index, in, threads, options.maxBodyBytes(), progress);
       if (r.loaded() > 0) {
-        IndexCheckpoint.publish(options.fileSystem(), dir, r.lastSequence(), System.currentTimeMillis());
+        IndexCheckpoint.publish(
+            options.fileSystem(), dir, r.lastSequence(), System.currentTimeMillis());
       }
       return r;
     }
@@ -92,25 +104,37 @@ public final class BulkLoad {
    * The load itself, into an open queue and index (the bench's docstore engine calls this too):
    * queue appended and fsynced, index ingested. The caller owns the checkpoint, if any.
    */
-  public static Result loadInto(DocQueue queue, LsmIndex index, InputStream in, int threads, int maxBodyBytes,
-      LongConsumer progress) throws IOException {
+  public static Result loadInto(
+      DocQueue queue,
+      LsmIndex index,
+      InputStream in,
+      int threads,
+      int maxBodyBytes,
+      LongConsumer progress)
+      throws IOException {
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be >= 1, got " + threads);
     }
     UpdateParser parser = new UpdateParser(maxBodyBytes);
     int maxLineBytes = (int) Math.min(Integer.MAX_VALUE - 16, 2L * maxBodyBytes + 1024);
     SortedRun run = new SortedRun(1 << 16);
-    ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "bulk-load-parse");
-      t.setDaemon(true);
-      return t;
-    });
-    // Reads the next chunk while this thread hands the current one on (reading is a copy of every byte).
-    ExecutorService readAhead = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "bulk-load-read");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            threads,
+            r -> {
+              Thread t = new Thread(r, "bulk-load-parse");
+              t.setDaemon(true);
+              return t;
+            });
+    // Reads the next chunk while this thread hands the current one on (reading is a copy of every
+    // byte).
+    ExecutorService readAhead =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "bulk-load-read");
+              t.setDaemon(true);
+              return t;
+            });
     long now = System.currentTimeMillis();
     List<String> errors = new ArrayList<>();
     long lines = 0;
@@ -118,8 +142,10 @@ public final class BulkLoad {
     long inputBytes = 0;
     BulkAppender.Result appended;
     try {
-      BulkAppender bulk = queue.bulkAppender(threads,
-          (seq, id, op, address) -> run.add(id, op == Op.DELETE ? LsmIndex.DELETED : address));
+      BulkAppender bulk =
+          queue.bulkAppender(
+              threads,
+              (seq, id, op, address) -> run.add(id, op == Op.DELETE ? LsmIndex.DELETED : address));
       try {
         ArrayDeque<Future<Chunk>> inFlight = new ArrayDeque<>();
         ChunkReader reader = new ChunkReader(in, CHUNK_BYTES, maxLineBytes);
@@ -132,10 +158,16 @@ public final class BulkLoad {
             ChunkReader.Input i = input;
             inFlight.add(pool.submit(() -> Chunk.parse(parser, i.buf(), i.length(), maxLineBytes)));
           }
-          while (!inFlight.isEmpty() && (input == null || inFlight.size() >= 2 * threads || inFlight.peek().isDone())) {
+          while (!inFlight.isEmpty()
+              && (input == null || inFlight.size() >= 2 * threads || inFlight.peek().isDone())) {
             Chunk c = get(inFlight.poll(), "parsing a chunk");
             for (int i = 0; i < c.count; i++) {
-              bulk.add(c.ids[i], c.docOffsets[i] < 0 ? Op.DELETE : Op.PUT, now, c.buf, Math.max(0, c.docOffsets[i]),
+              bulk.add(
+                  c.ids[i],
+                  c.docOffsets[i] < 0 ? Op.DELETE : Op.PUT,
+                  now,
+                  c.buf,
+                  Math.max(0, c.docOffsets[i]),
                   c.docLengths[i]);
             }
             for (int i = 0; i < c.errorLines.size(); i++) {
@@ -161,8 +193,14 @@ public final class BulkLoad {
       readAhead.shutdownNow();
     }
     run.ingestInto(index);
-    return new Result(lines, appended.records(), failed, List.copyOf(errors), appended.firstSequence(),
-        appended.lastSequence(), inputBytes);
+    return new Result(
+        lines,
+        appended.records(),
+        failed,
+        List.copyOf(errors),
+        appended.firstSequence(),
+        appended.lastSequence(),
+        inputBytes);
   }
 
   private static <T> T get(Future<T> f, String what) throws IOException {

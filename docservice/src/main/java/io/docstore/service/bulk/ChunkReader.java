@@ -29,7 +29,8 @@ public final class ChunkReader {
 
   public ChunkReader(InputStream in, int chunkBytes, int maxLineBytes) {
     if (chunkBytes < 1 || maxLineBytes < 1 || maxLineBytes > Integer.MAX_VALUE - 16) {
-      throw new IllegalArgumentException("chunkBytes " + chunkBytes + ", maxLineBytes " + maxLineBytes);
+      throw new IllegalArgumentException(
+          "chunkBytes " + chunkBytes + ", maxLineBytes " + maxLineBytes);
     }
     this.in = in;
     this.chunkBytes = chunkBytes;

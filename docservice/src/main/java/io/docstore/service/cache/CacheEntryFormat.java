@@ -4,7 +4,8 @@ import io.docstore.io.Checksums;
 import java.nio.ByteBuffer;
 
 /**
- * The bytes of one memcached value, version 1 (spec: {@code docs/formats/cache-entry.md}). Big-endian.
+ * The bytes of one memcached value, version 1 (spec: {@code docs/formats/cache-entry.md}).
+ * Big-endian.
  *
  * <pre>
  * value = magic:u8 (0xD5) version:u8 (1) flags:u8 id:i64 sequence:i64 body_len:u32 body crc:u32
@@ -12,8 +13,8 @@ import java.nio.ByteBuffer;
  * crc   = masked CRC32C of every byte before it
  * </pre>
  *
- * The ID is stored so that a value under the wrong key (a bug, or a shared memcached used by another
- * store) is never served. Stateless, thread-safe.
+ * The ID is stored so that a value under the wrong key (a bug, or a shared memcached used by
+ * another store) is never served. Stateless, thread-safe.
  */
 final class CacheEntryFormat {
 
@@ -29,6 +30,7 @@ final class CacheEntryFormat {
   static final int BODY_LENGTH_OFFSET = SEQUENCE_OFFSET + 8;
   static final int BODY_OFFSET = BODY_LENGTH_OFFSET + 4;
   static final int CRC_SIZE = 4;
+
   /** Size of a value with an empty body (and of a tombstone). */
   static final int OVERHEAD = BODY_OFFSET + CRC_SIZE;
 

@@ -14,10 +14,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The generation in the memcached tier's keys (file {@value #FILE_NAME} in the data directory; spec
  * in {@code docs/formats/cache-epoch.md}): a random store id, drawn once per data directory, and an
- * epoch, bumped durably whenever the cache may hold a stale version (at every start, after a dropped
- * write, after a change of the server set). Keys are {@code ds1:<store id>.<epoch>:<document id>}, so
- * a bump makes every older entry unreachable (memcached evicts it in time) without ever flushing a
- * pool that other services may share, and two stores sharing a pool never read each other's entries.
+ * epoch, bumped durably whenever the cache may hold a stale version (at every start, after a
+ * dropped write, after a change of the server set). Keys are {@code ds1:<store
+ * id>.<epoch>:<document id>}, so a bump makes every older entry unreachable (memcached evicts it in
+ * time) without ever flushing a pool that other services may share, and two stores sharing a pool
+ * never read each other's entries.
  *
  * <p>The epoch is published before it is used, so a restart never reuses one whose entries may be
  * stale. A damaged file is reported (file and offset) and replaced by a new store id: the cache
@@ -30,16 +31,19 @@ public final class CacheEpoch {
 
   /** The file's name in the data directory. */
   public static final String FILE_NAME = "cache.epoch";
+
   static final int STORE_ID = StateFileLayout.FIELDS;
   static final int EPOCH = STORE_ID + 8;
   static final int CRC = EPOCH + 8;
   static final int LENGTH = CRC + 4;
-  static final StateFileLayout LAYOUT = new StateFileLayout(0xD0C5_CAC4, "docstore.cacheep", 1, LENGTH, "cache epoch");
+  static final StateFileLayout LAYOUT =
+      new StateFileLayout(0xD0C5_CAC4, "docstore.cacheep", 1, LENGTH, "cache epoch");
 
   private final FileSystem fs;
   private final Path file;
   private final long storeId;
   private long epoch;
+
   /** Null until the first {@link #renew}: no key is trusted before it. */
   private volatile String prefix;
 
@@ -62,7 +66,8 @@ public final class CacheEpoch {
         return found;
       }
     } catch (CorruptionException e) {
-      LOG.warn("{}; starting a new cache generation under a new store id (the memcached tier starts empty)",
+      LOG.warn(
+          "{}; starting a new cache generation under a new store id (the memcached tier starts empty)",
           e.getMessage());
     }
     long id;
@@ -73,8 +78,8 @@ public final class CacheEpoch {
   }
 
   /**
-   * The epoch stored in {@code dataDir}, or null if there is none (for {@code dump} and
-   * {@code verify}).
+   * The epoch stored in {@code dataDir}, or null if there is none (for {@code dump} and {@code
+   * verify}).
    *
    * @throws CorruptionException naming the file and offset if it is damaged
    */
@@ -95,7 +100,8 @@ public final class CacheEpoch {
 
   /**
    * Moves to the next epoch: publishes it durably ({@link AtomicFiles#publish}), then makes it the
-   * one {@link #prefix} names. On failure the old prefix stays (the caller keeps the cache suspect).
+   * one {@link #prefix} names. On failure the old prefix stays (the caller keeps the cache
+   * suspect).
    */
   public synchronized void renew() throws IOException {
     long next = epoch + 1;

@@ -9,11 +9,11 @@ import java.io.Closeable;
  * <p>The ordering rule that keeps it from ever serving a stale version (lsmtree's
  * MemcachedMappingRecordCache rule): the ingest path writes with {@link #set} (an update) and
  * {@link #setDeleted} (a delete leaves a tombstone entry rather than removing the key, so a late
- * read-miss fill cannot resurrect the old version); read misses fill with {@link #fill}, which never
- * overwrites an existing entry. Readers treat a tombstone as "absent".
+ * read-miss fill cannot resurrect the old version); read misses fill with {@link #fill}, which
+ * never overwrites an existing entry. Readers treat a tombstone as "absent".
  *
- * <p>Failures of the cache are never errors for callers: a get that fails or times out is a miss,
- * a write that fails is dropped (and counted). Thread-safe.
+ * <p>Failures of the cache are never errors for callers: a get that fails or times out is a miss, a
+ * write that fails is dropped (and counted). Thread-safe.
  */
 public interface DocCache extends Closeable {
 
@@ -58,7 +58,9 @@ public interface DocCache extends Closeable {
   /** Records a new version written by the ingest path; replaces any entry. */
   void set(long id, long sequence, byte[] body);
 
-  /** Records that {@code id} was deleted at {@code sequence}; replaces any entry with a tombstone. */
+  /**
+   * Records that {@code id} was deleted at {@code sequence}; replaces any entry with a tombstone.
+   */
   void setDeleted(long id, long sequence);
 
   /** Hit/miss/error counters for metrics and {@code /stats}. */

@@ -29,8 +29,8 @@ import java.util.concurrent.locks.StampedLock;
  * So one pass of a scan or of a stream of writes cannot push out what is being read.
  *
  * <p><b>Concurrency</b>: a {@link StampedLock}. Writers take the write lock. Readers read under an
- * optimistic stamp (seqlock style) and validate; a reader that overlapped a writer (or threw on torn
- * state) retries under the read lock. The table is replaced as a whole when it grows, so an
+ * optimistic stamp (seqlock style) and validate; a reader that overlapped a writer (or threw on
+ * torn state) retries under the read lock. The table is replaced as a whole when it grows, so an
  * optimistic reader sees one table or the other, never a mix.
  */
 final class DocLog {
@@ -42,8 +42,8 @@ final class DocLog {
   /**
    * The lookup structure, replaced whole when it grows: four longs per bucket in one array (id,
    * location, sequence, length), so a probe touches one cache line, plus a reference bit per bucket
-   * in an array of its own (the only word readers write). Locations are {@code chunk << 32 | offset},
-   * plus one; 0 marks an empty bucket. A length of -1 is a tombstone.
+   * in an array of its own (the only word readers write). Locations are {@code chunk << 32 |
+   * offset}, plus one; 0 marks an empty bucket. A length of -1 is a tombstone.
    */
   private static final class Table {
     static final int ID = 0;
@@ -85,7 +85,10 @@ final class DocLog {
       b[k + LOC] = loc;
     }
 
-    /** The bucket of {@code id}, or -1. Bounded, so it ends when racing a writer (the answer is then validated away). */
+    /**
+     * The bucket of {@code id}, or -1. Bounded, so it ends when racing a writer (the answer is then
+     * validated away).
+     */
     int find(long id, long hash) {
       int i = (int) hash & mask;
       for (int n = 0; n <= mask; n++) {
@@ -126,7 +129,10 @@ final class DocLog {
     return (HEADER + Math.max(0, length) + 7) & ~7;
   }
 
-  /** The largest body an entry may have: a quarter of a chunk, so one entry never empties a chunk on its own. */
+  /**
+   * The largest body an entry may have: a quarter of a chunk, so one entry never empties a chunk on
+   * its own.
+   */
   int maxBody() {
     return chunkSize / 4 - HEADER;
   }
@@ -145,8 +151,8 @@ final class DocLog {
   // ---- reads ------------------------------------------------------------------------------------
 
   /**
-   * The sequence of the live entry for {@code id} with its body appended to {@code out}, or
-   * {@link #ABSENT} / {@link #DELETED} (then {@code out} is unchanged). Caller holds no lock.
+   * The sequence of the live entry for {@code id} with its body appended to {@code out}, or {@link
+   * #ABSENT} / {@link #DELETED} (then {@code out} is unchanged). Caller holds no lock.
    */
   long readInto(long id, long hash, ByteBuf out) {
     int mark = out.writerIndex();
@@ -193,7 +199,10 @@ final class DocLog {
     return seq;
   }
 
-  /** The entry for {@code id} as a {@link CachedDoc} (a copy of the body), or null. Caller holds no lock. */
+  /**
+   * The entry for {@code id} as a {@link CachedDoc} (a copy of the body), or null. Caller holds no
+   * lock.
+   */
   CachedDoc get(long id, long hash) {
     long stamp = lock.tryOptimisticRead();
     if (stamp != 0) {
@@ -244,7 +253,8 @@ final class DocLog {
    * {@code seq}. With {@code onlyIfAbsent}, only when there is no entry; otherwise unless the entry
    * has a higher sequence. Returns whether it was stored.
    */
-  boolean put(long id, long hash, long seq, ByteBuf src, int index, int length, boolean onlyIfAbsent) {
+  boolean put(
+      long id, long hash, long seq, ByteBuf src, int index, int length, boolean onlyIfAbsent) {
     Table t = table;
     int b = t.find(id, hash);
     if (b >= 0 && (onlyIfAbsent || t.seq(b) > seq)) {
@@ -294,7 +304,9 @@ final class DocLog {
     return loc;
   }
 
-  /** Moves the head to the next chunk of the ring with {@code size} bytes free, evicting as it goes. */
+  /**
+   * Moves the head to the next chunk of the ring with {@code size} bytes free, evicting as it goes.
+   */
   private void advance(int size) {
     for (int lap = 0; lap <= 2 * chunks.length + 1; lap++) {
       head = head + 1 == chunks.length ? 0 : head + 1;
@@ -309,7 +321,8 @@ final class DocLog {
         return;
       }
     }
-    throw new IllegalStateException("no chunk frees " + size + " bytes"); // unreachable: a second lap keeps nothing
+    throw new IllegalStateException(
+        "no chunk frees " + size + " bytes"); // unreachable: a second lap keeps nothing
   }
 
   /**

@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * servers, values in {@link CacheEntryFormat} (ID, sequence, masked CRC32C; anything that does not
  * verify is a miss and is deleted).
  *
- * <p><b>Ordering.</b> Fills use {@code add} (never overwrite), ingest writes use {@code set}, deletes
- * leave a tombstone, so a late fill never hides a newer version. The ingest path must call
+ * <p><b>Ordering.</b> Fills use {@code add} (never overwrite), ingest writes use {@code set},
+ * deletes leave a tombstone, so a late fill never hides a newer version. The ingest path must call
  * {@link #set}/{@link #setDeleted} in sequence order per ID (the store's append path does), and
  * only one writer (the primary) may {@code set} into a given memcached pool: replicas sharing it
  * may only fill.
@@ -48,15 +48,17 @@ import org.slf4j.LoggerFactory;
  * memcached's own eviction. Residual window: a read already in flight when a server reconnects,
  * before xmemcached reports it, can see that server's old entry.
  *
- * <p><b>Failure.</b> Every operation waits at most the configured timeout; a failure or timeout is a
- * miss or a dropped write, counted, and logged at most once per 10 s. xmemcached reconnects by
+ * <p><b>Failure.</b> Every operation waits at most the configured timeout; a failure or timeout is
+ * a miss or a dropped write, counted, and logged at most once per 10 s. xmemcached reconnects by
  * itself. Thread-safe.
  */
 public final class MemcachedDocCache implements DocCache {
 
   private static final Logger log = LoggerFactory.getLogger(MemcachedDocCache.class);
+
   /** Values above this are not stored (memcached's default item limit is 1 MiB). */
   static final int MAX_VALUE_BYTES = 1_000_000;
+
   private static final long LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
   private static final long HEAL_INTERVAL_MILLIS = 100;
 
@@ -64,8 +66,12 @@ public final class MemcachedDocCache implements DocCache {
   private final CacheEpoch epoch;
   private final long timeoutMillis;
   private final ScheduledExecutorService healer;
-  /** Events (dropped writes, server set changes) so far; the cache is trusted when renewed past all. */
+
+  /**
+   * Events (dropped writes, server set changes) so far; the cache is trusted when renewed past all.
+   */
   private final AtomicLong events = new AtomicLong(1);
+
   private volatile long renewedThrough;
   private final AtomicLong lastLog = new AtomicLong(System.nanoTime() - LOG_INTERVAL_NANOS);
   private final LongAdder unlogged = new LongAdder();
@@ -78,13 +84,15 @@ public final class MemcachedDocCache implements DocCache {
   private final LongAdder corrupt = new LongAdder();
   private final LongAdder bypassed = new LongAdder();
   private final LongAdder renewals = new LongAdder();
+
   /**
-   * Per ID, the sequence of its newest write that was dropped. A fill of an older version of that ID
-   * is refused: its body may have been read from disk before the write, and the generation the
-   * write's event started would otherwise take it in. Bounded: when full it is cleared and the cache
-   * made suspect, whose renewal puts every earlier fill out of reach.
+   * Per ID, the sequence of its newest write that was dropped. A fill of an older version of that
+   * ID is refused: its body may have been read from disk before the write, and the generation the
+   * write's event started would otherwise take it in. Bounded: when full it is cleared and the
+   * cache made suspect, whose renewal puts every earlier fill out of reach.
    */
   private final ConcurrentHashMap<Long, Long> dropped = new ConcurrentHashMap<>();
+
   static final int MAX_DROPPED = 1 << 16;
 
   private MemcachedDocCache(List<InetSocketAddress> servers, Duration timeout, CacheEpoch epoch) {
@@ -125,11 +133,14 @@ public final class MemcachedDocCache implements DocCache {
    * @param timeout the longest any cache operation may delay a caller
    * @param epoch the store's key generation ({@link CacheEpoch#open} on its data directory)
    */
-  public static MemcachedDocCache create(List<InetSocketAddress> servers, Duration timeout, CacheEpoch epoch) {
+  public static MemcachedDocCache create(
+      List<InetSocketAddress> servers, Duration timeout, CacheEpoch epoch) {
     return new MemcachedDocCache(servers, timeout, epoch);
   }
 
-  /** As {@link #create(List, Duration, CacheEpoch)}, exporting {@code docstore.memcached.*} meters. */
+  /**
+   * As {@link #create(List, Duration, CacheEpoch)}, exporting {@code docstore.memcached.*} meters.
+   */
   public static MemcachedDocCache create(
       List<InetSocketAddress> servers, Duration timeout, CacheEpoch epoch, MeterRegistry registry) {
     MemcachedDocCache cache = new MemcachedDocCache(servers, timeout, epoch);
@@ -141,14 +152,16 @@ public final class MemcachedDocCache implements DocCache {
     String[] names = {
       "hit", "miss", "fill", "set", "error", "dropped_write", "corrupt", "bypassed", "renew"
     };
-    LongAdder[] adders = {hits, misses, fills, sets, errors, droppedWrites, corrupt, bypassed, renewals};
+    LongAdder[] adders = {
+      hits, misses, fills, sets, errors, droppedWrites, corrupt, bypassed, renewals
+    };
     for (int i = 0; i < adders.length; i++) {
       FunctionCounter.builder("docstore.memcached.operations", adders[i], LongAdder::sum)
           .tag("result", names[i])
           .register(registry);
     }
-    registry.gauge("docstore.memcached.servers.available", client,
-        c -> c.getAvailableServers().size());
+    registry.gauge(
+        "docstore.memcached.servers.available", client, c -> c.getAvailableServers().size());
   }
 
   /** Servers currently connected. */
@@ -315,7 +328,8 @@ public final class MemcachedDocCache implements DocCache {
     if (!ok) {
       droppedWrites.increment();
       if (dropped.size() >= MAX_DROPPED) {
-        dropped.clear(); // the event below makes the cache suspect, and its renewal safe without them
+        dropped
+            .clear(); // the event below makes the cache suspect, and its renewal safe without them
       }
       dropped.merge(id, sequence, Math::max);
       events.incrementAndGet();
@@ -328,8 +342,11 @@ public final class MemcachedDocCache implements DocCache {
     long last = lastLog.get();
     if (now - last >= LOG_INTERVAL_NANOS && lastLog.compareAndSet(last, now)) {
       long more = unlogged.sumThenReset();
-      log.warn("memcached {} failed: {} ({} more failures since the last report; reads fall back to disk)",
-          op, e.toString(), more);
+      log.warn(
+          "memcached {} failed: {} ({} more failures since the last report; reads fall back to disk)",
+          op,
+          e.toString(),
+          more);
     } else {
       unlogged.increment();
     }

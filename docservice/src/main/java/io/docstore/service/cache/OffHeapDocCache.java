@@ -49,7 +49,8 @@ public final class OffHeapDocCache implements DocCache {
    */
   public OffHeapDocCache(long maxBytes) {
     if (maxBytes != 0 && maxBytes < 64 << 10) {
-      throw new IllegalArgumentException("cache size must be 0 (off) or at least 64K, got " + maxBytes);
+      throw new IllegalArgumentException(
+          "cache size must be 0 (off) or at least 64K, got " + maxBytes);
     }
     if (maxBytes == 0) {
       stripes = new DocLog[0];
@@ -71,7 +72,10 @@ public final class OffHeapDocCache implements DocCache {
     return stripes[(int) (hash >>> 60) & (stripes.length - 1)];
   }
 
-  /** The largest document body this cache stores; larger ones are never cached (-1: the cache is off). */
+  /**
+   * The largest document body this cache stores; larger ones are never cached (-1: the cache is
+   * off).
+   */
   public int maxBodyBytes() {
     return stripes.length == 0 ? -1 : stripes[0].maxBody();
   }
@@ -154,7 +158,8 @@ public final class OffHeapDocCache implements DocCache {
   }
 
   /** Stores {@code src[index, index + length)}, or a tombstone when {@code src} is null. */
-  private boolean write(long id, long sequence, ByteBuf src, int index, int length, boolean onlyIfAbsent) {
+  private boolean write(
+      long id, long sequence, ByteBuf src, int index, int length, boolean onlyIfAbsent) {
     if (stripes.length == 0) {
       return false;
     }
@@ -184,7 +189,8 @@ public final class OffHeapDocCache implements DocCache {
 
   @Override
   public CacheStats stats() {
-    return new CacheStats(hits.sum(), misses.sum(), fills.sum(), sets.sum(), 0, sum(s -> s.liveBytes));
+    return new CacheStats(
+        hits.sum(), misses.sum(), fills.sum(), sets.sum(), 0, sum(s -> s.liveBytes));
   }
 
   /** Number of entries (tombstones included). */

@@ -6,8 +6,8 @@ import net.rubyeye.xmemcached.transcoders.Transcoder;
 
 /**
  * Stores byte arrays exactly as given (flags 0, never compressed or serialized), so the value
- * format is ours alone ({@link CacheEntryFormat}). The tuning setters of the interface do not
- * apply and are ignored. Stateless, thread-safe.
+ * format is ours alone ({@link CacheEntryFormat}). The tuning setters of the interface do not apply
+ * and are ignored. Stateless, thread-safe.
  */
 final class RawBytesTranscoder implements Transcoder<byte[]> {
 

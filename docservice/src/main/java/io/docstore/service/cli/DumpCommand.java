@@ -4,15 +4,15 @@ import io.docstore.index.file.FileNames;
 import io.docstore.index.tools.IndexDump;
 import io.docstore.io.FileSystem;
 import io.docstore.queue.follow.FollowPoint;
+import io.docstore.queue.format.SegmentFileName;
 import io.docstore.queue.replication.ManifestFormat;
 import io.docstore.queue.replication.ReplicationManifest;
-import io.docstore.service.replica.ReplicaNode;
+import io.docstore.queue.tools.SegmentDump;
 import io.docstore.service.cache.CacheEpoch;
 import io.docstore.service.inbox.InboxPoint;
+import io.docstore.service.replica.ReplicaNode;
 import io.docstore.service.store.CheckpointFormat;
 import io.docstore.service.store.IndexCheckpoint;
-import io.docstore.queue.format.SegmentFileName;
-import io.docstore.queue.tools.SegmentDump;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -21,8 +21,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code docstore dump FILE}: prints any docstore file in human-readable form. */
-@Command(name = "dump", mixinStandardHelpOptions = true,
-    description = "Print a docstore file: a queue segment (header, blocks, records), an index table, bloom file, WAL or MANIFEST, the index checkpoint, a replication manifest, a replica point, the cache epoch or the inbox point.")
+@Command(
+    name = "dump",
+    mixinStandardHelpOptions = true,
+    description =
+        "Print a docstore file: a queue segment (header, blocks, records), an index table, bloom file, WAL or MANIFEST, the index checkpoint, a replication manifest, a replica point, the cache epoch or the inbox point.")
 final class DumpCommand implements Callable<Integer> {
 
   @Parameters(paramLabel = "FILE", description = "The file to dump.")
@@ -31,8 +34,11 @@ final class DumpCommand implements Callable<Integer> {
   @Option(names = "--no-records", description = "Segments: blocks only, not each record.")
   boolean noRecords;
 
-  @Option(names = "--max-entries", defaultValue = "1000",
-      description = "Index tables and WALs: list at most this many entries (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--max-entries",
+      defaultValue = "1000",
+      description =
+          "Index tables and WALs: list at most this many entries (default ${DEFAULT-VALUE}).")
   long maxEntries;
 
   @Override
@@ -49,11 +55,16 @@ final class DumpCommand implements Callable<Integer> {
     Path dir = file.toAbsolutePath().getParent();
     switch (name) {
       case CheckpointFormat.FILE_NAME -> {
-        System.out.println("index checkpoint " + file + ": indexed through sequence " + IndexCheckpoint.read(fs, dir));
+        System.out.println(
+            "index checkpoint "
+                + file
+                + ": indexed through sequence "
+                + IndexCheckpoint.read(fs, dir));
         return 0;
       }
       case ManifestFormat.FILE_NAME -> {
-        System.out.println("replication manifest " + file + ": " + ReplicationManifest.read(fs, dir));
+        System.out.println(
+            "replication manifest " + file + ": " + ReplicationManifest.read(fs, dir));
         return 0;
       }
       case CacheEpoch.FILE_NAME -> {

@@ -11,8 +11,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code docstore get ID}: prints one document from a data directory or a running server's read port. */
-@Command(name = "get", mixinStandardHelpOptions = true,
+/**
+ * {@code docstore get ID}: prints one document from a data directory or a running server's read
+ * port.
+ */
+@Command(
+    name = "get",
+    mixinStandardHelpOptions = true,
     description = "Print a document by ID (exit 1 when absent).")
 final class GetCommand implements Callable<Integer> {
 
@@ -22,7 +27,10 @@ final class GetCommand implements Callable<Integer> {
   @ArgGroup(exclusive = true)
   InspectTarget source = new InspectTarget();
 
-  @Option(names = "--config", paramLabel = "FILE", description = "Configuration file (for the data directory and limits).")
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description = "Configuration file (for the data directory and limits).")
   Path config;
 
   @Override
@@ -38,7 +46,11 @@ final class GetCommand implements Callable<Integer> {
         System.out.println();
         return 0;
       }
-      System.err.println("get: " + r.statusCode() + " " + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
+      System.err.println(
+          "get: "
+              + r.statusCode()
+              + " "
+              + new String(r.body(), java.nio.charset.StandardCharsets.UTF_8));
       return 1;
     }
     DocstoreConfig cfg = OfflineStore.config(config, source.data);

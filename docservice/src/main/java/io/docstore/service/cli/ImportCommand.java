@@ -16,13 +16,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code docstore import FILE.ndjson}: applies an NDJSON update file (the {@code _bulk} line format)
- * to a data directory offline, in batches with one durability wait each; a progress line on a
- * terminal, a summary line at the end. Exit 1 when some lines were invalid (they are listed).
+ * {@code docstore import FILE.ndjson}: applies an NDJSON update file (the {@code _bulk} line
+ * format) to a data directory offline, in batches with one durability wait each; a progress line on
+ * a terminal, a summary line at the end. Exit 1 when some lines were invalid (they are listed).
  * With {@code --bulk} the file goes through {@link BulkLoad} instead (parallel, one fsync).
  */
-@Command(name = "import", mixinStandardHelpOptions = true,
-    description = "Apply an NDJSON update file ({\"id\":N,\"doc\":{...}} or {\"id\":N,\"op\":\"delete\"} per line) offline.")
+@Command(
+    name = "import",
+    mixinStandardHelpOptions = true,
+    description =
+        "Apply an NDJSON update file ({\"id\":N,\"doc\":{...}} or {\"id\":N,\"op\":\"delete\"} per line) offline.")
 final class ImportCommand implements Callable<Integer> {
 
   private static final int SHOWN_ERRORS = 20;
@@ -30,20 +33,32 @@ final class ImportCommand implements Callable<Integer> {
   @Parameters(paramLabel = "FILE", description = "NDJSON file.")
   Path file;
 
-  @Option(names = "--data", paramLabel = "DIR", description = "Data directory (overrides docstore.data-dir).")
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      description = "Data directory (overrides docstore.data-dir).")
   Path data;
 
   @Option(names = "--config", paramLabel = "FILE", description = "Configuration file.")
   Path config;
 
-  @Option(names = "--batch", paramLabel = "N", description = "Lines per batch (default: bulk.max-lines).")
+  @Option(
+      names = "--batch",
+      paramLabel = "N",
+      description = "Lines per batch (default: bulk.max-lines).")
   Integer batch;
 
-  @Option(names = "--bulk", description = "Bulk load (parallel parsing and block compression, one queue fsync at the"
-      + " end, the index written as one file off its write path); offline only. See docs/service.md.")
+  @Option(
+      names = "--bulk",
+      description =
+          "Bulk load (parallel parsing and block compression, one queue fsync at the"
+              + " end, the index written as one file off its write path); offline only. See docs/service.md.")
   boolean bulk;
 
-  @Option(names = "--threads", paramLabel = "N", description = "With --bulk: threads parsing and compressing (default: cores).")
+  @Option(
+      names = "--threads",
+      paramLabel = "N",
+      description = "With --bulk: threads parsing and compressing (default: cores).")
   Integer threads;
 
   @Override
@@ -66,15 +81,27 @@ final class ImportCommand implements Callable<Integer> {
     NdjsonApplier.Result r;
     try (DocStore store = OfflineStore.open(cfg);
         InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 20)) {
-      NdjsonApplier applier = new NdjsonApplier(store, new UpdateParser(cfg.maxBodyBytes()),
-          batch != null ? batch : cfg.bulkMaxLines(), cfg.maxBodyBytes());
+      NdjsonApplier applier =
+          new NdjsonApplier(
+              store,
+              new UpdateParser(cfg.maxBodyBytes()),
+              batch != null ? batch : cfg.bulkMaxLines(),
+              cfg.maxBodyBytes());
       r = applier.apply(in, progress);
     }
     progress.clear();
     showErrors(r.errors(), r.failed());
     double secs = Math.max(1e-3, (System.nanoTime() - t0) / 1e9);
-    System.out.printf(Locale.ROOT, "imported %d updates from %s in %.1f s (%.0f updates/s, %.1f MB/s); %d invalid lines; last sequence %d%n",
-        r.applied(), file, secs, r.applied() / secs, total / secs / 1e6, r.failed(), r.lastSequence());
+    System.out.printf(
+        Locale.ROOT,
+        "imported %d updates from %s in %.1f s (%.0f updates/s, %.1f MB/s); %d invalid lines; last sequence %d%n",
+        r.applied(),
+        file,
+        secs,
+        r.applied() / secs,
+        total / secs / 1e6,
+        r.failed(),
+        r.lastSequence());
     return r.failed() == 0 ? 0 : 1;
   }
 
@@ -89,14 +116,25 @@ final class ImportCommand implements Callable<Integer> {
     Progress progress = new Progress(total, t0);
     BulkLoad.Result r;
     try (InputStream in = Files.newInputStream(file)) {
-      r = OfflineStore.withHint(() -> BulkLoad.load(cfg.dataDir(), OfflineStore.storeOptions(cfg), in, n, progress));
+      r =
+          OfflineStore.withHint(
+              () -> BulkLoad.load(cfg.dataDir(), OfflineStore.storeOptions(cfg), in, n, progress));
     }
     progress.clear();
     showErrors(r.errors(), r.failed());
     double secs = Math.max(1e-3, (System.nanoTime() - t0) / 1e9);
-    System.out.printf(Locale.ROOT, "bulk-loaded %d updates from %s in %.1f s (%.0f updates/s, %.1f MB/s, %d threads);"
-        + " %d invalid lines; last sequence %d%n", r.loaded(), file, secs, r.loaded() / secs, total / secs / 1e6, n,
-        r.failed(), r.lastSequence());
+    System.out.printf(
+        Locale.ROOT,
+        "bulk-loaded %d updates from %s in %.1f s (%.0f updates/s, %.1f MB/s, %d threads);"
+            + " %d invalid lines; last sequence %d%n",
+        r.loaded(),
+        file,
+        secs,
+        r.loaded() / secs,
+        total / secs / 1e6,
+        n,
+        r.failed(),
+        r.lastSequence());
     return r.failed() == 0 ? 0 : 1;
   }
 
@@ -109,7 +147,10 @@ final class ImportCommand implements Callable<Integer> {
     }
   }
 
-  /** A progress bar on the terminal's stderr, redrawn at most every 200 ms; nothing when not a terminal. */
+  /**
+   * A progress bar on the terminal's stderr, redrawn at most every 200 ms; nothing when not a
+   * terminal.
+   */
   private static final class Progress implements java.util.function.LongConsumer {
     private final long total;
     private final long t0;
@@ -144,7 +185,16 @@ final class ImportCommand implements Callable<Integer> {
     long eta = rate > 0 ? (long) ((total - done) / rate) : 0;
     int pct = total == 0 ? 100 : (int) (100 * done / total);
     int bar = pct * 30 / 100;
-    return String.format(Locale.ROOT, "[%s%s] %3d%%  %.1f/%.1f MB  %.1f MB/s  ETA %d:%02d",
-        "#".repeat(bar), ".".repeat(30 - bar), pct, done / 1e6, total / 1e6, rate / 1e6, eta / 60, eta % 60);
+    return String.format(
+        Locale.ROOT,
+        "[%s%s] %3d%%  %.1f/%.1f MB  %.1f MB/s  ETA %d:%02d",
+        "#".repeat(bar),
+        ".".repeat(30 - bar),
+        pct,
+        done / 1e6,
+        total / 1e6,
+        rate / 1e6,
+        eta / 60,
+        eta % 60);
   }
 }

@@ -15,17 +15,24 @@ import picocli.CommandLine.Option;
  */
 final class InspectTarget {
 
-  @Option(names = "--data", paramLabel = "DIR", description = "Open the data directory directly (no server may be running on it).")
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      description = "Open the data directory directly (no server may be running on it).")
   Path data;
 
-  @Option(names = "--server", paramLabel = "HOST:PORT",
+  @Option(
+      names = "--server",
+      paramLabel = "HOST:PORT",
       description = "Ask a running server instead (get: its read port; stats: its admin port).")
   String server;
 
   /** GETs {@code path} from {@link #server}, with the admin token when one is given. */
   HttpResponse<byte[]> fetch(String path, String token) throws IOException, InterruptedException {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    HttpRequest.Builder req = HttpRequest.newBuilder(URI.create("http://" + server + path)).timeout(Duration.ofSeconds(30));
+    HttpRequest.Builder req =
+        HttpRequest.newBuilder(URI.create("http://" + server + path))
+            .timeout(Duration.ofSeconds(30));
     if (token != null) {
       req.header("Authorization", "Bearer " + token);
     }

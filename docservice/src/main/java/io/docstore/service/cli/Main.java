@@ -9,8 +9,17 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Append-only document store with an LSM index.",
-    subcommands = {ServeCommand.class, io.docstore.service.replica.ReplicaCommand.class, ImportCommand.class, GetCommand.class, StatsCommand.class,
-        DumpCommand.class, VerifyCommand.class, RebuildIndexCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      ServeCommand.class,
+      io.docstore.service.replica.ReplicaCommand.class,
+      ImportCommand.class,
+      GetCommand.class,
+      StatsCommand.class,
+      DumpCommand.class,
+      VerifyCommand.class,
+      RebuildIndexCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class Main {
 
   public static void main(String[] args) {
@@ -20,11 +29,12 @@ public final class Main {
   /** Runs a command line and returns its exit code (used by tests without exiting the JVM). */
   public static int run(String... args) {
     return new CommandLine(new Main())
-        .setExecutionExceptionHandler((e, cmd, parsed) -> {
-          // Expected failures (bad files, unreachable servers) get one line, not a stack trace.
-          System.err.println("docstore " + cmd.getCommandName() + ": " + e.getMessage());
-          return 1;
-        })
+        .setExecutionExceptionHandler(
+            (e, cmd, parsed) -> {
+              // Expected failures (bad files, unreachable servers) get one line, not a stack trace.
+              System.err.println("docstore " + cmd.getCommandName() + ": " + e.getMessage());
+              return 1;
+            })
         .execute(args);
   }
 

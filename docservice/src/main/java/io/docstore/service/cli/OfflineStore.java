@@ -19,7 +19,8 @@ final class OfflineStore {
   private OfflineStore() {}
 
   static DocstoreConfig config(Path configFile, Path data) {
-    return DocstoreConfig.load(configFile, data == null ? Map.of() : Map.of("docstore.data-dir", data.toString()));
+    return DocstoreConfig.load(
+        configFile, data == null ? Map.of() : Map.of("docstore.data-dir", data.toString()));
   }
 
   /** Opens the store; fails with a hint when a server holds the directory. */
@@ -44,7 +45,8 @@ final class OfflineStore {
       return opening.run();
     } catch (IOException e) {
       if (e.getMessage() != null && e.getMessage().contains("in use")) {
-        throw new IOException(e.getMessage() + "; a server is running on it: use --server host:port", e);
+        throw new IOException(
+            e.getMessage() + "; a server is running on it: use --server host:port", e);
       }
       throw e;
     }

@@ -12,11 +12,17 @@ import picocli.CommandLine.Option;
  * {@code index.checkpoint} into {@code index.damaged-<millis>/} and re-derives the index from the
  * queue, which is the system of record. Refuses while a server holds the directory.
  */
-@Command(name = "rebuild-index", mixinStandardHelpOptions = true,
-    description = "Move the index aside (kept in index.damaged-<millis>/) and rebuild it from the queue.")
+@Command(
+    name = "rebuild-index",
+    mixinStandardHelpOptions = true,
+    description =
+        "Move the index aside (kept in index.damaged-<millis>/) and rebuild it from the queue.")
 final class RebuildIndexCommand implements Callable<Integer> {
 
-  @Option(names = "--data", paramLabel = "DIR", description = "Data directory (default: the configuration's).")
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      description = "Data directory (default: the configuration's).")
   Path data;
 
   @Option(names = "--config", paramLabel = "FILE", description = "Configuration file.")
@@ -26,8 +32,11 @@ final class RebuildIndexCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     DocstoreConfig cfg = OfflineStore.config(config, data);
     long t0 = System.nanoTime();
-    try (DocStore store = OfflineStore.withHint(() -> DocStore.openRebuildingIndex(cfg.dataDir(), OfflineStore.storeOptions(cfg)))) {
-      System.out.printf("rebuild-index: indexed %d queue records in %.1f s; the old index is in %s%n",
+    try (DocStore store =
+        OfflineStore.withHint(
+            () -> DocStore.openRebuildingIndex(cfg.dataDir(), OfflineStore.storeOptions(cfg)))) {
+      System.out.printf(
+          "rebuild-index: indexed %d queue records in %.1f s; the old index is in %s%n",
           store.appliedThrough(), (System.nanoTime() - t0) / 1e9, store.indexMovedAside());
     }
     return 0;

@@ -17,23 +17,33 @@ import picocli.CommandLine.Option;
  * the configured timeout (stop accepting, drain, sync, close). Prints the URLs to try on stdout;
  * logs go to stderr.
  */
-@Command(name = "serve", mixinStandardHelpOptions = true,
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
     description = "Run the primary: updater (admin HTTP, inbox), read API (HTTP, RPC), metrics.")
 final class ServeCommand implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(ServeCommand.class);
 
-  @Option(names = "--config", paramLabel = "FILE", description = "Configuration file (HOCON); defaults: config/docstore.conf.")
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description = "Configuration file (HOCON); defaults: config/docstore.conf.")
   Path config;
 
-  @Option(names = "--data", paramLabel = "DIR", description = "Data directory (overrides docstore.data-dir).")
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      description = "Data directory (overrides docstore.data-dir).")
   Path data;
 
   @Override
   public Integer call() throws Exception {
     DocstoreConfig cfg;
     try {
-      cfg = DocstoreConfig.load(config, data == null ? Map.of() : Map.of("docstore.data-dir", data.toString()));
+      cfg =
+          DocstoreConfig.load(
+              config, data == null ? Map.of() : Map.of("docstore.data-dir", data.toString()));
       log.info(cfg.memorySummary(false));
       cfg.requireCachesFit(io.docstore.io.MemoryLimit.detect().maxDirectBytes(), false);
     } catch (ConfigError e) {
@@ -41,24 +51,30 @@ final class ServeCommand implements Callable<Integer> {
       return 2;
     }
     if ("root".equals(System.getProperty("user.name"))) {
-      log.warn("running as root: a flaw in the service or a hostile request could then change any file on this machine; "
-          + "run docstore as an unprivileged user that owns only the data directory");
+      log.warn(
+          "running as root: a flaw in the service or a hostile request could then change any file on this machine; "
+              + "run docstore as an unprivileged user that owns only the data directory");
     }
     if (cfg.sync().mode() == io.docstore.io.SyncPolicy.Mode.NONE) {
-      log.warn("sync = none: acknowledged writes survive a process crash but NOT a power failure or kernel crash");
+      log.warn(
+          "sync = none: acknowledged writes survive a process crash but NOT a power failure or kernel crash");
     }
     Service service = Service.start(cfg);
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      log.info("shutting down (timeout {})", cfg.shutdownTimeout());
-      try {
-        service.close();
-      } catch (Exception e) {
-        log.error("shutdown failed: {}", e.toString());
-      } finally {
-        stopped.countDown();
-      }
-    }, "docstore-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  log.info("shutting down (timeout {})", cfg.shutdownTimeout());
+                  try {
+                    service.close();
+                  } catch (Exception e) {
+                    log.error("shutdown failed: {}", e.toString());
+                  } finally {
+                    stopped.countDown();
+                  }
+                },
+                "docstore-shutdown"));
     printUrls(service, cfg);
     stopped.await();
     return 0;
@@ -66,14 +82,26 @@ final class ServeCommand implements Callable<Integer> {
 
   private static void printUrls(Service s, DocstoreConfig cfg) {
     StringBuilder b = new StringBuilder();
-    b.append("docstore serving ").append(cfg.dataDir().toAbsolutePath()).append(" (sync=").append(cfg.sync()).append(")\n");
+    b.append("docstore serving ")
+        .append(cfg.dataDir().toAbsolutePath())
+        .append(" (sync=")
+        .append(cfg.sync())
+        .append(")\n");
     b.append("  read   ").append(s.readUrl()).append("/docs/{id}   and   /docs?ids=1,2,3\n");
-    b.append("  admin  ").append(s.adminUrl()).append("/docs/{id} (PUT, DELETE), /docs/_bulk, /metrics, /stats, /readyz\n");
+    b.append("  admin  ")
+        .append(s.adminUrl())
+        .append("/docs/{id} (PUT, DELETE), /docs/_bulk, /metrics, /stats, /readyz\n");
     if (s.rpcPort() > 0) {
-      b.append("  rpc    ").append(cfg.rpcAddress().getAddress().getHostAddress()).append(':').append(s.rpcPort()).append('\n');
+      b.append("  rpc    ")
+          .append(cfg.rpcAddress().getAddress().getHostAddress())
+          .append(':')
+          .append(s.rpcPort())
+          .append('\n');
     }
     b.append("try:\n");
-    b.append("  curl -X PUT --data '{\"title\":\"hello\"}' ").append(s.adminUrl()).append("/docs/1\n");
+    b.append("  curl -X PUT --data '{\"title\":\"hello\"}' ")
+        .append(s.adminUrl())
+        .append("/docs/1\n");
     b.append("  curl -i ").append(s.readUrl()).append("/docs/1\n");
     b.append("stop with Ctrl-C (or SIGTERM)");
     System.out.println(b);

@@ -10,8 +10,13 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code docstore stats}: prints the statistics of a data directory or of a running server (its admin port). */
-@Command(name = "stats", mixinStandardHelpOptions = true,
+/**
+ * {@code docstore stats}: prints the statistics of a data directory or of a running server (its
+ * admin port).
+ */
+@Command(
+    name = "stats",
+    mixinStandardHelpOptions = true,
     description = "Print statistics (sequence numbers, queue, index, cache) as JSON.")
 final class StatsCommand implements Callable<Integer> {
 
@@ -21,7 +26,10 @@ final class StatsCommand implements Callable<Integer> {
   @Option(names = "--config", paramLabel = "FILE", description = "Configuration file.")
   Path config;
 
-  @Option(names = "--token", paramLabel = "TOKEN", description = "Admin token, when the server requires one.")
+  @Option(
+      names = "--token",
+      paramLabel = "TOKEN",
+      description = "Admin token, when the server requires one.")
   String token;
 
   @Override

@@ -8,10 +8,10 @@ import io.docstore.queue.follow.FollowPoint;
 import io.docstore.queue.format.SegmentFileName;
 import io.docstore.queue.replication.ManifestFormat;
 import io.docstore.queue.replication.ReplicationManifest;
-import io.docstore.service.replica.ReplicaNode;
 import io.docstore.queue.tools.QueueVerifier;
 import io.docstore.service.cache.CacheEpoch;
 import io.docstore.service.inbox.InboxPoint;
+import io.docstore.service.replica.ReplicaNode;
 import io.docstore.service.store.IndexCheckpoint;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -24,15 +24,18 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code docstore verify DIR}: checks every checksum under a data directory: the queue
- * ({@code queue/}, or DIR itself when it holds segments), the index ({@code index/}, or DIR itself
- * when it holds an index MANIFEST), the index checkpoint, the replication manifest, a replica's
- * ingestion point, the cache epoch and the inbox point. Prints one line per problem (file,
- * offset, what) and exits 1 if there is any, 0 when all is well, 2 when DIR holds no docstore data.
- * Run it on a stopped store: a running writer's unfinished tail looks like a torn tail.
+ * {@code docstore verify DIR}: checks every checksum under a data directory: the queue ({@code
+ * queue/}, or DIR itself when it holds segments), the index ({@code index/}, or DIR itself when it
+ * holds an index MANIFEST), the index checkpoint, the replication manifest, a replica's ingestion
+ * point, the cache epoch and the inbox point. Prints one line per problem (file, offset, what) and
+ * exits 1 if there is any, 0 when all is well, 2 when DIR holds no docstore data. Run it on a
+ * stopped store: a running writer's unfinished tail looks like a torn tail.
  */
-@Command(name = "verify", mixinStandardHelpOptions = true,
-    description = "Check every block, page, footer and checksum under a data directory; exit 1 on any problem.")
+@Command(
+    name = "verify",
+    mixinStandardHelpOptions = true,
+    description =
+        "Check every block, page, footer and checksum under a data directory; exit 1 on any problem.")
 final class VerifyCommand implements Callable<Integer> {
 
   @Parameters(paramLabel = "DIR", description = "A data directory, or a queue or index directory.")
@@ -54,7 +57,8 @@ final class VerifyCommand implements Callable<Integer> {
         check(problems, () -> ReplicationManifest.read(fs, queueDir));
       }
     }
-    for (Path indexDir : candidates(dir, "index", d -> Files.exists(d.resolve(FileNames.MANIFEST)))) {
+    for (Path indexDir :
+        candidates(dir, "index", d -> Files.exists(d.resolve(FileNames.MANIFEST)))) {
       checked++;
       IndexVerifier.verify(fs, indexDir).forEach(p -> problems.add(p.toString()));
     }
@@ -69,7 +73,8 @@ final class VerifyCommand implements Callable<Integer> {
       return 2;
     }
     problems.forEach(System.out::println);
-    System.out.println(problems.isEmpty() ? "verify: OK" : "verify: " + problems.size() + " problem(s)");
+    System.out.println(
+        problems.isEmpty() ? "verify: OK" : "verify: " + problems.size() + " problem(s)");
     return problems.isEmpty() ? 0 : 1;
   }
 

@@ -40,10 +40,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Replicas and read-your-writes.</b> Replicas lag the primary (bounded, measured). A caller
  * that must see its own write either (a) reads through a client built with only the primary's
- * address, or (b) keeps the sequence number the write was acknowledged with and calls
- * {@link #getAtLeast(long, long)}, which asks every server, in rounds until the request timeout,
- * until one returns that version or newer. A deletion carries no version on the read side, so
- * confirm deletes on the primary. docs/replication.md, "Read-your-writes".
+ * address, or (b) keeps the sequence number the write was acknowledged with and calls {@link
+ * #getAtLeast(long, long)}, which asks every server, in rounds until the request timeout, until one
+ * returns that version or newer. A deletion carries no version on the read side, so confirm deletes
+ * on the primary. docs/replication.md, "Read-your-writes".
  *
  * <p>Thread-safe; share one instance. {@link #close()} fails waiting callers.
  */
@@ -155,16 +155,26 @@ public final class DocClient implements Closeable {
         return null;
       }
       if (System.nanoTime() >= deadline) {
-        String msg = "no server has document " + id + " at sequence >= " + minSequence + " (newest seen: "
-            + (newest == null ? "none" : newest.sequence()) + ")";
-        throw lastFailure == null ? new DocClientException(msg) : new DocClientException(msg + "; last failure: "
-            + lastFailure.getMessage(), lastFailure);
+        String msg =
+            "no server has document "
+                + id
+                + " at sequence >= "
+                + minSequence
+                + " (newest seen: "
+                + (newest == null ? "none" : newest.sequence())
+                + ")";
+        throw lastFailure == null
+            ? new DocClientException(msg)
+            : new DocClientException(
+                msg + "; last failure: " + lastFailure.getMessage(), lastFailure);
       }
       sleepBriefly();
     }
   }
 
-  /** One single-ID request to {@code server}, or null if it offered no slot before {@code deadline}. */
+  /**
+   * One single-ID request to {@code server}, or null if it offered no slot before {@code deadline}.
+   */
   private Attempt attemptOn(int server, long id, Document[] out, long deadline) {
     int slot;
     try {
@@ -252,14 +262,16 @@ public final class DocClient implements Closeable {
     }
     if (r.isError()) {
       String msg = conn.address() + ": " + RpcFormat.errorName(r.errorCode()) + ": " + r.message();
-      if (r.errorCode() == RpcFormat.ERR_OVERLOADED || r.errorCode() == RpcFormat.ERR_SHUTTING_DOWN) {
+      if (r.errorCode() == RpcFormat.ERR_OVERLOADED
+          || r.errorCode() == RpcFormat.ERR_SHUTTING_DOWN) {
         a.failure = new DocClientException(msg);
         return a;
       }
       throw new DocClientException(msg);
     }
     if (r.count() != ids.length) {
-      a.failure = new DocClientException(conn.address() + " answered " + r.count() + " of " + ids.length);
+      a.failure =
+          new DocClientException(conn.address() + " answered " + r.count() + " of " + ids.length);
       return a;
     }
     List<Integer> retry = new ArrayList<>();
@@ -267,7 +279,8 @@ public final class DocClient implements Closeable {
     for (int i = 0; i < ids.length; i++) {
       switch (r.status(i)) {
         case RpcFormat.STATUS_FOUND:
-          out[base + positions[i]] = new Document(ids[i], r.sequence(i), r.acceptedAtMillis(i), r.body(i));
+          out[base + positions[i]] =
+              new Document(ids[i], r.sequence(i), r.acceptedAtMillis(i), r.body(i));
           break;
         case RpcFormat.STATUS_MISSING:
           out[base + positions[i]] = null;
@@ -277,8 +290,13 @@ public final class DocClient implements Closeable {
           break;
         default:
           retry.add(i);
-          a.retryReason = conn.address() + ": document " + ids[i] + ": "
-              + (r.status(i) == RpcFormat.STATUS_CORRUPT ? "corrupt: " : "error: ") + r.message(i);
+          a.retryReason =
+              conn.address()
+                  + ": document "
+                  + ids[i]
+                  + ": "
+                  + (r.status(i) == RpcFormat.STATUS_CORRUPT ? "corrupt: " : "error: ")
+                  + r.message(i);
       }
     }
     a.retryIds = pick(ids, retry);
@@ -294,7 +312,8 @@ public final class DocClient implements Closeable {
       if (slot < 0) {
         throw new DocClientException(
             "no free slot on a connected server within the request timeout (all busy or down: "
-                + addresses() + ")");
+                + addresses()
+                + ")");
       }
       return slot;
     } catch (InterruptedException e) {
@@ -413,8 +432,10 @@ public final class DocClient implements Closeable {
       if (slotsPerServer <= 0 || maxIdsPerRequest <= 0 || ioThreads <= 0) {
         throw new IllegalArgumentException("slots, batch size and threads must be positive");
       }
-      if (connectTimeout.isNegative() || connectTimeout.isZero()
-          || requestTimeout.isNegative() || requestTimeout.isZero()) {
+      if (connectTimeout.isNegative()
+          || connectTimeout.isZero()
+          || requestTimeout.isNegative()
+          || requestTimeout.isZero()) {
         throw new IllegalArgumentException("timeouts must be positive");
       }
       return new DocClient(this);

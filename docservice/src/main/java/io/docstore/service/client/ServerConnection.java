@@ -117,7 +117,8 @@ final class ServerConnection {
     if (channel == ch) {
       channel = null;
     }
-    ConnectionLostException lost = new ConnectionLostException("connection to " + address + " lost");
+    ConnectionLostException lost =
+        new ConnectionLostException("connection to " + address + " lost");
     pending.values().forEach(p -> p.completeExceptionally(lost));
     if (!closed) {
       log.warn("rpc client: connection to {} lost; reconnecting", address);
@@ -156,12 +157,14 @@ final class ServerConnection {
               wf -> {
                 if (!wf.isSuccess()) {
                   future.completeExceptionally(
-                      new ConnectionLostException("write to " + address + " failed: " + wf.cause()));
+                      new ConnectionLostException(
+                          "write to " + address + " failed: " + wf.cause()));
                 }
               });
       if (!ch.isActive()) {
         // Closed between the check and the registration: onClosed may have swept already.
-        future.completeExceptionally(new ConnectionLostException("connection to " + address + " lost"));
+        future.completeExceptionally(
+            new ConnectionLostException("connection to " + address + " lost"));
       }
       return future.get(timeoutNanos, TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {

@@ -7,11 +7,11 @@ import java.util.function.IntSupplier;
 
 /**
  * Boxcar-style request slots: each server offers {@code slotsPerServer} slots, numbered so that
- * slot level {@code j} of every server comes before level {@code j + 1} of any server
- * ({@code number = j * servers + position}). A request takes the lowest-numbered free slot of a
- * connected server. At low load that is the first server's first slot; as load rises, requests
- * spread over every server; a slow server keeps its slots busy longer and so receives fewer
- * requests; a disconnected server offers no slots at all.
+ * slot level {@code j} of every server comes before level {@code j + 1} of any server ({@code
+ * number = j * servers + position}). A request takes the lowest-numbered free slot of a connected
+ * server. At low load that is the first server's first slot; as load rises, requests spread over
+ * every server; a slow server keeps its slots busy longer and so receives fewer requests; a
+ * disconnected server offers no slots at all.
  *
  * <p>Thread-safe: one lock guards the table; waiters are woken when a slot frees or a server
  * connects.
@@ -19,8 +19,10 @@ import java.util.function.IntSupplier;
 final class SlotTable {
 
   private final int servers;
+
   /** busy[level * servers + server]. */
   private final boolean[] busy;
+
   private final boolean[] up;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
@@ -38,39 +40,46 @@ final class SlotTable {
    * timeout or when closed.
    */
   int acquire(int avoid, long timeoutNanos) throws InterruptedException {
-    return await(timeoutNanos, () -> false, () -> {
-      boolean avoidIt = avoid >= 0 && otherServerUp(avoid);
-      for (int slot = 0; slot < busy.length; slot++) {
-        int server = slot % servers;
-        if (!busy[slot] && up[server] && !(avoidIt && server == avoid)) {
-          return slot;
-        }
-      }
-      return -1;
-    });
+    return await(
+        timeoutNanos,
+        () -> false,
+        () -> {
+          boolean avoidIt = avoid >= 0 && otherServerUp(avoid);
+          for (int slot = 0; slot < busy.length; slot++) {
+            int server = slot % servers;
+            if (!busy[slot] && up[server] && !(avoidIt && server == avoid)) {
+              return slot;
+            }
+          }
+          return -1;
+        });
   }
 
   /**
    * Takes the lowest-numbered free slot of {@code server}. Waits up to {@code timeoutNanos} for one
-   * to free; returns the slot number, or -1 at once when that server is not connected, or on timeout
-   * or when closed.
+   * to free; returns the slot number, or -1 at once when that server is not connected, or on
+   * timeout or when closed.
    */
   int acquireOn(int server, long timeoutNanos) throws InterruptedException {
-    return await(timeoutNanos, () -> !up[server], () -> {
-      for (int slot = server; slot < busy.length; slot += servers) {
-        if (!busy[slot]) {
-          return slot;
-        }
-      }
-      return -1;
-    });
+    return await(
+        timeoutNanos,
+        () -> !up[server],
+        () -> {
+          for (int slot = server; slot < busy.length; slot += servers) {
+            if (!busy[slot]) {
+              return slot;
+            }
+          }
+          return -1;
+        });
   }
 
   /**
    * Under the lock: takes the slot {@code free} names, waiting for changes up to {@code
    * timeoutNanos}; -1 on timeout, when closed, or as soon as {@code hopeless} holds.
    */
-  private int await(long timeoutNanos, BooleanSupplier hopeless, IntSupplier free) throws InterruptedException {
+  private int await(long timeoutNanos, BooleanSupplier hopeless, IntSupplier free)
+      throws InterruptedException {
     long remaining = timeoutNanos;
     lock.lock();
     try {
@@ -149,5 +158,4 @@ final class SlotTable {
       lock.unlock();
     }
   }
-
 }

@@ -1,6 +1,9 @@
 package io.docstore.service.config;
 
-/** A configuration value is missing, of the wrong type or out of range; names the key and the reason. */
+/**
+ * A configuration value is missing, of the wrong type or out of range; names the key and the
+ * reason.
+ */
 public class ConfigError extends IllegalArgumentException {
 
   private static final long serialVersionUID = 1L;

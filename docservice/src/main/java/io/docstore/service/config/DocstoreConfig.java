@@ -5,10 +5,10 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigValue;
-import io.docstore.queue.QueueOptions;
 import io.docstore.io.MemoryBudgets;
 import io.docstore.io.MemoryLimit;
 import io.docstore.io.SyncPolicy;
+import io.docstore.queue.QueueOptions;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -22,14 +22,14 @@ import java.util.Properties;
 
 /**
  * The validated configuration. Loading layers, strongest first: {@code docstore.*} JVM system
- * properties, {@code CONFIG_FORCE_docstore_*} environment variables, the {@code --config} file,
- * the built-in defaults ({@code docstore.conf} on the class path, the same file as
- * {@code config/docstore.conf}). Every value is checked here, once, so a bad one stops the service
- * at start with the key and the reason ({@link ConfigError}) instead of failing later.
+ * properties, {@code CONFIG_FORCE_docstore_*} environment variables, the {@code --config} file, the
+ * built-in defaults ({@code docstore.conf} on the class path, the same file as {@code
+ * config/docstore.conf}). Every value is checked here, once, so a bad one stops the service at
+ * start with the key and the reason ({@link ConfigError}) instead of failing later.
  *
- * <p>{@code index.memtable}, {@code index.bloom-memory}, {@code index.page-cache} and
- * {@code cache.bytes} accept {@code auto} (their default): the size {@link MemoryBudgets} gives for
- * this box and JVM ({@link MemoryLimit}), within the direct memory the sizes set explicitly leave.
+ * <p>{@code index.memtable}, {@code index.bloom-memory}, {@code index.page-cache} and {@code
+ * cache.bytes} accept {@code auto} (their default): the size {@link MemoryBudgets} gives for this
+ * box and JVM ({@link MemoryLimit}), within the direct memory the sizes set explicitly leave.
  *
  * <p>Immutable and thread-safe.
  */
@@ -81,6 +81,7 @@ public final class DocstoreConfig {
   private final Duration shutdownTimeout;
   private final Duration replicationManifestInterval;
   private final MemoryLimit memoryLimit;
+
   /** The memory budgets as given: a size, or {@link MemoryBudgets#AUTO}. */
   private final MemoryBudgets givenBudgets;
 
@@ -116,15 +117,23 @@ public final class DocstoreConfig {
     adminAddress = r.address("http.admin");
     adminToken = r.string("http.admin.token");
     if (adminToken.isEmpty() && !adminAddress.getAddress().isLoopbackAddress()) {
-      throw new ConfigError(ROOT + ".http.admin.token", "must be set when http.admin.host ("
-          + adminAddress.getHostString() + ") is not a loopback address: the admin port accepts writes");
+      throw new ConfigError(
+          ROOT + ".http.admin.token",
+          "must be set when http.admin.host ("
+              + adminAddress.getHostString()
+              + ") is not a loopback address: the admin port accepts writes");
     }
     maxIdsPerRequest = r.intBetween("http.max-ids-per-request", 1, 100_000);
     maxResponseBytes = r.intBytes("http.max-response-bytes", 64 << 10, 1 << 30);
     maxRequestLine = r.intBytes("http.max-request-line", 256, 16 << 20);
     if (maxRequestLine < 64 + 20L * maxIdsPerRequest) {
-      throw new ConfigError(ROOT + ".http.max-request-line", "must be at least " + (64 + 20L * maxIdsPerRequest)
-          + " bytes to fit a multi-get of http.max-ids-per-request (" + maxIdsPerRequest + ") IDs");
+      throw new ConfigError(
+          ROOT + ".http.max-request-line",
+          "must be at least "
+              + (64 + 20L * maxIdsPerRequest)
+              + " bytes to fit a multi-get of http.max-ids-per-request ("
+              + maxIdsPerRequest
+              + ") IDs");
     }
     maxHeaderSize = r.intBytes("http.max-header-size", 256, 16 << 20);
     idleTimeout = r.positiveDuration("http.idle-timeout");
@@ -140,7 +149,9 @@ public final class DocstoreConfig {
     rpcMaxBatch = r.intBetween("rpc.max-batch", 1, 100_000);
     long documents = r.bytesOrAuto("cache.bytes", 0, Long.MAX_VALUE);
     if (documents > 0 && documents < 64 << 10) {
-      throw new ConfigError(ROOT + ".cache.bytes", "must be 0 (no in-process cache), at least 64K or auto, got " + documents);
+      throw new ConfigError(
+          ROOT + ".cache.bytes",
+          "must be 0 (no in-process cache), at least 64K or auto, got " + documents);
     }
     this.memoryLimit = memoryLimit;
     givenBudgets = new MemoryBudgets(pages, bloom, memtable, documents);
@@ -180,23 +191,32 @@ public final class DocstoreConfig {
    * @param memoryLimit the box and JVM the {@code auto} sizes are chosen for
    */
   static DocstoreConfig load(Path file, Map<String, Object> overrides, MemoryLimit memoryLimit) {
-    Config defaults = ConfigFactory.parseResources(DocstoreConfig.class.getClassLoader(), "docstore.conf",
-        ConfigParseOptions.defaults().setAllowMissing(false));
+    Config defaults =
+        ConfigFactory.parseResources(
+            DocstoreConfig.class.getClassLoader(),
+            "docstore.conf",
+            ConfigParseOptions.defaults().setAllowMissing(false));
     Config fromFile = ConfigFactory.empty();
     if (file != null) {
       if (!Files.isRegularFile(file)) {
         throw new ConfigError("--config", file + " does not exist or is not a file");
       }
       try {
-        fromFile = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
+        fromFile =
+            ConfigFactory.parseFile(
+                file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
       } catch (ConfigException e) {
         throw new ConfigError(file.toString(), e.getMessage());
       }
     }
     Config env = ConfigFactory.systemEnvironmentOverrides();
     Config props = systemPropertyOverrides(defaults);
-    Config merged = ConfigFactory.parseMap(overrides, "command line")
-        .withFallback(props).withFallback(env).withFallback(fromFile).withFallback(defaults);
+    Config merged =
+        ConfigFactory.parseMap(overrides, "command line")
+            .withFallback(props)
+            .withFallback(env)
+            .withFallback(fromFile)
+            .withFallback(defaults);
     try {
       merged = merged.resolve();
     } catch (ConfigException e) {
@@ -206,7 +226,10 @@ public final class DocstoreConfig {
     return new DocstoreConfig(merged.getConfig(ROOT), memoryLimit);
   }
 
-  /** JVM system properties naming a known key; others (e.g. {@code docstore.test.seed}) are not config. */
+  /**
+   * JVM system properties naming a known key; others (e.g. {@code docstore.test.seed}) are not
+   * config.
+   */
   private static Config systemPropertyOverrides(Config defaults) {
     Properties known = new Properties();
     for (String name : System.getProperties().stringPropertyNames()) {
@@ -214,35 +237,90 @@ public final class DocstoreConfig {
         known.setProperty(name, System.getProperty(name));
       }
     }
-    return ConfigFactory.parseProperties(known, ConfigParseOptions.defaults().setOriginDescription("system properties"));
+    return ConfigFactory.parseProperties(
+        known, ConfigParseOptions.defaults().setOriginDescription("system properties"));
   }
 
   private static void rejectUnknownKeys(Config given, Config defaults) {
     for (Map.Entry<String, ConfigValue> e : given.entrySet()) {
       String key = e.getKey();
       if (key.startsWith(ROOT + ".") && !defaults.hasPathOrNull(key)) {
-        throw new ConfigError(key, "unknown key (from " + e.getValue().origin().description() + "); see config/docstore.conf");
+        throw new ConfigError(
+            key,
+            "unknown key (from "
+                + e.getValue().origin().description()
+                + "); see config/docstore.conf");
       }
     }
   }
 
-  public Path dataDir() { return dataDir; }
-  public SyncPolicy sync() { return sync; }
-  public int queueBlockSize() { return queueBlockSize; }
-  public long queueSegmentSize() { return queueSegmentSize; }
-  public int queueDictionaryBytes() { return queueDictionaryBytes; }
-  public int queueDictionarySamples() { return queueDictionarySamples; }
-  public int maxBodyBytes() { return maxBodyBytes; }
-  public long queueBlockCacheBytes() { return queueBlockCacheBytes; }
-  public boolean queueMappedReads() { return queueMappedReads; }
-  public long queueBytesPerSync() { return queueBytesPerSync; }
-  public long indexMemtableBytes() { return indexMemtableBytes; }
-  public double bloomFalsePositiveRate() { return bloomFalsePositiveRate; }
-  public long bloomMemoryBytes() { return bloomMemoryBytes; }
-  public long indexBackgroundWriteRate() { return indexBackgroundWriteRate; }
-  public int indexBackgroundNice() { return indexBackgroundNice; }
-  public long indexPageCacheBytes() { return indexPageCacheBytes; }
-  public boolean indexMappedReads() { return indexMappedReads; }
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  public SyncPolicy sync() {
+    return sync;
+  }
+
+  public int queueBlockSize() {
+    return queueBlockSize;
+  }
+
+  public long queueSegmentSize() {
+    return queueSegmentSize;
+  }
+
+  public int queueDictionaryBytes() {
+    return queueDictionaryBytes;
+  }
+
+  public int queueDictionarySamples() {
+    return queueDictionarySamples;
+  }
+
+  public int maxBodyBytes() {
+    return maxBodyBytes;
+  }
+
+  public long queueBlockCacheBytes() {
+    return queueBlockCacheBytes;
+  }
+
+  public boolean queueMappedReads() {
+    return queueMappedReads;
+  }
+
+  public long queueBytesPerSync() {
+    return queueBytesPerSync;
+  }
+
+  public long indexMemtableBytes() {
+    return indexMemtableBytes;
+  }
+
+  public double bloomFalsePositiveRate() {
+    return bloomFalsePositiveRate;
+  }
+
+  public long bloomMemoryBytes() {
+    return bloomMemoryBytes;
+  }
+
+  public long indexBackgroundWriteRate() {
+    return indexBackgroundWriteRate;
+  }
+
+  public int indexBackgroundNice() {
+    return indexBackgroundNice;
+  }
+
+  public long indexPageCacheBytes() {
+    return indexPageCacheBytes;
+  }
+
+  public boolean indexMappedReads() {
+    return indexMappedReads;
+  }
 
   /**
    * Bytes of direct memory the caches may take: index bloom pages, index page cache, queue block
@@ -250,7 +328,10 @@ public final class DocstoreConfig {
    * unless memcached servers are listed).
    */
   public long offHeapCacheBytes(boolean replica) {
-    return bloomMemoryBytes + indexPageCacheBytes + queueBlockCacheBytes + documentCacheBytes(replica);
+    return bloomMemoryBytes
+        + indexPageCacheBytes
+        + queueBlockCacheBytes
+        + documentCacheBytes(replica);
   }
 
   private long documentCacheBytes(boolean replica) {
@@ -259,9 +340,9 @@ public final class DocstoreConfig {
 
   /**
    * Stops a start whose caches cannot fit this JVM: the caches must leave a quarter of the direct
-   * memory limit to I/O buffers (Netty, block and WAL buffers). Called by {@code serve} and
-   * {@code replica} before they open anything, so the error names the keys instead of an
-   * {@code OutOfMemoryError} from deep inside the index.
+   * memory limit to I/O buffers (Netty, block and WAL buffers). Called by {@code serve} and {@code
+   * replica} before they open anything, so the error names the keys instead of an {@code
+   * OutOfMemoryError} from deep inside the index.
    *
    * @param directMemoryLimit this JVM's limit ({@link MemoryLimit#maxDirectBytes()})
    * @param replica whether this is a replica (which always keeps its document cache in process)
@@ -270,13 +351,22 @@ public final class DocstoreConfig {
     long allowed = MemoryLimit.cacheShare(directMemoryLimit);
     long need = offHeapCacheBytes(replica);
     if (need > allowed) {
-      throw new ConfigError(ROOT + ".index.page-cache", "the off-heap caches (index.page-cache "
-          + budget(indexPageCacheBytes, givenBudgets.pageCacheBytes()) + " + index.bloom-memory "
-          + budget(bloomMemoryBytes, givenBudgets.bloomMemoryBytes()) + " + queue.block-cache " + mib(queueBlockCacheBytes)
-          + " + cache.bytes " + budget(documentCacheBytes(replica), givenBudgets.documentCacheBytes())
-          + ") need " + mib(need) + ", more than 3/4 of this JVM's direct memory limit of "
-          + mib(directMemoryLimit) + " (-XX:MaxDirectMemorySize, default = -Xmx): lower them, or raise the limit"
-          + " (DOCSTORE_JAVA_OPTS=-XX:MaxDirectMemorySize=... for scripts/docstore)");
+      throw new ConfigError(
+          ROOT + ".index.page-cache",
+          "the off-heap caches (index.page-cache "
+              + budget(indexPageCacheBytes, givenBudgets.pageCacheBytes())
+              + " + index.bloom-memory "
+              + budget(bloomMemoryBytes, givenBudgets.bloomMemoryBytes())
+              + " + queue.block-cache "
+              + mib(queueBlockCacheBytes)
+              + " + cache.bytes "
+              + budget(documentCacheBytes(replica), givenBudgets.documentCacheBytes())
+              + ") need "
+              + mib(need)
+              + ", more than 3/4 of this JVM's direct memory limit of "
+              + mib(directMemoryLimit)
+              + " (-XX:MaxDirectMemorySize, default = -Xmx): lower them, or raise the limit"
+              + " (DOCSTORE_JAVA_OPTS=-XX:MaxDirectMemorySize=... for scripts/docstore)");
     }
   }
 
@@ -286,7 +376,8 @@ public final class DocstoreConfig {
 
   /** A budget for a message: its size ("0" when off), and "(auto)" when the box chose it. */
   private static String budget(long bytes, long given) {
-    return (bytes == 0 ? "0" : MemoryLimit.size(bytes)) + (given == MemoryBudgets.AUTO ? " (auto)" : "");
+    return (bytes == 0 ? "0" : MemoryLimit.size(bytes))
+        + (given == MemoryBudgets.AUTO ? " (auto)" : "");
   }
 
   /**
@@ -296,46 +387,134 @@ public final class DocstoreConfig {
    * @param replica whether this is a replica (which always keeps its document cache in process)
    */
   public String memorySummary(boolean replica) {
-    String documents = replica || memcachedServers.isEmpty()
-        ? budget(cacheBytes, givenBudgets.documentCacheBytes()) : "not used (memcached)";
-    return "memory: " + memoryLimit.describe() + ", JVM heap " + MemoryLimit.size(memoryLimit.maxHeapBytes())
-        + ", direct memory " + MemoryLimit.size(memoryLimit.maxDirectBytes()) + "; index.page-cache "
-        + budget(indexPageCacheBytes, givenBudgets.pageCacheBytes()) + ", index.bloom-memory "
-        + budget(bloomMemoryBytes, givenBudgets.bloomMemoryBytes()) + ", index.memtable "
-        + budget(indexMemtableBytes, givenBudgets.memTableBytes()) + ", cache.bytes " + documents;
+    String documents =
+        replica || memcachedServers.isEmpty()
+            ? budget(cacheBytes, givenBudgets.documentCacheBytes())
+            : "not used (memcached)";
+    return "memory: "
+        + memoryLimit.describe()
+        + ", JVM heap "
+        + MemoryLimit.size(memoryLimit.maxHeapBytes())
+        + ", direct memory "
+        + MemoryLimit.size(memoryLimit.maxDirectBytes())
+        + "; index.page-cache "
+        + budget(indexPageCacheBytes, givenBudgets.pageCacheBytes())
+        + ", index.bloom-memory "
+        + budget(bloomMemoryBytes, givenBudgets.bloomMemoryBytes())
+        + ", index.memtable "
+        + budget(indexMemtableBytes, givenBudgets.memTableBytes())
+        + ", cache.bytes "
+        + documents;
   }
 
-  public Duration checkpointInterval() { return checkpointInterval; }
-  public InetSocketAddress readAddress() { return readAddress; }
-  public InetSocketAddress adminAddress() { return adminAddress; }
+  public Duration checkpointInterval() {
+    return checkpointInterval;
+  }
+
+  public InetSocketAddress readAddress() {
+    return readAddress;
+  }
+
+  public InetSocketAddress adminAddress() {
+    return adminAddress;
+  }
+
   /** Empty when no token is required. */
-  public String adminToken() { return adminToken; }
-  public int maxRequestLine() { return maxRequestLine; }
-  public int maxHeaderSize() { return maxHeaderSize; }
-  public int maxIdsPerRequest() { return maxIdsPerRequest; }
+  public String adminToken() {
+    return adminToken;
+  }
+
+  public int maxRequestLine() {
+    return maxRequestLine;
+  }
+
+  public int maxHeaderSize() {
+    return maxHeaderSize;
+  }
+
+  public int maxIdsPerRequest() {
+    return maxIdsPerRequest;
+  }
+
   /** The largest multi-get answer (http.max-response-bytes); a larger one is refused with 400. */
-  public int maxResponseBytes() { return maxResponseBytes; }
-  public Duration idleTimeout() { return idleTimeout; }
-  public Duration requestTimeout() { return requestTimeout; }
-  public int maxConnections() { return maxConnections; }
-  public int workerThreads() { return workerThreads; }
-  public int workerQueue() { return workerQueue; }
-  public int bulkMaxLines() { return bulkMaxLines; }
-  public int bulkMaxBytes() { return bulkMaxBytes; }
-  public boolean rpcEnabled() { return rpcEnabled; }
-  public InetSocketAddress rpcAddress() { return rpcAddress; }
-  public int rpcMaxFrameBytes() { return rpcMaxFrameBytes; }
-  public int rpcMaxBatch() { return rpcMaxBatch; }
-  public long cacheBytes() { return cacheBytes; }
+  public int maxResponseBytes() {
+    return maxResponseBytes;
+  }
+
+  public Duration idleTimeout() {
+    return idleTimeout;
+  }
+
+  public Duration requestTimeout() {
+    return requestTimeout;
+  }
+
+  public int maxConnections() {
+    return maxConnections;
+  }
+
+  public int workerThreads() {
+    return workerThreads;
+  }
+
+  public int workerQueue() {
+    return workerQueue;
+  }
+
+  public int bulkMaxLines() {
+    return bulkMaxLines;
+  }
+
+  public int bulkMaxBytes() {
+    return bulkMaxBytes;
+  }
+
+  public boolean rpcEnabled() {
+    return rpcEnabled;
+  }
+
+  public InetSocketAddress rpcAddress() {
+    return rpcAddress;
+  }
+
+  public int rpcMaxFrameBytes() {
+    return rpcMaxFrameBytes;
+  }
+
+  public int rpcMaxBatch() {
+    return rpcMaxBatch;
+  }
+
+  public long cacheBytes() {
+    return cacheBytes;
+  }
+
   /** Empty: use the in-process cache. */
-  public List<InetSocketAddress> memcachedServers() { return memcachedServers; }
-  public Duration memcachedTimeout() { return memcachedTimeout; }
+  public List<InetSocketAddress> memcachedServers() {
+    return memcachedServers;
+  }
+
+  public Duration memcachedTimeout() {
+    return memcachedTimeout;
+  }
+
   /** Null when the inbox is off. */
-  public Path inboxDir() { return inboxDir; }
-  public Duration inboxPollInterval() { return inboxPollInterval; }
-  public Duration shutdownTimeout() { return shutdownTimeout; }
+  public Path inboxDir() {
+    return inboxDir;
+  }
+
+  public Duration inboxPollInterval() {
+    return inboxPollInterval;
+  }
+
+  public Duration shutdownTimeout() {
+    return shutdownTimeout;
+  }
+
   /** How often the replication manifest is updated; zero: not published. */
-  public Duration replicationManifestInterval() { return replicationManifestInterval; }
+  public Duration replicationManifestInterval() {
+    return replicationManifestInterval;
+  }
 
   /** Typed, range-checked getters that name the full key in every error. */
   private static final class Reader {
@@ -373,7 +552,8 @@ public final class DocstoreConfig {
 
     /** A size, or {@link MemoryBudgets#AUTO} for the word {@code auto}. */
     long bytesOrAuto(String key, long min, long max) {
-      if (c.hasPath(key) && c.getValue(key).valueType() == com.typesafe.config.ConfigValueType.STRING
+      if (c.hasPath(key)
+          && c.getValue(key).valueType() == com.typesafe.config.ConfigValueType.STRING
           && "auto".equals(c.getString(key).trim())) {
         return MemoryBudgets.AUTO;
       }
@@ -383,7 +563,8 @@ public final class DocstoreConfig {
     long bytes(String key, long min, long max) {
       long v = get(key, k -> c.getMemorySize(k).toBytes());
       if (v < min || v > max) {
-        throw new ConfigError(ROOT + "." + key, "must be between " + min + " and " + max + " bytes, got " + v);
+        throw new ConfigError(
+            ROOT + "." + key, "must be between " + min + " and " + max + " bytes, got " + v);
       }
       return v;
     }
@@ -395,7 +576,8 @@ public final class DocstoreConfig {
     int intBetween(String key, int min, int max) {
       int v = get(key, c::getInt);
       if (v < min || v > max) {
-        throw new ConfigError(ROOT + "." + key, "must be between " + min + " and " + max + ", got " + v);
+        throw new ConfigError(
+            ROOT + "." + key, "must be between " + min + " and " + max + ", got " + v);
       }
       return v;
     }
@@ -403,7 +585,9 @@ public final class DocstoreConfig {
     double doubleBetween(String key, double lowExclusive, double highExclusive) {
       double v = get(key, c::getDouble);
       if (!(v > lowExclusive && v < highExclusive)) {
-        throw new ConfigError(ROOT + "." + key, "must be strictly between " + lowExclusive + " and " + highExclusive + ", got " + v);
+        throw new ConfigError(
+            ROOT + "." + key,
+            "must be strictly between " + lowExclusive + " and " + highExclusive + ", got " + v);
       }
       return v;
     }

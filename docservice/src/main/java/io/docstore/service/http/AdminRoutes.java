@@ -1,5 +1,6 @@
 package io.docstore.service.http;
 
+import io.docstore.io.NoSpaceException;
 import io.docstore.service.DocumentSink;
 import io.docstore.service.Update;
 import io.docstore.service.Written;
@@ -16,7 +17,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.io.ByteArrayOutputStream;
-import io.docstore.io.NoSpaceException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -48,12 +48,19 @@ public final class AdminRoutes implements Routes {
    * @param stats the {@code /stats} document (serialised with Jackson)
    * @param ready whether {@code /readyz} answers 200
    */
-  public AdminRoutes(DocumentSink sink, UpdateParser parser, int bulkMaxLines, String token,
-      Supplier<Object> stats, BooleanSupplier ready, PrometheusMeterRegistry registry) {
+  public AdminRoutes(
+      DocumentSink sink,
+      UpdateParser parser,
+      int bulkMaxLines,
+      String token,
+      Supplier<Object> stats,
+      BooleanSupplier ready,
+      PrometheusMeterRegistry registry) {
     this.sink = sink;
     this.parser = parser;
     this.bulkMaxLines = bulkMaxLines;
-    this.expectedAuth = token.isEmpty() ? null : ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
+    this.expectedAuth =
+        token.isEmpty() ? null : ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
     this.health = new HealthRoutes(stats, ready, "starting", registry);
   }
 
@@ -62,7 +69,8 @@ public final class AdminRoutes implements Routes {
     if (expectedAuth != null) {
       String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION, "");
       if (!MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), expectedAuth)) {
-        FullHttpResponse r = Responses.error(HttpResponseStatus.UNAUTHORIZED, "missing or wrong admin token");
+        FullHttpResponse r =
+            Responses.error(HttpResponseStatus.UNAUTHORIZED, "missing or wrong admin token");
         r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
         return r;
       }
@@ -73,12 +81,18 @@ public final class AdminRoutes implements Routes {
       return Responses.error(HttpResponseStatus.valueOf(e.status()), e.getMessage());
     } catch (NoSpaceException e) {
       // Disk full: nothing acknowledged, not sticky (the store logs it, rate-limited).
-      return Responses.error(HttpResponseStatus.INSUFFICIENT_STORAGE, "disk full, nothing acknowledged; reads "
-          + "continue and writes resume once space is freed: " + e.getMessage());
+      return Responses.error(
+          HttpResponseStatus.INSUFFICIENT_STORAGE,
+          "disk full, nothing acknowledged; reads "
+              + "continue and writes resume once space is freed: "
+              + e.getMessage());
     } catch (IOException e) {
-      // The store could not make the write durable (fsync failure, I/O error): nothing acknowledged.
+      // The store could not make the write durable (fsync failure, I/O error): nothing
+      // acknowledged.
       log.error("write failed: {}", e.toString());
-      return Responses.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "write failed, nothing acknowledged: " + e.getMessage());
+      return Responses.error(
+          HttpResponseStatus.SERVICE_UNAVAILABLE,
+          "write failed, nothing acknowledged: " + e.getMessage());
     }
   }
 
@@ -129,12 +143,14 @@ public final class AdminRoutes implements Routes {
   }
 
   private static FullHttpResponse written(Written w) {
-    return Responses.json(HttpResponseStatus.OK, "{\"id\":" + w.id() + ",\"seq\":" + w.sequence() + "}");
+    return Responses.json(
+        HttpResponseStatus.OK, "{\"id\":" + w.id() + ",\"seq\":" + w.sequence() + "}");
   }
 
   /**
    * Applies the valid lines as one batch (one durability wait) and answers NDJSON, one result per
-   * non-empty input line: {@code {"line":L,"id":N,"seq":S}} or {@code {"line":L,"status":400,"error":"..."}}.
+   * non-empty input line: {@code {"line":L,"id":N,"seq":S}} or {@code
+   * {"line":L,"status":400,"error":"..."}}.
    */
   private FullHttpResponse bulk(ByteBuf content) throws BadRequest, IOException {
     byte[] body = ByteBufUtil.getBytes(content);
@@ -195,7 +211,11 @@ public final class AdminRoutes implements Routes {
 
     @Override
     public String answer(List<Written> written) {
-      return "{\"line\":" + line + ",\"status\":400,\"error\":\"" + Responses.escape(reason) + "\"}\n";
+      return "{\"line\":"
+          + line
+          + ",\"status\":400,\"error\":\""
+          + Responses.escape(reason)
+          + "\"}\n";
     }
   }
 

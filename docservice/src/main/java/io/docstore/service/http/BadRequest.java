@@ -1,6 +1,9 @@
 package io.docstore.service.http;
 
-/** A client error with the reason to send back (400 unless a more specific status is given). No stack trace. */
+/**
+ * A client error with the reason to send back (400 unless a more specific status is given). No
+ * stack trace.
+ */
 public class BadRequest extends Exception {
 
   private static final long serialVersionUID = 1L;

@@ -5,7 +5,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** Closes connections beyond a maximum per port at once. Shared by all channels of a server; thread-safe. */
+/**
+ * Closes connections beyond a maximum per port at once. Shared by all channels of a server;
+ * thread-safe.
+ */
 @ChannelHandler.Sharable
 final class ConnectionLimiter extends ChannelInboundHandlerAdapter {
 

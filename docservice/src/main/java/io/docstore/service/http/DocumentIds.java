@@ -1,8 +1,8 @@
 package io.docstore.service.http;
 
 /**
- * Parses document IDs from URLs: 1 to 19 ASCII digits, no sign, no spaces, at most
- * {@link Long#MAX_VALUE}. IDs are only ever numbers to the service: they never build file paths.
+ * Parses document IDs from URLs: 1 to 19 ASCII digits, no sign, no spaces, at most {@link
+ * Long#MAX_VALUE}. IDs are only ever numbers to the service: they never build file paths.
  */
 public final class DocumentIds {
 
@@ -15,13 +15,17 @@ public final class DocumentIds {
       throw new BadRequest("empty document ID");
     }
     if (n > 19) {
-      throw new BadRequest(allDigits(s) ? "document ID out of range (max " + Long.MAX_VALUE + ")" : "malformed document ID");
+      throw new BadRequest(
+          allDigits(s)
+              ? "document ID out of range (max " + Long.MAX_VALUE + ")"
+              : "malformed document ID");
     }
     long v = 0;
     for (int i = 0; i < n; i++) {
       char c = s.charAt(i);
       if (c < '0' || c > '9') {
-        throw new BadRequest("malformed document ID '" + printable(s) + "': expected a non-negative integer");
+        throw new BadRequest(
+            "malformed document ID '" + printable(s) + "': expected a non-negative integer");
       }
       v = v * 10 + (c - '0');
       if (v < 0) {

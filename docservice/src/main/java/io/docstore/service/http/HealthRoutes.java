@@ -28,9 +28,14 @@ public final class HealthRoutes {
   /**
    * @param stats the {@code /stats} document (serialised with Jackson)
    * @param ready whether {@code /readyz} answers 200
-   * @param notReady the {@code status} of {@code /readyz}'s 503 ({@code "starting"}, {@code "catching up"})
+   * @param notReady the {@code status} of {@code /readyz}'s 503 ({@code "starting"}, {@code
+   *     "catching up"})
    */
-  public HealthRoutes(Supplier<Object> stats, BooleanSupplier ready, String notReady, PrometheusMeterRegistry registry) {
+  public HealthRoutes(
+      Supplier<Object> stats,
+      BooleanSupplier ready,
+      String notReady,
+      PrometheusMeterRegistry registry) {
     this.stats = stats;
     this.ready = ready;
     this.notReady = notReady;
@@ -47,7 +52,10 @@ public final class HealthRoutes {
     return switch (path) {
       case "/metrics" -> {
         requireGet(method);
-        yield Responses.bytes(HttpResponseStatus.OK, registry.scrape().getBytes(StandardCharsets.UTF_8), PROMETHEUS_TEXT);
+        yield Responses.bytes(
+            HttpResponseStatus.OK,
+            registry.scrape().getBytes(StandardCharsets.UTF_8),
+            PROMETHEUS_TEXT);
       }
       case "/healthz" -> {
         requireGet(method);
@@ -57,7 +65,8 @@ public final class HealthRoutes {
         requireGet(method);
         yield ready.getAsBoolean()
             ? Responses.json(HttpResponseStatus.OK, "{\"status\":\"ready\"}")
-            : Responses.json(HttpResponseStatus.SERVICE_UNAVAILABLE, "{\"status\":\"" + notReady + "\"}");
+            : Responses.json(
+                HttpResponseStatus.SERVICE_UNAVAILABLE, "{\"status\":\"" + notReady + "\"}");
       }
       case "/stats" -> {
         requireGet(method);

@@ -4,6 +4,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -15,12 +16,11 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateEvent;
-import java.util.concurrent.TimeUnit;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,9 +34,9 @@ import org.slf4j.LoggerFactory;
  * requests are outstanding, while its outbound buffer is above the high water mark, or while it
  * holds more than {@link #FAIR_SHARE} bytes of answers (a client that does not read what it asked
  * for), and reads again once all three have drained. A connection's answers up to its fair share
- * are always kept (a client that reads its answers holds little, so it is always served); beyond
- * it they count against the port's {@link ResponseBudget}, and one that does not fit is answered
- * 503 instead. A full executor answers 503.
+ * are always kept (a client that reads its answers holds little, so it is always served); beyond it
+ * they count against the port's {@link ResponseBudget}, and one that does not fit is answered 503
+ * instead. A full executor answers 503.
  *
  * <p>One instance per channel; its state is touched only on the channel's event loop.
  */
@@ -44,8 +44,10 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
 
   private static final Logger log = LoggerFactory.getLogger(HttpDispatcher.class);
   static final int MAX_IN_FLIGHT = 64;
+
   /** Bytes of answers a connection may hold without drawing on the port's budget. */
   static final int FAIR_SHARE = 1 << 20;
+
   /** How long a closing connection keeps draining a client that is still sending. */
   static final long LINGER_MILLIS = 2_000;
 
@@ -53,6 +55,7 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   private final Executor workers;
   private final ArrayDeque<Pending> inFlight = new ArrayDeque<>();
   private final ResponseBudget budget;
+
   /** Bytes of this connection's answers held (built, not yet handed to the kernel). */
   private long connectionHeld;
 
@@ -62,10 +65,13 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     final boolean head;
     final boolean http10;
     FullHttpResponse response;
+
     /** Bytes of {@link #response} taken from the budget. */
     int held;
+
     /** Abandoned (connection closed): a late response is released at once. */
     boolean dropped;
+
     boolean close;
 
     Pending(boolean keepAlive, boolean head, boolean http10) {
@@ -91,8 +97,11 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     if (timeout != null) {
       timeout.requestComplete();
     }
-    Pending p = new Pending(HttpUtil.isKeepAlive(req), req.method().equals(HttpMethod.HEAD),
-        req.protocolVersion().equals(HttpVersion.HTTP_1_0));
+    Pending p =
+        new Pending(
+            HttpUtil.isKeepAlive(req),
+            req.method().equals(HttpMethod.HEAD),
+            req.protocolVersion().equals(HttpVersion.HTTP_1_0));
     inFlight.add(p);
     if (inFlight.size() >= MAX_IN_FLIGHT) {
       ctx.channel().config().setAutoRead(false);
@@ -106,8 +115,15 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     HttpVersion v = req.protocolVersion();
     if (!v.protocolName().equals("HTTP") || v.majorVersion() != 1) {
       req.release();
-      complete(ctx, p, Responses.error(v.protocolName().equals("HTTP") ? HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED
-          : HttpResponseStatus.BAD_REQUEST, "unsupported protocol " + v.text() + ": HTTP/1.0 and HTTP/1.1 only"), true);
+      complete(
+          ctx,
+          p,
+          Responses.error(
+              v.protocolName().equals("HTTP")
+                  ? HttpResponseStatus.HTTP_VERSION_NOT_SUPPORTED
+                  : HttpResponseStatus.BAD_REQUEST,
+              "unsupported protocol " + v.text() + ": HTTP/1.0 and HTTP/1.1 only"),
+          true);
       return;
     }
     FullHttpResponse answered = routes.handleWithoutBlocking(req, ctx.alloc());
@@ -120,7 +136,11 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       workers.execute(() -> run(ctx, p, req));
     } catch (RejectedExecutionException e) {
       req.release();
-      complete(ctx, p, Responses.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "server busy, retry later"), false);
+      complete(
+          ctx,
+          p,
+          Responses.error(HttpResponseStatus.SERVICE_UNAVAILABLE, "server busy, retry later"),
+          false);
     }
   }
 
@@ -143,13 +163,16 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       return Responses.error(HttpResponseStatus.REQUEST_URI_TOO_LONG, "request line too long");
     }
     if (cause instanceof TooLongHttpHeaderException) {
-      return Responses.error(HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "request headers too large");
+      return Responses.error(
+          HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "request headers too large");
     }
-    return Responses.error(HttpResponseStatus.BAD_REQUEST, "malformed request: " + cause.getMessage());
+    return Responses.error(
+        HttpResponseStatus.BAD_REQUEST, "malformed request: " + cause.getMessage());
   }
 
   /** Records {@code p}'s response and writes every finished response at the head of the queue. */
-  private void complete(ChannelHandlerContext ctx, Pending p, FullHttpResponse response, boolean close) {
+  private void complete(
+      ChannelHandlerContext ctx, Pending p, FullHttpResponse response, boolean close) {
     if (p.dropped) {
       response.release(); // the connection closed, or an earlier response closed it
       return;
@@ -162,8 +185,10 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
       hold(p, bytes);
     } else {
       response.release();
-      response = Responses.error(HttpResponseStatus.SERVICE_UNAVAILABLE,
-          "server busy: too many answers are waiting for clients to read them; retry later");
+      response =
+          Responses.error(
+              HttpResponseStatus.SERVICE_UNAVAILABLE,
+              "server busy: too many answers are waiting for clients to read them; retry later");
     }
     p.response = response;
     p.close = close || !p.keepAlive;
@@ -209,7 +234,9 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
 
   /** Reads again once few requests are outstanding and the client has read what was written. */
   private void resumeIfDrained(ChannelHandlerContext ctx) {
-    if (inFlight.size() < MAX_IN_FLIGHT / 2 && ctx.channel().isWritable() && connectionHeld <= FAIR_SHARE
+    if (inFlight.size() < MAX_IN_FLIGHT / 2
+        && ctx.channel().isWritable()
+        && connectionHeld <= FAIR_SHARE
         && !ctx.channel().config().isAutoRead()) {
       ctx.channel().config().setAutoRead(true);
     }
@@ -230,11 +257,12 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
     if (p.held > 0) {
       int held = p.held;
       p.held = 0;
-      f.addListener(done -> {
-        budget.release(held);
-        connectionHeld -= held;
-        resumeIfDrained(ctx);
-      });
+      f.addListener(
+          done -> {
+            budget.release(held);
+            connectionHeld -= held;
+            resumeIfDrained(ctx);
+          });
     }
   }
 
@@ -249,24 +277,30 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   /**
    * Sends a last response and closes without losing it: the output is shut down first (the client
    * reads the response and end-of-stream) and the socket is closed when the client closes its side
-   * or after {@link #LINGER_MILLIS}. Closing at once while the client is still sending (a body
-   * over the limit, an endless request line) would make the kernel reset the connection and
-   * discard the response before the client reads it. Whatever arrives meanwhile is discarded by
-   * the decoder (its state after an error) or the aggregator.
+   * or after {@link #LINGER_MILLIS}. Closing at once while the client is still sending (a body over
+   * the limit, an endless request line) would make the kernel reset the connection and discard the
+   * response before the client reads it. Whatever arrives meanwhile is discarded by the decoder
+   * (its state after an error) or the aggregator.
    */
   static ChannelFuture closeAfter(ChannelHandlerContext ctx, FullHttpResponse r) {
     r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
     ChannelFuture written = ctx.writeAndFlush(r);
-    written.addListener((ChannelFutureListener) f -> {
-      if (f.channel() instanceof SocketChannel sc && f.isSuccess()) {
-        sc.shutdownOutput();
-        ctx.executor().schedule(() -> {
-          sc.close();
-        }, LINGER_MILLIS, TimeUnit.MILLISECONDS);
-      } else {
-        f.channel().close();
-      }
-    });
+    written.addListener(
+        (ChannelFutureListener)
+            f -> {
+              if (f.channel() instanceof SocketChannel sc && f.isSuccess()) {
+                sc.shutdownOutput();
+                ctx.executor()
+                    .schedule(
+                        () -> {
+                          sc.close();
+                        },
+                        LINGER_MILLIS,
+                        TimeUnit.MILLISECONDS);
+              } else {
+                f.channel().close();
+              }
+            });
     return written;
   }
 
@@ -293,7 +327,9 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
     if (evt == RequestTimeoutHandler.TIMED_OUT) {
       if (inFlight.isEmpty()) {
-        closeAfter(ctx, Responses.error(HttpResponseStatus.REQUEST_TIMEOUT, "request not received in time"));
+        closeAfter(
+            ctx,
+            Responses.error(HttpResponseStatus.REQUEST_TIMEOUT, "request not received in time"));
       } else {
         ctx.close();
       }

@@ -32,8 +32,15 @@ import java.util.concurrent.TimeUnit;
 public final class HttpServer implements Closeable {
 
   /** Limits of one port. */
-  public record Limits(int maxRequestLine, int maxHeaderSize, int maxBody, Duration idleTimeout,
-      Duration requestTimeout, int maxConnections, int workerThreads, int workerQueue) {}
+  public record Limits(
+      int maxRequestLine,
+      int maxHeaderSize,
+      int maxBody,
+      Duration idleTimeout,
+      Duration requestTimeout,
+      int maxConnections,
+      int workerThreads,
+      int workerQueue) {}
 
   private final String name;
   private final InetSocketAddress bind;
@@ -51,37 +58,53 @@ public final class HttpServer implements Closeable {
     this.bind = bind;
     this.limits = limits;
     this.routes = routes;
-    this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory(name + "-accept", true), NioIoHandler.newFactory());
-    this.io = new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
-        new DefaultThreadFactory(name + "-io", true), NioIoHandler.newFactory());
-    this.workers = new ThreadPoolExecutor(limits.workerThreads(), limits.workerThreads(), 60, TimeUnit.SECONDS,
-        new ArrayBlockingQueue<>(limits.workerQueue()), new DefaultThreadFactory(name + "-worker", true));
+    this.boss =
+        new MultiThreadIoEventLoopGroup(
+            1, new DefaultThreadFactory(name + "-accept", true), NioIoHandler.newFactory());
+    this.io =
+        new MultiThreadIoEventLoopGroup(
+            Math.max(2, Runtime.getRuntime().availableProcessors()),
+            new DefaultThreadFactory(name + "-io", true),
+            NioIoHandler.newFactory());
+    this.workers =
+        new ThreadPoolExecutor(
+            limits.workerThreads(),
+            limits.workerThreads(),
+            60,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(limits.workerQueue()),
+            new DefaultThreadFactory(name + "-worker", true));
     this.limiter = new ConnectionLimiter(limits.maxConnections());
   }
 
   /** Binds and starts accepting; returns when the port is open. */
   public HttpServer start() throws InterruptedException {
-    HttpDecoderConfig decoder = new HttpDecoderConfig()
-        .setMaxInitialLineLength(limits.maxRequestLine())
-        .setMaxHeaderSize(limits.maxHeaderSize())
-        .setMaxChunkSize(64 * 1024);
-    ServerBootstrap b = new ServerBootstrap()
-        .group(boss, io)
-        .channel(NioServerSocketChannel.class)
-        .option(ChannelOption.SO_BACKLOG, 1024)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ChannelPipeline p = ch.pipeline();
-            p.addLast(limiter);
-            p.addLast(new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
-            p.addLast(new RequestTimeoutHandler(limits.requestTimeout().toMillis()));
-            p.addLast(new HttpServerCodec(decoder));
-            p.addLast(new OversizeAwareAggregator(limits.maxBody()));
-            p.addLast(new HttpDispatcher(routes, workers, budget));
-          }
-        });
+    HttpDecoderConfig decoder =
+        new HttpDecoderConfig()
+            .setMaxInitialLineLength(limits.maxRequestLine())
+            .setMaxHeaderSize(limits.maxHeaderSize())
+            .setMaxChunkSize(64 * 1024);
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(boss, io)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ChannelPipeline p = ch.pipeline();
+                    p.addLast(limiter);
+                    p.addLast(
+                        new IdleStateHandler(
+                            0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS));
+                    p.addLast(new RequestTimeoutHandler(limits.requestTimeout().toMillis()));
+                    p.addLast(new HttpServerCodec(decoder));
+                    p.addLast(new OversizeAwareAggregator(limits.maxBody()));
+                    p.addLast(new HttpDispatcher(routes, workers, budget));
+                  }
+                });
     channel = b.bind(bind).sync().channel();
     return this;
   }
@@ -113,9 +136,11 @@ public final class HttpServer implements Closeable {
       Thread.currentThread().interrupt();
     }
     // No shutdownNow(): interrupting a worker inside a FileChannel read would close the queue's
-    // shared file channel. Stragglers past the grace period finish or fail against the closed store.
+    // shared file channel. Stragglers past the grace period finish or fail against the closed
+    // store.
     // A short quiet period lets the last responses flush before connections close.
-    io.shutdownGracefully(50, Math.max(100, grace.toMillis()), TimeUnit.MILLISECONDS).awaitUninterruptibly();
+    io.shutdownGracefully(50, Math.max(100, grace.toMillis()), TimeUnit.MILLISECONDS)
+        .awaitUninterruptibly();
   }
 
   @Override

@@ -20,7 +20,10 @@ final class OversizeAwareAggregator extends HttpObjectAggregator {
 
   @Override
   protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-    HttpDispatcher.closeAfter(ctx, Responses.error(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
-        "request body over the limit of " + max + " bytes"));
+    HttpDispatcher.closeAfter(
+        ctx,
+        Responses.error(
+            HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+            "request body over the limit of " + max + " bytes"));
   }
 }

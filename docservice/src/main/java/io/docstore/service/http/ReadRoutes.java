@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The read port: {@code GET|HEAD /docs/{id}} (ETag = sequence number, If-None-Match → 304) and
- * {@code GET /docs?ids=1,2,3} (at most a configured number of distinct IDs). It has no write
- * paths at all: any other method is 405. Thread-safe (stateless apart from the source).
+ * {@code GET /docs?ids=1,2,3} (at most a configured number of distinct IDs). It has no write paths
+ * at all: any other method is 405. Thread-safe (stateless apart from the source).
  */
 public final class ReadRoutes implements Routes {
 
@@ -62,11 +62,13 @@ public final class ReadRoutes implements Routes {
       return Responses.error(HttpResponseStatus.valueOf(e.status()), e.getMessage());
     } catch (CorruptionException e) {
       log.error("corrupt document data: {}", e.getMessage());
-      return Responses.json(HttpResponseStatus.INTERNAL_SERVER_ERROR,
+      return Responses.json(
+          HttpResponseStatus.INTERNAL_SERVER_ERROR,
           "{\"error\":\"corrupt\",\"detail\":\"" + Responses.escape(e.getMessage()) + "\"}");
     } catch (IOException e) {
       log.error("read failed: {}", e.toString());
-      return Responses.error(HttpResponseStatus.INTERNAL_SERVER_ERROR, "read failed: " + e.getMessage());
+      return Responses.error(
+          HttpResponseStatus.INTERNAL_SERVER_ERROR, "read failed: " + e.getMessage());
     }
   }
 
@@ -81,7 +83,9 @@ public final class ReadRoutes implements Routes {
   public FullHttpResponse handleWithoutBlocking(FullHttpRequest req, ByteBufAllocator alloc) {
     String uri = req.uri();
     HttpMethod m = req.method();
-    if (!uri.startsWith("/docs/") || uri.indexOf('?') >= 0 || !(m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD))) {
+    if (!uri.startsWith("/docs/")
+        || uri.indexOf('?') >= 0
+        || !(m.equals(HttpMethod.GET) || m.equals(HttpMethod.HEAD))) {
       return null;
     }
     long id;
@@ -124,12 +128,16 @@ public final class ReadRoutes implements Routes {
     String path = qs.rawPath();
     boolean single = path.startsWith("/docs/");
     if (!single && !path.equals("/docs")) {
-      return Responses.error(HttpResponseStatus.NOT_FOUND, "no such endpoint; try GET /docs/{id} or GET /docs?ids=1,2");
+      return Responses.error(
+          HttpResponseStatus.NOT_FOUND,
+          "no such endpoint; try GET /docs/{id} or GET /docs?ids=1,2");
     }
     HttpMethod m = req.method();
     if (!m.equals(HttpMethod.GET) && !m.equals(HttpMethod.HEAD)) {
-      FullHttpResponse r = Responses.error(HttpResponseStatus.METHOD_NOT_ALLOWED,
-          "the read port serves GET and HEAD only; updates go to the admin port");
+      FullHttpResponse r =
+          Responses.error(
+              HttpResponseStatus.METHOD_NOT_ALLOWED,
+              "the read port serves GET and HEAD only; updates go to the admin port");
       r.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
       return r;
     }
@@ -156,7 +164,8 @@ public final class ReadRoutes implements Routes {
     String inm = req.headers().get(HttpHeaderNames.IF_NONE_MATCH);
     if (inm != null && matches(inm, etag)) {
       body.release();
-      FullHttpResponse r = Responses.bytes(HttpResponseStatus.NOT_MODIFIED, new byte[0], "application/json");
+      FullHttpResponse r =
+          Responses.bytes(HttpResponseStatus.NOT_MODIFIED, new byte[0], "application/json");
       r.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
       r.headers().set(HttpHeaderNames.ETAG, etag);
       return r;
@@ -180,11 +189,11 @@ public final class ReadRoutes implements Routes {
   }
 
   /**
-   * {@code GET /docs?ids=...}: the distinct IDs in request order, answered
-   * {@code {"found":{"id":doc,...},"missing":[id,...]}}. With an in-process cache each body is copied
-   * from the cache, or from the queue's buffer on a miss, into one pooled scratch buffer and from
-   * there into the response: no {@code byte[]} or object per document on the heap. With a remote
-   * cache one batched lookup ({@link DocumentSource#getAll}) keeps it to one network round trip.
+   * {@code GET /docs?ids=...}: the distinct IDs in request order, answered {@code
+   * {"found":{"id":doc,...},"missing":[id,...]}}. With an in-process cache each body is copied from
+   * the cache, or from the queue's buffer on a miss, into one pooled scratch buffer and from there
+   * into the response: no {@code byte[]} or object per document on the heap. With a remote cache
+   * one batched lookup ({@link DocumentSource#getAll}) keeps it to one network round trip.
    */
   private FullHttpResponse many(QueryStringDecoder qs) throws BadRequest, IOException {
     List<String> params = qs.parameters().get("ids");
@@ -192,7 +201,9 @@ public final class ReadRoutes implements Routes {
       throw new BadRequest("missing ids parameter: GET /docs?ids=1,2,3");
     }
     long[] ids = distinctIds(params);
-    ByteBuf out = ByteBufAllocator.DEFAULT.directBuffer(Math.min(1 << 20, ids.length * INITIAL_BODY_BYTES + 64));
+    ByteBuf out =
+        ByteBufAllocator.DEFAULT.directBuffer(
+            Math.min(1 << 20, ids.length * INITIAL_BODY_BYTES + 64));
     try {
       out.writeBytes(FOUND_OPEN);
       long[] missing = null;
@@ -222,8 +233,10 @@ public final class ReadRoutes implements Routes {
           }
           missing[missed++] = ids[i];
         } else if (out.writerIndex() > maxResponseBytes) {
-          throw new BadRequest("the documents asked for add up to more than " + maxResponseBytes
-              + " bytes (http.max-response-bytes): ask for fewer IDs per request");
+          throw new BadRequest(
+              "the documents asked for add up to more than "
+                  + maxResponseBytes
+                  + " bytes (http.max-response-bytes): ask for fewer IDs per request");
         }
       }
       out.writeBytes(MISSING_OPEN);

@@ -6,22 +6,23 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Bounds the time from the first byte of a request to its complete arrival (slow-loris clients
- * that trickle a request byte by byte defeat a plain idle timeout). Sits before the HTTP decoder;
- * the dispatcher calls {@link #requestComplete} when a whole request was decoded. On expiry it
- * fires {@link #TIMED_OUT} down the pipeline, and the dispatcher answers 408 and closes.
+ * Bounds the time from the first byte of a request to its complete arrival (slow-loris clients that
+ * trickle a request byte by byte defeat a plain idle timeout). Sits before the HTTP decoder; the
+ * dispatcher calls {@link #requestComplete} when a whole request was decoded. On expiry it fires
+ * {@link #TIMED_OUT} down the pipeline, and the dispatcher answers 408 and closes.
  *
  * <p>One instance per channel; used only on the channel's event loop.
  */
 final class RequestTimeoutHandler extends ChannelInboundHandlerAdapter {
 
   /** User event fired when a request did not arrive in time. */
-  static final Object TIMED_OUT = new Object() {
-    @Override
-    public String toString() {
-      return "request timed out";
-    }
-  };
+  static final Object TIMED_OUT =
+      new Object() {
+        @Override
+        public String toString() {
+          return "request timed out";
+        }
+      };
 
   private final long timeoutMillis;
   private ScheduledFuture<?> timer;
@@ -33,10 +34,15 @@ final class RequestTimeoutHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
     if (timer == null) {
-      timer = ctx.executor().schedule(() -> {
-        timer = null;
-        ctx.fireUserEventTriggered(TIMED_OUT);
-      }, timeoutMillis, TimeUnit.MILLISECONDS);
+      timer =
+          ctx.executor()
+              .schedule(
+                  () -> {
+                    timer = null;
+                    ctx.fireUserEventTriggered(TIMED_OUT);
+                  },
+                  timeoutMillis,
+                  TimeUnit.MILLISECONDS);
     }
     super.channelRead(ctx, msg);
   }

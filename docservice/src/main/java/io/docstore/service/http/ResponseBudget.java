@@ -26,7 +26,10 @@ final class ResponseBudget {
     this.limit = limit;
   }
 
-  /** An eighth of the JVM's direct memory limit (responses live in direct buffers; the pooling allocator holds up to about twice what is in use), at least 16 MiB. */
+  /**
+   * An eighth of the JVM's direct memory limit (responses live in direct buffers; the pooling
+   * allocator holds up to about twice what is in use), at least 16 MiB.
+   */
   static ResponseBudget forThisJvm() {
     return new ResponseBudget(Math.max(16L << 20, PlatformDependent.maxDirectMemory() / 8));
   }
@@ -44,7 +47,9 @@ final class ResponseBudget {
     }
   }
 
-  /** Takes {@code bytes} whatever is held (a connection's fair share, see {@link HttpDispatcher}). */
+  /**
+   * Takes {@code bytes} whatever is held (a connection's fair share, see {@link HttpDispatcher}).
+   */
   void acquire(long bytes) {
     held.addAndGet(bytes);
   }

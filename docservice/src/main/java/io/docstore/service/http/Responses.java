@@ -35,11 +35,17 @@ public final class Responses {
     return bytes(status, Unpooled.wrappedBuffer(body), contentType);
   }
 
-  private static FullHttpResponse bytes(HttpResponseStatus status, ByteBuf body, CharSequence contentType) {
+  private static FullHttpResponse bytes(
+      HttpResponseStatus status, ByteBuf body, CharSequence contentType) {
     // No trailers: the shared empty set instead of a second header map per response (an allocation
     // profile of the read port had the two header maps' arrays as its second largest item).
-    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body,
-        DefaultHttpHeadersFactory.headersFactory().newHeaders(), EmptyHttpHeaders.INSTANCE);
+    FullHttpResponse r =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            status,
+            body,
+            DefaultHttpHeadersFactory.headersFactory().newHeaders(),
+            EmptyHttpHeaders.INSTANCE);
     r.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
     r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
     return r;
@@ -50,7 +56,10 @@ public final class Responses {
     return json(status, "{\"error\":\"" + escape(reason) + "\"}");
   }
 
-  /** A JSON string literal's content for {@code s} (quotes, backslashes, control characters escaped). */
+  /**
+   * A JSON string literal's content for {@code s} (quotes, backslashes, control characters
+   * escaped).
+   */
   public static String escape(String s) {
     return new String(JsonStringEncoder.getInstance().quoteAsString(s));
   }

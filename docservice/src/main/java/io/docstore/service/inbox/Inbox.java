@@ -30,17 +30,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Crash safety: a file leaves the inbox only after all its updates are acknowledged (durable),
  * and no line is applied twice, since a line applied again after a crash would overwrite a newer
- * write acknowledged in between. The inbox keeps an {@link InboxPoint} in the data directory: before
- * a file's first batch, its identity and the queue's last sequence S; after each durable batch, the
- * byte offset after it and the batch's last sequence. After a crash or a store failure the file is
- * read again from its start: lines before the recorded offset are skipped, and since the point may
- * lag the store by the batch that was in flight, each later update is skipped too while the same
- * update (ID, operation, body) is found, in order, among the records after S
- * ({@link DocumentSink#replay}). Updates are applied in order and the queue keeps a prefix of what
- * was appended, so the updates that got in are a prefix of those after the offset, and the search
- * finds at least them. The search can only skip more where a record after S is the very same update,
- * which leaves the store as if the line had been applied there. A file in progress is resumed before
- * any other (starting another would replace its point); the point is removed once the file is moved.
+ * write acknowledged in between. The inbox keeps an {@link InboxPoint} in the data directory:
+ * before a file's first batch, its identity and the queue's last sequence S; after each durable
+ * batch, the byte offset after it and the batch's last sequence. After a crash or a store failure
+ * the file is read again from its start: lines before the recorded offset are skipped, and since
+ * the point may lag the store by the batch that was in flight, each later update is skipped too
+ * while the same update (ID, operation, body) is found, in order, among the records after S ({@link
+ * DocumentSink#replay}). Updates are applied in order and the queue keeps a prefix of what was
+ * appended, so the updates that got in are a prefix of those after the offset, and the search finds
+ * at least them. The search can only skip more where a record after S is the very same update,
+ * which leaves the store as if the line had been applied there. A file in progress is resumed
+ * before any other (starting another would replace its point); the point is removed once the file
+ * is moved.
  *
  * <p>A damaged point stops the inbox (files wait, an error is logged at each poll) until the
  * operator removes it: the file in progress then starts over from its first line.
@@ -65,18 +66,29 @@ public final class Inbox implements Closeable {
   private final Object wakeup = new Object();
   private volatile boolean closed;
 
-  private Inbox(Path dir, Path dataDir, DocumentSink sink, UpdateParser parser, int batchLines, int maxBodyBytes,
-      Duration poll, MeterRegistry registry) {
+  private Inbox(
+      Path dir,
+      Path dataDir,
+      DocumentSink sink,
+      UpdateParser parser,
+      int batchLines,
+      int maxBodyBytes,
+      Duration poll,
+      MeterRegistry registry) {
     this.dir = dir;
     this.dataDir = dataDir;
     this.fs = FileSystem.real();
     this.sink = sink;
     this.applier = new NdjsonApplier(sink, parser, batchLines, maxBodyBytes);
     this.pollMillis = poll.toMillis();
-    this.filesDone = Counter.builder("docstore.inbox.files").tag("result", "done").register(registry);
-    this.filesFailed = Counter.builder("docstore.inbox.files").tag("result", "failed").register(registry);
-    this.linesApplied = Counter.builder("docstore.inbox.lines").tag("result", "applied").register(registry);
-    this.linesFailed = Counter.builder("docstore.inbox.lines").tag("result", "invalid").register(registry);
+    this.filesDone =
+        Counter.builder("docstore.inbox.files").tag("result", "done").register(registry);
+    this.filesFailed =
+        Counter.builder("docstore.inbox.files").tag("result", "failed").register(registry);
+    this.linesApplied =
+        Counter.builder("docstore.inbox.lines").tag("result", "applied").register(registry);
+    this.linesFailed =
+        Counter.builder("docstore.inbox.lines").tag("result", "invalid").register(registry);
     this.thread = new Thread(this::run, "docstore-inbox");
     thread.setDaemon(true);
   }
@@ -86,8 +98,16 @@ public final class Inbox implements Closeable {
    *
    * @param dataDir the store's data directory, where the {@link InboxPoint} is kept
    */
-  public static Inbox start(Path dir, Path dataDir, DocumentSink sink, UpdateParser parser, int batchLines,
-      int maxBodyBytes, Duration poll, MeterRegistry registry) throws IOException {
+  public static Inbox start(
+      Path dir,
+      Path dataDir,
+      DocumentSink sink,
+      UpdateParser parser,
+      int batchLines,
+      int maxBodyBytes,
+      Duration poll,
+      MeterRegistry registry)
+      throws IOException {
     FileSystem fs = FileSystem.real();
     fs.createDirectories(dir.resolve("done"));
     fs.createDirectories(dir.resolve("failed"));
@@ -128,7 +148,9 @@ public final class Inbox implements Closeable {
     List<Path> files = new ArrayList<>();
     for (Path f : fs.list(dir)) {
       String name = f.getFileName().toString();
-      if (!name.startsWith(".") && !name.endsWith(AtomicFiles.TEMP_SUFFIX) && Files.isRegularFile(f)) {
+      if (!name.startsWith(".")
+          && !name.endsWith(AtomicFiles.TEMP_SUFFIX)
+          && Files.isRegularFile(f)) {
         files.add(f);
       }
     }
@@ -162,39 +184,56 @@ public final class Inbox implements Closeable {
     Resume resume;
     if (point != null && point.file().equals(id)) {
       resume = new Resume(id, point.offset(), sink.replay(point.sequence()));
-      log.info("inbox: resuming {} after byte {} (its records at or below sequence {})", name, point.offset(),
+      log.info(
+          "inbox: resuming {} after byte {} (its records at or below sequence {})",
+          name,
+          point.offset(),
           point.sequence());
     } else {
       // Published before the file's first batch: its records all come after this sequence.
       new InboxPoint(id, 0, sink.lastSequence()).publish(fs, dataDir);
       resume = new Resume(id, 0, null);
     }
-    try (resume; InputStream in = Files.newInputStream(f)) {
+    try (resume;
+        InputStream in = Files.newInputStream(f)) {
       r = applier.apply(in, resume);
     }
     linesApplied.increment(r.applied() - resume.skipped);
     linesFailed.increment(r.failed());
     if (resume.found > 0) {
-      log.info("inbox: {}: {} updates after the recorded point were in the store already (not applied again)",
-          name, resume.found);
+      log.info(
+          "inbox: {}: {} updates after the recorded point were in the store already (not applied again)",
+          name,
+          resume.found);
     }
     if (r.failed() == 0) {
       move(f, dir.resolve("done").resolve(name));
       filesDone.increment();
       InboxPoint.remove(fs, dataDir);
-      log.info("inbox: applied {} ({} updates, last seq {}) in {} ms", name, r.applied(), r.lastSequence(),
+      log.info(
+          "inbox: applied {} ({} updates, last seq {}) in {} ms",
+          name,
+          r.applied(),
+          r.lastSequence(),
           (System.nanoTime() - t0) / 1_000_000);
     } else {
       StringBuilder report = new StringBuilder();
-      report.append(name).append(": ").append(r.applied()).append(" updates applied, ")
-          .append(r.failed()).append(" lines invalid (not applied)\n");
+      report
+          .append(name)
+          .append(": ")
+          .append(r.applied())
+          .append(" updates applied, ")
+          .append(r.failed())
+          .append(" lines invalid (not applied)\n");
       for (String e : r.errors()) {
         report.append(e).append('\n');
       }
       if (r.failed() > r.errors().size()) {
         report.append("... ").append(r.failed() - r.errors().size()).append(" more\n");
       }
-      AtomicFiles.publish(fs, dir.resolve("failed").resolve(name + ".errors"),
+      AtomicFiles.publish(
+          fs,
+          dir.resolve("failed").resolve(name + ".errors"),
           report.toString().getBytes(StandardCharsets.UTF_8));
       move(f, dir.resolve("failed").resolve(name));
       filesFailed.increment();
@@ -210,10 +249,15 @@ public final class Inbox implements Closeable {
   private final class Resume implements NdjsonApplier.Progress, AutoCloseable {
     private final InboxPoint.FileId file;
     private final long offset;
-    /** The records after the point's sequence, until an update is not found among them; then null. */
+
+    /**
+     * The records after the point's sequence, until an update is not found among them; then null.
+     */
     private DocumentSink.Replay after;
+
     /** Updates skipped: before {@link #offset} or found in the store. */
     long skipped;
+
     /** Updates after {@link #offset} found in the store. */
     long found;
 
@@ -272,7 +316,8 @@ public final class Inbox implements Closeable {
 
   @Override
   public void close() {
-    // Never interrupt: an interrupt inside a FileChannel write would close the queue's segment file.
+    // Never interrupt: an interrupt inside a FileChannel write would close the queue's segment
+    // file.
     closed = true;
     synchronized (wakeup) {
       wakeup.notifyAll();

@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Where the inbox stands in the file it is applying (file {@value #FILE_NAME} in the data
  * directory; spec in {@code docs/formats/inbox-point.md}): the file's identity, the byte offset
- * before which every line is applied, and a queue sequence that separates the records of those lines
- * (at or below it) from the records of the file's later lines (above it).
+ * before which every line is applied, and a queue sequence that separates the records of those
+ * lines (at or below it) from the records of the file's later lines (above it).
  *
  * @param file the file being applied
  * @param offset every line that ends at or before this byte of the file is applied (durable)
@@ -26,6 +26,7 @@ public record InboxPoint(FileId file, long offset, long sequence) {
 
   /** The file's name in the data directory. */
   public static final String FILE_NAME = "inbox.point";
+
   static final int DEVICE = StateFileLayout.FIELDS;
   static final int INODE = DEVICE + 8;
   static final int SIZE = INODE + 8;
@@ -34,7 +35,8 @@ public record InboxPoint(FileId file, long offset, long sequence) {
   static final int SEQUENCE = OFFSET + 8;
   static final int CRC = SEQUENCE + 8;
   static final int LENGTH = CRC + 4;
-  static final StateFileLayout LAYOUT = new StateFileLayout(0xD0C5_1B0C, "docstore.inboxpt", 1, LENGTH, "inbox point");
+  static final StateFileLayout LAYOUT =
+      new StateFileLayout(0xD0C5_1B0C, "docstore.inboxpt", 1, LENGTH, "inbox point");
 
   /**
    * The identity of an inbox file: device and inode (0 and 0 where the file system has none), size
@@ -59,7 +61,15 @@ public record InboxPoint(FileId file, long offset, long sequence) {
 
     @Override
     public String toString() {
-      return "device " + device + ", inode " + inode + ", " + size + " bytes, modified at " + modifiedNanos + " ns";
+      return "device "
+          + device
+          + ", inode "
+          + inode
+          + ", "
+          + size
+          + " bytes, modified at "
+          + modifiedNanos
+          + " ns";
     }
   }
 
@@ -75,8 +85,11 @@ public record InboxPoint(FileId file, long offset, long sequence) {
       return null;
     }
     ByteBuffer b = LAYOUT.check(path, bytes);
-    InboxPoint p = new InboxPoint(new FileId(b.getLong(DEVICE), b.getLong(INODE), b.getLong(SIZE),
-        b.getLong(MODIFIED)), b.getLong(OFFSET), b.getLong(SEQUENCE));
+    InboxPoint p =
+        new InboxPoint(
+            new FileId(b.getLong(DEVICE), b.getLong(INODE), b.getLong(SIZE), b.getLong(MODIFIED)),
+            b.getLong(OFFSET),
+            b.getLong(SEQUENCE));
     if (p.offset < 0 || p.offset > p.file.size() || p.sequence < 0) {
       throw new CorruptionException(path, OFFSET, "impossible inbox point: " + p);
     }
@@ -103,6 +116,11 @@ public record InboxPoint(FileId file, long offset, long sequence) {
 
   @Override
   public String toString() {
-    return "file (" + file + "): applied before byte " + offset + ", its records at or below sequence " + sequence;
+    return "file ("
+        + file
+        + "): applied before byte "
+        + offset
+        + ", its records at or below sequence "
+        + sequence;
   }
 }

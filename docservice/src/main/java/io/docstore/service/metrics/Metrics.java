@@ -19,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class Metrics {
 
   /** The GC binder of each open registry: it listens to the JVM's GC notifications until closed. */
-  private static final Map<PrometheusMeterRegistry, JvmGcMetrics> GC_BINDERS = new ConcurrentHashMap<>();
+  private static final Map<PrometheusMeterRegistry, JvmGcMetrics> GC_BINDERS =
+      new ConcurrentHashMap<>();
 
   private Metrics() {}
 
@@ -29,16 +30,23 @@ public final class Metrics {
    */
   public static PrometheusMeterRegistry newRegistry() {
     PrometheusMeterRegistry r = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    // GC pauses set the read tail: export their p50/p99/p99.9 (over a sliding window), not just max.
-    r.config().meterFilter(new MeterFilter() {
-      @Override
-      public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
-        if (id.getName().equals("jvm.gc.pause")) {
-          return DistributionStatisticConfig.builder().percentiles(0.5, 0.99, 0.999).build().merge(config);
-        }
-        return config;
-      }
-    });
+    // GC pauses set the read tail: export their p50/p99/p99.9 (over a sliding window), not just
+    // max.
+    r.config()
+        .meterFilter(
+            new MeterFilter() {
+              @Override
+              public DistributionStatisticConfig configure(
+                  Meter.Id id, DistributionStatisticConfig config) {
+                if (id.getName().equals("jvm.gc.pause")) {
+                  return DistributionStatisticConfig.builder()
+                      .percentiles(0.5, 0.99, 0.999)
+                      .build()
+                      .merge(config);
+                }
+                return config;
+              }
+            });
     JvmGcMetrics gc = new JvmGcMetrics();
     gc.bindTo(r);
     GC_BINDERS.put(r, gc);
@@ -50,9 +58,13 @@ public final class Metrics {
     new FileDescriptorMetrics().bindTo(r);
     // Netty's pooled buffers (requests and responses) are direct memory the JVM's buffer pools do
     // not count: export it, so that the memory held for slow clients shows.
-    if (io.netty.buffer.ByteBufAllocator.DEFAULT instanceof io.netty.buffer.ByteBufAllocatorMetricProvider p) {
-      io.micrometer.core.instrument.Gauge.builder("netty.direct.memory.used", p, a -> a.metric().usedDirectMemory())
-          .baseUnit("bytes").description("direct memory held by Netty's default (pooling) allocator").register(r);
+    if (io.netty.buffer.ByteBufAllocator.DEFAULT
+        instanceof io.netty.buffer.ByteBufAllocatorMetricProvider p) {
+      io.micrometer.core.instrument.Gauge.builder(
+              "netty.direct.memory.used", p, a -> a.metric().usedDirectMemory())
+          .baseUnit("bytes")
+          .description("direct memory held by Netty's default (pooling) allocator")
+          .register(r);
     }
     return r;
   }

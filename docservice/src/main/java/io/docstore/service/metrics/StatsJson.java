@@ -8,14 +8,16 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 
 /**
  * Serialises the stats objects of the queue, index and cache (records and plain classes with
- * private fields alike) by their fields, for {@code /stats} and {@code docstore stats}. Thread-safe.
+ * private fields alike) by their fields, for {@code /stats} and {@code docstore stats}.
+ * Thread-safe.
  */
 public final class StatsJson {
 
-  private static final ObjectMapper JSON = new ObjectMapper()
-      .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
-      .setVisibility(PropertyAccessor.ALL, JsonAutoDetect.Visibility.NONE)
-      .setVisibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY);
+  private static final ObjectMapper JSON =
+      new ObjectMapper()
+          .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
+          .setVisibility(PropertyAccessor.ALL, JsonAutoDetect.Visibility.NONE)
+          .setVisibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY);
 
   private StatsJson() {}
 

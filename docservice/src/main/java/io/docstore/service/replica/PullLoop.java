@@ -9,10 +9,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The replica's ingest thread and what it does every pull interval: one round (a round that took
- * longer than the interval is followed by the next at once). A round reopens a failed index, puts
- * a batch the index refused last round, runs one rsync pull, one ingestion pass over what the
- * copied manifest declares durable, and a checkpoint when one is due. A failed round is logged and
- * the next one tries again. Owns the thread and the pull figures.
+ * longer than the interval is followed by the next at once). A round reopens a failed index, puts a
+ * batch the index refused last round, runs one rsync pull, one ingestion pass over what the copied
+ * manifest declares durable, and a checkpoint when one is due. A failed round is logged and the
+ * next one tries again. Owns the thread and the pull figures.
  *
  * <p>Thread-safety: {@link #start} and {@link #stop} from the owner, once each; the figures from
  * any thread.
@@ -27,8 +27,13 @@ final class PullLoop {
   private final Timer pullTimer;
   private final String source;
   private final long intervalMillis;
-  /** How long {@link #stop} waits for a round: a pull in progress is killed after twice the rsync timeout (+5 s). */
+
+  /**
+   * How long {@link #stop} waits for a round: a pull in progress is killed after twice the rsync
+   * timeout (+5 s).
+   */
   private final long stopMillis;
+
   private final Thread thread;
   private final Object wake = new Object();
   private volatile boolean closed;
@@ -36,8 +41,14 @@ final class PullLoop {
   private volatile long pullFailures;
   private volatile String lastPullError;
 
-  /** @param pullTimer records every pull, failed or not */
-  PullLoop(ReplicaOptions options, RsyncPuller puller, ReplicaIngester ingester, ReplicaCheckpoint checkpoint,
+  /**
+   * @param pullTimer records every pull, failed or not
+   */
+  PullLoop(
+      ReplicaOptions options,
+      RsyncPuller puller,
+      ReplicaIngester ingester,
+      ReplicaCheckpoint checkpoint,
       Timer pullTimer) {
     this.puller = puller;
     this.ingester = ingester;
@@ -54,7 +65,10 @@ final class PullLoop {
     thread.start();
   }
 
-  /** Ends the thread after the round in progress, if any, and waits for it (bounded by the rsync timeout). */
+  /**
+   * Ends the thread after the round in progress, if any, and waits for it (bounded by the rsync
+   * timeout).
+   */
   void stop() {
     synchronized (wake) {
       closed = true;
@@ -73,7 +87,8 @@ final class PullLoop {
       try {
         round();
       } catch (IOException | RuntimeException e) {
-        if (!NoSpaceException.isNoSpace(e)) { // a full index disk is logged by the ingester, rate-limited
+        if (!NoSpaceException.isNoSpace(
+            e)) { // a full index disk is logged by the ingester, rate-limited
           LOG.warn("replica round failed (will retry): {}", e.toString());
         }
       } catch (InterruptedException e) {

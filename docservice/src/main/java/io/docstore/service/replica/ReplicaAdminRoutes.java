@@ -25,7 +25,8 @@ final class ReplicaAdminRoutes implements Routes {
    * @param stats the {@code /stats} document
    * @param ready whether {@code /readyz} answers 200 (else 503, "catching up")
    */
-  ReplicaAdminRoutes(Supplier<Object> stats, BooleanSupplier ready, PrometheusMeterRegistry registry) {
+  ReplicaAdminRoutes(
+      Supplier<Object> stats, BooleanSupplier ready, PrometheusMeterRegistry registry) {
     this.health = new HealthRoutes(stats, ready, "catching up", registry);
   }
 
@@ -42,10 +43,14 @@ final class ReplicaAdminRoutes implements Routes {
     }
     return path.startsWith("/docs")
         ? readOnly()
-        : Responses.error(HttpResponseStatus.NOT_FOUND, "no such endpoint; try /stats, /metrics, /healthz, /readyz");
+        : Responses.error(
+            HttpResponseStatus.NOT_FOUND,
+            "no such endpoint; try /stats, /metrics, /healthz, /readyz");
   }
 
   private static FullHttpResponse readOnly() {
-    return Responses.error(HttpResponseStatus.FORBIDDEN, "this is a read replica: send writes to the primary's admin port");
+    return Responses.error(
+        HttpResponseStatus.FORBIDDEN,
+        "this is a read replica: send writes to the primary's admin port");
   }
 }

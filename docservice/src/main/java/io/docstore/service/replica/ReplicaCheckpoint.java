@@ -18,8 +18,8 @@ import java.time.Duration;
  * index, then publishes P atomically. After a crash ingestion resumes at P and re-puts the records
  * after it, in order, which yields the same index.
  *
- * <p>Thread-safety: {@link #due} and {@link #publish} from the ingest thread (or from close, once it
- * stopped); {@link #point} from any thread.
+ * <p>Thread-safety: {@link #due} and {@link #publish} from the ingest thread (or from close, once
+ * it stopped); {@link #point} from any thread.
  */
 final class ReplicaCheckpoint {
 
@@ -42,7 +42,9 @@ final class ReplicaCheckpoint {
     return point;
   }
 
-  /** Whether a checkpoint interval has passed since the last {@link #publish} (or since the start). */
+  /**
+   * Whether a checkpoint interval has passed since the last {@link #publish} (or since the start).
+   */
   boolean due() {
     return System.nanoTime() - lastNanos >= intervalNanos;
   }

@@ -16,19 +16,30 @@ import picocli.CommandLine.Option;
  * {@code docstore replica --config F}: runs a read replica until SIGTERM/SIGINT: pulls the
  * primary's queue with rsync, indexes it, serves the read API. See docs/replication.md.
  */
-@Command(name = "replica", mixinStandardHelpOptions = true,
+@Command(
+    name = "replica",
+    mixinStandardHelpOptions = true,
     description = "Run a read replica: copy a primary's queue with rsync, index it, serve reads.")
 public final class ReplicaCommand implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(ReplicaCommand.class);
 
-  @Option(names = "--config", paramLabel = "FILE", description = "Configuration file (HOCON); see config/docstore.conf.")
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description = "Configuration file (HOCON); see config/docstore.conf.")
   Path config;
 
-  @Option(names = "--data", paramLabel = "DIR", description = "Replica directory (overrides docstore.data-dir).")
+  @Option(
+      names = "--data",
+      paramLabel = "DIR",
+      description = "Replica directory (overrides docstore.data-dir).")
   Path data;
 
-  @Option(names = "--source", paramLabel = "URL", description = "rsync source (overrides docstore.replica.source).")
+  @Option(
+      names = "--source",
+      paramLabel = "URL",
+      description = "rsync source (overrides docstore.replica.source).")
   String source;
 
   @Override
@@ -53,23 +64,40 @@ public final class ReplicaCommand implements Callable<Integer> {
     }
     ReplicaServer server = ReplicaServer.start(cfg, rc);
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        server.close();
-      } catch (Exception e) {
-        log.error("shutdown failed: {}", e.toString());
-      } finally {
-        stopped.countDown();
-      }
-    }, "docstore-replica-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    server.close();
+                  } catch (Exception e) {
+                    log.error("shutdown failed: {}", e.toString());
+                  } finally {
+                    stopped.countDown();
+                  }
+                },
+                "docstore-replica-shutdown"));
     StringBuilder b = new StringBuilder();
-    b.append("docstore replica of ").append(rc.source()).append(" in ").append(cfg.dataDir().toAbsolutePath()).append('\n');
-    b.append("  read   http://").append(cfg.readAddress().getHostString()).append(':').append(server.readPort())
+    b.append("docstore replica of ")
+        .append(rc.source())
+        .append(" in ")
+        .append(cfg.dataDir().toAbsolutePath())
+        .append('\n');
+    b.append("  read   http://")
+        .append(cfg.readAddress().getHostString())
+        .append(':')
+        .append(server.readPort())
         .append("/docs/{id}\n");
-    b.append("  admin  http://").append(cfg.adminAddress().getHostString()).append(':').append(server.adminPort())
+    b.append("  admin  http://")
+        .append(cfg.adminAddress().getHostString())
+        .append(':')
+        .append(server.adminPort())
         .append("/stats, /metrics (writes: 403)");
     if (server.rpcPort() > 0) {
-      b.append("\n  rpc    ").append(cfg.rpcAddress().getAddress().getHostAddress()).append(':').append(server.rpcPort());
+      b.append("\n  rpc    ")
+          .append(cfg.rpcAddress().getAddress().getHostAddress())
+          .append(':')
+          .append(server.rpcPort());
     }
     System.out.println(b);
     System.out.flush();

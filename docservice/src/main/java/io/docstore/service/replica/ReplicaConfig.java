@@ -14,27 +14,43 @@ import java.time.Duration;
  *
  * @param source rsync source: {@code rsync://host:port/module/}, {@code host:path/} or a local path
  */
-public record ReplicaConfig(String source, Duration pullInterval, Duration rsyncTimeout, Duration checkpointInterval,
+public record ReplicaConfig(
+    String source,
+    Duration pullInterval,
+    Duration rsyncTimeout,
+    Duration checkpointInterval,
     String rsync) {
 
   /** Reads and checks the section; a bad value fails with the key and the reason. */
   public static ReplicaConfig load(Path file) {
-    Config defaults = ConfigFactory.parseResources(ReplicaConfig.class.getClassLoader(), "docstore.conf");
-    Config c = ConfigFactory.systemProperties()
-        .withFallback(file == null ? ConfigFactory.empty() : ConfigFactory.parseFile(file.toFile()))
-        .withFallback(defaults).resolve();
+    Config defaults =
+        ConfigFactory.parseResources(ReplicaConfig.class.getClassLoader(), "docstore.conf");
+    Config c =
+        ConfigFactory.systemProperties()
+            .withFallback(
+                file == null ? ConfigFactory.empty() : ConfigFactory.parseFile(file.toFile()))
+            .withFallback(defaults)
+            .resolve();
     String key = "docstore.replica.";
     try {
       String source = c.getString(key + "source").trim();
       if (source.isEmpty()) {
-        throw new ConfigError(key + "source", "is required for a replica: rsync://host:port/module/ (see scripts/rsync-primary)");
+        throw new ConfigError(
+            key + "source",
+            "is required for a replica: rsync://host:port/module/ (see scripts/rsync-primary)");
       }
       Duration pull = positive(c, key + "pull-interval");
       Duration timeout = positive(c, key + "rsync-timeout");
       if (timeout.toSeconds() < 1) {
-        throw new ConfigError(key + "rsync-timeout", "must be at least 1s (rsync counts whole seconds)");
+        throw new ConfigError(
+            key + "rsync-timeout", "must be at least 1s (rsync counts whole seconds)");
       }
-      return new ReplicaConfig(source, pull, timeout, positive(c, key + "checkpoint-interval"), c.getString(key + "rsync"));
+      return new ReplicaConfig(
+          source,
+          pull,
+          timeout,
+          positive(c, key + "checkpoint-interval"),
+          c.getString(key + "rsync"));
     } catch (ConfigException e) {
       throw new ConfigError(key, e.getMessage());
     }

@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * may lack what came after it), then ingestion goes on. A rewind clears the cache, which then
  * follows the reopened index again.
  *
- * <p>Thread-safety: ingestion, rewinds, checkpoints and close from the ingest thread (close once
- * it stopped); the accessors from any thread.
+ * <p>Thread-safety: ingestion, rewinds, checkpoints and close from the ingest thread (close once it
+ * stopped); the accessors from any thread.
  */
 final class ReplicaIngester implements Closeable {
 
@@ -51,35 +51,51 @@ final class ReplicaIngester implements Closeable {
   private final ReplicaOptions options;
   private final ReplicaCheckpoint checkpoint;
   private final DistributionSummary lag;
+
   /** Replaced when a failed index is reopened and the follower rewound. */
   private volatile QueueFollower follower;
+
   private volatile LsmIndex index;
   private final OffHeapDocCache cache;
   private final long[] ids = new long[BATCH];
   private final long[] values = new long[BATCH];
   private final QueueRecord[] batch = new QueueRecord[BATCH];
   private int pending;
-  /** Advanced after each batch is in the index and the cache (the fill guard of {@link CachedReads}). */
+
+  /**
+   * Advanced after each batch is in the index and the cache (the fill guard of {@link
+   * CachedReads}).
+   */
   private volatile long appliedVersion;
+
   private volatile long appliedThrough;
   private volatile long lastLagMillis;
+
   /**
    * The index's refusal of the pending batch while it lasts (null once a batch goes in): the
    * follower has moved past records the index may lack, so no point is persisted meanwhile.
    */
   private volatile Exception ingestFailure;
+
   /** The index failed otherwise than for space: reopen it and rewind the follower. */
   private boolean indexBroken;
+
   private long refusals;
   private long noSpaceLoggedNanos;
 
   /**
-   * Opens the index in {@code options.dir} and a follower of {@code queueDir} at the persisted point.
+   * Opens the index in {@code options.dir} and a follower of {@code queueDir} at the persisted
+   * point.
    *
    * @param lag records, per ingested record, the time from its acceptance on the primary to now
    */
-  ReplicaIngester(FileSystem fs, Path queueDir, ReplicaOptions options, ReplicaCheckpoint checkpoint,
-      DistributionSummary lag) throws IOException {
+  ReplicaIngester(
+      FileSystem fs,
+      Path queueDir,
+      ReplicaOptions options,
+      ReplicaCheckpoint checkpoint,
+      DistributionSummary lag)
+      throws IOException {
     this.fs = fs;
     this.queueDir = queueDir;
     this.options = options;
@@ -96,7 +112,10 @@ final class ReplicaIngester implements Closeable {
     return LsmIndex.open(options.dir.resolve("index"), options.indexOptions);
   }
 
-  /** One ingestion pass: everything the follower delivers now, up to the last complete batch flushed. */
+  /**
+   * One ingestion pass: everything the follower delivers now, up to the last complete batch
+   * flushed.
+   */
   void poll() throws IOException {
     follower.poll(this::apply);
     flush();
@@ -147,13 +166,19 @@ final class ReplicaIngester implements Closeable {
       long now = System.nanoTime();
       if (refusals == 1 || now - noSpaceLoggedNanos >= TimeUnit.SECONDS.toNanos(30)) {
         noSpaceLoggedNanos = now;
-        LOG.warn("replica index disk full: batch of {} records refused ({} times so far); retried every round, "
-            + "ingestion resumes once space is freed: {}", pending, refusals, e.toString());
+        LOG.warn(
+            "replica index disk full: batch of {} records refused ({} times so far); retried every round, "
+                + "ingestion resumes once space is freed: {}",
+            pending,
+            refusals,
+            e.toString());
       }
     } else {
       indexBroken = true;
-      LOG.error("replica index refused a batch ({}); reopening it and resuming from the persisted point {}",
-          e.toString(), checkpoint.point().ingestedThrough());
+      LOG.error(
+          "replica index refused a batch ({}); reopening it and resuming from the persisted point {}",
+          e.toString(),
+          checkpoint.point().ingestedThrough());
     }
   }
 
@@ -210,7 +235,10 @@ final class ReplicaIngester implements Closeable {
     return cache;
   }
 
-  /** Advances after every batch put and every rewind (see {@link CachedReads.Source#appliedVersion}). */
+  /**
+   * Advances after every batch put and every rewind (see {@link
+   * CachedReads.Source#appliedVersion}).
+   */
   long appliedVersion() {
     return appliedVersion;
   }
@@ -243,7 +271,9 @@ final class ReplicaIngester implements Closeable {
     if (m == null || p.segment() > m.segment()) {
       return 0;
     }
-    return p.segment() == m.segment() ? Math.max(0, m.durableLength() - p.offset()) : m.durableLength();
+    return p.segment() == m.segment()
+        ? Math.max(0, m.durableLength() - p.offset())
+        : m.durableLength();
   }
 
   /** Closes the follower, the index and the cache (without a checkpoint). */

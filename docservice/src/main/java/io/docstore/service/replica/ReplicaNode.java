@@ -24,13 +24,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * A read replica: pulls the primary's queue with rsync every interval, ingests what the copied
  * manifest declares durable into its own LSM index, persists its ingestion point, and serves reads
- * ({@link DocumentSource}) from its verified copy. Composes the parts that do it and owns the reads:
+ * ({@link DocumentSource}) from its verified copy. Composes the parts that do it and owns the
+ * reads:
+ *
  * <ul>
  *   <li>{@link PullLoop}: the ingest thread, one round (pull, ingestion pass, checkpoint when due)
  *       per pull interval, and the pull figures;
  *   <li>{@link RsyncPuller}: one pull with the rsync binary;
  *   <li>{@link ReplicaIngester}: the follower, the index and the document cache, the batches, and
- *       recovery in place when the index refuses a batch (retry on a full disk, else reopen and rewind);
+ *       recovery in place when the index refuses a batch (retry on a full disk, else reopen and
+ *       rewind);
  *   <li>{@link ReplicaCheckpoint}: {@code replica.point}, where ingestion resumes after a restart;
  *   <li>{@link ReplicaMeters}: the {@code docstore.replica.*} meters.
  * </ul>
@@ -60,35 +63,46 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     FileSystem fs = FileSystem.real();
     Path queueDir = options.dir.resolve("queue");
     fs.createDirectories(queueDir);
-    this.puller = new RsyncPuller(fs, options.rsyncBinary, options.source, queueDir,
-        (int) options.rsyncTimeout.toSeconds());
-    this.checkpoint = new ReplicaCheckpoint(fs, options.dir.resolve(POINT_FILE), options.checkpointInterval);
+    this.puller =
+        new RsyncPuller(
+            fs,
+            options.rsyncBinary,
+            options.source,
+            queueDir,
+            (int) options.rsyncTimeout.toSeconds());
+    this.checkpoint =
+        new ReplicaCheckpoint(fs, options.dir.resolve(POINT_FILE), options.checkpointInterval);
     StoreMetrics readMetrics = new StoreMetrics(registry);
     Timer pullTimer = ReplicaMeters.pullTimer(registry);
     DistributionSummary lag = ReplicaMeters.lag(registry);
     this.ingester = new ReplicaIngester(fs, queueDir, options, checkpoint, lag);
-    this.reads = new CachedReads(ingester.cache(), readMetrics, new CachedReads.Source() {
-      @Override
-      public long appliedVersion() {
-        return ingester.appliedVersion();
-      }
+    this.reads =
+        new CachedReads(
+            ingester.cache(),
+            readMetrics,
+            new CachedReads.Source() {
+              @Override
+              public long appliedVersion() {
+                return ingester.appliedVersion();
+              }
 
-      @Override
-      public long lookup(long id) throws IOException {
-        return ingester.index().get(id);
-      }
+              @Override
+              public long lookup(long id) throws IOException {
+                return ingester.index().get(id);
+              }
 
-      @Override
-      public QueueRecord load(long id, long address) throws IOException {
-        return read(id, address);
-      }
-    });
+              @Override
+              public QueueRecord load(long id, long address) throws IOException {
+                return read(id, address);
+              }
+            });
     this.loop = new PullLoop(options, puller, ingester, checkpoint, pullTimer);
     ReplicaMeters.bind(registry, ingester, loop);
   }
 
   /** Opens the replica's index and point and starts pulling. */
-  public static ReplicaNode start(ReplicaOptions options, MeterRegistry registry) throws IOException {
+  public static ReplicaNode start(ReplicaOptions options, MeterRegistry registry)
+      throws IOException {
     ReplicaNode n = new ReplicaNode(options, registry);
     n.loop.start();
     return n;
@@ -129,13 +143,18 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     QueueFollower follower = ingester.follower();
     QueueRecord r = follower.read(address);
     if (r.id() != id || r.op() != Op.PUT) {
-      throw new CorruptionException(follower.directory(), address, "index maps id " + id + " to a record of id "
-          + r.id() + " (" + r.op() + ")");
+      throw new CorruptionException(
+          follower.directory(),
+          address,
+          "index maps id " + id + " to a record of id " + r.id() + " (" + r.op() + ")");
     }
     return r;
   }
 
-  /** The queue address the index maps {@code id} to, or a negative "absent"/"deleted" value (tools, tests). */
+  /**
+   * The queue address the index maps {@code id} to, or a negative "absent"/"deleted" value (tools,
+   * tests).
+   */
   public long addressOf(long id) throws IOException {
     return ingester.index().get(id);
   }
@@ -145,7 +164,10 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     return ingester.appliedThrough();
   }
 
-  /** Waits until sequence {@code s} is readable here (read-your-writes from a replica); false on timeout. */
+  /**
+   * Waits until sequence {@code s} is readable here (read-your-writes from a replica); false on
+   * timeout.
+   */
   public boolean awaitSequence(long s, long timeoutMillis) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     while (ingester.appliedThrough() < s) {
@@ -192,7 +214,9 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     s.put("chainMismatches", c.chainMismatches.sum());
     s.put("refetches", c.refetches.sum());
     s.put("readCorruptions", c.readCorruptions.sum());
-    s.put("ingestedRecords", c.recordsIngested.sum()); // since this process started: a resumed replica re-ingests little
+    s.put(
+        "ingestedRecords",
+        c.recordsIngested.sum()); // since this process started: a resumed replica re-ingests little
     s.put("ingestedBytes", c.bytesIngested.sum());
     s.put("index", ingester.index().stats());
     s.put("cache", ingester.cache().stats());

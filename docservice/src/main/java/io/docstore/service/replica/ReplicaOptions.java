@@ -41,7 +41,8 @@ public final class ReplicaOptions {
   }
 
   /**
-   * @param source rsync source: {@code rsync://host:port/module/}, {@code host:path/} or a local directory
+   * @param source rsync source: {@code rsync://host:port/module/}, {@code host:path/} or a local
+   *     directory
    * @param dir the replica's directory ({@code queue/}, {@code index/}, {@code replica.point})
    */
   public static Builder builder(String source, Path dir) {
@@ -65,28 +66,41 @@ public final class ReplicaOptions {
       this.dir = Objects.requireNonNull(dir, "dir");
     }
 
-    /** Default: 200 ms. The time from the start of one pull to the start of the next (when the pull was quicker). */
+    /**
+     * Default: 200 ms. The time from the start of one pull to the start of the next (when the pull
+     * was quicker).
+     */
     public Builder pullInterval(Duration d) {
       this.pullInterval = positive(d, "pull interval");
       return this;
     }
 
-    /** Default: 30 s. rsync's I/O and connect timeout, in whole seconds; a pull is killed after twice this (+5 s). */
+    /**
+     * Default: 30 s. rsync's I/O and connect timeout, in whole seconds; a pull is killed after
+     * twice this (+5 s).
+     */
     public Builder rsyncTimeout(Duration d) {
       if (d.toSeconds() < 1) {
-        throw new IllegalArgumentException("rsync timeout must be at least 1 s (rsync counts whole seconds), got " + d);
+        throw new IllegalArgumentException(
+            "rsync timeout must be at least 1 s (rsync counts whole seconds), got " + d);
       }
       this.rsyncTimeout = d;
       return this;
     }
 
-    /** Default: 1 s. How often the index is synced and the ingestion point persisted (bounds re-ingestion after a crash). */
+    /**
+     * Default: 1 s. How often the index is synced and the ingestion point persisted (bounds
+     * re-ingestion after a crash).
+     */
     public Builder checkpointInterval(Duration d) {
       this.checkpointInterval = positive(d, "checkpoint interval");
       return this;
     }
 
-    /** Default: the primary's default block size plus its header. The follower's first read buffer per block. */
+    /**
+     * Default: the primary's default block size plus its header. The follower's first read buffer
+     * per block.
+     */
     public Builder expectedBlockBytes(int bytes) {
       if (bytes <= 0) {
         throw new IllegalArgumentException("expected block bytes must be positive, got " + bytes);
@@ -101,7 +115,10 @@ public final class ReplicaOptions {
       return this;
     }
 
-    /** Default: the index defaults without a sync of its own (checkpoints sync it; it is derived from the copy). */
+    /**
+     * Default: the index defaults without a sync of its own (checkpoints sync it; it is derived
+     * from the copy).
+     */
     public Builder indexOptions(IndexOptions o) {
       this.indexOptions = Objects.requireNonNull(o, "index options");
       return this;

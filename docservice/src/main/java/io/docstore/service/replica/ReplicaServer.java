@@ -1,8 +1,8 @@
 package io.docstore.service.replica;
 
 import io.docstore.queue.QueueOptions;
-import io.docstore.service.Service;
 import io.docstore.queue.format.BlockFormat;
+import io.docstore.service.Service;
 import io.docstore.service.config.DocstoreConfig;
 import io.docstore.service.http.HttpServer;
 import io.docstore.service.http.ReadRoutes;
@@ -20,7 +20,8 @@ import java.time.Duration;
  */
 public final class ReplicaServer implements Closeable {
 
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ReplicaServer.class);
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ReplicaServer.class);
 
   private final PrometheusMeterRegistry registry;
   private final ReplicaNode node;
@@ -29,15 +30,26 @@ public final class ReplicaServer implements Closeable {
   private final HttpServer admin;
   private boolean closed;
 
-  private ReplicaServer(DocstoreConfig cfg, ReplicaConfig rc) throws IOException, InterruptedException {
+  private ReplicaServer(DocstoreConfig cfg, ReplicaConfig rc)
+      throws IOException, InterruptedException {
     registry = Metrics.newRegistry();
-    ReplicaOptions o = ReplicaOptions.builder(rc.source(), cfg.dataDir()).pullInterval(rc.pullInterval())
-        .rsyncTimeout(rc.rsyncTimeout()).checkpointInterval(rc.checkpointInterval())
-        .expectedBlockBytes(BlockFormat.HEADER_LENGTH + Math.max(cfg.queueBlockSize(), QueueOptions.MIN_BLOCK_SIZE))
-        .rsyncBinary(rc.rsync()).indexOptions(Service.indexOptions(cfg).build()).cacheBytes(cfg.cacheBytes()).build();
+    ReplicaOptions o =
+        ReplicaOptions.builder(rc.source(), cfg.dataDir())
+            .pullInterval(rc.pullInterval())
+            .rsyncTimeout(rc.rsyncTimeout())
+            .checkpointInterval(rc.checkpointInterval())
+            .expectedBlockBytes(
+                BlockFormat.HEADER_LENGTH
+                    + Math.max(cfg.queueBlockSize(), QueueOptions.MIN_BLOCK_SIZE))
+            .rsyncBinary(rc.rsync())
+            .indexOptions(Service.indexOptions(cfg).build())
+            .cacheBytes(cfg.cacheBytes())
+            .build();
     if (!cfg.memcachedServers().isEmpty()) {
-      LOG.warn("docstore.cache.memcached.servers is ignored on a replica: it caches in process ({} bytes), because a"
-          + " lagging replica's updates would write older versions into a memcached the primary shares", cfg.cacheBytes());
+      LOG.warn(
+          "docstore.cache.memcached.servers is ignored on a replica: it caches in process ({} bytes), because a"
+              + " lagging replica's updates would write older versions into a memcached the primary shares",
+          cfg.cacheBytes());
     }
     try {
       node = ReplicaNode.start(o, registry);
@@ -48,16 +60,37 @@ public final class ReplicaServer implements Closeable {
     HttpServer r = null;
     RpcServer p = null;
     try {
-      r = new HttpServer("read", cfg.readAddress(), limits(cfg), new ReadRoutes(node, cfg.maxIdsPerRequest(), cfg.maxResponseBytes())).start();
+      r =
+          new HttpServer(
+                  "read",
+                  cfg.readAddress(),
+                  limits(cfg),
+                  new ReadRoutes(node, cfg.maxIdsPerRequest(), cfg.maxResponseBytes()))
+              .start();
       if (cfg.rpcEnabled()) {
-        p = new RpcServer(node, RpcServer.Options.builder().host(cfg.rpcAddress().getAddress().getHostAddress())
-            .port(cfg.rpcAddress().getPort()).maxFrameBytes(cfg.rpcMaxFrameBytes()).maxIdsPerRequest(cfg.rpcMaxBatch())
-            .maxConnections(cfg.maxConnections()).idleTimeout(cfg.idleTimeout()).frameTimeout(cfg.requestTimeout())
-            .build(), registry);
+        p =
+            new RpcServer(
+                node,
+                RpcServer.Options.builder()
+                    .host(cfg.rpcAddress().getAddress().getHostAddress())
+                    .port(cfg.rpcAddress().getPort())
+                    .maxFrameBytes(cfg.rpcMaxFrameBytes())
+                    .maxIdsPerRequest(cfg.rpcMaxBatch())
+                    .maxConnections(cfg.maxConnections())
+                    .idleTimeout(cfg.idleTimeout())
+                    .frameTimeout(cfg.requestTimeout())
+                    .build(),
+                registry);
         p.start();
       }
-      admin = new HttpServer("admin", cfg.adminAddress(), limits(cfg),
-          new ReplicaAdminRoutes(node::stats, () -> node.follower().manifest() != null, registry)).start();
+      admin =
+          new HttpServer(
+                  "admin",
+                  cfg.adminAddress(),
+                  limits(cfg),
+                  new ReplicaAdminRoutes(
+                      node::stats, () -> node.follower().manifest() != null, registry))
+              .start();
     } catch (IOException | InterruptedException | RuntimeException e) {
       if (p != null) {
         p.close();
@@ -73,13 +106,21 @@ public final class ReplicaServer implements Closeable {
     rpc = p;
   }
 
-  public static ReplicaServer start(DocstoreConfig cfg, ReplicaConfig rc) throws IOException, InterruptedException {
+  public static ReplicaServer start(DocstoreConfig cfg, ReplicaConfig rc)
+      throws IOException, InterruptedException {
     return new ReplicaServer(cfg, rc);
   }
 
   private static HttpServer.Limits limits(DocstoreConfig c) {
-    return new HttpServer.Limits(c.maxRequestLine(), c.maxHeaderSize(), 8 * 1024, c.idleTimeout(), c.requestTimeout(),
-        c.maxConnections(), c.workerThreads(), c.workerQueue());
+    return new HttpServer.Limits(
+        c.maxRequestLine(),
+        c.maxHeaderSize(),
+        8 * 1024,
+        c.idleTimeout(),
+        c.requestTimeout(),
+        c.maxConnections(),
+        c.workerThreads(),
+        c.workerQueue());
   }
 
   public ReplicaNode node() {

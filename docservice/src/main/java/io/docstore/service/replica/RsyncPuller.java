@@ -16,10 +16,11 @@ import org.slf4j.LoggerFactory;
  * {@code rsync://host:port/module/}, or a local or SSH path) into a replica's copy.
  *
  * <p>Flags and why (docs/replication.md, docs/decisions.md "Replicas"):
+ *
  * <ul>
- *   <li>default transfer mode: every changed file is rebuilt in a temp file ({@code .seg-….Ab12Cd}, a random suffix,
- *       a name the segment-name parser ignores) and renamed over the old one, so a reader never
- *       sees a file rsync is writing; never {@code --inplace} or {@code --append};
+ *   <li>default transfer mode: every changed file is rebuilt in a temp file ({@code .seg-….Ab12Cd},
+ *       a random suffix, a name the segment-name parser ignores) and renamed over the old one, so a
+ *       reader never sees a file rsync is writing; never {@code --inplace} or {@code --append};
  *   <li>{@code --include} the manifest and segment names only, {@code --exclude=*} the rest (temp
  *       files, index files, anything else on the primary);
  *   <li>{@code --delete-after}: an {@code .active} copy goes only after its {@code .sealed}
@@ -36,6 +37,7 @@ import org.slf4j.LoggerFactory;
 public final class RsyncPuller {
 
   private static final Logger LOG = LoggerFactory.getLogger(RsyncPuller.class);
+
   /** rsync's "some files vanished before they could be transferred": a segment sealed mid-pull. */
   private static final int PARTIAL_VANISHED = 24;
 
@@ -53,10 +55,13 @@ public final class RsyncPuller {
 
   /**
    * @param target the copy's directory; rsync's output goes to {@code rsync.out} next to it
-   * @param source {@code rsync://host:port/module/}, {@code host:path/} or a local directory ending in {@code /}
+   * @param source {@code rsync://host:port/module/}, {@code host:path/} or a local directory ending
+   *     in {@code /}
    * @throws IllegalStateException naming {@code scripts/install-deps} when the binary cannot run
    */
-  public RsyncPuller(FileSystem fs, String rsyncBinary, String source, Path target, int timeoutSeconds) throws IOException {
+  public RsyncPuller(
+      FileSystem fs, String rsyncBinary, String source, Path target, int timeoutSeconds)
+      throws IOException {
     this.fs = fs;
     this.rsync = rsyncBinary;
     this.source = source.endsWith("/") ? source : source + "/";
@@ -74,8 +79,13 @@ public final class RsyncPuller {
       p.waitFor(10, TimeUnit.SECONDS);
       return help.contains("--fsync");
     } catch (IOException e) {
-      throw new IllegalStateException("cannot run '" + rsync + "' (" + e.getMessage()
-          + "): replicas copy the queue with the real rsync binary; install it with scripts/install-deps", e);
+      throw new IllegalStateException(
+          "cannot run '"
+              + rsync
+              + "' ("
+              + e.getMessage()
+              + "): replicas copy the queue with the real rsync binary; install it with scripts/install-deps",
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while checking " + rsync, e);
@@ -84,9 +94,20 @@ public final class RsyncPuller {
 
   /** The command line of one pull. */
   public List<String> command() {
-    List<String> cmd = new ArrayList<>(List.of(rsync, "--recursive", "--times", "--safe-links", "--delete-after",
-        "--fuzzy", "--timeout=" + timeoutSeconds, "--include=" + ManifestFormat.FILE_NAME,
-        "--include=seg-*.active", "--include=seg-*.sealed", "--exclude=*"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                rsync,
+                "--recursive",
+                "--times",
+                "--safe-links",
+                "--delete-after",
+                "--fuzzy",
+                "--timeout=" + timeoutSeconds,
+                "--include=" + ManifestFormat.FILE_NAME,
+                "--include=seg-*.active",
+                "--include=seg-*.sealed",
+                "--exclude=*"));
     if (source.startsWith("rsync://")) {
       cmd.add(3, "--contimeout=" + timeoutSeconds);
     }
@@ -104,7 +125,10 @@ public final class RsyncPuller {
     return p == null ? null : p.toHandle();
   }
 
-  /** Runs one pull to completion (or kills it after twice the I/O timeout) and fsyncs the copy's directory. */
+  /**
+   * Runs one pull to completion (or kills it after twice the I/O timeout) and fsyncs the copy's
+   * directory.
+   */
   public Pull pull() throws IOException, InterruptedException {
     removeStaleTempFiles();
     // The manifest is rewritten in place of itself at a fixed size, possibly twice within rsync's
@@ -113,15 +137,22 @@ public final class RsyncPuller {
     fs.delete(target.resolve(ManifestFormat.FILE_NAME));
     long t0 = System.nanoTime();
     // Output to a file, not a pipe: an rsync child orphaned by a kill would hold a pipe open.
-    Process p = new ProcessBuilder(command()).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.to(outputFile.toFile())).start();
+    Process p =
+        new ProcessBuilder(command())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.to(outputFile.toFile()))
+            .start();
     running = p;
     int code;
     try {
       p.getOutputStream().close();
       if (!p.waitFor(2L * timeoutSeconds + 5, TimeUnit.SECONDS)) {
         killTree(p);
-        return new Pull(false, -1, System.nanoTime() - t0, "rsync did not finish within " + (2 * timeoutSeconds + 5) + " s");
+        return new Pull(
+            false,
+            -1,
+            System.nanoTime() - t0,
+            "rsync did not finish within " + (2 * timeoutSeconds + 5) + " s");
       }
       code = p.exitValue();
     } finally {

@@ -26,21 +26,29 @@ public final class RpcFormat {
   // Frame header offsets, chained: each field starts where the previous one ends.
   public static final int LENGTH_OFFSET = 0;
   public static final int LENGTH_SIZE = 4;
+
   /** Offsets below are relative to the start of the body (just after the length field). */
   public static final int VERSION_OFFSET = 0;
+
   public static final int OPCODE_OFFSET = VERSION_OFFSET + 1;
   public static final int REQUEST_ID_OFFSET = OPCODE_OFFSET + 1;
   public static final int PAYLOAD_OFFSET = REQUEST_ID_OFFSET + 8;
+
   /** The smallest legal body: version, opcode and request id with an empty payload. */
   public static final int MIN_BODY_SIZE = PAYLOAD_OFFSET;
+
   /** Bytes of a GET_MANY body before the IDs: header and count. */
   public static final int GET_MANY_FIXED_SIZE = PAYLOAD_OFFSET + 4;
+
   /** Bytes of a DOCS body before the entries: header and count. */
   public static final int DOCS_FIXED_SIZE = PAYLOAD_OFFSET + 4;
+
   /** Fixed part of a FOUND entry: status, sequence, accepted time, body length. */
   public static final int FOUND_FIXED_SIZE = 1 + 8 + 8 + 4;
+
   /** Fixed part of a CORRUPT or ERROR entry: status and message length. */
   public static final int MESSAGE_ENTRY_FIXED_SIZE = 1 + 2;
+
   /** Longest message, in bytes, in an ERROR frame or entry (longer ones are cut). */
   public static final int MAX_MESSAGE_BYTES = 1024;
 
@@ -56,6 +64,7 @@ public final class RpcFormat {
 
   /** Error codes of an ERROR frame. Codes marked "closes" end the connection after the frame. */
   public static final byte ERR_BAD_VERSION = 1; // closes
+
   public static final byte ERR_BAD_OPCODE = 2;
   public static final byte ERR_FRAME_TOO_LARGE = 3; // closes
   public static final byte ERR_MALFORMED = 4; // closes

@@ -37,8 +37,7 @@ public final class RpcFrameDecoder extends ByteToMessageDecoder {
     if (length > maxFrameBytes) {
       fail(in);
       throw new RpcProtocolException(
-          RpcFormat.ERR_FRAME_TOO_LARGE,
-          "frame of " + length + " bytes, limit " + maxFrameBytes);
+          RpcFormat.ERR_FRAME_TOO_LARGE, "frame of " + length + " bytes, limit " + maxFrameBytes);
     }
     if (length < RpcFormat.MIN_BODY_SIZE) {
       fail(in);

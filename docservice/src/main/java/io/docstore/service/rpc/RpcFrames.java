@@ -12,7 +12,8 @@ public final class RpcFrames {
   private RpcFrames() {}
 
   /** A GET_MANY request for {@code ids[from, to)}. */
-  public static ByteBuf getMany(ByteBufAllocator alloc, long requestId, long[] ids, int from, int to) {
+  public static ByteBuf getMany(
+      ByteBufAllocator alloc, long requestId, long[] ids, int from, int to) {
     int count = to - from;
     int bodyLen = RpcFormat.GET_MANY_FIXED_SIZE + 8 * count;
     ByteBuf buf = alloc.buffer(RpcFormat.LENGTH_SIZE + bodyLen);
@@ -40,9 +41,9 @@ public final class RpcFrames {
 
   /**
    * A DOCS response. Entry {@code i} is FOUND with {@code docs[i]} when its status is FOUND, and
-   * carries {@code messages[i]} when CORRUPT or ERROR. Entries that would push the body past
-   * {@code maxBodyBytes} are sent as NOT_SENT (the client asks again); the first entry is always
-   * sent, as ERROR when it alone is too large.
+   * carries {@code messages[i]} when CORRUPT or ERROR. Entries that would push the body past {@code
+   * maxBodyBytes} are sent as NOT_SENT (the client asks again); the first entry is always sent, as
+   * ERROR when it alone is too large.
    */
   public static ByteBuf docs(
       ByteBufAllocator alloc,

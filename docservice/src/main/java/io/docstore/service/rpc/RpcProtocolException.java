@@ -1,8 +1,8 @@
 package io.docstore.service.rpc;
 
 /**
- * A frame that breaks the wire format, or a request the server refuses. Carries the
- * {@link RpcFormat} error code sent (or received) in the ERROR frame.
+ * A frame that breaks the wire format, or a request the server refuses. Carries the {@link
+ * RpcFormat} error code sent (or received) in the ERROR frame.
  */
 public final class RpcProtocolException extends RuntimeException {
 

@@ -4,8 +4,8 @@ import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A decoded response frame: either an ERROR (code and message) or DOCS (one entry per requested
- * ID, in request order). Immutable after decoding; the arrays are owned by this object.
+ * A decoded response frame: either an ERROR (code and message) or DOCS (one entry per requested ID,
+ * in request order). Immutable after decoding; the arrays are owned by this object.
  */
 public final class RpcResponse {
 
@@ -18,8 +18,7 @@ public final class RpcResponse {
   private final byte[][] bodies;
   private final String[] messages;
 
-  private RpcResponse(
-      long requestId, int errorCode, String message, int count) {
+  private RpcResponse(long requestId, int errorCode, String message, int count) {
     this.requestId = requestId;
     this.errorCode = errorCode;
     this.message = message;

@@ -179,14 +179,23 @@ public final class RpcServer implements Closeable {
       public Options build() {
         int needed = RpcFormat.GET_MANY_FIXED_SIZE + 8 * maxIdsPerRequest;
         check(maxIdsPerRequest > 0, "maxIdsPerRequest must be positive");
-        check(maxFrameBytes >= needed,
-            "maxFrameBytes " + maxFrameBytes + " cannot hold " + maxIdsPerRequest + " IDs (" + needed + ")");
+        check(
+            maxFrameBytes >= needed,
+            "maxFrameBytes "
+                + maxFrameBytes
+                + " cannot hold "
+                + maxIdsPerRequest
+                + " IDs ("
+                + needed
+                + ")");
         check(maxResponseBytes >= 1024, "maxResponseBytes must be at least 1024");
         check(port >= 0 && port <= 65535, "port out of range: " + port);
         check(ioThreads > 0 && lookupThreads > 0, "thread counts must be positive");
-        check(maxQueuedRequests > 0 && maxInFlightPerConnection > 0 && maxConnections > 0,
+        check(
+            maxQueuedRequests > 0 && maxInFlightPerConnection > 0 && maxConnections > 0,
             "queue, in-flight and connection limits must be positive");
-        check(!frameTimeout.isNegative() && !frameTimeout.isZero(), "frameTimeout must be positive");
+        check(
+            !frameTimeout.isNegative() && !frameTimeout.isZero(), "frameTimeout must be positive");
         check(!idleTimeout.isNegative() && !idleTimeout.isZero(), "idleTimeout must be positive");
         return new Options(this);
       }
@@ -303,7 +312,8 @@ public final class RpcServer implements Closeable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    // Answers were queued on each channel's event loop before this close, so they are written first.
+    // Answers were queued on each channel's event loop before this close, so they are written
+    // first.
     channels.close().awaitUninterruptibly();
     ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     bossGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();

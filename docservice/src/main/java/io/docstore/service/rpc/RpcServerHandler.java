@@ -16,8 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One connection's request handling. Event-loop confined except the lookup task, which touches
- * only its own arrays and hands the encoded frame back to the channel.
+ * One connection's request handling. Event-loop confined except the lookup task, which touches only
+ * its own arrays and hands the encoded frame back to the channel.
  */
 final class RpcServerHandler extends ChannelInboundHandlerAdapter {
 
@@ -25,8 +25,10 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
 
   private final RpcServer server;
   private final RpcFrameDecoder decoder;
+
   /** Requests read but not yet answered on this connection; event loop only. */
   private int inFlight;
+
   private boolean counted;
 
   RpcServerHandler(RpcServer server, RpcFrameDecoder decoder) {
@@ -71,7 +73,10 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
     byte opcode = frame.readByte();
     long requestId = frame.readLong();
     if (version != RpcFormat.VERSION) {
-      errorAndClose(ctx, requestId, RpcFormat.ERR_BAD_VERSION,
+      errorAndClose(
+          ctx,
+          requestId,
+          RpcFormat.ERR_BAD_VERSION,
           "version " + version + " not supported; this server speaks " + RpcFormat.VERSION);
       return;
     }
@@ -85,12 +90,18 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
     }
     long count = frame.readUnsignedInt();
     if (frame.readableBytes() != 8 * count) {
-      errorAndClose(ctx, requestId, RpcFormat.ERR_MALFORMED,
+      errorAndClose(
+          ctx,
+          requestId,
+          RpcFormat.ERR_MALFORMED,
           "GET_MANY declares " + count + " IDs but carries " + frame.readableBytes() + " bytes");
       return;
     }
     if (count > server.options.maxIdsPerRequest) {
-      error(ctx, requestId, RpcFormat.ERR_TOO_MANY_IDS,
+      error(
+          ctx,
+          requestId,
+          RpcFormat.ERR_TOO_MANY_IDS,
           count + " IDs, at most " + server.options.maxIdsPerRequest + " per request");
       return;
     }
@@ -123,8 +134,9 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
       byte[] statuses = new byte[ids.length];
       String[] messages = new String[ids.length];
       Document[] docs = lookup(ids, statuses, messages);
-      out = RpcFrames.docs(
-          ctx.alloc(), requestId, statuses, docs, messages, server.options.maxResponseBytes);
+      out =
+          RpcFrames.docs(
+              ctx.alloc(), requestId, statuses, docs, messages, server.options.maxResponseBytes);
     } catch (RuntimeException e) {
       log.error("rpc: request {} failed", requestId, e);
       countError(RpcFormat.ERR_INTERNAL);
@@ -200,7 +212,10 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
     if (evt instanceof IdleStateEvent) {
       IdleState state = ((IdleStateEvent) evt).state();
       if (state == IdleState.READER_IDLE && decoder.hasPartialFrame()) {
-        errorAndClose(ctx, RpcFormat.NO_REQUEST_ID, RpcFormat.ERR_MALFORMED,
+        errorAndClose(
+            ctx,
+            RpcFormat.NO_REQUEST_ID,
+            RpcFormat.ERR_MALFORMED,
             "incomplete frame for " + server.options.frameTimeout.toMillis() + " ms");
       } else if (state == IdleState.ALL_IDLE && inFlight == 0) {
         ctx.close();
@@ -212,7 +227,8 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+    Throwable c =
+        cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
     if (c instanceof RpcProtocolException) {
       RpcProtocolException e = (RpcProtocolException) c;
       errorAndClose(ctx, RpcFormat.NO_REQUEST_ID, e.code(), e.detail());
@@ -236,8 +252,11 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
 
   private void errorAndClose(ChannelHandlerContext ctx, long requestId, int code, String message) {
     countError(code);
-    log.debug("rpc: closing {} after {}: {}", ctx.channel().remoteAddress(),
-        RpcFormat.errorName(code), message);
+    log.debug(
+        "rpc: closing {} after {}: {}",
+        ctx.channel().remoteAddress(),
+        RpcFormat.errorName(code),
+        message);
     ctx.writeAndFlush(RpcFrames.error(ctx.alloc(), requestId, code, message))
         .addListener(ChannelFutureListener.CLOSE);
   }

@@ -12,11 +12,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The read path shared by the primary ({@code DocStore}) and a replica ({@code ReplicaNode}):
- * the document cache, then the index, then the queue record, whose ID and operation the source
- * checks. A read miss fills the cache (with {@link DocCache#fill}, which never replaces an entry)
- * only if nothing was applied since its index lookup, so a slow reader cannot put back a version
- * the ingest path just replaced.
+ * The read path shared by the primary ({@code DocStore}) and a replica ({@code ReplicaNode}): the
+ * document cache, then the index, then the queue record, whose ID and operation the source checks.
+ * A read miss fills the cache (with {@link DocCache#fill}, which never replaces an entry) only if
+ * nothing was applied since its index lookup, so a slow reader cannot put back a version the ingest
+ * path just replaced.
  *
  * <p>Contract with the ingest path (one writer): apply a batch to the index, then {@code set} or
  * {@code setDeleted} every record of it in the cache, then advance {@link Source#appliedVersion()}.
@@ -28,13 +28,18 @@ public final class CachedReads {
 
   /** The index and queue behind the cache. */
   public interface Source {
-    /** Advances after each batch the ingest path applied (after the batch's cache entries were set). */
+    /**
+     * Advances after each batch the ingest path applied (after the batch's cache entries were set).
+     */
     long appliedVersion();
 
     /** The index's value for {@code id}: an address, or negative when absent or deleted. */
     long lookup(long id) throws IOException;
 
-    /** The record at {@code address}, checked to be a put of {@code id} (a mismatch is a corruption error). */
+    /**
+     * The record at {@code address}, checked to be a put of {@code id} (a mismatch is a corruption
+     * error).
+     */
     QueueRecord load(long id, long address) throws IOException;
 
     /**

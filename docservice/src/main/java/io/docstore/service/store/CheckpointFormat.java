@@ -3,8 +3,8 @@ package io.docstore.service.store;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Byte layout of the index checkpoint file {@code index.checkpoint} (spec:
- * {@code docs/formats/index-checkpoint.md}). All integers big-endian.
+ * Byte layout of the index checkpoint file {@code index.checkpoint} (spec: {@code
+ * docs/formats/index-checkpoint.md}). All integers big-endian.
  *
  * <pre>
  * magic           4 bytes  "DSIC"

@@ -11,8 +11,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 
 /**
- * Reads and publishes the index checkpoint: the highest queue sequence number whose record is
- * known durable in the index. Layout in {@link CheckpointFormat}.
+ * Reads and publishes the index checkpoint: the highest queue sequence number whose record is known
+ * durable in the index. Layout in {@link CheckpointFormat}.
  *
  * <p>Contract: {@link #publish} is called only after {@code index.sync()} returned for every record
  * up to {@code indexedThrough}; it replaces the file atomically (temp, force, rename, directory
@@ -33,8 +33,10 @@ public final class IndexCheckpoint {
   }
 
   /** Atomically replaces the checkpoint in {@code dir}. */
-  public static void publish(FileSystem fs, Path dir, long indexedThrough, long nowMillis) throws IOException {
-    AtomicFiles.publish(fs, dir.resolve(CheckpointFormat.FILE_NAME), encode(indexedThrough, nowMillis));
+  public static void publish(FileSystem fs, Path dir, long indexedThrough, long nowMillis)
+      throws IOException {
+    AtomicFiles.publish(
+        fs, dir.resolve(CheckpointFormat.FILE_NAME), encode(indexedThrough, nowMillis));
   }
 
   static byte[] encode(long indexedThrough, long nowMillis) {
@@ -54,20 +56,26 @@ public final class IndexCheckpoint {
     int stored = b.getInt(CheckpointFormat.CRC_OFFSET);
     int actual = Checksums.crc32c(bytes, 0, CheckpointFormat.CRC_OFFSET);
     if (stored != actual) {
-      throw CorruptionException.checksum(file, CheckpointFormat.CRC_OFFSET, "index checkpoint", stored, actual);
+      throw CorruptionException.checksum(
+          file, CheckpointFormat.CRC_OFFSET, "index checkpoint", stored, actual);
     }
     if (!Arrays.equals(Arrays.copyOfRange(bytes, 0, 4), CheckpointFormat.MAGIC)
         || bytes[CheckpointFormat.NAME_LENGTH_OFFSET] != CheckpointFormat.NAME.length
-        || !Arrays.equals(Arrays.copyOfRange(bytes, CheckpointFormat.NAME_OFFSET, CheckpointFormat.VERSION_OFFSET), CheckpointFormat.NAME)) {
+        || !Arrays.equals(
+            Arrays.copyOfRange(
+                bytes, CheckpointFormat.NAME_OFFSET, CheckpointFormat.VERSION_OFFSET),
+            CheckpointFormat.NAME)) {
       throw new CorruptionException(file, 0, "not an index checkpoint (bad magic or format name)");
     }
     int version = Short.toUnsignedInt(b.getShort(CheckpointFormat.VERSION_OFFSET));
     if (version != CheckpointFormat.VERSION) {
-      throw new UnsupportedFormatException(file, "index-checkpoint", version, CheckpointFormat.VERSION, CheckpointFormat.VERSION);
+      throw new UnsupportedFormatException(
+          file, "index-checkpoint", version, CheckpointFormat.VERSION, CheckpointFormat.VERSION);
     }
     long through = b.getLong(CheckpointFormat.INDEXED_THROUGH_OFFSET);
     if (through < 0) {
-      throw new CorruptionException(file, CheckpointFormat.INDEXED_THROUGH_OFFSET, "negative sequence " + through);
+      throw new CorruptionException(
+          file, CheckpointFormat.INDEXED_THROUGH_OFFSET, "negative sequence " + through);
     }
     return through;
   }

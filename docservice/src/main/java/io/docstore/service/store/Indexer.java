@@ -2,8 +2,8 @@ package io.docstore.service.store;
 
 import io.docstore.index.LsmIndex;
 import io.docstore.queue.Op;
-import io.docstore.queue.QueueTailer;
 import io.docstore.queue.QueueRecord;
+import io.docstore.queue.QueueTailer;
 import io.docstore.service.cache.DocCache;
 import java.io.Closeable;
 import java.io.IOException;
@@ -35,9 +35,10 @@ public final class Indexer implements Closeable {
   private final long[] values = new long[BATCH];
   private final QueueRecord[] batch = new QueueRecord[BATCH];
   private volatile long appliedThrough;
+
   /**
-   * Records read from the tailer into {@link #batch} but not yet applied: the index refused them
-   * (a full disk), so the next {@link #catchUpTo} applies them first instead of skipping them.
+   * Records read from the tailer into {@link #batch} but not yet applied: the index refused them (a
+   * full disk), so the next {@link #catchUpTo} applies them first instead of skipping them.
    */
   private int pending;
 
@@ -45,7 +46,12 @@ public final class Indexer implements Closeable {
    * @param tailer positioned at {@code appliedThrough + 1}
    * @param appliedThrough the sequence already reflected in the index (the checkpoint)
    */
-  public Indexer(QueueTailer tailer, LsmIndex index, DocCache cache, StoreMetrics metrics, long appliedThrough) {
+  public Indexer(
+      QueueTailer tailer,
+      LsmIndex index,
+      DocCache cache,
+      StoreMetrics metrics,
+      long appliedThrough) {
     this.tailer = tailer;
     this.index = index;
     this.cache = cache;
@@ -80,8 +86,12 @@ public final class Indexer implements Closeable {
           }
           long expected = appliedThrough + n + 1;
           if (r.sequence() != expected) {
-            throw new IOException("queue tailer returned sequence " + r.sequence() + ", expected " + expected
-                + ": the queue has a gap; refusing to index past it");
+            throw new IOException(
+                "queue tailer returned sequence "
+                    + r.sequence()
+                    + ", expected "
+                    + expected
+                    + ": the queue has a gap; refusing to index past it");
           }
           batch[n++] = r;
           pending = n;
@@ -108,12 +118,17 @@ public final class Indexer implements Closeable {
     return appliedThrough - before;
   }
 
-  private QueueRecord nextOrTimeout(long deadline, long sequence) throws IOException, InterruptedException {
+  private QueueRecord nextOrTimeout(long deadline, long sequence)
+      throws IOException, InterruptedException {
     long wait = deadline - System.nanoTime();
     QueueRecord r = wait > 0 ? tailer.next(wait, TimeUnit.NANOSECONDS) : tailer.poll();
     if (r == null) {
-      throw new IOException("record " + (appliedThrough + 1) + " (awaited up to " + sequence
-          + ") is durable but the queue tailer did not surface it in time");
+      throw new IOException(
+          "record "
+              + (appliedThrough + 1)
+              + " (awaited up to "
+              + sequence
+              + ") is durable but the queue tailer did not surface it in time");
     }
     return r;
   }

@@ -7,8 +7,8 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The store's meters (names as exported to Prometheus: dots become underscores, counters get
- * {@code _total}). Listed in {@code docs/service.md}. Thread-safe (Micrometer meters are).
+ * The store's meters (names as exported to Prometheus: dots become underscores, counters get {@code
+ * _total}). Listed in {@code docs/service.md}. Thread-safe (Micrometer meters are).
  */
 public final class StoreMetrics {
 
@@ -25,17 +25,56 @@ public final class StoreMetrics {
   final Counter recoveredRecords;
 
   public StoreMetrics(MeterRegistry registry) {
-    puts = Counter.builder("docstore.writes").tag("op", "put").description("documents written").register(registry);
-    deletes = Counter.builder("docstore.writes").tag("op", "delete").description("documents deleted").register(registry);
-    cacheHits = Counter.builder("docstore.reads").tag("source", "cache").description("lookups answered by the cache").register(registry);
-    diskReads = Counter.builder("docstore.reads").tag("source", "disk").description("lookups answered by index + queue").register(registry);
-    absent = Counter.builder("docstore.reads").tag("source", "absent").description("lookups of absent or deleted IDs").register(registry);
-    corruption = Counter.builder("docstore.corruption").description("records whose ID or operation did not match the index (served as errors)").register(registry);
-    ackLatency = freshness(registry, "docstore.write.ack", "append to acknowledgement (durable and readable)");
-    acceptedToReadable = freshness(registry, "docstore.freshness.accepted.to.readable", "time from a record's acceptance to it being readable here");
-    discoveredToReadable = freshness(registry, "docstore.freshness.discovered.to.readable", "time from the document's discovered_at to it being readable here");
-    checkpoint = Timer.builder("docstore.index.checkpoint").description("index sync + checkpoint publication").register(registry);
-    recoveredRecords = Counter.builder("docstore.index.recovered.records").description("queue records re-indexed at open").register(registry);
+    puts =
+        Counter.builder("docstore.writes")
+            .tag("op", "put")
+            .description("documents written")
+            .register(registry);
+    deletes =
+        Counter.builder("docstore.writes")
+            .tag("op", "delete")
+            .description("documents deleted")
+            .register(registry);
+    cacheHits =
+        Counter.builder("docstore.reads")
+            .tag("source", "cache")
+            .description("lookups answered by the cache")
+            .register(registry);
+    diskReads =
+        Counter.builder("docstore.reads")
+            .tag("source", "disk")
+            .description("lookups answered by index + queue")
+            .register(registry);
+    absent =
+        Counter.builder("docstore.reads")
+            .tag("source", "absent")
+            .description("lookups of absent or deleted IDs")
+            .register(registry);
+    corruption =
+        Counter.builder("docstore.corruption")
+            .description("records whose ID or operation did not match the index (served as errors)")
+            .register(registry);
+    ackLatency =
+        freshness(
+            registry, "docstore.write.ack", "append to acknowledgement (durable and readable)");
+    acceptedToReadable =
+        freshness(
+            registry,
+            "docstore.freshness.accepted.to.readable",
+            "time from a record's acceptance to it being readable here");
+    discoveredToReadable =
+        freshness(
+            registry,
+            "docstore.freshness.discovered.to.readable",
+            "time from the document's discovered_at to it being readable here");
+    checkpoint =
+        Timer.builder("docstore.index.checkpoint")
+            .description("index sync + checkpoint publication")
+            .register(registry);
+    recoveredRecords =
+        Counter.builder("docstore.index.recovered.records")
+            .description("queue records re-indexed at open")
+            .register(registry);
   }
 
   private static Timer freshness(MeterRegistry registry, String name, String description) {
@@ -64,7 +103,10 @@ public final class StoreMetrics {
     corruption.increment();
   }
 
-  /** One acknowledged batch of {@code puts} puts and {@code deletes} deletes that took {@code nanos}. */
+  /**
+   * One acknowledged batch of {@code puts} puts and {@code deletes} deletes that took {@code
+   * nanos}.
+   */
   public void written(int puts, int deletes, long nanos) {
     this.puts.increment(puts);
     this.deletes.increment(deletes);

@@ -1,8 +1,8 @@
 package io.docstore.service.updater;
 
 /**
- * An update's document is over the body size limit: the one invalid update that is too large
- * rather than malformed (HTTP answers it 413). The message is the reason shown to the client.
+ * An update's document is over the body size limit: the one invalid update that is too large rather
+ * than malformed (HTTP answers it 413). The message is the reason shown to the client.
  */
 public final class DocumentTooLargeException extends InvalidUpdateException {
 

@@ -1,6 +1,9 @@
 package io.docstore.service.updater;
 
-/** An update (a PUT body, one NDJSON line) is malformed; the message is the reason shown to the client. */
+/**
+ * An update (a PUT body, one NDJSON line) is malformed; the message is the reason shown to the
+ * client.
+ */
 public class InvalidUpdateException extends Exception {
 
   private static final long serialVersionUID = 1L;

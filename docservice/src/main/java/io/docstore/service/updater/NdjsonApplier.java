@@ -20,7 +20,8 @@ public final class NdjsonApplier {
   public static final int MAX_REPORTED_ERRORS = 1000;
 
   /** What applying one input did. */
-  public record Result(long lines, long applied, long failed, List<String> errors, long lastSequence) {}
+  public record Result(
+      long lines, long applied, long failed, List<String> errors, long lastSequence) {}
 
   private final DocumentSink sink;
   private final UpdateParser parser;
@@ -67,17 +68,19 @@ public final class NdjsonApplier {
    *     are; re-applying the whole input is safe (the newest version wins)
    */
   public Result apply(InputStream in, LongConsumer progress) throws IOException {
-    return apply(in, new Progress() {
-      @Override
-      public boolean alreadyApplied(Update update, long lineEnd) {
-        return false;
-      }
+    return apply(
+        in,
+        new Progress() {
+          @Override
+          public boolean alreadyApplied(Update update, long lineEnd) {
+            return false;
+          }
 
-      @Override
-      public void batchDone(long consumed, long lastSequence) {
-        progress.accept(consumed);
-      }
-    });
+          @Override
+          public void batchDone(long consumed, long lastSequence) {
+            progress.accept(consumed);
+          }
+        });
   }
 
   /**

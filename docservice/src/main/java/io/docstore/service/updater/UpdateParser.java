@@ -20,9 +20,10 @@ import java.util.Arrays;
  */
 public final class UpdateParser {
 
-  private static final JsonFactory JSON = JsonFactory.builder()
-      .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(200).build())
-      .build();
+  private static final JsonFactory JSON =
+      JsonFactory.builder()
+          .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(200).build())
+          .build();
 
   private final int maxBodyBytes;
 
@@ -61,8 +62,8 @@ public final class UpdateParser {
   }
 
   /**
-   * One parsed line whose document was not copied: it is {@code buf[docOffset, docOffset+docLength)}
-   * of the parsed buffer; {@code docOffset} is -1 for a delete.
+   * One parsed line whose document was not copied: it is {@code buf[docOffset,
+   * docOffset+docLength)} of the parsed buffer; {@code docOffset} is -1 for a delete.
    */
   public record Slice(long id, int docOffset, int docLength, long discoveredAtMillis) {
     public boolean isDelete() {
@@ -73,11 +74,18 @@ public final class UpdateParser {
   /** Parses one NDJSON update line (without its line terminator). */
   public Update parseLine(byte[] buf, int off, int len) throws InvalidUpdateException {
     Slice s = parseSlice(buf, off, len);
-    return s.isDelete() ? Update.delete(s.id())
-        : new Update(s.id(), Arrays.copyOfRange(buf, s.docOffset(), s.docOffset() + s.docLength()), s.discoveredAtMillis());
+    return s.isDelete()
+        ? Update.delete(s.id())
+        : new Update(
+            s.id(),
+            Arrays.copyOfRange(buf, s.docOffset(), s.docOffset() + s.docLength()),
+            s.discoveredAtMillis());
   }
 
-  /** {@link #parseLine} without copying the document (the bulk loader copies it straight into a block). */
+  /**
+   * {@link #parseLine} without copying the document (the bulk loader copies it straight into a
+   * block).
+   */
   public Slice parseSlice(byte[] buf, int off, int len) throws InvalidUpdateException {
     long id = -1;
     int docOff = -1;
@@ -146,7 +154,8 @@ public final class UpdateParser {
       throw new InvalidUpdateException("\"id\" must be a non-negative integer");
     }
     if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-      throw new InvalidUpdateException("\"id\" " + p.getText() + " is out of range (max " + Long.MAX_VALUE + ")");
+      throw new InvalidUpdateException(
+          "\"id\" " + p.getText() + " is out of range (max " + Long.MAX_VALUE + ")");
     }
     long id = p.getLongValue();
     if (id < 0) {
@@ -167,7 +176,8 @@ public final class UpdateParser {
       JsonToken v = p.nextToken();
       if (v == JsonToken.START_OBJECT || v == JsonToken.START_ARRAY) {
         p.skipChildren();
-      } else if (name.equals("discovered_at") && v == JsonToken.VALUE_NUMBER_INT
+      } else if (name.equals("discovered_at")
+          && v == JsonToken.VALUE_NUMBER_INT
           && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
         discovered = p.getLongValue();
       }

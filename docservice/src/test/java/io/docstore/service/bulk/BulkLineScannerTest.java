@@ -15,11 +15,26 @@ import org.junit.jupiter.api.Test;
  */
 class BulkLineScannerTest {
 
-  private static final String[] KEYS = {"id", "op", "doc", "discovered_at", "x", "a\\u0062", "\u00e9t\u00e9", "", "id "};
-  private static final String[] STRINGS = {"", "abc", "d\\\"q", "\\u00e9", "\\ud800", "\u00e9\u4e2d\ud83d\ude00", "tab\\t",
-      "put", "delete", "\\/",
-      // longer than the scanner's eight-byte steps, with escapes and non-ASCII at several offsets
-      "0123456789abcdef\\n0123456789", "plain text of thirty-one bytes\\\"", "seventeen bytes!!\u00e9 and more", "x\\u0041yz 12345678"};
+  private static final String[] KEYS = {
+    "id", "op", "doc", "discovered_at", "x", "a\\u0062", "\u00e9t\u00e9", "", "id "
+  };
+  private static final String[] STRINGS = {
+    "",
+    "abc",
+    "d\\\"q",
+    "\\u00e9",
+    "\\ud800",
+    "\u00e9\u4e2d\ud83d\ude00",
+    "tab\\t",
+    "put",
+    "delete",
+    "\\/",
+    // longer than the scanner's eight-byte steps, with escapes and non-ASCII at several offsets
+    "0123456789abcdef\\n0123456789",
+    "plain text of thirty-one bytes\\\"",
+    "seventeen bytes!!\u00e9 and more",
+    "x\\u0041yz 12345678"
+  };
 
   private final SplittableRandom rnd;
   private final long seed = TestSupport.seed("BulkLineScannerTest");
@@ -62,8 +77,12 @@ class BulkLineScannerTest {
   private String object(int depth) {
     StringBuilder sb = new StringBuilder("{");
     for (int i = rnd.nextInt(5); i > 0; i--) {
-      sb.append(rnd.nextInt(4) == 0 ? " " : "").append('"').append(KEYS[rnd.nextInt(KEYS.length)]).append("\":")
-          .append(value(depth)).append(i > 1 ? "," : "");
+      sb.append(rnd.nextInt(4) == 0 ? " " : "")
+          .append('"')
+          .append(KEYS[rnd.nextInt(KEYS.length)])
+          .append("\":")
+          .append(value(depth))
+          .append(i > 1 ? "," : "");
     }
     return sb.append("}").toString();
   }
@@ -131,16 +150,21 @@ class BulkLineScannerTest {
       UpdateParser.Slice got = fast.parse(buf, pad, line.length);
       if (got != null) {
         fastAccepted++;
-        assertThat(got).as("line %s, seed %d", new String(line, StandardCharsets.UTF_8), seed).isEqualTo(expected);
+        assertThat(got)
+            .as("line %s, seed %d", new String(line, StandardCharsets.UTF_8), seed)
+            .isEqualTo(expected);
       }
     }
-    assertThat(fastAccepted).as("the fast path answers most valid lines, seed %d", seed).isGreaterThan(valid / 2);
+    assertThat(fastAccepted)
+        .as("the fast path answers most valid lines, seed %d", seed)
+        .isGreaterThan(valid / 2);
   }
 
   @Test
   void acceptsTheBenchmarksJobDocuments() throws Exception {
-    String doc = "{\"title\":\"Senior Software Engineer\",\"company\":\"Globex\",\"salary\":{\"min\":90000,\"max\":120000},"
-        + "\"tags\":[\"remote\",\"full time\"],\"discovered_at\":1732400000000,\"desc\":\"we are looking \\u00e9\"}";
+    String doc =
+        "{\"title\":\"Senior Software Engineer\",\"company\":\"Globex\",\"salary\":{\"min\":90000,\"max\":120000},"
+            + "\"tags\":[\"remote\",\"full time\"],\"discovered_at\":1732400000000,\"desc\":\"we are looking \\u00e9\"}";
     byte[] line = ("{\"id\":42,\"doc\":" + doc + "}").getBytes(StandardCharsets.UTF_8);
     UpdateParser.Slice s = new BulkLineScanner(4096).parse(line, 0, line.length);
     assertThat(s).isEqualTo(new UpdateParser(4096).parseSlice(line, 0, line.length));

@@ -58,7 +58,11 @@ class BulkLoadTest {
         in.append("{\"id\":").append(id).append(",\"doc\":[1]}\n");
         invalid++;
       } else if (r < 4) {
-        in.append("{\"id\":").append(id).append(",\"doc\":{\"pad\":\"").append("x".repeat(9_000)).append("\"}}\n");
+        in.append("{\"id\":")
+            .append(id)
+            .append(",\"doc\":{\"pad\":\"")
+            .append("x".repeat(9_000))
+            .append("\"}}\n");
         invalid++;
       } else if (r < 12) {
         in.append("{\"id\":").append(id).append(",\"op\":\"delete\"}\r\n");
@@ -77,7 +81,13 @@ class BulkLoadTest {
     byte[] bytes = in.toString().getBytes(StandardCharsets.UTF_8);
     assertThat(bytes.length).isGreaterThan(2 * BulkLoad.CHUNK_BYTES);
     long[] progress = {0};
-    BulkLoad.Result r = BulkLoad.load(dir, options(), new ByteArrayInputStream(bytes), 1 + rnd.nextInt(3), p -> progress[0] = p);
+    BulkLoad.Result r =
+        BulkLoad.load(
+            dir,
+            options(),
+            new ByteArrayInputStream(bytes),
+            1 + rnd.nextInt(3),
+            p -> progress[0] = p);
     assertThat(r.failed()).as("seed %d", seed).isEqualTo(invalid);
     assertThat(r.loaded()).as("seed %d", seed).isEqualTo(loaded);
     assertThat(r.lines()).isEqualTo(lines + 1);
@@ -88,7 +98,9 @@ class BulkLoadTest {
     try (DocStore s = DocStore.open(dir, options())) {
       assertThat(s.appliedThrough()).isEqualTo(r.lastSequence());
       check(s, model, seed);
-      s.apply(List.of(Update.put(1, "{\"after\":1}".getBytes(StandardCharsets.UTF_8)), Update.delete(2)));
+      s.apply(
+          List.of(
+              Update.put(1, "{\"after\":1}".getBytes(StandardCharsets.UTF_8)), Update.delete(2)));
       model.put(1L, "{\"after\":1}");
       model.put(2L, null);
       check(s, model, seed);
@@ -105,7 +117,9 @@ class BulkLoadTest {
         assertThat(d).as("id %d deleted, seed %d", e.getKey(), seed).isNull();
       } else {
         assertThat(d).as("id %d, seed %d", e.getKey(), seed).isNotNull();
-        assertThat(new String(d.body(), StandardCharsets.UTF_8)).as("id %d, seed %d", e.getKey(), seed).isEqualTo(e.getValue());
+        assertThat(new String(d.body(), StandardCharsets.UTF_8))
+            .as("id %d, seed %d", e.getKey(), seed)
+            .isEqualTo(e.getValue());
       }
     }
     assertThat(s.get(5_001)).isNull();

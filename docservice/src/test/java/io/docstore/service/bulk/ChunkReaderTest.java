@@ -11,7 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** {@link ChunkReader}: whole lines only, nothing lost or repeated, over-long lines cut and skipped. */
+/**
+ * {@link ChunkReader}: whole lines only, nothing lost or repeated, over-long lines cut and skipped.
+ */
 class ChunkReaderTest {
 
   @Test
@@ -33,8 +35,12 @@ class ChunkReaderTest {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       for (ChunkReader.Input c = reader.next(); c != null; c = reader.next()) {
         int end = out.size() + c.length();
-        assertThat(end == bytes.length || (c.length() > 0 && c.buf()[c.length() - 1] == '\n') || c.length() == 0)
-            .as("seed %d round %d: a chunk ends at a line end or at the end of input", seed, round).isTrue();
+        assertThat(
+                end == bytes.length
+                    || (c.length() > 0 && c.buf()[c.length() - 1] == '\n')
+                    || c.length() == 0)
+            .as("seed %d round %d: a chunk ends at a line end or at the end of input", seed, round)
+            .isTrue();
         out.write(c.buf(), 0, c.length());
       }
       assertThat(out.toByteArray()).as("seed %d round %d", seed, round).isEqualTo(bytes);
@@ -44,10 +50,14 @@ class ChunkReaderTest {
   @Test
   void aLineLongerThanTheLimitComesAloneAndItsRestIsSkipped() throws IOException {
     String input = "a\n" + "b".repeat(5000) + "\nc\n";
-    ChunkReader reader = new ChunkReader(new ByteArrayInputStream(input.getBytes(StandardCharsets.US_ASCII)), 64, 100);
+    ChunkReader reader =
+        new ChunkReader(
+            new ByteArrayInputStream(input.getBytes(StandardCharsets.US_ASCII)), 64, 100);
     StringBuilder seen = new StringBuilder();
     for (ChunkReader.Input c = reader.next(); c != null; c = reader.next()) {
-      seen.append('[').append(new String(c.buf(), 0, c.length(), StandardCharsets.US_ASCII)).append(']');
+      seen.append('[')
+          .append(new String(c.buf(), 0, c.length(), StandardCharsets.US_ASCII))
+          .append(']');
     }
     String cut = seen.toString().replace("[]", "");
     assertThat(cut).startsWith("[a\n][bbb").endsWith("b][c\n]").doesNotContain("\n" + "b");

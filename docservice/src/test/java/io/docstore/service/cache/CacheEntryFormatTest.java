@@ -10,7 +10,14 @@ import org.junit.jupiter.api.Test;
 class CacheEntryFormatTest {
 
   static final String EXAMPLE_HEX =
-      "d5" + "01" + "00" + "0000000000000001" + "0000000000000005" + "00000002" + "6869" + "bf1c7d3a";
+      "d5"
+          + "01"
+          + "00"
+          + "0000000000000001"
+          + "0000000000000005"
+          + "00000002"
+          + "6869"
+          + "bf1c7d3a";
 
   @Test
   void exampleMatchesTheSpec() {
@@ -21,7 +28,8 @@ class CacheEntryFormatTest {
 
   @Test
   void roundTripsVersionsAndTombstones() {
-    CachedDoc doc = CacheEntryFormat.decode(9, CacheEntryFormat.encode(9, 77, new byte[] {1, 2, 3}));
+    CachedDoc doc =
+        CacheEntryFormat.decode(9, CacheEntryFormat.encode(9, 77, new byte[] {1, 2, 3}));
     assertThat(doc.sequence()).isEqualTo(77);
     assertThat(doc.body()).containsExactly(1, 2, 3);
     CachedDoc tomb = CacheEntryFormat.decode(9, CacheEntryFormat.encode(9, 78, null));
@@ -33,7 +41,8 @@ class CacheEntryFormatTest {
 
   @Test
   void everySingleBitFlipAndEveryTruncationIsRejected() {
-    byte[] good = CacheEntryFormat.encode(42, 7, "a small document".getBytes(StandardCharsets.UTF_8));
+    byte[] good =
+        CacheEntryFormat.encode(42, 7, "a small document".getBytes(StandardCharsets.UTF_8));
     for (int i = 0; i < good.length; i++) {
       for (int bit = 0; bit < 8; bit++) {
         byte[] bad = good.clone();

@@ -57,8 +57,11 @@ class CacheEpochTest {
   /** The worked example of docs/formats/cache-epoch.md, byte for byte. */
   @Test
   void readsTheSpecsWorkedExample() throws IOException {
-    byte[] example = java.util.HexFormat.of().parseHex("d0c5cac4646f6373746f72652e636163686565700000000"
-        + "13fa9c2e1d0b4a577000000000000000cb5a92d7d");
+    byte[] example =
+        java.util.HexFormat.of()
+            .parseHex(
+                "d0c5cac4646f6373746f72652e636163686565700000000"
+                    + "13fa9c2e1d0b4a577000000000000000cb5a92d7d");
     Files.write(dir.resolve(CacheEpoch.FILE_NAME), example);
     CacheEpoch e = CacheEpoch.open(FileSystem.real(), dir);
     assertThat(e.storeId()).isEqualTo(0x3fa9c2e1d0b4a577L);

@@ -65,10 +65,12 @@ abstract class DocCacheContractTest {
   void setOverwritesAFill() {
     cache.fill(1, 5, body("old"));
     cache.set(1, 6, body("new"));
-    assertThat(cache.get(1)).satisfies(d -> {
-      assertThat(d.sequence()).isEqualTo(6);
-      assertThat(d.body()).isEqualTo(body("new"));
-    });
+    assertThat(cache.get(1))
+        .satisfies(
+            d -> {
+              assertThat(d.sequence()).isEqualTo(6);
+              assertThat(d.body()).isEqualTo(body("new"));
+            });
   }
 
   @Test

@@ -2,14 +2,16 @@ package io.docstore.service.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.io.FileSystem;
 import io.docstore.service.testing.MemcachedProcess;
 import io.docstore.service.testing.TcpProxy;
-import java.net.InetSocketAddress;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -18,15 +20,17 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import io.docstore.io.FileSystem;
-import java.nio.file.Path;
 
 /** Runs the contract and the failure cases against a real memcached. */
 class MemcachedDocCacheTest extends DocCacheContractTest {
 
   private static final Duration TIMEOUT = Duration.ofMillis(200);
   private static MemcachedProcess memcached;
-  /** One store's data directory: every cache of these tests is that store's (they share its generation). */
+
+  /**
+   * One store's data directory: every cache of these tests is that store's (they share its
+   * generation).
+   */
   @TempDir static Path dataDir;
 
   @BeforeAll
@@ -53,11 +57,13 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
     return openAt(servers, TIMEOUT);
   }
 
-  static MemcachedDocCache openAt(List<InetSocketAddress> servers, Duration timeout) throws IOException {
+  static MemcachedDocCache openAt(List<InetSocketAddress> servers, Duration timeout)
+      throws IOException {
     return openAt(servers, timeout, CacheEpoch.open(FileSystem.real(), dataDir));
   }
 
-  static MemcachedDocCache openAt(List<InetSocketAddress> servers, Duration timeout, CacheEpoch epoch) {
+  static MemcachedDocCache openAt(
+      List<InetSocketAddress> servers, Duration timeout, CacheEpoch epoch) {
     MemcachedDocCache c = MemcachedDocCache.create(servers, timeout, epoch);
     await(c::isTrusted, "cache trusted");
     return c;
@@ -117,15 +123,29 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
     byte[] truncated = java.util.Arrays.copyOf(good, good.length - 3);
     byte[] newerVersion = good.clone();
     newerVersion[CacheEntryFormat.VERSION_OFFSET] = 2;
-    byte[][] damage = {flipped, badCrc, otherId, truncated, newerVersion, new byte[0],
-        "garbage from someone else".getBytes(StandardCharsets.US_ASCII)};
+    byte[][] damage = {
+      flipped,
+      badCrc,
+      otherId,
+      truncated,
+      newerVersion,
+      new byte[0],
+      "garbage from someone else".getBytes(StandardCharsets.US_ASCII)
+    };
     for (int i = 0; i < damage.length; i++) {
       rawSet(memcached, c.key(1), damage[i]);
       assertThat(c.get(1)).as("damage %d", i).isNull();
       assertThat(c.corruptValues()).isEqualTo(i + 1);
       // The bad value was deleted, so a fill can store the real document again.
-      await(() -> { try { return !rawHas(memcached, c.key(1)); }
-                    catch (IOException e) { throw new AssertionError(e); } }, "delete of damaged value");
+      await(
+          () -> {
+            try {
+              return !rawHas(memcached, c.key(1));
+            } catch (IOException e) {
+              throw new AssertionError(e);
+            }
+          },
+          "delete of damaged value");
       c.fill(1, 5, body("doc one"));
       assertThat(c.get(1).body()).isEqualTo(body("doc one"));
     }
@@ -137,7 +157,8 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
   void keysSpreadOverTwoServersConsistently() throws Exception {
     CacheEpoch epoch = CacheEpoch.open(FileSystem.real(), dataDir);
     try (MemcachedProcess second = MemcachedProcess.start();
-        MemcachedDocCache writer = openAt(List.of(memcached.address(), second.address()), Duration.ofSeconds(5), epoch)) {
+        MemcachedDocCache writer =
+            openAt(List.of(memcached.address(), second.address()), Duration.ofSeconds(5), epoch)) {
       for (long id = 0; id < 200; id++) {
         writer.set(id, id + 1, body("v" + id));
       }
@@ -155,9 +176,11 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
       // Another client of the same store (same servers, other order) maps every key the same way,
       // so it hits. A generous timeout: this checks where keys go, not how fast (a timed-out get
       // reads as a miss and would fail it on a loaded machine).
-      try (MemcachedDocCache reader = openAt(List.of(second.address(), memcached.address()), Duration.ofSeconds(5), epoch)) {
+      try (MemcachedDocCache reader =
+          openAt(List.of(second.address(), memcached.address()), Duration.ofSeconds(5), epoch)) {
         for (long id = 0; id < 200; id++) {
-          writer.set(id, id + 1, body("v" + id)); // the reader's start moved the keys to a new generation
+          writer.set(
+              id, id + 1, body("v" + id)); // the reader's start moved the keys to a new generation
         }
         CachedDoc[] docs = reader.getAll(java.util.stream.LongStream.range(0, 200).toArray());
         for (int id = 0; id < 200; id++) {
@@ -170,7 +193,8 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
 
   @Test
   void killedMemcachedMeansFastMissesAndItReconnectsWhenBack() throws Exception {
-    try (MemcachedProcess own = MemcachedProcess.start(); MemcachedDocCache c = open(List.of(own))) {
+    try (MemcachedProcess own = MemcachedProcess.start();
+        MemcachedDocCache c = open(List.of(own))) {
       c.set(1, 1, body("one"));
       assertThat(c.get(1)).isNotNull();
       own.kill();
@@ -200,7 +224,8 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
 
   @Test
   void slowServerBoundsWriteLatencyAndNeverServesTheOldVersion() throws Exception {
-    try (MemcachedProcess own = MemcachedProcess.start(); MemcachedDocCache c = open(List.of(own))) {
+    try (MemcachedProcess own = MemcachedProcess.start();
+        MemcachedDocCache c = open(List.of(own))) {
       c.set(1, 1, body("old"));
       assertThat(c.get(1).sequence()).isEqualTo(1);
       own.pause(true);
@@ -257,16 +282,20 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
       assertThat(onA).as("some key hashes to server A").isNotNegative();
       long key = onA;
       proxyA.cut(); // A keeps its copy; ketama moves A's keys to B
-      await(() -> {
-        c.set(key, 2, body("new"));
-        return c.isTrusted() && c.get(key) != null;
-      }, "the key served from B at version 2");
+      await(
+          () -> {
+            c.set(key, 2, body("new"));
+            return c.isTrusted() && c.get(key) != null;
+          },
+          "the key served from B at version 2");
       assertThat(c.get(key).sequence()).isEqualTo(2);
       proxyA.restore(); // the key maps back to A, which still holds version 1
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
       while (!c.isTrusted() || !probe(c) || c.getAvailableServerCount() < 2) {
         CachedDoc doc = c.get(key);
-        assertThat(doc == null || doc.sequence() == 2).as("read during reconnect: %s", doc).isTrue();
+        assertThat(doc == null || doc.sequence() == 2)
+            .as("read during reconnect: %s", doc)
+            .isTrue();
         assertThat(System.nanoTime()).isLessThan(deadline);
       }
       CachedDoc doc = c.get(key);
@@ -274,13 +303,16 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
     }
   }
 
-  /** Other services' keys in a shared pool survive docstore's start, a dropped write and a restart. */
+  /**
+   * Other services' keys in a shared pool survive docstore's start, a dropped write and a restart.
+   */
   @Test
   void aSharedPoolKeepsOtherServicesKeys(@TempDir Path ownDir) throws Exception {
     try (MemcachedProcess own = MemcachedProcess.start()) {
       rawSet(own, "other-service:session:42", "theirs".getBytes(StandardCharsets.US_ASCII));
       long before;
-      try (MemcachedDocCache c = openAt(List.of(own.address()), TIMEOUT, CacheEpoch.open(FileSystem.real(), ownDir))) {
+      try (MemcachedDocCache c =
+          openAt(List.of(own.address()), TIMEOUT, CacheEpoch.open(FileSystem.real(), ownDir))) {
         c.set(1, 1, body("old"));
         assertThat(c.get(1).sequence()).isEqualTo(1);
         before = c.renewals();
@@ -288,14 +320,17 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
         c.set(1, 2, body("new")); // times out: dropped, the cache is suspect
         own.pause(false);
         assertThat(c.droppedWrites()).isPositive();
-        await(() -> c.isTrusted() && c.renewals() > before, "a new generation after the dropped write");
+        await(
+            () -> c.isTrusted() && c.renewals() > before,
+            "a new generation after the dropped write");
         assertThat(c.get(1)).as("the version before the dropped write is out of reach").isNull();
         c.fill(1, 1, body("old"));
         assertThat(c.get(1)).as("a fill older than the dropped write is refused").isNull();
         c.fill(1, 2, body("new"));
         assertThat(c.get(1).sequence()).isEqualTo(2);
       }
-      try (MemcachedDocCache restarted = openAt(List.of(own.address()), TIMEOUT, CacheEpoch.open(FileSystem.real(), ownDir))) {
+      try (MemcachedDocCache restarted =
+          openAt(List.of(own.address()), TIMEOUT, CacheEpoch.open(FileSystem.real(), ownDir))) {
         assertThat(restarted.get(1)).as("a restart starts a new generation").isNull();
       }
       assertThat(raw(own, "get other-service:session:42", null)).contains("theirs");

@@ -95,7 +95,8 @@ class OffHeapDocCacheTest extends DocCacheContractTest {
       cache.setDeleted(2, 5);
       out.writeByte('x');
       assertThat(cache.copyIfLocal(1, out)).isEqualTo(4);
-      assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("x{\"a\":1, longer than the buffer's first capacity}");
+      assertThat(out.toString(StandardCharsets.UTF_8))
+          .isEqualTo("x{\"a\":1, longer than the buffer's first capacity}");
       int before = out.writerIndex();
       assertThat(cache.copyIfLocal(2, out)).as("tombstone").isEqualTo(-1);
       assertThat(cache.copyIfLocal(3, out)).as("miss").isEqualTo(-1);
@@ -106,7 +107,10 @@ class OffHeapDocCacheTest extends DocCacheContractTest {
     }
   }
 
-  /** Under eviction the cache may forget, but whatever it answers is the newest version (model: a HashMap). */
+  /**
+   * Under eviction the cache may forget, but whatever it answers is the newest version (model: a
+   * HashMap).
+   */
   @Test
   void randomizedUnderEvictionNeverAnswersAStaleVersion() {
     long seed = TestSupport.seed("OffHeapDocCache");
@@ -136,8 +140,12 @@ class OffHeapDocCacheTest extends DocCacheContractTest {
           if (got != null) {
             answered++;
             CachedDoc want = model.get(id);
-            assertThat(want).as("seed %d step %d id %d: cached but never written", seed, i, id).isNotNull();
-            assertThat(got.sequence()).as("seed %d step %d id %d", seed, i, id).isEqualTo(want.sequence());
+            assertThat(want)
+                .as("seed %d step %d id %d: cached but never written", seed, i, id)
+                .isNotNull();
+            assertThat(got.sequence())
+                .as("seed %d step %d id %d", seed, i, id)
+                .isEqualTo(want.sequence());
             assertThat(got.body()).as("seed %d step %d id %d", seed, i, id).isEqualTo(want.body());
           }
         }
@@ -155,35 +163,41 @@ class OffHeapDocCacheTest extends DocCacheContractTest {
       AtomicBoolean stop = new AtomicBoolean();
       AtomicReference<Throwable> failure = new AtomicReference<>();
       AtomicLong reads = new AtomicLong();
-      Thread writer = new Thread(() -> {
-        Random rnd = new Random(1);
-        long seq = 0;
-        while (!stop.get()) {
-          long id = rnd.nextInt(2_000);
-          c.set(id, ++seq, pattern(id, seq, 16 + rnd.nextInt(2_000)));
-        }
-      });
-      Thread reader = new Thread(() -> {
-        Random rnd = new Random(2);
-        ByteBuf out = PooledByteBufAllocator.DEFAULT.directBuffer(4096);
-        try {
-          while (!stop.get()) {
-            long id = rnd.nextInt(2_000);
-            out.clear();
-            long s = c.copyIfLocal(id, out);
-            if (s >= 0) {
-              byte[] got = new byte[out.readableBytes()];
-              out.getBytes(0, got);
-              assertThat(got).as("id %d seq %d", id, s).isEqualTo(pattern(id, s, got.length));
-              reads.incrementAndGet();
-            }
-          }
-        } catch (Throwable t) {
-          failure.compareAndSet(null, t);
-        } finally {
-          out.release();
-        }
-      });
+      Thread writer =
+          new Thread(
+              () -> {
+                Random rnd = new Random(1);
+                long seq = 0;
+                while (!stop.get()) {
+                  long id = rnd.nextInt(2_000);
+                  c.set(id, ++seq, pattern(id, seq, 16 + rnd.nextInt(2_000)));
+                }
+              });
+      Thread reader =
+          new Thread(
+              () -> {
+                Random rnd = new Random(2);
+                ByteBuf out = PooledByteBufAllocator.DEFAULT.directBuffer(4096);
+                try {
+                  while (!stop.get()) {
+                    long id = rnd.nextInt(2_000);
+                    out.clear();
+                    long s = c.copyIfLocal(id, out);
+                    if (s >= 0) {
+                      byte[] got = new byte[out.readableBytes()];
+                      out.getBytes(0, got);
+                      assertThat(got)
+                          .as("id %d seq %d", id, s)
+                          .isEqualTo(pattern(id, s, got.length));
+                      reads.incrementAndGet();
+                    }
+                  }
+                } catch (Throwable t) {
+                  failure.compareAndSet(null, t);
+                } finally {
+                  out.release();
+                }
+              });
       writer.start();
       reader.start();
       long until = System.nanoTime() + 1_000_000_000L;
@@ -212,7 +226,8 @@ class OffHeapDocCacheTest extends DocCacheContractTest {
 
   @Test
   void rejectsATooSmallBudget() {
-    assertThatThrownBy(() -> new OffHeapDocCache(1024)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new OffHeapDocCache(1024))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

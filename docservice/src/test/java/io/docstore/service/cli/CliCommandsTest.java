@@ -3,8 +3,8 @@ package io.docstore.service.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.service.DocStore;
-import io.docstore.service.Document;
 import io.docstore.service.DocStoreOptions;
+import io.docstore.service.Document;
 import io.docstore.service.cache.OffHeapDocCache;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -63,7 +63,10 @@ class CliCommandsTest {
     Path file = mixedInput();
     String[] r = run("import", file.toString(), "--data", data.toString(), "--batch", "64");
     assertThat(r[0]).isEqualTo("1");
-    assertThat(r[1]).contains("imported 501 updates").contains("1 invalid lines").contains("last sequence 501");
+    assertThat(r[1])
+        .contains("imported 501 updates")
+        .contains("1 invalid lines")
+        .contains("last sequence 501");
 
     r = run("get", "42", "--data", data.toString());
     assertThat(r[0]).isEqualTo("0");
@@ -73,7 +76,9 @@ class CliCommandsTest {
     r = run("stats", "--data", data.toString());
     assertThat(r[0]).isEqualTo("0");
     assertThat(r[1]).contains("\"lastSequence\" : 501");
-    assertThat(run("import", dir.resolve("missing.ndjson").toString(), "--data", data.toString())[0]).isEqualTo("2");
+    assertThat(
+            run("import", dir.resolve("missing.ndjson").toString(), "--data", data.toString())[0])
+        .isEqualTo("2");
   }
 
   @Test
@@ -81,13 +86,15 @@ class CliCommandsTest {
     Path data = dir.resolve("data");
     Path file = dir.resolve("in.ndjson");
     Files.writeString(file, docs(20_000));
-    assertThat(run("import", "--bulk", file.toString(), "--data", data.toString())[0]).isEqualTo("0");
+    assertThat(run("import", "--bulk", file.toString(), "--data", data.toString())[0])
+        .isEqualTo("0");
     Path table;
     try (var s = Files.list(data.resolve("index"))) {
       table = s.filter(p -> p.toString().endsWith(".idx")).findFirst().orElseThrow();
     }
-    try (var ch = java.nio.channels.FileChannel.open(table, java.nio.file.StandardOpenOption.READ,
-        java.nio.file.StandardOpenOption.WRITE)) {
+    try (var ch =
+        java.nio.channels.FileChannel.open(
+            table, java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
       var one = java.nio.ByteBuffer.allocate(1);
       long pos = ch.size() / 2;
       ch.read(one, pos);
@@ -112,11 +119,15 @@ class CliCommandsTest {
   /** Reads ids 0..19,999 of the bulk import above; returns how many failed or differed. */
   private static int readAll(Path data) throws IOException {
     int failed = 0;
-    try (DocStore s = DocStore.open(data, DocStoreOptions.builder(new OffHeapDocCache(1 << 20)).build())) {
+    try (DocStore s =
+        DocStore.open(data, DocStoreOptions.builder(new OffHeapDocCache(1 << 20)).build())) {
       for (int i = 0; i < 20_000; i++) {
         try {
           Document d = s.get(i);
-          failed += d != null && new String(d.body(), StandardCharsets.UTF_8).equals("{\"n\":" + i + "}") ? 0 : 1;
+          failed +=
+              d != null && new String(d.body(), StandardCharsets.UTF_8).equals("{\"n\":" + i + "}")
+                  ? 0
+                  : 1;
         } catch (io.docstore.io.CorruptionException e) {
           failed++;
         }
@@ -129,21 +140,27 @@ class CliCommandsTest {
   void bulkImportThenGetOffline() throws Exception {
     Path data = dir.resolve("data");
     Path file = mixedInput();
-    String[] r = run("import", "--bulk", "--threads", "2", file.toString(), "--data", data.toString());
+    String[] r =
+        run("import", "--bulk", "--threads", "2", file.toString(), "--data", data.toString());
     assertThat(r[0]).isEqualTo("1");
-    assertThat(r[1]).contains("bulk-loaded 501 updates").contains("1 invalid lines").contains("last sequence 501");
+    assertThat(r[1])
+        .contains("bulk-loaded 501 updates")
+        .contains("1 invalid lines")
+        .contains("last sequence 501");
     r = run("get", "42", "--data", data.toString());
     assertThat(r[0]).isEqualTo("0");
     assertThat(r[1].trim()).isEqualTo("{\"n\":42}");
     assertThat(run("get", "7", "--data", data.toString())[0]).isEqualTo("1");
-    assertThat(run("import", "--threads", "2", file.toString(), "--data", data.toString())[0]).isEqualTo("2");
+    assertThat(run("import", "--threads", "2", file.toString(), "--data", data.toString())[0])
+        .isEqualTo("2");
   }
 
   @Test
   void badConfigurationFailsFastWithExit2() throws Exception {
     Path conf = dir.resolve("bad.conf");
     Files.writeString(conf, "docstore.http.read.port = -1");
-    assertThat(run("serve", "--config", conf.toString(), "--data", dir.toString())[0]).isEqualTo("2");
+    assertThat(run("serve", "--config", conf.toString(), "--data", dir.toString())[0])
+        .isEqualTo("2");
     assertThat(run("serve", "--config", dir.resolve("nope.conf").toString())[0]).isEqualTo("2");
   }
 
@@ -153,8 +170,12 @@ class CliCommandsTest {
     HttpClient http = HttpClient.newHttpClient();
     try (ServeProcess serve = ServeProcess.start(data)) {
       for (int i = 0; i < 20; i++) {
-        HttpResponse<String> put = http.send(HttpRequest.newBuilder(URI.create(serve.adminUrl + "/docs/" + i))
-            .PUT(HttpRequest.BodyPublishers.ofString("{\"i\":" + i + "}")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> put =
+            http.send(
+                HttpRequest.newBuilder(URI.create(serve.adminUrl + "/docs/" + i))
+                    .PUT(HttpRequest.BodyPublishers.ofString("{\"i\":" + i + "}"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(put.statusCode()).isEqualTo(200);
       }
       String[] r = run("get", "5", "--server", serve.readUrl.replace("http://", ""));
@@ -163,14 +184,21 @@ class CliCommandsTest {
       r = run("stats", "--server", serve.adminUrl.replace("http://", ""));
       assertThat(r[0]).isEqualTo("0");
       assertThat(r[1]).contains("\"lastSequence\":20");
-      assertThat(http.send(HttpRequest.newBuilder(URI.create(serve.adminUrl + "/readyz")).build(),
-          HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+      assertThat(
+              http.send(
+                      HttpRequest.newBuilder(URI.create(serve.adminUrl + "/readyz")).build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .isEqualTo(200);
 
       serve.process.destroy(); // SIGTERM
-      assertThat(serve.process.waitFor(30, TimeUnit.SECONDS)).as("stopped within the shutdown timeout").isTrue();
+      assertThat(serve.process.waitFor(30, TimeUnit.SECONDS))
+          .as("stopped within the shutdown timeout")
+          .isTrue();
     }
     // The graceful stop synced the index and wrote a final checkpoint: nothing to re-index.
-    try (DocStore s = DocStore.open(data, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
+    try (DocStore s =
+        DocStore.open(data, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
       assertThat(s.lastSequence()).isEqualTo(20);
       assertThat(s.checkpointedThrough()).isEqualTo(20);
       assertThat(new String(s.get(19).body(), StandardCharsets.UTF_8)).isEqualTo("{\"i\":19}");

@@ -43,15 +43,18 @@ class ServeKillTest {
     long seed = TestSupport.seed("ServeKillTest.killPoints");
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     Map<Long, Expect> expected = new ConcurrentHashMap<>();
-    String[] points = {"docstore.durable-before-indexed@" + (200 + new Random(seed).nextInt(300)),
-        "docstore.checkpoint-synced-before-publish@2"};
+    String[] points = {
+      "docstore.durable-before-indexed@" + (200 + new Random(seed).nextInt(300)),
+      "docstore.checkpoint-synced-before-publish@2"
+    };
     for (String point : points) {
       try (ServeProcess serve = ServeProcess.start(dir, "-Ddocstore.killpoint=" + point)) {
         verify(http, serve, expected);
         long acks = load(http, serve, expected, seed, () -> !serve.process.isAlive());
         assertThat(serve.process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         assertThat(serve.process.exitValue()).as("died at kill point %s", point).isEqualTo(137);
-        System.out.println("ServeKillTest: " + acks + " acknowledged PUTs before kill point " + point);
+        System.out.println(
+            "ServeKillTest: " + acks + " acknowledged PUTs before kill point " + point);
       }
     }
     try (ServeProcess serve = ServeProcess.start(dir)) {
@@ -60,34 +63,58 @@ class ServeKillTest {
   }
 
   /** Runs PUT writers against {@code serve} until {@code done}; returns the number acknowledged. */
-  private static long load(HttpClient http, ServeProcess serve, Map<Long, Expect> expected, long seed,
-      java.util.function.BooleanSupplier done) throws InterruptedException {
+  private static long load(
+      HttpClient http,
+      ServeProcess serve,
+      Map<Long, Expect> expected,
+      long seed,
+      java.util.function.BooleanSupplier done)
+      throws InterruptedException {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong acks = new AtomicLong();
     List<Thread> writers = new ArrayList<>();
     for (int w = 0; w < WRITERS; w++) {
       int writer = w;
       Random rnd = new Random(seed + w);
-      Thread t = new Thread(() -> {
-        while (!stop.get()) {
-          long id = (long) writer * IDS_PER_WRITER + rnd.nextInt(IDS_PER_WRITER);
-          String body = "{\"w\":" + writer + ",\"r\":" + rnd.nextLong() + ",\"pad\":\"" + "x".repeat(rnd.nextInt(2000)) + "\"}";
-          Expect before = expected.get(id);
-          expected.put(id, new Expect(before == null ? null : before.acked(), before == null ? 0 : before.ackedSeq(), body));
-          try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(serve.adminUrl + "/docs/" + id))
-                .timeout(Duration.ofSeconds(20)).PUT(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() == 200) {
-              long seq = Long.parseLong(r.body().replaceAll(".*\"seq\":(\\d+).*", "$1"));
-              expected.put(id, new Expect(body, seq, null));
-              acks.incrementAndGet();
-            }
-          } catch (Exception e) {
-            return; // the server died under us; this PUT stays "in flight"
-          }
-        }
-      }, "writer-" + w);
+      Thread t =
+          new Thread(
+              () -> {
+                while (!stop.get()) {
+                  long id = (long) writer * IDS_PER_WRITER + rnd.nextInt(IDS_PER_WRITER);
+                  String body =
+                      "{\"w\":"
+                          + writer
+                          + ",\"r\":"
+                          + rnd.nextLong()
+                          + ",\"pad\":\""
+                          + "x".repeat(rnd.nextInt(2000))
+                          + "\"}";
+                  Expect before = expected.get(id);
+                  expected.put(
+                      id,
+                      new Expect(
+                          before == null ? null : before.acked(),
+                          before == null ? 0 : before.ackedSeq(),
+                          body));
+                  try {
+                    HttpResponse<String> r =
+                        http.send(
+                            HttpRequest.newBuilder(URI.create(serve.adminUrl + "/docs/" + id))
+                                .timeout(Duration.ofSeconds(20))
+                                .PUT(HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    if (r.statusCode() == 200) {
+                      long seq = Long.parseLong(r.body().replaceAll(".*\"seq\":(\\d+).*", "$1"));
+                      expected.put(id, new Expect(body, seq, null));
+                      acks.incrementAndGet();
+                    }
+                  } catch (Exception e) {
+                    return; // the server died under us; this PUT stays "in flight"
+                  }
+                }
+              },
+              "writer-" + w);
       t.start();
       writers.add(t);
     }
@@ -112,9 +139,14 @@ class ServeKillTest {
     for (int round = 0; round < rounds; round++) {
       try (ServeProcess serve = ServeProcess.start(dir)) {
         verify(http, serve, expected);
-        long until = System.nanoTime() + 1_500_000_000L + new Random(seed + round).nextInt(1000) * 1_000_000L;
-        long acks = load(http, serve, expected, seed + round * 31L, () -> System.nanoTime() >= until);
-        System.out.println("ServeKillTest round " + round + ": " + acks + " acknowledged PUTs before kill -9");
+        long until =
+            System.nanoTime()
+                + 1_500_000_000L
+                + new Random(seed + round).nextInt(1000) * 1_000_000L;
+        long acks =
+            load(http, serve, expected, seed + round * 31L, () -> System.nanoTime() >= until);
+        System.out.println(
+            "ServeKillTest round " + round + ": " + acks + " acknowledged PUTs before kill -9");
       }
     }
     try (ServeProcess serve = ServeProcess.start(dir)) {
@@ -122,11 +154,14 @@ class ServeKillTest {
     }
   }
 
-  private static void verify(HttpClient http, ServeProcess serve, Map<Long, Expect> expected) throws Exception {
+  private static void verify(HttpClient http, ServeProcess serve, Map<Long, Expect> expected)
+      throws Exception {
     for (Map.Entry<Long, Expect> e : expected.entrySet()) {
       Expect x = e.getValue();
-      HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(serve.readUrl + "/docs/" + e.getKey())).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(serve.readUrl + "/docs/" + e.getKey())).build(),
+              HttpResponse.BodyHandlers.ofString());
       if (r.statusCode() == 404) {
         assertThat(x.acked()).as("id %d was acknowledged but is gone", e.getKey()).isNull();
         continue;

@@ -21,10 +21,15 @@ final class ServeProcess implements AutoCloseable {
   }
 
   static ServeProcess start(Path data, String... extraJvmArgs) throws IOException {
-    List<String> jvm = new ArrayList<>(List.of(
-        "-Ddocstore.http.read.port=0", "-Ddocstore.http.admin.port=0", "-Ddocstore.rpc.port=0",
-        "-Ddocstore.index.checkpoint-interval=300ms", io.docstore.service.torture.ServeJvm.SMALL_CACHES,
-        "-XX:MaxDirectMemorySize=1g")); // the default document cache is off the heap
+    List<String> jvm =
+        new ArrayList<>(
+            List.of(
+                "-Ddocstore.http.read.port=0",
+                "-Ddocstore.http.admin.port=0",
+                "-Ddocstore.rpc.port=0",
+                "-Ddocstore.index.checkpoint-interval=300ms",
+                io.docstore.service.torture.ServeJvm.SMALL_CACHES,
+                "-XX:MaxDirectMemorySize=1g")); // the default document cache is off the heap
     jvm.addAll(List.of(extraJvmArgs));
     Process p = TestSupport.startJvm(Main.class, jvm, "serve", "--data", data.toString());
     BufferedReader out = TestSupport.stdout(p);
@@ -41,18 +46,22 @@ final class ServeProcess implements AutoCloseable {
     }
     if (read == null || admin == null) {
       p.destroyForcibly();
-      throw new IOException("serve did not print its URLs (exit " + (p.isAlive() ? "-" : p.exitValue()) + ")");
+      throw new IOException(
+          "serve did not print its URLs (exit " + (p.isAlive() ? "-" : p.exitValue()) + ")");
     }
     // Keep draining stdout so the child never blocks on a full pipe.
-    Thread drain = new Thread(() -> {
-      try {
-        while (out.readLine() != null) {
-          // discard
-        }
-      } catch (IOException e) {
-        // the child is gone
-      }
-    }, "serve-stdout");
+    Thread drain =
+        new Thread(
+            () -> {
+              try {
+                while (out.readLine() != null) {
+                  // discard
+                }
+              } catch (IOException e) {
+                // the child is gone
+              }
+            },
+            "serve-stdout");
     drain.setDaemon(true);
     drain.start();
     return new ServeProcess(p, read, admin);

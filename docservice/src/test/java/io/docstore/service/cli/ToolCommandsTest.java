@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.docstore.index.IndexOptions;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.SyncPolicy;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.SegmentFileName;
 import java.io.ByteArrayOutputStream;
@@ -46,8 +46,14 @@ class ToolCommandsTest {
   private Path fillQueue() throws IOException {
     Path queueDir = data.resolve("queue");
     Random rnd = new Random(7);
-    try (DocQueue q = DocQueue.open(queueDir, QueueOptions.builder().blockSize(1024).segmentSize(8192)
-        .syncPolicy(SyncPolicy.NONE).build())) {
+    try (DocQueue q =
+        DocQueue.open(
+            queueDir,
+            QueueOptions.builder()
+                .blockSize(1024)
+                .segmentSize(8192)
+                .syncPolicy(SyncPolicy.NONE)
+                .build())) {
       for (int i = 0; i < 200; i++) {
         byte[] body = new byte[rnd.nextInt(300)];
         rnd.nextBytes(body);
@@ -77,7 +83,8 @@ class ToolCommandsTest {
 
     Path sealed = segments(queueDir).get(0);
     long offset = Files.size(sealed) / 2;
-    try (FileChannel ch = FileChannel.open(sealed, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(sealed, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(1);
       ch.read(b, offset);
       b.put(0, (byte) (b.get(0) ^ 0x10));
@@ -99,7 +106,8 @@ class ToolCommandsTest {
 
   private Path fillIndex() throws IOException {
     Path indexDir = data.resolve("index");
-    try (LsmIndex index = LsmIndex.open(indexDir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
+    try (LsmIndex index =
+        LsmIndex.open(indexDir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
       for (long id = 0; id < 5_000; id++) {
         index.put(id * 7, id);
       }
@@ -115,13 +123,18 @@ class ToolCommandsTest {
     Run ok = run("verify", data.toString());
     assertThat(ok.exit()).as(ok.out()).isZero();
 
-    Path table = files(indexDir).stream().filter(p -> p.toString().endsWith(".idx")).findFirst().orElseThrow();
+    Path table =
+        files(indexDir).stream()
+            .filter(p -> p.toString().endsWith(".idx"))
+            .findFirst()
+            .orElseThrow();
     Run dump = run("dump", table.toString(), "--max-entries", "3");
     assertThat(dump.exit()).as(dump.out()).isZero();
     assertThat(dump.out()).isNotBlank();
     assertThat(run("dump", indexDir.resolve("MANIFEST").toString()).out()).contains("manifest");
 
-    try (FileChannel ch = FileChannel.open(table, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(table, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(1);
       ch.read(b, 5000);
       b.put(0, (byte) (b.get(0) ^ 0x01));
@@ -135,7 +148,8 @@ class ToolCommandsTest {
   @Test
   void dumpAndVerifyReadTheSmallStateFiles() throws IOException {
     fillQueue();
-    io.docstore.service.store.IndexCheckpoint.publish(io.docstore.io.FileSystem.real(), data, 42, 1_700_000_000_000L);
+    io.docstore.service.store.IndexCheckpoint.publish(
+        io.docstore.io.FileSystem.real(), data, 42, 1_700_000_000_000L);
     Run dump = run("dump", data.resolve("index.checkpoint").toString());
     assertThat(dump.exit()).as(dump.out()).isZero();
     assertThat(dump.out()).contains("indexed through sequence 42");
@@ -150,7 +164,8 @@ class ToolCommandsTest {
   @Test
   void dumpAndVerifyReadTheCacheEpoch() throws IOException {
     fillQueue();
-    io.docstore.service.cache.CacheEpoch epoch = io.docstore.service.cache.CacheEpoch.open(io.docstore.io.FileSystem.real(), data);
+    io.docstore.service.cache.CacheEpoch epoch =
+        io.docstore.service.cache.CacheEpoch.open(io.docstore.io.FileSystem.real(), data);
     epoch.renew();
     epoch.renew();
     Run dump = run("dump", data.resolve("cache.epoch").toString());
@@ -176,7 +191,9 @@ class ToolCommandsTest {
     Files.write(data.resolve("inbox.point"), bytes);
     Run dump = run("dump", data.resolve("inbox.point").toString());
     assertThat(dump.exit()).as(dump.out()).isZero();
-    assertThat(dump.out()).contains("inode 1234567").contains("applied before byte 65536")
+    assertThat(dump.out())
+        .contains("inode 1234567")
+        .contains("applied before byte 65536")
         .contains("at or below sequence 5120");
     assertThat(run("verify", data.toString()).exit()).isZero();
 

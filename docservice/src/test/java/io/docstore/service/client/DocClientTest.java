@@ -158,7 +158,8 @@ class DocClientTest {
             .build();
     clients.add(c);
     long start = System.nanoTime();
-    assertThatThrownBy(() -> c.get(1)).isInstanceOf(DocClientException.class)
+    assertThatThrownBy(() -> c.get(1))
+        .isInstanceOf(DocClientException.class)
         .hasMessageContaining("no free slot on a connected server");
     assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(2));
   }
@@ -177,19 +178,21 @@ class DocClientTest {
       List<Future<?>> readers = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
         int seed = t;
-        readers.add(pool.submit(() -> {
-          long id = seed;
-          while (!stop.get()) {
-            id = (id * 31 + 7) % 1000;
-            long[] ids = {id, (id + 1) % 1000, (id + 2) % 1000};
-            Document[] docs = c.getAll(ids);
-            for (int i = 0; i < ids.length; i++) {
-              assertSame(docs[i], source.doc(ids[i]));
-            }
-            reads.incrementAndGet();
-          }
-          return null;
-        }));
+        readers.add(
+            pool.submit(
+                () -> {
+                  long id = seed;
+                  while (!stop.get()) {
+                    id = (id * 31 + 7) % 1000;
+                    long[] ids = {id, (id + 1) % 1000, (id + 2) % 1000};
+                    Document[] docs = c.getAll(ids);
+                    for (int i = 0; i < ids.length; i++) {
+                      assertSame(docs[i], source.doc(ids[i]));
+                    }
+                    reads.incrementAndGet();
+                  }
+                  return null;
+                }));
       }
       awaitReads(reads, 300);
       b.close();
@@ -234,19 +237,21 @@ class DocClientTest {
       List<Future<?>> readers = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
         int seed = t;
-        readers.add(pool.submit(() -> {
-          long id = seed;
-          while (!stop.get()) {
-            id = (id * 31 + 7) % 1000;
-            long[] ids = {id, (id + 500) % 1000};
-            Document[] docs = c.getAll(ids);
-            for (int i = 0; i < ids.length; i++) {
-              assertSame(docs[i], expected.doc(ids[i]));
-            }
-            reads.incrementAndGet();
-          }
-          return null;
-        }));
+        readers.add(
+            pool.submit(
+                () -> {
+                  long id = seed;
+                  while (!stop.get()) {
+                    id = (id * 31 + 7) % 1000;
+                    long[] ids = {id, (id + 500) % 1000};
+                    Document[] docs = c.getAll(ids);
+                    for (int i = 0; i < ids.length; i++) {
+                      assertSame(docs[i], expected.doc(ids[i]));
+                    }
+                    reads.incrementAndGet();
+                  }
+                  return null;
+                }));
       }
       awaitReads(reads, 500);
       TestSupport.kill9(children.get(0));
@@ -272,15 +277,17 @@ class DocClientTest {
       // Log lines printed before the port.
     }
     assertThat(line).as("child server printed its port").isNotNull();
-    Thread drain = new Thread(() -> {
-      try {
-        while (out.readLine() != null) {
-          // Discard.
-        }
-      } catch (IOException closed) {
-        // The child is gone.
-      }
-    });
+    Thread drain =
+        new Thread(
+            () -> {
+              try {
+                while (out.readLine() != null) {
+                  // Discard.
+                }
+              } catch (IOException closed) {
+                // The child is gone.
+              }
+            });
     drain.setDaemon(true);
     drain.start();
     return Integer.parseInt(line.substring(5));
@@ -301,27 +308,35 @@ class DocClientTest {
     TestSource slow = new TestSource().fill(100);
     java.util.concurrent.CountDownLatch release = slow.blockAll();
     TestSource fast = new TestSource().fill(100);
-    DocClient c = client(
-        DocClient.builder().slotsPerServer(2).requestTimeout(Duration.ofSeconds(60)),
-        serve(slow), serve(fast));
+    DocClient c =
+        client(
+            DocClient.builder().slotsPerServer(2).requestTimeout(Duration.ofSeconds(60)),
+            serve(slow),
+            serve(fast));
     ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
       List<Future<?>> futures = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
-        futures.add(pool.submit(() -> {
-          for (int i = 0; i < 100; i++) {
-            assertThat(c.get(i % 100).body()).isEqualTo(fast.doc(i % 100).body());
-          }
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 100; i++) {
+                    assertThat(c.get(i % 100).body()).isEqualTo(fast.doc(i % 100).body());
+                  }
+                  return null;
+                }));
       }
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (fast.calls() < 190) {
-        assertThat(System.nanoTime()).as("fast server progress: %d", fast.calls()).isLessThan(deadline);
+        assertThat(System.nanoTime())
+            .as("fast server progress: %d", fast.calls())
+            .isLessThan(deadline);
         Thread.onSpinWait();
       }
       System.out.printf("slow server: %d requests, fast server: %d%n", slow.calls(), fast.calls());
-      assertThat(slow.calls()).as("the hung server got only its own slots' worth").isLessThanOrEqualTo(2);
+      assertThat(slow.calls())
+          .as("the hung server got only its own slots' worth")
+          .isLessThanOrEqualTo(2);
       release.countDown();
       for (Future<?> f : futures) {
         f.get(60, TimeUnit.SECONDS);
@@ -338,7 +353,10 @@ class DocClientTest {
     TestSource replica = new TestSource().put(7, 5, 10);
     TestSource primary = new TestSource().put(7, 9, 10);
     DocClient c =
-        client(DocClient.builder().requestTimeout(Duration.ofMillis(500)), serve(replica), serve(primary));
+        client(
+            DocClient.builder().requestTimeout(Duration.ofMillis(500)),
+            serve(replica),
+            serve(primary));
     for (int i = 0; i < 20; i++) {
       assertThat(c.getAtLeast(7, 9).sequence()).isEqualTo(9);
       assertThat(c.getAtLeast(7, 5).sequence()).isIn(5L, 9L);

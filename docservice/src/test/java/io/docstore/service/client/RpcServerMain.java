@@ -21,7 +21,8 @@ public final class RpcServerMain {
         .setLevel(ch.qos.logback.classic.Level.WARN);
     TestSource source = new TestSource().fill(Integer.parseInt(args[0]));
     RpcServer server =
-        new RpcServer(source, RpcServer.Options.builder().port(0).build(), new SimpleMeterRegistry());
+        new RpcServer(
+            source, RpcServer.Options.builder().port(0).build(), new SimpleMeterRegistry());
     server.start();
     System.out.println("PORT " + server.port());
     System.out.flush();

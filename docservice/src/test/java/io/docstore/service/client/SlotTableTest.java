@@ -29,7 +29,9 @@ class SlotTableTest {
   @Test
   void acquireOnTakesOnlyThatServersSlotsAndFailsAtOnceWhenItIsDown() throws Exception {
     SlotTable t = new SlotTable(3, 2);
-    assertThat(t.acquireOn(2, TimeUnit.SECONDS.toNanos(5))).as("server 2 down: no wait").isEqualTo(-1);
+    assertThat(t.acquireOn(2, TimeUnit.SECONDS.toNanos(5)))
+        .as("server 2 down: no wait")
+        .isEqualTo(-1);
     for (int s = 0; s < 3; s++) {
       t.setUp(s, true);
     }
@@ -37,13 +39,15 @@ class SlotTableTest {
     assertThat(t.acquireOn(2, NO_WAIT)).isEqualTo(5);
     assertThat(t.acquireOn(2, NO_WAIT)).as("server 2 full").isEqualTo(-1);
     assertThat(t.acquire(-1, NO_WAIT)).as("other servers' slots stay free").isEqualTo(0);
-    CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(() -> {
-      try {
-        return t.acquireOn(2, TimeUnit.SECONDS.toNanos(10));
-      } catch (InterruptedException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<Integer> waiter =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return t.acquireOn(2, TimeUnit.SECONDS.toNanos(10));
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            });
     t.release(5);
     assertThat(waiter.get(10, TimeUnit.SECONDS)).isEqualTo(5);
   }

@@ -25,33 +25,45 @@ class DocstoreConfigTest {
   }
 
   private static final long MIB = 1L << 20;
+
   /** A big box whose JVM has direct memory to spare: auto gives the caps. */
   private static final MemoryLimit BIG = new MemoryLimit(24L << 30, "RAM", 4L << 30, 4L << 30);
+
   /** A 512 MiB container, the JVM's default limits (a quarter of it each). */
-  private static final MemoryLimit SMALL = new MemoryLimit(512 * MIB, "cgroup v2 limit", 128 * MIB, 128 * MIB);
+  private static final MemoryLimit SMALL =
+      new MemoryLimit(512 * MIB, "cgroup v2 limit", 128 * MIB, 128 * MIB);
 
   @Test
   void cachesThatDoNotFitTheJvmsDirectMemoryStopTheStartWithTheKeys() {
     DocstoreConfig c = DocstoreConfig.load(null, Map.of(), BIG);
-    assertThatThrownBy(() -> c.requireCachesFit(512L << 20, false)).isInstanceOf(ConfigError.class)
-        .hasMessageContaining("docstore.index.page-cache").hasMessageContaining("index.bloom-memory 64 MiB (auto)")
-        .hasMessageContaining("cache.bytes 256 MiB").hasMessageContaining("need 576 MiB")
+    assertThatThrownBy(() -> c.requireCachesFit(512L << 20, false))
+        .isInstanceOf(ConfigError.class)
+        .hasMessageContaining("docstore.index.page-cache")
+        .hasMessageContaining("index.bloom-memory 64 MiB (auto)")
+        .hasMessageContaining("cache.bytes 256 MiB")
+        .hasMessageContaining("need 576 MiB")
         .hasMessageContaining("MaxDirectMemorySize");
     c.requireCachesFit(1L << 30, false);
-    DocstoreConfig small = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "32M",
-        "docstore.cache.bytes", "64M"), BIG);
+    DocstoreConfig small =
+        DocstoreConfig.load(
+            null, Map.of("docstore.index.page-cache", "32M", "docstore.cache.bytes", "64M"), BIG);
     small.requireCachesFit(512L << 20, false);
     // With memcached the document cache is not in process, except on a replica.
-    DocstoreConfig memcached = DocstoreConfig.load(null, Map.of("docstore.cache.memcached.servers",
-        java.util.List.of("127.0.0.1:11211")), BIG);
+    DocstoreConfig memcached =
+        DocstoreConfig.load(
+            null,
+            Map.of("docstore.cache.memcached.servers", java.util.List.of("127.0.0.1:11211")),
+            BIG);
     memcached.requireCachesFit(512L << 20, false);
-    assertThatThrownBy(() -> memcached.requireCachesFit(512L << 20, true)).hasMessageContaining("cache.bytes 256 MiB");
+    assertThatThrownBy(() -> memcached.requireCachesFit(512L << 20, true))
+        .hasMessageContaining("cache.bytes 256 MiB");
     assertThat(MemoryLimit.detect().maxDirectBytes()).isPositive();
   }
 
   @Test
   void autoSizesFollowTheBoxAsInTheBudgetTable() {
-    for (MemoryLimit box : new MemoryLimit[] {SMALL, BIG, new MemoryLimit(1L << 30, "RAM", 256 * MIB, 256 * MIB)}) {
+    for (MemoryLimit box :
+        new MemoryLimit[] {SMALL, BIG, new MemoryLimit(1L << 30, "RAM", 256 * MIB, 256 * MIB)}) {
       DocstoreConfig c = DocstoreConfig.load(null, Map.of(), box);
       MemoryBudgets table = MemoryBudgets.of(box);
       assertThat(c.indexPageCacheBytes()).as(box.describe()).isEqualTo(table.pageCacheBytes());
@@ -63,38 +75,83 @@ class DocstoreConfigTest {
       c.requireCachesFit(box.maxDirectBytes(), true);
     }
     DocstoreConfig small = DocstoreConfig.load(null, Map.of(), SMALL);
-    assertThat(new long[] {small.indexPageCacheBytes(), small.bloomMemoryBytes(), small.indexMemtableBytes(),
-        small.cacheBytes()}).containsExactly(64 * MIB, 16 * MIB, 16 * MIB, 16 * MIB);
+    assertThat(
+            new long[] {
+              small.indexPageCacheBytes(),
+              small.bloomMemoryBytes(),
+              small.indexMemtableBytes(),
+              small.cacheBytes()
+            })
+        .containsExactly(64 * MIB, 16 * MIB, 16 * MIB, 16 * MIB);
     DocstoreConfig big = DocstoreConfig.load(null, Map.of(), BIG);
-    assertThat(new long[] {big.indexPageCacheBytes(), big.bloomMemoryBytes(), big.indexMemtableBytes(),
-        big.cacheBytes()}).containsExactly(256 * MIB, 64 * MIB, 64 * MIB, 256 * MIB);
-    assertThat(small.memorySummary(false)).isEqualTo("memory: cgroup v2 limit 512 MiB, JVM heap 128 MiB, "
-        + "direct memory 128 MiB; index.page-cache 64 MiB (auto), index.bloom-memory 16 MiB (auto), "
-        + "index.memtable 16 MiB (auto), cache.bytes 16 MiB (auto)");
+    assertThat(
+            new long[] {
+              big.indexPageCacheBytes(),
+              big.bloomMemoryBytes(),
+              big.indexMemtableBytes(),
+              big.cacheBytes()
+            })
+        .containsExactly(256 * MIB, 64 * MIB, 64 * MIB, 256 * MIB);
+    assertThat(small.memorySummary(false))
+        .isEqualTo(
+            "memory: cgroup v2 limit 512 MiB, JVM heap 128 MiB, "
+                + "direct memory 128 MiB; index.page-cache 64 MiB (auto), index.bloom-memory 16 MiB (auto), "
+                + "index.memtable 16 MiB (auto), cache.bytes 16 MiB (auto)");
   }
 
   @Test
   void explicitSizesOverrideAutoAndLeaveItLessRoom() throws IOException {
-    Path f = file("docstore { index { page-cache = 32M, memtable = 1M }, cache.bytes = 0, queue.block-cache = 8M }");
+    Path f =
+        file(
+            "docstore { index { page-cache = 32M, memtable = 1M }, cache.bytes = 0, queue.block-cache = 8M }");
     DocstoreConfig c = DocstoreConfig.load(f, Map.of(), SMALL);
     assertThat(c.indexPageCacheBytes()).isEqualTo(32 * MIB);
     assertThat(c.indexMemtableBytes()).isEqualTo(1 * MIB);
     assertThat(c.cacheBytes()).as("0 still means no in-process cache").isZero();
     assertThat(c.bloomMemoryBytes()).isEqualTo(16 * MIB);
-    assertThat(c.memorySummary(false)).contains("index.page-cache 32 MiB, ", "index.bloom-memory 16 MiB (auto)",
-        "index.memtable 1 MiB, ", "cache.bytes 0");
-    // Room for the autos: 96 MiB (3/4 of 128) less 32 set for pages and 8 for blocks: bloom, then documents.
-    c = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "32M", "docstore.queue.block-cache", "8M"), SMALL);
+    assertThat(c.memorySummary(false))
+        .contains(
+            "index.page-cache 32 MiB, ",
+            "index.bloom-memory 16 MiB (auto)",
+            "index.memtable 1 MiB, ",
+            "cache.bytes 0");
+    // Room for the autos: 96 MiB (3/4 of 128) less 32 set for pages and 8 for blocks: bloom, then
+    // documents.
+    c =
+        DocstoreConfig.load(
+            null,
+            Map.of("docstore.index.page-cache", "32M", "docstore.queue.block-cache", "8M"),
+            SMALL);
     assertThat(c.bloomMemoryBytes()).isEqualTo(16 * MIB);
     assertThat(c.cacheBytes()).isEqualTo(40 * MIB);
     c.requireCachesFit(SMALL.maxDirectBytes(), true);
     // Every size set: exactly as before, whatever the box.
-    c = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "256M", "docstore.index.bloom-memory", "64M",
-        "docstore.index.memtable", "64M", "docstore.cache.bytes", "256M"), SMALL);
-    assertThat(new long[] {c.indexPageCacheBytes(), c.bloomMemoryBytes(), c.indexMemtableBytes(), c.cacheBytes()})
+    c =
+        DocstoreConfig.load(
+            null,
+            Map.of(
+                "docstore.index.page-cache",
+                "256M",
+                "docstore.index.bloom-memory",
+                "64M",
+                "docstore.index.memtable",
+                "64M",
+                "docstore.cache.bytes",
+                "256M"),
+            SMALL);
+    assertThat(
+            new long[] {
+              c.indexPageCacheBytes(), c.bloomMemoryBytes(), c.indexMemtableBytes(), c.cacheBytes()
+            })
         .containsExactly(256 * MIB, 64 * MIB, 64 * MIB, 256 * MIB);
-    assertThat(DocstoreConfig.load(null, Map.of("docstore.cache.memcached.servers",
-        java.util.List.of("127.0.0.1:11211")), SMALL).memorySummary(false)).endsWith("cache.bytes not used (memcached)");
+    assertThat(
+            DocstoreConfig.load(
+                    null,
+                    Map.of(
+                        "docstore.cache.memcached.servers", java.util.List.of("127.0.0.1:11211")),
+                    SMALL)
+                .memorySummary(false))
+        .endsWith("cache.bytes not used (memcached)");
   }
 
   @Test
@@ -118,8 +175,16 @@ class DocstoreConfigTest {
 
   @Test
   void primaryAndReplicaShareTheIndexOptions() {
-    DocstoreConfig c = DocstoreConfig.load(null, Map.of("docstore.index.page-cache", "8M", "docstore.index.bloom-memory", "1M",
-        "docstore.index.mapped-reads", "false"));
+    DocstoreConfig c =
+        DocstoreConfig.load(
+            null,
+            Map.of(
+                "docstore.index.page-cache",
+                "8M",
+                "docstore.index.bloom-memory",
+                "1M",
+                "docstore.index.mapped-reads",
+                "false"));
     io.docstore.index.IndexOptions o = io.docstore.service.Service.indexOptions(c).build();
     assertThat(o.pageCacheBytes()).isEqualTo(8L << 20);
     assertThat(o.mappedReads()).isFalse();
@@ -131,7 +196,9 @@ class DocstoreConfigTest {
 
   @Test
   void fileThenOverridesWin() throws IOException {
-    Path f = file("docstore { sync = \"interval:20\", http.read.port = 9000, cache.memcached.servers = [\"127.0.0.1:11311\"] }");
+    Path f =
+        file(
+            "docstore { sync = \"interval:20\", http.read.port = 9000, cache.memcached.servers = [\"127.0.0.1:11311\"] }");
     DocstoreConfig c = DocstoreConfig.load(f, Map.of("docstore.http.read.port", 9001));
     assertThat(c.sync()).isEqualTo(SyncPolicy.interval(20));
     assertThat(c.readAddress().getPort()).isEqualTo(9001);
@@ -144,7 +211,8 @@ class DocstoreConfigTest {
     Path f = file("docstore.index.checkpoint-interval = 2s");
     System.setProperty("docstore.index.checkpoint-interval", "3s");
     try {
-      assertThat(DocstoreConfig.load(f, Map.of()).checkpointInterval()).isEqualTo(Duration.ofSeconds(3));
+      assertThat(DocstoreConfig.load(f, Map.of()).checkpointInterval())
+          .isEqualTo(Duration.ofSeconds(3));
     } finally {
       System.clearProperty("docstore.index.checkpoint-interval");
     }
@@ -154,36 +222,50 @@ class DocstoreConfigTest {
   void unknownKeysAreRejectedByName() throws IOException {
     Path f = file("docstore.http.raed.port = 1");
     assertThatThrownBy(() -> DocstoreConfig.load(f, Map.of()))
-        .isInstanceOf(ConfigError.class).hasMessageContaining("docstore.http.raed.port").hasMessageContaining("unknown key");
+        .isInstanceOf(ConfigError.class)
+        .hasMessageContaining("docstore.http.raed.port")
+        .hasMessageContaining("unknown key");
   }
 
   @Test
   void badValuesNameTheKeyAndReason() throws IOException {
     String[][] cases = {
-        {"docstore.http.read.port = 70000", "docstore.http.read.port", "between 0 and 65535"},
-        {"docstore.sync = sometimes", "docstore.sync", "unknown sync policy"},
-        {"docstore.queue.block-size = lots", "docstore.queue.block-size", ""},
-        {"docstore.index.bloom-false-positive-rate = 1.5", "docstore.index.bloom-false-positive-rate", "strictly between"},
-        {"docstore.http.idle-timeout = 0s", "docstore.http.idle-timeout", "positive"},
-        {"docstore.cache.memcached.servers = [\"nohostport\"]", "docstore.cache.memcached.servers", "host:port"},
-        {"docstore.http.admin.host = \"0.0.0.0\"", "docstore.http.admin.token", "loopback"},
-        {"docstore.http.max-request-line = 1K", "docstore.http.max-request-line", "multi-get"},
-        {"docstore.data-dir = \"\"", "docstore.data-dir", "empty"},
-        {"docstore.queue.bytes-per-sync = -1", "docstore.queue.bytes-per-sync", ""},
-        {"docstore.index.page-cache = sometimes", "docstore.index.page-cache", ""},
-        {"docstore.cache.bytes = 1K", "docstore.cache.bytes", "or auto"},
+      {"docstore.http.read.port = 70000", "docstore.http.read.port", "between 0 and 65535"},
+      {"docstore.sync = sometimes", "docstore.sync", "unknown sync policy"},
+      {"docstore.queue.block-size = lots", "docstore.queue.block-size", ""},
+      {
+        "docstore.index.bloom-false-positive-rate = 1.5",
+        "docstore.index.bloom-false-positive-rate",
+        "strictly between"
+      },
+      {"docstore.http.idle-timeout = 0s", "docstore.http.idle-timeout", "positive"},
+      {
+        "docstore.cache.memcached.servers = [\"nohostport\"]",
+        "docstore.cache.memcached.servers",
+        "host:port"
+      },
+      {"docstore.http.admin.host = \"0.0.0.0\"", "docstore.http.admin.token", "loopback"},
+      {"docstore.http.max-request-line = 1K", "docstore.http.max-request-line", "multi-get"},
+      {"docstore.data-dir = \"\"", "docstore.data-dir", "empty"},
+      {"docstore.queue.bytes-per-sync = -1", "docstore.queue.bytes-per-sync", ""},
+      {"docstore.index.page-cache = sometimes", "docstore.index.page-cache", ""},
+      {"docstore.cache.bytes = 1K", "docstore.cache.bytes", "or auto"},
     };
     for (String[] c : cases) {
       Path f = file(c[0]);
-      assertThatThrownBy(() -> DocstoreConfig.load(f, Map.of())).as(c[0])
-          .isInstanceOf(ConfigError.class).hasMessageContaining(c[1]).hasMessageContaining(c[2]);
+      assertThatThrownBy(() -> DocstoreConfig.load(f, Map.of()))
+          .as(c[0])
+          .isInstanceOf(ConfigError.class)
+          .hasMessageContaining(c[1])
+          .hasMessageContaining(c[2]);
     }
   }
 
   @Test
   void missingConfigFileFailsFast() {
     assertThatThrownBy(() -> DocstoreConfig.load(dir.resolve("nope.conf"), Map.of()))
-        .isInstanceOf(ConfigError.class).hasMessageContaining("does not exist");
+        .isInstanceOf(ConfigError.class)
+        .hasMessageContaining("does not exist");
   }
 
   @Test

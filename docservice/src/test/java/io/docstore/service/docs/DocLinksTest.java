@@ -12,10 +12,15 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** Every relative link in the README and under docs/ names a file or directory the repository holds. */
+/**
+ * Every relative link in the README and under docs/ names a file or directory the repository holds.
+ */
 class DocLinksTest {
 
-  /** A markdown link's target: {@code [text](target)}, up to a space, a closing parenthesis or an anchor. */
+  /**
+   * A markdown link's target: {@code [text](target)}, up to a space, a closing parenthesis or an
+   * anchor.
+   */
   private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s#]*)(#[^)\\s]*)?\\)");
 
   @Test

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 class HttpApiTest {
 
   /** A pooled allocator, as the channel passes one. */
-  private static final io.netty.buffer.ByteBufAllocator ALLOC = io.netty.buffer.PooledByteBufAllocator.DEFAULT;
+  private static final io.netty.buffer.ByteBufAllocator ALLOC =
+      io.netty.buffer.PooledByteBufAllocator.DEFAULT;
 
   @TempDir Path dir;
   ServiceFixture s;
@@ -57,18 +58,28 @@ class HttpApiTest {
     assertThat(get.headers().firstValue("content-type")).hasValue("application/json");
     assertThat(get.headers().firstValue("etag")).hasValue("\"" + seq + "\"");
 
-    HttpResponse<String> notModified = s.send(HttpRequest.newBuilder(s.read("/docs/42"))
-        .header("If-None-Match", "\"" + seq + "\"").build());
+    HttpResponse<String> notModified =
+        s.send(
+            HttpRequest.newBuilder(s.read("/docs/42"))
+                .header("If-None-Match", "\"" + seq + "\"")
+                .build());
     assertThat(notModified.statusCode()).isEqualTo(304);
     assertThat(notModified.body()).isEmpty();
 
     assertThat(s.put(42, "{}").statusCode()).isEqualTo(200);
-    HttpResponse<String> stale = s.send(HttpRequest.newBuilder(s.read("/docs/42"))
-        .header("If-None-Match", "W/\"" + seq + "\", \"0\"").build());
+    HttpResponse<String> stale =
+        s.send(
+            HttpRequest.newBuilder(s.read("/docs/42"))
+                .header("If-None-Match", "W/\"" + seq + "\", \"0\"")
+                .build());
     assertThat(stale.statusCode()).isEqualTo(200);
     assertThat(stale.body()).isEqualTo("{}");
 
-    HttpResponse<String> head = s.send(HttpRequest.newBuilder(s.read("/docs/42")).method("HEAD", HttpRequest.BodyPublishers.noBody()).build());
+    HttpResponse<String> head =
+        s.send(
+            HttpRequest.newBuilder(s.read("/docs/42"))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                .build());
     assertThat(head.statusCode()).isEqualTo(200);
     assertThat(head.body()).isEmpty();
     assertThat(head.headers().firstValue("content-length")).hasValue("2");
@@ -92,13 +103,15 @@ class HttpApiTest {
     s.put(3, "{\"three\":3}");
     HttpResponse<String> r = s.get("/docs?ids=1,2,3,1,2");
     assertThat(r.statusCode()).isEqualTo(200);
-    assertThat(r.body()).isEqualTo("{\"found\":{\"1\":{\"one\":1},\"3\":{\"three\":3}},\"missing\":[2]}");
+    assertThat(r.body())
+        .isEqualTo("{\"found\":{\"1\":{\"one\":1},\"3\":{\"three\":3}},\"missing\":[2]}");
     assertThat(s.get("/docs?ids=5").body()).isEqualTo("{\"found\":{},\"missing\":[5]}");
   }
 
   @Test
   void multiGetLimits() throws Exception {
-    String thousand = LongStream.range(0, 1000).mapToObj(Long::toString).collect(Collectors.joining(","));
+    String thousand =
+        LongStream.range(0, 1000).mapToObj(Long::toString).collect(Collectors.joining(","));
     assertThat(s.get("/docs?ids=" + thousand).statusCode()).isEqualTo(200);
     assertThat(s.get("/docs?ids=" + thousand + ",1,2,3").statusCode()).isEqualTo(200);
     HttpResponse<String> tooMany = s.get("/docs?ids=" + thousand + ",1000");
@@ -111,7 +124,18 @@ class HttpApiTest {
 
   @Test
   void malformedIdsAre400() throws Exception {
-    for (String id : new String[] {"abc", "-1", "%2D1", "1.5", "+1", "9223372036854775808", "99999999999999999999999", "1%00", "0x10"}) {
+    for (String id :
+        new String[] {
+          "abc",
+          "-1",
+          "%2D1",
+          "1.5",
+          "+1",
+          "9223372036854775808",
+          "99999999999999999999999",
+          "1%00",
+          "0x10"
+        }) {
       HttpResponse<String> r = s.get("/docs/" + id);
       assertThat(r.statusCode()).as(id).isEqualTo(400);
       assertThat(r.body()).as(id).contains("error");
@@ -123,21 +147,34 @@ class HttpApiTest {
   void unknownPathsAre404AndWritesOnTheReadPortAre405() throws Exception {
     assertThat(s.get("/").statusCode()).isEqualTo(404);
     assertThat(s.get("/etc/passwd").statusCode()).isEqualTo(404);
-    HttpResponse<String> put = s.send(HttpRequest.newBuilder(s.read("/docs/1")).PUT(HttpRequest.BodyPublishers.ofString("{}")).build());
+    HttpResponse<String> put =
+        s.send(
+            HttpRequest.newBuilder(s.read("/docs/1"))
+                .PUT(HttpRequest.BodyPublishers.ofString("{}"))
+                .build());
     assertThat(put.statusCode()).isEqualTo(405);
     assertThat(put.headers().firstValue("allow")).hasValue("GET, HEAD");
     HttpResponse<String> del = s.send(HttpRequest.newBuilder(s.read("/docs/1")).DELETE().build());
     assertThat(del.statusCode()).isEqualTo(405);
-    HttpResponse<String> bulk = s.send(HttpRequest.newBuilder(s.read("/docs/_bulk")).POST(HttpRequest.BodyPublishers.ofString("{}")).build());
+    HttpResponse<String> bulk =
+        s.send(
+            HttpRequest.newBuilder(s.read("/docs/_bulk"))
+                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                .build());
     assertThat(bulk.statusCode()).isIn(400, 405);
     assertThat(s.service.store().lastSequence()).isZero();
-    HttpResponse<String> adminPost = s.send(HttpRequest.newBuilder(s.admin("/docs/1")).POST(HttpRequest.BodyPublishers.ofString("{}")).build());
+    HttpResponse<String> adminPost =
+        s.send(
+            HttpRequest.newBuilder(s.admin("/docs/1"))
+                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                .build());
     assertThat(adminPost.statusCode()).isEqualTo(405);
   }
 
   @Test
   void invalidDocumentsAre400AndOversizedAre413() throws Exception {
-    for (String bad : new String[] {"", "{", "[1,2]", "\"str\"", "{\"a\":1} trailing", "{\"a\":}", "nul"}) {
+    for (String bad :
+        new String[] {"", "{", "[1,2]", "\"str\"", "{\"a\":1} trailing", "{\"a\":}", "nul"}) {
       HttpResponse<String> r = s.put(1, bad);
       assertThat(r.statusCode()).as(bad).isEqualTo(400);
       assertThat(r.body()).as(bad).contains("error");
@@ -151,18 +188,25 @@ class HttpApiTest {
 
   @Test
   void bulkReportsEveryLineAndAppliesTheValidOnes() throws Exception {
-    String body = String.join("\n",
-        "{\"id\":1,\"doc\":{\"a\":1}}",
-        "{\"id\":2,\"doc\":{\"b\":[1,2,{\"c\":null}]},\"ignored\":true}",
-        "not json",
-        "{\"id\":-3,\"doc\":{}}",
-        "{\"id\":99999999999999999999,\"doc\":{}}",
-        "{\"id\":\"4\",\"doc\":{}}",
-        "",
-        "{\"id\":1,\"op\":\"delete\"}",
-        "{\"doc\":{}}",
-        "{\"id\":5,\"doc\":[]}") + "\n";
-    HttpResponse<String> r = s.send(HttpRequest.newBuilder(s.admin("/docs/_bulk")).POST(HttpRequest.BodyPublishers.ofString(body)).build());
+    String body =
+        String.join(
+                "\n",
+                "{\"id\":1,\"doc\":{\"a\":1}}",
+                "{\"id\":2,\"doc\":{\"b\":[1,2,{\"c\":null}]},\"ignored\":true}",
+                "not json",
+                "{\"id\":-3,\"doc\":{}}",
+                "{\"id\":99999999999999999999,\"doc\":{}}",
+                "{\"id\":\"4\",\"doc\":{}}",
+                "",
+                "{\"id\":1,\"op\":\"delete\"}",
+                "{\"doc\":{}}",
+                "{\"id\":5,\"doc\":[]}")
+            + "\n";
+    HttpResponse<String> r =
+        s.send(
+            HttpRequest.newBuilder(s.admin("/docs/_bulk"))
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build());
     assertThat(r.statusCode()).isEqualTo(200);
     String[] lines = r.body().split("\n");
     assertThat(lines).hasSize(9);
@@ -180,32 +224,44 @@ class HttpApiTest {
     assertThat(s.service.store().lastSequence()).isEqualTo(3);
   }
 
-  /** A multi-get whose documents add up to more than the response cap is refused, with the reason; smaller ones pass. */
+  /**
+   * A multi-get whose documents add up to more than the response cap is refused, with the reason;
+   * smaller ones pass.
+   */
   @Test
   void aMultiGetOverTheResponseCapIs400() throws Exception {
     String pad = "x".repeat(3_000);
     for (int id = 0; id < 10; id++) {
-      assertThat(s.put(100 + id, "{\"n\":" + id + ",\"pad\":\"" + pad + "\"}").statusCode()).isEqualTo(200);
+      assertThat(s.put(100 + id, "{\"n\":" + id + ",\"pad\":\"" + pad + "\"}").statusCode())
+          .isEqualTo(200);
     }
     ReadRoutes routes = new ReadRoutes(s.service.store(), 100, 20_000);
-    FullHttpResponse six = routes.handle(request(HttpMethod.GET, "/docs?ids=100,101,102,103,104,105"));
+    FullHttpResponse six =
+        routes.handle(request(HttpMethod.GET, "/docs?ids=100,101,102,103,104,105"));
     try {
       assertThat(six.status().code()).isEqualTo(200);
-      assertThat(six.content().toString(StandardCharsets.UTF_8)).contains("\"105\":{\"n\":5,").endsWith("},\"missing\":[]}");
+      assertThat(six.content().toString(StandardCharsets.UTF_8))
+          .contains("\"105\":{\"n\":5,")
+          .endsWith("},\"missing\":[]}");
     } finally {
       six.release();
     }
-    FullHttpResponse ten = routes.handle(request(HttpMethod.GET, "/docs?ids=100,101,102,103,104,105,106,107,108,109,5"));
+    FullHttpResponse ten =
+        routes.handle(
+            request(HttpMethod.GET, "/docs?ids=100,101,102,103,104,105,106,107,108,109,5"));
     try {
       assertThat(ten.status().code()).isEqualTo(400);
-      assertThat(ten.content().toString(StandardCharsets.UTF_8)).contains("http.max-response-bytes").contains("fewer IDs");
+      assertThat(ten.content().toString(StandardCharsets.UTF_8))
+          .contains("http.max-response-bytes")
+          .contains("fewer IDs");
     } finally {
       ten.release();
     }
   }
 
   @Test
-  void cachedDocumentsAreAnsweredOnTheNetworkThreadAndMissesOnlyWhileReadsAreInMemory() throws Exception {
+  void cachedDocumentsAreAnsweredOnTheNetworkThreadAndMissesOnlyWhileReadsAreInMemory()
+      throws Exception {
     s.put(7, "{\"a\":7}");
     DocStore store = s.service.store();
     ReadRoutes routes = new ReadRoutes(store, 10);
@@ -214,8 +270,11 @@ class HttpApiTest {
     try {
       HttpResponse<String> viaWorker = s.get("/docs/7");
       assertThat(fast.status().code()).isEqualTo(200);
-      assertThat(fast.content().toString(StandardCharsets.UTF_8)).isEqualTo(viaWorker.body()).isEqualTo("{\"a\":7}");
-      assertThat(fast.headers().get(HttpHeaderNames.ETAG)).isEqualTo(viaWorker.headers().firstValue("etag").orElseThrow());
+      assertThat(fast.content().toString(StandardCharsets.UTF_8))
+          .isEqualTo(viaWorker.body())
+          .isEqualTo("{\"a\":7}");
+      assertThat(fast.headers().get(HttpHeaderNames.ETAG))
+          .isEqualTo(viaWorker.headers().firstValue("etag").orElseThrow());
     } finally {
       fast.release();
     }
@@ -226,29 +285,36 @@ class HttpApiTest {
     notModified.release();
     // Multi-gets, queries, bad IDs and other methods always go to a worker.
     for (String uri : new String[] {"/docs?ids=7", "/docs/7?x=1", "/docs/abc", "/nope"}) {
-      assertThat(routes.handleWithoutBlocking(request(HttpMethod.GET, uri), ALLOC)).as(uri).isNull();
+      assertThat(routes.handleWithoutBlocking(request(HttpMethod.GET, uri), ALLOC))
+          .as(uri)
+          .isNull();
     }
     assertThat(routes.handleWithoutBlocking(request(HttpMethod.POST, "/docs/7"), ALLOC)).isNull();
     // A miss is read on the network thread while the store's reads find their pages in memory (a
     // small store just written is), and goes to a worker when the source cannot say so.
     assertThat(store.readsInMemory()).isTrue();
-    FullHttpResponse absent = routes.handleWithoutBlocking(request(HttpMethod.GET, "/docs/8"), ALLOC);
+    FullHttpResponse absent =
+        routes.handleWithoutBlocking(request(HttpMethod.GET, "/docs/8"), ALLOC);
     assertThat(absent.status().code()).isEqualTo(404);
     absent.release();
-    ReadRoutes mayBlock = new ReadRoutes(new DocumentSource() {
-      @Override
-      public Document get(long id) throws java.io.IOException {
-        return store.get(id);
-      }
+    ReadRoutes mayBlock =
+        new ReadRoutes(
+            new DocumentSource() {
+              @Override
+              public Document get(long id) throws java.io.IOException {
+                return store.get(id);
+              }
 
-      @Override
-      public Document[] getAll(long[] ids) throws java.io.IOException {
-        return store.getAll(ids);
-      }
-    }, 10);
+              @Override
+              public Document[] getAll(long[] ids) throws java.io.IOException {
+                return store.getAll(ids);
+              }
+            },
+            10);
     assertThat(mayBlock.handleWithoutBlocking(request(HttpMethod.GET, "/docs/7"), ALLOC)).isNull();
     s.delete(7);
-    FullHttpResponse deleted = routes.handleWithoutBlocking(request(HttpMethod.GET, "/docs/7"), ALLOC);
+    FullHttpResponse deleted =
+        routes.handleWithoutBlocking(request(HttpMethod.GET, "/docs/7"), ALLOC);
     assertThat(deleted.status().code()).as("deleted").isEqualTo(404);
     deleted.release();
     assertThat(s.get("/docs/7").statusCode()).isEqualTo(404);
@@ -266,7 +332,9 @@ class HttpApiTest {
       Thread.sleep(50);
       body = s.adminGet("/metrics").body();
     }
-    assertThat(body).contains("jvm_gc_pause_seconds_count{").contains("quantile=\"0.99\"")
+    assertThat(body)
+        .contains("jvm_gc_pause_seconds_count{")
+        .contains("quantile=\"0.99\"")
         .contains("jvm_gc_pause_seconds_max{");
   }
 
@@ -274,7 +342,8 @@ class HttpApiTest {
   void opsEndpoints() throws Exception {
     s.put(1, "{\"discovered_at\":" + (System.currentTimeMillis() - 50) + "}");
     s.get("/docs/1");
-    // Meters must not hang on objects only they reference (Micrometer holds them weakly: NaN after a GC).
+    // Meters must not hang on objects only they reference (Micrometer holds them weakly: NaN after
+    // a GC).
     System.gc();
     HttpResponse<String> metrics = s.adminGet("/metrics");
     assertThat(metrics.statusCode()).isEqualTo(200);
@@ -300,10 +369,17 @@ class HttpApiTest {
     assertThat(s.adminGet("/readyz").statusCode()).isEqualTo(200);
     HttpResponse<String> stats = s.adminGet("/stats");
     assertThat(stats.statusCode()).isEqualTo(200);
-    assertThat(stats.body()).contains("\"lastSequence\":1").contains("\"queue\":{").contains("\"index\":{")
+    assertThat(stats.body())
+        .contains("\"lastSequence\":1")
+        .contains("\"queue\":{")
+        .contains("\"index\":{")
         .contains("\"cacheHitRatio\"");
     assertThat(s.adminGet("/nope").statusCode()).isEqualTo(404);
-    HttpResponse<String> postMetrics = s.send(HttpRequest.newBuilder(s.admin("/metrics")).POST(HttpRequest.BodyPublishers.noBody()).build());
+    HttpResponse<String> postMetrics =
+        s.send(
+            HttpRequest.newBuilder(s.admin("/metrics"))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build());
     assertThat(postMetrics.statusCode()).isEqualTo(405);
   }
 }

@@ -28,8 +28,16 @@ class HttpBadInputTest {
 
   @BeforeEach
   void start() throws Exception {
-    s = ServiceFixture.start(dir, Map.of("docstore.http.idle-timeout", "2s", "docstore.queue.max-body", "64K",
-        "docstore.bulk.max-body", "1M"));
+    s =
+        ServiceFixture.start(
+            dir,
+            Map.of(
+                "docstore.http.idle-timeout",
+                "2s",
+                "docstore.queue.max-body",
+                "64K",
+                "docstore.bulk.max-body",
+                "1M"));
     readPort = s.service.readPort();
     adminPort = s.service.adminPort();
     assertThat(s.put(1, "{\"doc\":1}").statusCode()).isEqualTo(200);
@@ -50,14 +58,21 @@ class HttpBadInputTest {
     try (RawHttp c = new RawHttp(port)) {
       c.write(request);
       RawHttp.Response r = c.read();
-      assertThat(c.closedByServer()).as("connection closed after %s", r == null ? "nothing" : r.status()).isTrue();
+      assertThat(c.closedByServer())
+          .as("connection closed after %s", r == null ? "nothing" : r.status())
+          .isTrue();
       return r;
     }
   }
 
   @Test
   void malformedRequestLinesAre400() throws Exception {
-    for (String bad : List.of("GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET /docs/1 FTP/1.0\r\n\r\n", "GET /docs/1\r\n\r\n")) {
+    for (String bad :
+        List.of(
+            "GARBAGE\r\n\r\n",
+            "GET\r\n\r\n",
+            "GET /docs/1 FTP/1.0\r\n\r\n",
+            "GET /docs/1\r\n\r\n")) {
       RawHttp.Response r = oneShot(readPort, bad);
       assertThat(r).as(bad).isNotNull();
       assertThat(r.status()).as(bad).isEqualTo(400);
@@ -68,8 +83,12 @@ class HttpBadInputTest {
 
   @Test
   void tooLongRequestLineIs414AndHundredThousandIdMultiGetToo() throws Exception {
-    assertThat(oneShot(readPort, "GET /docs/" + "1".repeat(40_000) + " HTTP/1.1\r\nHost: x\r\n\r\n").status()).isEqualTo(414);
-    String ids = LongStream.range(0, 100_000).mapToObj(Long::toString).collect(Collectors.joining(","));
+    assertThat(
+            oneShot(readPort, "GET /docs/" + "1".repeat(40_000) + " HTTP/1.1\r\nHost: x\r\n\r\n")
+                .status())
+        .isEqualTo(414);
+    String ids =
+        LongStream.range(0, 100_000).mapToObj(Long::toString).collect(Collectors.joining(","));
     RawHttp.Response r = oneShot(readPort, "GET /docs?ids=" + ids + " HTTP/1.1\r\nHost: x\r\n\r\n");
     assertThat(r.status()).isEqualTo(414);
     assertThat(r.body()).contains("request line too long");
@@ -78,7 +97,10 @@ class HttpBadInputTest {
 
   @Test
   void hugeHeadersAre431() throws Exception {
-    RawHttp.Response r = oneShot(readPort, "GET /docs/1 HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(20_000) + "\r\n\r\n");
+    RawHttp.Response r =
+        oneShot(
+            readPort,
+            "GET /docs/1 HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(20_000) + "\r\n\r\n");
     assertThat(r.status()).isEqualTo(431);
     stillServing();
   }
@@ -106,7 +128,10 @@ class HttpBadInputTest {
       r = c.read();
       assertThat(r.status()).isEqualTo(413);
     }
-    assertThat(oneShot(readPort, "GET /docs/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n").status()).isEqualTo(413);
+    assertThat(
+            oneShot(readPort, "GET /docs/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+                .status())
+        .isEqualTo(413);
     assertThat(s.service.store().lastSequence()).isEqualTo(1);
     stillServing();
   }
@@ -116,17 +141,22 @@ class HttpBadInputTest {
     s.put(2, "{\"doc\":2}");
     try (RawHttp c = new RawHttp(readPort)) {
       StringBuilder b = new StringBuilder();
-      for (String path : List.of("/docs/2", "/docs/404", "/docs/1", "/docs?ids=2,1,3", "/docs/x", "/docs/2")) {
+      for (String path :
+          List.of("/docs/2", "/docs/404", "/docs/1", "/docs?ids=2,1,3", "/docs/x", "/docs/2")) {
         b.append("GET ").append(path).append(" HTTP/1.1\r\nHost: x\r\n\r\n");
       }
       c.write(b.toString());
       List<RawHttp.Response> rs = c.read(6);
-      assertThat(rs).extracting(RawHttp.Response::status).containsExactly(200, 404, 200, 200, 400, 200);
+      assertThat(rs)
+          .extracting(RawHttp.Response::status)
+          .containsExactly(200, 404, 200, 200, 400, 200);
       assertThat(rs.get(0).body()).isEqualTo("{\"doc\":2}");
       assertThat(rs.get(2).body()).isEqualTo("{\"doc\":1}");
-      assertThat(rs.get(3).body()).isEqualTo("{\"found\":{\"2\":{\"doc\":2},\"1\":{\"doc\":1}},\"missing\":[3]}");
+      assertThat(rs.get(3).body())
+          .isEqualTo("{\"found\":{\"2\":{\"doc\":2},\"1\":{\"doc\":1}},\"missing\":[3]}");
       assertThat(rs.get(5).body()).isEqualTo("{\"doc\":2}");
-      c.write("HEAD /docs/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /docs/2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+      c.write(
+          "HEAD /docs/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /docs/2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
       RawHttp.Response head = c.readHeadOnly();
       assertThat(head.status()).isEqualTo(200);
       assertThat(head.headers().toLowerCase()).contains("content-length: 9");
@@ -188,8 +218,15 @@ class HttpBadInputTest {
 
   @Test
   void pathTricksNeverReachAnything() throws Exception {
-    for (String path : List.of("/docs/../../etc/passwd", "/../docs/1", "/docs/%2e%2e/1", "/docs/1/../2", "/docs//1",
-        "/docs/1?x=../../", "/docs/1%2F..")) {
+    for (String path :
+        List.of(
+            "/docs/../../etc/passwd",
+            "/../docs/1",
+            "/docs/%2e%2e/1",
+            "/docs/1/../2",
+            "/docs//1",
+            "/docs/1?x=../../",
+            "/docs/1%2F..")) {
       RawHttp.Response r;
       try (RawHttp c = new RawHttp(readPort)) {
         c.write("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n");

@@ -18,7 +18,9 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Concurrent writers and readers over HTTP, then a restart: every acknowledged version is served. */
+/**
+ * Concurrent writers and readers over HTTP, then a restart: every acknowledged version is served.
+ */
 class HttpConcurrencyTest {
 
   @TempDir Path dir;
@@ -37,30 +39,35 @@ class HttpConcurrencyTest {
       for (int w = 0; w < writers; w++) {
         int writer = w;
         Random rnd = new Random(seed + w);
-        fs.add(pool.submit(() -> {
-          for (int i = 0; i < perWriter; i++) {
-            long id = writer * 1000L + rnd.nextInt(50);
-            String body = "{\"w\":" + writer + ",\"i\":" + i + "}";
-            HttpResponse<String> r = s.put(id, body);
-            assertThat(r.statusCode()).isEqualTo(200);
-            long seq = Long.parseLong(r.body().replaceAll(".*\"seq\":(\\d+).*", "$1"));
-            last.put(id, body);
-            lastSeq.put(id, seq);
-            // read-your-writes: the acknowledged version (or nothing older) is visible at once
-            HttpResponse<String> g = s.get("/docs/" + id);
-            assertThat(g.body()).isEqualTo(body);
-          }
-          return null;
-        }));
-        fs.add(pool.submit(() -> {
-          for (int i = 0; i < perWriter; i++) {
-            long id = writer * 1000L + rnd.nextInt(50);
-            HttpResponse<String> g = s.get("/docs?ids=" + id + "," + (id + 1));
-            assertThat(g.statusCode()).isEqualTo(200);
-            assertThat(g.body()).startsWith("{\"found\":{");
-          }
-          return null;
-        }));
+        fs.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < perWriter; i++) {
+                    long id = writer * 1000L + rnd.nextInt(50);
+                    String body = "{\"w\":" + writer + ",\"i\":" + i + "}";
+                    HttpResponse<String> r = s.put(id, body);
+                    assertThat(r.statusCode()).isEqualTo(200);
+                    long seq = Long.parseLong(r.body().replaceAll(".*\"seq\":(\\d+).*", "$1"));
+                    last.put(id, body);
+                    lastSeq.put(id, seq);
+                    // read-your-writes: the acknowledged version (or nothing older) is visible at
+                    // once
+                    HttpResponse<String> g = s.get("/docs/" + id);
+                    assertThat(g.body()).isEqualTo(body);
+                  }
+                  return null;
+                }));
+        fs.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < perWriter; i++) {
+                    long id = writer * 1000L + rnd.nextInt(50);
+                    HttpResponse<String> g = s.get("/docs?ids=" + id + "," + (id + 1));
+                    assertThat(g.statusCode()).isEqualTo(200);
+                    assertThat(g.body()).startsWith("{\"found\":{");
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : fs) {
         f.get();
@@ -69,7 +76,8 @@ class HttpConcurrencyTest {
     }
     try (ServiceFixture s = ServiceFixture.start(dir)) {
       for (Map.Entry<Long, String> e : last.entrySet()) {
-        HttpResponse<String> g = s.send(HttpRequest.newBuilder(s.read("/docs/" + e.getKey())).build());
+        HttpResponse<String> g =
+            s.send(HttpRequest.newBuilder(s.read("/docs/" + e.getKey())).build());
         assertThat(g.body()).isEqualTo(e.getValue());
         assertThat(g.headers().firstValue("etag")).hasValue("\"" + lastSeq.get(e.getKey()) + "\"");
       }

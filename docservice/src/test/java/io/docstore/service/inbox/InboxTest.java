@@ -8,9 +8,9 @@ import io.docstore.io.FileSystem;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
 import io.docstore.service.DocumentSink;
-import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.Update;
 import io.docstore.service.Written;
+import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.updater.UpdateParser;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -44,14 +44,25 @@ class InboxTest {
   @Test
   void appliesFilesInNameOrderAndMovesThem() throws Exception {
     Path inbox = dir.resolve("inbox");
-    try (DocStore store = DocStore.open(dir.resolve("data"), DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
+    try (DocStore store =
+        DocStore.open(
+            dir.resolve("data"), DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
       Files.createDirectories(inbox);
       drop(inbox, "002.ndjson", "{\"id\":1,\"doc\":{\"v\":2}}\n{\"id\":3,\"op\":\"delete\"}\n");
       drop(inbox, "001.ndjson", "{\"id\":1,\"doc\":{\"v\":1}}\n{\"id\":3,\"doc\":{\"v\":1}}\n");
       drop(inbox, "003.ndjson", "{\"id\":4,\"doc\":{\"v\":4}}\nbroken\n{\"id\":-5,\"doc\":{}}\n");
       Files.writeString(inbox.resolve(".hidden"), "ignored");
       Files.writeString(inbox.resolve("partial.tmp"), "ignored");
-      try (Inbox in = Inbox.start(inbox, dir.resolve("data"), store, new UpdateParser(1 << 20), 100, 1 << 20, Duration.ofHours(1), new SimpleMeterRegistry())) {
+      try (Inbox in =
+          Inbox.start(
+              inbox,
+              dir.resolve("data"),
+              store,
+              new UpdateParser(1 << 20),
+              100,
+              1 << 20,
+              Duration.ofHours(1),
+              new SimpleMeterRegistry())) {
         in.drain();
       }
       assertThat(body(store, 1)).isEqualTo("{\"v\":2}");
@@ -61,7 +72,10 @@ class InboxTest {
       assertThat(inbox.resolve("done/002.ndjson")).exists();
       assertThat(inbox.resolve("failed/003.ndjson")).exists();
       String report = Files.readString(inbox.resolve("failed/003.ndjson.errors"));
-      assertThat(report).contains("1 updates applied, 2 lines invalid").contains("line 2: invalid JSON").contains("line 3:");
+      assertThat(report)
+          .contains("1 updates applied, 2 lines invalid")
+          .contains("line 2: invalid JSON")
+          .contains("line 3:");
       assertThat(inbox.resolve(".hidden")).exists();
       assertThat(inbox.resolve("partial.tmp")).exists();
     }
@@ -71,30 +85,45 @@ class InboxTest {
   void aStoreFailureLeavesTheFileForARetryFromWhereItStopped() throws Exception {
     Path inbox = dir.resolve("inbox");
     Files.createDirectories(inbox);
-    drop(inbox, "a.ndjson", "{\"id\":1,\"doc\":{\"v\":1}}\n{\"id\":2,\"doc\":{\"v\":2}}\n{\"id\":3,\"doc\":{\"v\":3}}\n");
-    try (DocStore store = DocStore.open(dir.resolve("data"), DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
+    drop(
+        inbox,
+        "a.ndjson",
+        "{\"id\":1,\"doc\":{\"v\":1}}\n{\"id\":2,\"doc\":{\"v\":2}}\n{\"id\":3,\"doc\":{\"v\":3}}\n");
+    try (DocStore store =
+        DocStore.open(
+            dir.resolve("data"), DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
       AtomicInteger batches = new AtomicInteger();
       // Fails after the first batch, as a crash halfway through the file would.
-      DocumentSink flaky = new DocumentSink() {
-        @Override
-        public List<Written> apply(List<Update> updates) throws IOException {
-          if (batches.incrementAndGet() == 2) {
-            throw new IOException("disk on fire");
-          }
-          return store.apply(updates);
-        }
+      DocumentSink flaky =
+          new DocumentSink() {
+            @Override
+            public List<Written> apply(List<Update> updates) throws IOException {
+              if (batches.incrementAndGet() == 2) {
+                throw new IOException("disk on fire");
+              }
+              return store.apply(updates);
+            }
 
-        @Override
-        public long lastSequence() {
-          return store.lastSequence();
-        }
+            @Override
+            public long lastSequence() {
+              return store.lastSequence();
+            }
 
-        @Override
-        public Replay replay(long after) throws IOException {
-          return store.replay(after);
-        }
-      };
-      try (Inbox in = Inbox.start(inbox, dir.resolve("data"), flaky, new UpdateParser(1 << 20), 1, 1 << 20, Duration.ofHours(1), new SimpleMeterRegistry())) {
+            @Override
+            public Replay replay(long after) throws IOException {
+              return store.replay(after);
+            }
+          };
+      try (Inbox in =
+          Inbox.start(
+              inbox,
+              dir.resolve("data"),
+              flaky,
+              new UpdateParser(1 << 20),
+              1,
+              1 << 20,
+              Duration.ofHours(1),
+              new SimpleMeterRegistry())) {
         try {
           in.drain();
         } catch (IOException expected) {
@@ -113,7 +142,10 @@ class InboxTest {
     }
   }
 
-  /** A sink that stores its second batch and then fails, as a crash after the batch became durable would. */
+  /**
+   * A sink that stores its second batch and then fails, as a crash after the batch became durable
+   * would.
+   */
   private static DocumentSink failingAfterSecondBatch(DocStore store, boolean storeIt) {
     AtomicInteger batches = new AtomicInteger();
     return new DocumentSink() {
@@ -141,7 +173,14 @@ class InboxTest {
   }
 
   private static Inbox start(Path inbox, Path data, DocumentSink sink) throws IOException {
-    return Inbox.start(inbox, data, sink, new UpdateParser(1 << 20), 3, 1 << 20, Duration.ofHours(1),
+    return Inbox.start(
+        inbox,
+        data,
+        sink,
+        new UpdateParser(1 << 20),
+        3,
+        1 << 20,
+        Duration.ofHours(1),
         new SimpleMeterRegistry());
   }
 
@@ -150,7 +189,10 @@ class InboxTest {
     List<String> out = new ArrayList<>();
     try (DocumentSink.Replay r = store.replay(0)) {
       for (Update u; (u = r.next()) != null; ) {
-        out.add(u.id() + "=" + (u.isDelete() ? "deleted" : new String(u.body(), StandardCharsets.UTF_8)));
+        out.add(
+            u.id()
+                + "="
+                + (u.isDelete() ? "deleted" : new String(u.body(), StandardCharsets.UTF_8)));
       }
     }
     return out;
@@ -170,7 +212,8 @@ class InboxTest {
     Path data = dir.resolve("data");
     Files.createDirectories(inbox);
     drop(inbox, "b.ndjson", lines("b", 1, 9));
-    try (DocStore store = DocStore.open(data, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
+    try (DocStore store =
+        DocStore.open(data, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
       try (Inbox in = start(inbox, data, failingAfterSecondBatch(store, true))) {
         assertThatThrownBy(in::drain).hasMessage("crash");
       }
@@ -208,11 +251,13 @@ class InboxTest {
     Path data = dir.resolve("data");
     Files.createDirectories(inbox);
     drop(inbox, "x.ndjson", lines("a", 1, 6));
-    try (DocStore store = DocStore.open(data, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
+    try (DocStore store =
+        DocStore.open(data, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
       try (Inbox in = start(inbox, data, failingAfterSecondBatch(store, false))) {
         assertThatThrownBy(in::drain).hasMessage("crash");
       }
-      assertThat(InboxPoint.read(FileSystem.real(), data).offset()).isEqualTo(lines("a", 1, 3).length());
+      assertThat(InboxPoint.read(FileSystem.real(), data).offset())
+          .isEqualTo(lines("a", 1, 3).length());
       // Same name, same size, same modification time: only the inode tells them apart.
       FileTime modified = Files.getLastModifiedTime(inbox.resolve("x.ndjson"));
       drop(inbox, "x.ndjson", lines("b", 1, 6));
@@ -232,10 +277,13 @@ class InboxTest {
     Path data = dir.resolve("data");
     Files.createDirectories(inbox);
     drop(inbox, "x.ndjson", lines("a", 1, 2));
-    try (DocStore store = DocStore.open(data, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
+    try (DocStore store =
+        DocStore.open(data, DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build())) {
       Files.write(data.resolve(InboxPoint.FILE_NAME), new byte[InboxPoint.LENGTH]);
       try (Inbox in = start(inbox, data, store)) {
-        assertThatThrownBy(in::drain).isInstanceOf(CorruptionException.class).hasMessageContaining("inbox point");
+        assertThatThrownBy(in::drain)
+            .isInstanceOf(CorruptionException.class)
+            .hasMessageContaining("inbox point");
         assertThat(inbox.resolve("x.ndjson")).exists();
         Files.delete(data.resolve(InboxPoint.FILE_NAME));
         assertThat(in.drain()).isEqualTo(1);
@@ -248,21 +296,37 @@ class InboxTest {
   void thePointRoundTripsInTheSpecifiedLayout() throws Exception {
     Path data = dir.resolve("data");
     Files.createDirectories(data);
-    InboxPoint p = new InboxPoint(new InboxPoint.FileId(2049, 1234567, 1_000_000, 1_795_000_000_123_456_789L),
-        65_536, 5120);
+    InboxPoint p =
+        new InboxPoint(
+            new InboxPoint.FileId(2049, 1234567, 1_000_000, 1_795_000_000_123_456_789L),
+            65_536,
+            5120);
     p.publish(FileSystem.real(), data);
     assertThat(InboxPoint.read(FileSystem.real(), data)).isEqualTo(p);
     // The worked example of docs/formats/inbox-point.md, frozen as a golden file.
     try (InputStream golden = getClass().getResourceAsStream("/golden/inbox.point.v1")) {
-      assertThat(Files.readAllBytes(data.resolve(InboxPoint.FILE_NAME))).isEqualTo(golden.readAllBytes());
+      assertThat(Files.readAllBytes(data.resolve(InboxPoint.FILE_NAME)))
+          .isEqualTo(golden.readAllBytes());
     }
   }
 
   @Test
   void thePollerPicksUpFilesByItself() throws Exception {
     Path inbox = dir.resolve("inbox");
-    try (DocStore store = DocStore.open(dir.resolve("data"), DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build());
-        Inbox in = Inbox.start(inbox, dir.resolve("data"), store, new UpdateParser(1 << 20), 100, 1 << 20, Duration.ofMillis(20), new SimpleMeterRegistry())) {
+    try (DocStore store =
+            DocStore.open(
+                dir.resolve("data"),
+                DocStoreOptions.builder(new OffHeapDocCache(64L << 20)).build());
+        Inbox in =
+            Inbox.start(
+                inbox,
+                dir.resolve("data"),
+                store,
+                new UpdateParser(1 << 20),
+                100,
+                1 << 20,
+                Duration.ofMillis(20),
+                new SimpleMeterRegistry())) {
       drop(inbox, "x.ndjson", "{\"id\":9,\"doc\":{\"v\":9}}\n");
       long deadline = System.nanoTime() + 10_000_000_000L;
       while (!Files.exists(inbox.resolve("done/x.ndjson")) && System.nanoTime() < deadline) {

@@ -24,15 +24,22 @@ class PullLoopTest {
   private record Running(PullLoop loop, Timer timer, ReplicaIngester ingester) {}
 
   private Running start(String rsyncBinary) throws Exception {
-    ReplicaOptions o = ReplicaOptions.builder("rsync://127.0.0.1:1/none/", tmp.resolve("r"))
-        .pullInterval(Duration.ofMillis(10)).rsyncTimeout(Duration.ofSeconds(1)).rsyncBinary(rsyncBinary)
-        .cacheBytes(0).build();
+    ReplicaOptions o =
+        ReplicaOptions.builder("rsync://127.0.0.1:1/none/", tmp.resolve("r"))
+            .pullInterval(Duration.ofMillis(10))
+            .rsyncTimeout(Duration.ofSeconds(1))
+            .rsyncBinary(rsyncBinary)
+            .cacheBytes(0)
+            .build();
     Path queueDir = Files.createDirectories(tmp.resolve("r/queue"));
     RsyncPuller puller = new RsyncPuller(FileSystem.real(), rsyncBinary, o.source, queueDir, 1);
-    ReplicaCheckpoint checkpoint = new ReplicaCheckpoint(FileSystem.real(), tmp.resolve("r/replica.point"),
-        o.checkpointInterval);
+    ReplicaCheckpoint checkpoint =
+        new ReplicaCheckpoint(
+            FileSystem.real(), tmp.resolve("r/replica.point"), o.checkpointInterval);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    ReplicaIngester ingester = new ReplicaIngester(FileSystem.real(), queueDir, o, checkpoint, ReplicaMeters.lag(registry));
+    ReplicaIngester ingester =
+        new ReplicaIngester(
+            FileSystem.real(), queueDir, o, checkpoint, ReplicaMeters.lag(registry));
     Timer timer = ReplicaMeters.pullTimer(registry);
     PullLoop loop = new PullLoop(o, puller, ingester, checkpoint, timer);
     loop.start();
@@ -71,7 +78,8 @@ class PullLoopTest {
   private static void stop(Running r) throws Exception {
     long t0 = System.nanoTime();
     r.loop().stop();
-    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("stop waits for one round at most")
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0))
+        .as("stop waits for one round at most")
         .isLessThan(5000);
     r.ingester().close();
   }

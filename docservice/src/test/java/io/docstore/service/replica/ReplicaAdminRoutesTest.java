@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 class ReplicaAdminRoutesTest {
 
   private final PrometheusMeterRegistry registry = Metrics.newRegistry();
-  private final ReplicaAdminRoutes routes = new ReplicaAdminRoutes(() -> Map.of("role", "replica"), () -> false, registry);
+  private final ReplicaAdminRoutes routes =
+      new ReplicaAdminRoutes(() -> Map.of("role", "replica"), () -> false, registry);
 
   @AfterEach
   void close() {
@@ -27,14 +28,20 @@ class ReplicaAdminRoutesTest {
   @Test
   void opsEndpointsAnswerAndWritesAreRefused() throws Exception {
     assertThat(send(HttpMethod.GET, "/healthz")).isEqualTo("200 {\"status\":\"up\"}");
-    assertThat(send(HttpMethod.GET, "/readyz?verbose")).isEqualTo("503 {\"status\":\"catching up\"}");
+    assertThat(send(HttpMethod.GET, "/readyz?verbose"))
+        .isEqualTo("503 {\"status\":\"catching up\"}");
     assertThat(send(HttpMethod.HEAD, "/stats")).isEqualTo("200 {\"role\":\"replica\"}");
-    String readOnly = "403 {\"error\":\"this is a read replica: send writes to the primary's admin port\"}";
+    String readOnly =
+        "403 {\"error\":\"this is a read replica: send writes to the primary's admin port\"}";
     assertThat(send(HttpMethod.PUT, "/docs/1")).isEqualTo(readOnly);
     assertThat(send(HttpMethod.DELETE, "/docs/1")).isEqualTo(readOnly);
     assertThat(send(HttpMethod.POST, "/docs/_bulk")).isEqualTo(readOnly);
-    assertThat(send(HttpMethod.POST, "/metrics")).as("any write method, any path").isEqualTo(readOnly);
-    assertThat(send(HttpMethod.GET, "/docs/1")).as("documents are read on the read port").isEqualTo(readOnly);
+    assertThat(send(HttpMethod.POST, "/metrics"))
+        .as("any write method, any path")
+        .isEqualTo(readOnly);
+    assertThat(send(HttpMethod.GET, "/docs/1"))
+        .as("documents are read on the read port")
+        .isEqualTo(readOnly);
     assertThat(send(HttpMethod.GET, "/nope"))
         .isEqualTo("404 {\"error\":\"no such endpoint; try /stats, /metrics, /healthz, /readyz\"}");
   }

@@ -13,7 +13,10 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link ReplicaCheckpoint}: {@code replica.point} is written only for a point that moved, and read back at start. */
+/**
+ * {@link ReplicaCheckpoint}: {@code replica.point} is written only for a point that moved, and read
+ * back at start.
+ */
 class ReplicaCheckpointTest {
 
   @TempDir Path tmp;
@@ -23,7 +26,9 @@ class ReplicaCheckpointTest {
     Path file = tmp.resolve(ReplicaNode.POINT_FILE);
     ReplicaCheckpoint c = new ReplicaCheckpoint(FileSystem.real(), file, Duration.ofHours(1));
     assertThat(c.point()).as("no file yet").isEqualTo(FollowPoint.START);
-    try (LsmIndex index = LsmIndex.open(tmp.resolve("index"), IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
+    try (LsmIndex index =
+        LsmIndex.open(
+            tmp.resolve("index"), IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
       c.publish(FollowPoint.START, index);
       assertThat(file).as("the start is not worth a file").doesNotExist();
 

@@ -7,8 +7,8 @@ import io.docstore.io.FaultInjectingFileSystem;
 import io.docstore.io.FileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.io.TestSupport;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.replication.ManifestPublisher;
@@ -47,13 +47,27 @@ class ReplicaIndexDiskFullTest {
     rnd = new Random(TestSupport.seed("ReplicaIndexDiskFullTest"));
     Path queueDir = tmp.resolve("primary/queue");
     FaultInjectingFileSystem seam = new FaultInjectingFileSystem();
-    try (DocQueue primary = DocQueue.open(queueDir, QueueOptions.builder().blockSize(BLOCK).segmentSize(256 * 1024).build());
-        ManifestPublisher publisher = new ManifestPublisher(FileSystem.real(), queueDir, primary::durableSequence, EXPECTED, 10);
+    try (DocQueue primary =
+            DocQueue.open(
+                queueDir, QueueOptions.builder().blockSize(BLOCK).segmentSize(256 * 1024).build());
+        ManifestPublisher publisher =
+            new ManifestPublisher(
+                FileSystem.real(), queueDir, primary::durableSequence, EXPECTED, 10);
         RsyncDaemon daemon = RsyncDaemon.start(queueDir, tmp.resolve("rsyncd"))) {
-      IndexOptions index = IndexOptions.builder().fileSystem(seam).syncPolicy(SyncPolicy.NONE).memTableBytes(16 * 1024).build();
-      ReplicaOptions o = ReplicaOptions.builder(daemon.url(), tmp.resolve("r")).pullInterval(Duration.ofMillis(50))
-          .rsyncTimeout(Duration.ofSeconds(10)).checkpointInterval(Duration.ofMillis(200)).expectedBlockBytes(EXPECTED)
-          .indexOptions(index).build();
+      IndexOptions index =
+          IndexOptions.builder()
+              .fileSystem(seam)
+              .syncPolicy(SyncPolicy.NONE)
+              .memTableBytes(16 * 1024)
+              .build();
+      ReplicaOptions o =
+          ReplicaOptions.builder(daemon.url(), tmp.resolve("r"))
+              .pullInterval(Duration.ofMillis(50))
+              .rsyncTimeout(Duration.ofSeconds(10))
+              .checkpointInterval(Duration.ofMillis(200))
+              .expectedBlockBytes(EXPECTED)
+              .indexOptions(index)
+              .build();
       ReplicaNode r = ReplicaNode.start(o, new SimpleMeterRegistry());
       try {
         writeBatches(primary, 5);
@@ -61,23 +75,32 @@ class ReplicaIndexDiskFullTest {
 
         seam.setSpaceLimit(16 << 10);
         writeBatches(primary, 10);
-        await("the index refuses a batch: " + r.stats(), () -> r.stats().get("ingestStopped") != null);
+        await(
+            "the index refuses a batch: " + r.stats(),
+            () -> r.stats().get("ingestStopped") != null);
         long stuck = r.appliedThrough();
         assertThat(stuck).as("not caught up while the index disk is full").isLessThan(lastAcked);
         seam.clearSpaceLimit();
         long t0 = System.nanoTime();
-        await("caught up after space is freed, without a restart: " + r.stats(), () -> r.appliedThrough() >= lastAcked);
-        System.out.printf("ReplicaIndexDiskFullTest: disk full at sequence %d of %d, caught up %d ms after space was freed%n",
+        await(
+            "caught up after space is freed, without a restart: " + r.stats(),
+            () -> r.appliedThrough() >= lastAcked);
+        System.out.printf(
+            "ReplicaIndexDiskFullTest: disk full at sequence %d of %d, caught up %d ms after space was freed%n",
             stuck, lastAcked, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
         assertMatchesModel(r);
         assertThat(r.stats().get("ingestStopped")).isNull();
 
-        seam.failAfter(FaultInjectingFileSystem.Op.FORCE, 0); // the next index sync (checkpoint) fails: sticky
+        seam.failAfter(
+            FaultInjectingFileSystem.Op.FORCE, 0); // the next index sync (checkpoint) fails: sticky
         writeBatches(primary, 5);
-        await("the index fails after a failed fsync: " + r.stats(), () -> r.stats().get("ingestStopped") != null);
+        await(
+            "the index fails after a failed fsync: " + r.stats(),
+            () -> r.stats().get("ingestStopped") != null);
         seam.clearFaults();
-        await("caught up after reopening the index: " + r.stats(), () -> r.appliedThrough() >= lastAcked
-            && r.stats().get("ingestStopped") == null);
+        await(
+            "caught up after reopening the index: " + r.stats(),
+            () -> r.appliedThrough() >= lastAcked && r.stats().get("ingestStopped") == null);
         assertMatchesModel(r);
       } finally {
         r.close();
@@ -103,7 +126,11 @@ class ReplicaIndexDiskFullTest {
         for (int k = 0; k < body.length; k++) {
           body[k] = (byte) ('a' + rnd.nextInt(12));
         }
-        last = primary.writer().append(id, delete ? Op.DELETE : Op.PUT, System.currentTimeMillis(), body).sequence();
+        last =
+            primary
+                .writer()
+                .append(id, delete ? Op.DELETE : Op.PUT, System.currentTimeMillis(), body)
+                .sequence();
         batch.put(id, body);
       }
       primary.writer().awaitDurable(last);

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.FileSystem;
 import io.docstore.io.TestSupport;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.follow.FollowPoint;
 import io.docstore.queue.format.BlockFormat;
@@ -31,10 +31,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link ReplicaIngester} with its {@link ReplicaCheckpoint}, without rsync: a primary queue and its
- * manifest, copied the way rsync copies (whole files renamed in), ingested into index and cache,
- * checkpointed, resumed, and rewound after an index failure; checked against a model of what the
- * primary acknowledged.
+ * {@link ReplicaIngester} with its {@link ReplicaCheckpoint}, without rsync: a primary queue and
+ * its manifest, copied the way rsync copies (whole files renamed in), ingested into index and
+ * cache, checkpointed, resumed, and rewound after an index failure; checked against a model of what
+ * the primary acknowledged.
  */
 class ReplicaIngesterTest {
 
@@ -54,8 +54,11 @@ class ReplicaIngesterTest {
     rnd = new Random(TestSupport.seed("ReplicaIngesterTest"));
     primaryDir = tmp.resolve("primary");
     copyDir = Files.createDirectories(tmp.resolve("r/queue"));
-    queue = DocQueue.open(primaryDir, QueueOptions.builder().blockSize(BLOCK).segmentSize(16 * 1024).build());
-    publisher = new ManifestPublisher(FileSystem.real(), primaryDir, queue::durableSequence, EXPECTED, 0);
+    queue =
+        DocQueue.open(
+            primaryDir, QueueOptions.builder().blockSize(BLOCK).segmentSize(16 * 1024).build());
+    publisher =
+        new ManifestPublisher(FileSystem.real(), primaryDir, queue::durableSequence, EXPECTED, 0);
   }
 
   @AfterEach
@@ -65,13 +68,18 @@ class ReplicaIngesterTest {
   }
 
   private ReplicaCheckpoint checkpoint() throws IOException {
-    return new ReplicaCheckpoint(FileSystem.real(), tmp.resolve("r").resolve(ReplicaNode.POINT_FILE), Duration.ofSeconds(1));
+    return new ReplicaCheckpoint(
+        FileSystem.real(), tmp.resolve("r").resolve(ReplicaNode.POINT_FILE), Duration.ofSeconds(1));
   }
 
   private ReplicaIngester ingester(ReplicaCheckpoint c) throws IOException {
-    ReplicaOptions o = ReplicaOptions.builder("unused", tmp.resolve("r")).expectedBlockBytes(EXPECTED)
-        .cacheBytes(1 << 20).build();
-    return new ReplicaIngester(FileSystem.real(), copyDir, o, c, ReplicaMeters.lag(new SimpleMeterRegistry()));
+    ReplicaOptions o =
+        ReplicaOptions.builder("unused", tmp.resolve("r"))
+            .expectedBlockBytes(EXPECTED)
+            .cacheBytes(1 << 20)
+            .build();
+    return new ReplicaIngester(
+        FileSystem.real(), copyDir, o, c, ReplicaMeters.lag(new SimpleMeterRegistry()));
   }
 
   @Test
@@ -112,10 +120,14 @@ class ReplicaIngesterTest {
       assertThat(in.appliedThrough()).as("resumes at the persisted point").isEqualTo(last);
       in.poll();
       assertThat(in.appliedThrough()).isEqualTo(more);
-      assertThat(in.follower().counters().recordsIngested.sum()).as("only what follows the point").isEqualTo(more - last);
+      assertThat(in.follower().counters().recordsIngested.sum())
+          .as("only what follows the point")
+          .isEqualTo(more - last);
       for (Map.Entry<Long, byte[]> e : model.entrySet()) {
-        assertThat(in.index().get(e.getKey())).as("id %d indexed", e.getKey())
-            .satisfiesAnyOf(v -> assertThat(v).isNotNegative(), v -> assertThat(v).isEqualTo(LsmIndex.DELETED));
+        assertThat(in.index().get(e.getKey()))
+            .as("id %d indexed", e.getKey())
+            .satisfiesAnyOf(
+                v -> assertThat(v).isNotNegative(), v -> assertThat(v).isEqualTo(LsmIndex.DELETED));
       }
     }
   }
@@ -138,14 +150,17 @@ class ReplicaIngesterTest {
       assertThat(in.ingestFailure()).isNotNull();
       assertThat(in.appliedThrough()).isEqualTo(first);
       in.checkpoint();
-      assertThat(c.point()).as("the follower is past records the index lacks: no checkpoint").isEqualTo(persisted);
+      assertThat(c.point())
+          .as("the follower is past records the index lacks: no checkpoint")
+          .isEqualTo(persisted);
 
       long version = in.appliedVersion();
       in.reopenIfBroken();
       assertThat(in.appliedThrough()).isEqualTo(first);
       assertThat(in.follower().point()).isEqualTo(persisted);
       assertThat(in.appliedVersion()).as("reads see the rewind").isGreaterThan(version);
-      assertThat(model.keySet()).as("the cache, which may have been ahead of the reopened index, is cleared")
+      assertThat(model.keySet())
+          .as("the cache, which may have been ahead of the reopened index, is cleared")
           .allSatisfy(id -> assertThat(in.cache().get(id)).isNull());
 
       in.poll();
@@ -170,7 +185,9 @@ class ReplicaIngesterTest {
       } else {
         long address = in.index().get(id);
         assertThat(address).as("address of %d", id).isNotNegative();
-        assertThat(in.follower().read(address).body()).as("record of %d", id).isEqualTo(e.getValue());
+        assertThat(in.follower().read(address).body())
+            .as("record of %d", id)
+            .isEqualTo(e.getValue());
         if (cached != null) {
           assertThat(cached.body()).as("cached %d", id).isEqualTo(e.getValue());
         }
@@ -178,7 +195,10 @@ class ReplicaIngesterTest {
     }
   }
 
-  /** Acknowledged puts and deletes of ids 0..49, then one manifest publish; returns the last sequence. */
+  /**
+   * Acknowledged puts and deletes of ids 0..49, then one manifest publish; returns the last
+   * sequence.
+   */
   private long write(int n) throws Exception {
     long last = 0;
     for (int i = 0; i < n; i++) {
@@ -186,7 +206,11 @@ class ReplicaIngesterTest {
       boolean delete = model.get(id) != null && rnd.nextInt(6) == 0;
       byte[] body = new byte[delete ? 0 : 20 + rnd.nextInt(200)];
       rnd.nextBytes(body);
-      last = queue.writer().append(id, delete ? Op.DELETE : Op.PUT, System.currentTimeMillis(), body).sequence();
+      last =
+          queue
+              .writer()
+              .append(id, delete ? Op.DELETE : Op.PUT, System.currentTimeMillis(), body)
+              .sequence();
       model.put(id, delete ? null : body);
     }
     queue.writer().awaitDurable(last);
@@ -194,7 +218,10 @@ class ReplicaIngesterTest {
     return last;
   }
 
-  /** What rsync does: each changed file as a whole new file renamed in; files gone from the primary deleted. */
+  /**
+   * What rsync does: each changed file as a whole new file renamed in; files gone from the primary
+   * deleted.
+   */
   private void pull() throws IOException {
     List<Path> files;
     try (Stream<Path> s = Files.list(primaryDir)) {

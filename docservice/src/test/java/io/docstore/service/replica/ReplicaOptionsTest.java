@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 /** {@link ReplicaOptions}: its documented defaults, and values that make no sense are refused. */
 class ReplicaOptionsTest {
 
-  private final ReplicaOptions.Builder b = ReplicaOptions.builder("rsync://h:873/docstore/", Path.of("r"));
+  private final ReplicaOptions.Builder b =
+      ReplicaOptions.builder("rsync://h:873/docstore/", Path.of("r"));
 
   @Test
   void defaults() {
@@ -23,17 +24,25 @@ class ReplicaOptionsTest {
     assertThat(o.pullInterval).isEqualTo(Duration.ofMillis(200));
     assertThat(o.rsyncTimeout).isEqualTo(Duration.ofSeconds(30));
     assertThat(o.checkpointInterval).isEqualTo(Duration.ofSeconds(1));
-    assertThat(o.expectedBlockBytes).isEqualTo(BlockFormat.HEADER_LENGTH + QueueOptions.DEFAULT_BLOCK_SIZE);
+    assertThat(o.expectedBlockBytes)
+        .isEqualTo(BlockFormat.HEADER_LENGTH + QueueOptions.DEFAULT_BLOCK_SIZE);
     assertThat(o.rsyncBinary).isEqualTo("rsync");
-    assertThat(o.indexOptions.syncPolicy()).as("checkpoints sync the index").isEqualTo(SyncPolicy.NONE);
+    assertThat(o.indexOptions.syncPolicy())
+        .as("checkpoints sync the index")
+        .isEqualTo(SyncPolicy.NONE);
     assertThat(o.cacheBytes).isEqualTo(ReplicaOptions.DEFAULT_CACHE_BYTES);
   }
 
   @Test
   void setValuesAreKept() {
-    ReplicaOptions o = b.pullInterval(Duration.ofMillis(50)).rsyncTimeout(Duration.ofSeconds(3))
-        .checkpointInterval(Duration.ofMillis(300)).expectedBlockBytes(4096).rsyncBinary("/usr/bin/rsync")
-        .cacheBytes(0).build();
+    ReplicaOptions o =
+        b.pullInterval(Duration.ofMillis(50))
+            .rsyncTimeout(Duration.ofSeconds(3))
+            .checkpointInterval(Duration.ofMillis(300))
+            .expectedBlockBytes(4096)
+            .rsyncBinary("/usr/bin/rsync")
+            .cacheBytes(0)
+            .build();
     assertThat(o.pullInterval).isEqualTo(Duration.ofMillis(50));
     assertThat(o.rsyncTimeout).isEqualTo(Duration.ofSeconds(3));
     assertThat(o.checkpointInterval).isEqualTo(Duration.ofMillis(300));
@@ -44,12 +53,16 @@ class ReplicaOptionsTest {
 
   @Test
   void nonsenseIsRefused() {
-    assertThatThrownBy(() -> b.pullInterval(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> b.checkpointInterval(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> b.pullInterval(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> b.checkpointInterval(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> b.rsyncTimeout(Duration.ofMillis(999)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("whole seconds");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("whole seconds");
     assertThatThrownBy(() -> b.expectedBlockBytes(0)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> b.cacheBytes(-1)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> ReplicaOptions.builder(null, Path.of("r"))).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> ReplicaOptions.builder(null, Path.of("r")))
+        .isInstanceOf(NullPointerException.class);
   }
 }

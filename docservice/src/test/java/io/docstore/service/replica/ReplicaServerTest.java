@@ -24,9 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
 class ReplicaServerTest {
 
   @TempDir Path tmp;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  /** A service or replica on free loopback ports with small segments and a fast manifest (RPC off). */
+  /**
+   * A service or replica on free loopback ports with small segments and a fast manifest (RPC off).
+   */
   static Map<String, Object> config(Path dir) {
     Map<String, Object> o = new HashMap<>();
     o.put("docstore.data-dir", dir.toString());
@@ -45,9 +48,14 @@ class ReplicaServerTest {
     return send(http, method, url, body);
   }
 
-  static HttpResponse<String> send(HttpClient http, String method, String url, String body) throws Exception {
+  static HttpResponse<String> send(HttpClient http, String method, String url, String body)
+      throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
-    b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    b.method(
+        method,
+        body == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofString(body));
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
@@ -58,7 +66,8 @@ class ReplicaServerTest {
       if (r.statusCode() == status) {
         return r;
       }
-      assertThat(System.nanoTime()).as("waiting for " + status + " from " + url + ", last " + r.statusCode())
+      assertThat(System.nanoTime())
+          .as("waiting for " + status + " from " + url + ", last " + r.statusCode())
           .isLessThan(deadline);
       Thread.sleep(20);
     }
@@ -66,13 +75,24 @@ class ReplicaServerTest {
 
   @Test
   void aReplicaServesThePrimarysDocumentsAndRefusesWrites() throws Exception {
-    try (Service primary = Service.start(DocstoreConfig.load(null, config(tmp.resolve("primary"))));
-        RsyncDaemon daemon = RsyncDaemon.start(tmp.resolve("primary/queue"), tmp.resolve("rsyncd"));
-        ReplicaServer replica = ReplicaServer.start(DocstoreConfig.load(null, config(tmp.resolve("replica"))),
-            new ReplicaConfig(daemon.url(), Duration.ofMillis(50), Duration.ofSeconds(5), Duration.ofMillis(200), "rsync"))) {
+    try (Service primary =
+            Service.start(DocstoreConfig.load(null, config(tmp.resolve("primary"))));
+        RsyncDaemon daemon =
+            RsyncDaemon.start(tmp.resolve("primary/queue"), tmp.resolve("rsyncd"));
+        ReplicaServer replica =
+            ReplicaServer.start(
+                DocstoreConfig.load(null, config(tmp.resolve("replica"))),
+                new ReplicaConfig(
+                    daemon.url(),
+                    Duration.ofMillis(50),
+                    Duration.ofSeconds(5),
+                    Duration.ofMillis(200),
+                    "rsync"))) {
       String doc = "{\"title\":\"replicated\",\"n\":1}";
       assertThat(send("PUT", primary.adminUrl() + "/docs/7", doc).statusCode()).isEqualTo(200);
-      assertThat(send("PUT", primary.adminUrl() + "/docs/8", "{\"title\":\"to delete\"}").statusCode()).isEqualTo(200);
+      assertThat(
+              send("PUT", primary.adminUrl() + "/docs/8", "{\"title\":\"to delete\"}").statusCode())
+          .isEqualTo(200);
       String replicaRead = "http://127.0.0.1:" + replica.readPort();
       String replicaAdmin = "http://127.0.0.1:" + replica.adminPort();
       assertThat(awaitStatus(replicaRead + "/docs/7", 200).body()).isEqualTo(doc);
@@ -82,13 +102,15 @@ class ReplicaServerTest {
 
       assertThat(send("PUT", replicaAdmin + "/docs/9", doc).statusCode()).isEqualTo(403);
       assertThat(send("DELETE", replicaAdmin + "/docs/7", null).statusCode()).isEqualTo(403);
-      assertThat(send("POST", replicaAdmin + "/docs/_bulk", "{\"id\":1,\"doc\":{}}\n").statusCode()).isEqualTo(403);
+      assertThat(send("POST", replicaAdmin + "/docs/_bulk", "{\"id\":1,\"doc\":{}}\n").statusCode())
+          .isEqualTo(403);
       assertThat(send("PUT", replicaRead + "/docs/9", doc).statusCode()).isEqualTo(405);
       assertThat(send("GET", replicaRead + "/docs/9", null).statusCode()).isEqualTo(404);
       HttpResponse<String> stats = send("GET", replicaAdmin + "/stats", null);
       assertThat(stats.statusCode()).isEqualTo(200);
       assertThat(stats.body()).contains("\"role\"").contains("\"appliedSequence\"");
-      assertThat(send("GET", replicaAdmin + "/metrics", null).body()).contains("docstore_replica_lag_millis");
+      assertThat(send("GET", replicaAdmin + "/metrics", null).body())
+          .contains("docstore_replica_lag_millis");
       assertThat(send("GET", replicaAdmin + "/readyz", null).statusCode()).isEqualTo(200);
     }
   }

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.io.TestSupport;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
@@ -42,18 +42,23 @@ class ReplicationTest {
   private static final int EXPECTED = BlockFormat.HEADER_LENGTH + BLOCK;
 
   @TempDir Path tmp;
+
   /** The primary's block header + block size (the replica's usual read size). */
   private int expected = EXPECTED;
+
   private DocQueue primary;
   private ManifestPublisher publisher;
   private RsyncDaemon daemon;
   private Random rnd;
+
   /** id → body of the newest acknowledged version, or an empty array once deleted. */
   private final Map<Long, byte[]> model = new HashMap<>();
+
   private long lastAcked;
 
   /** The catch-up test runs the primary with the settings recommended for feeding replicas. */
   private static final String CATCH_UP = "anEmptyReplicaCatchesUp";
+
   private static final int RECOMMENDED_BLOCK = 8192;
   private static final int RECOMMENDED_SEGMENT = 16 << 20;
 
@@ -64,10 +69,15 @@ class ReplicationTest {
     boolean recommended = test.getTestMethod().map(m -> m.getName().equals(CATCH_UP)).orElse(false);
     int block = recommended ? RECOMMENDED_BLOCK : BLOCK;
     expected = BlockFormat.HEADER_LENGTH + block;
-    primary = DocQueue.open(queueDir, QueueOptions.builder().blockSize(block).segmentSize(recommended
-        ? RECOMMENDED_SEGMENT : 256 * 1024).build());
-    publisher = new ManifestPublisher(FileSystem.real(), queueDir, primary::durableSequence,
-        expected, 10);
+    primary =
+        DocQueue.open(
+            queueDir,
+            QueueOptions.builder()
+                .blockSize(block)
+                .segmentSize(recommended ? RECOMMENDED_SEGMENT : 256 * 1024)
+                .build());
+    publisher =
+        new ManifestPublisher(FileSystem.real(), queueDir, primary::durableSequence, expected, 10);
     daemon = RsyncDaemon.start(queueDir, tmp.resolve("rsyncd"));
   }
 
@@ -84,11 +94,20 @@ class ReplicationTest {
     return replica(name, intervalMillis, 3, ReplicaOptions.DEFAULT_CACHE_BYTES);
   }
 
-  /** {@code rsyncTimeoutSeconds}: a pull is killed after twice this (+5 s), so long copies need more. */
-  private ReplicaNode replica(String name, long intervalMillis, int rsyncTimeoutSeconds, long cacheBytes) throws Exception {
-    return ReplicaNode.start(ReplicaOptions.builder(daemon.url(), tmp.resolve(name))
-        .pullInterval(Duration.ofMillis(intervalMillis)).rsyncTimeout(Duration.ofSeconds(rsyncTimeoutSeconds))
-        .checkpointInterval(Duration.ofMillis(300)).expectedBlockBytes(expected).cacheBytes(cacheBytes).build(),
+  /**
+   * {@code rsyncTimeoutSeconds}: a pull is killed after twice this (+5 s), so long copies need
+   * more.
+   */
+  private ReplicaNode replica(
+      String name, long intervalMillis, int rsyncTimeoutSeconds, long cacheBytes) throws Exception {
+    return ReplicaNode.start(
+        ReplicaOptions.builder(daemon.url(), tmp.resolve(name))
+            .pullInterval(Duration.ofMillis(intervalMillis))
+            .rsyncTimeout(Duration.ofSeconds(rsyncTimeoutSeconds))
+            .checkpointInterval(Duration.ofMillis(300))
+            .expectedBlockBytes(expected)
+            .cacheBytes(cacheBytes)
+            .build(),
         new SimpleMeterRegistry());
   }
 
@@ -100,7 +119,11 @@ class ReplicationTest {
       long id = rnd.nextInt(idRange);
       boolean delete = model.containsKey(id) && rnd.nextInt(8) == 0;
       byte[] body = delete ? new byte[0] : randomBody(bodyBytes);
-      last = primary.writer().append(id, delete ? Op.DELETE : Op.PUT, System.currentTimeMillis(), body).sequence();
+      last =
+          primary
+              .writer()
+              .append(id, delete ? Op.DELETE : Op.PUT, System.currentTimeMillis(), body)
+              .sequence();
       batch.put(id, body);
     }
     primary.writer().awaitDurable(last);
@@ -117,7 +140,8 @@ class ReplicationTest {
     return b;
   }
 
-  private static void await(String what, long timeoutMillis, BooleanSupplier done) throws InterruptedException {
+  private static void await(String what, long timeoutMillis, BooleanSupplier done)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     while (!done.getAsBoolean()) {
       assertThat(System.nanoTime()).as("timed out waiting for " + what).isLessThan(deadline);
@@ -147,21 +171,32 @@ class ReplicationTest {
         writeBatch(200, 2000, 600);
         if (round == 10) {
           b.close();
-          saved = io.docstore.queue.follow.FollowPoint.read(FileSystem.real(), tmp.resolve("b").resolve(ReplicaNode.POINT_FILE));
+          saved =
+              io.docstore.queue.follow.FollowPoint.read(
+                  FileSystem.real(), tmp.resolve("b").resolve(ReplicaNode.POINT_FILE));
           assertThat(saved.ingestedThrough()).isPositive();
           b = replica("b", 50);
         }
       }
       ReplicaNode bb = b;
-      await("both replicas at " + lastAcked + ": " + a.stats() + " / " + b.stats(), 30_000, () -> a.appliedThrough() >= lastAcked && bb.appliedThrough() >= lastAcked);
-      assertThat(Files.list(tmp.resolve("primary/queue")).filter(p -> p.toString().endsWith(".sealed")).count())
+      await(
+          "both replicas at " + lastAcked + ": " + a.stats() + " / " + b.stats(),
+          30_000,
+          () -> a.appliedThrough() >= lastAcked && bb.appliedThrough() >= lastAcked);
+      assertThat(
+              Files.list(tmp.resolve("primary/queue"))
+                  .filter(p -> p.toString().endsWith(".sealed"))
+                  .count())
           .isGreaterThan(2);
       assertMatchesModel(a);
       assertMatchesModel(b);
-      assertThat(b.follower().counters().recordsIngested.sum()).as("the restarted replica resumed at its point")
+      assertThat(b.follower().counters().recordsIngested.sum())
+          .as("the restarted replica resumed at its point")
           .isEqualTo(lastAcked - saved.ingestedThrough());
       assertThat(a.follower().lastError()).isNull();
-      assertThat(a.stats()).containsEntry("behindSequences", 0L).containsEntry("checksumFailures", 0L);
+      assertThat(a.stats())
+          .containsEntry("behindSequences", 0L)
+          .containsEntry("checksumFailures", 0L);
     } finally {
       a.close();
       b.close();
@@ -171,23 +206,28 @@ class ReplicationTest {
   @Test
   void theReplicasDocumentCacheNeverServesAVersionOlderThanTheAppliedOne() throws Exception {
     try (ReplicaNode r = replica("cached", 20)) {
-      java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-      java.util.concurrent.atomic.AtomicReference<Throwable> readerFailure = new java.util.concurrent.atomic.AtomicReference<>();
+      java.util.concurrent.atomic.AtomicBoolean stop =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicReference<Throwable> readerFailure =
+          new java.util.concurrent.atomic.AtomicReference<>();
       // Readers keep the cache full of whatever is current (fills race the ingest path's sets).
       Thread[] readers = new Thread[2];
       for (int t = 0; t < readers.length; t++) {
-        readers[t] = new Thread(() -> {
-          java.util.concurrent.ThreadLocalRandom tr = java.util.concurrent.ThreadLocalRandom.current();
-          try {
-            while (!stop.get()) {
-              long[] ids = {tr.nextInt(200), tr.nextInt(200), tr.nextInt(200)};
-              r.get(ids[0]);
-              r.getAll(ids);
-            }
-          } catch (Throwable e) {
-            readerFailure.set(e);
-          }
-        });
+        readers[t] =
+            new Thread(
+                () -> {
+                  java.util.concurrent.ThreadLocalRandom tr =
+                      java.util.concurrent.ThreadLocalRandom.current();
+                  try {
+                    while (!stop.get()) {
+                      long[] ids = {tr.nextInt(200), tr.nextInt(200), tr.nextInt(200)};
+                      r.get(ids[0]);
+                      r.getAll(ids);
+                    }
+                  } catch (Throwable e) {
+                    readerFailure.set(e);
+                  }
+                });
         readers[t].start();
       }
       try {
@@ -215,7 +255,8 @@ class ReplicationTest {
       }
       assertThat(readerFailure.get()).isNull();
       assertThat(((io.docstore.service.cache.CacheStats) r.stats().get("cache")).hits())
-          .as("reads were answered by the cache").isPositive();
+          .as("reads were answered by the cache")
+          .isPositive();
     }
   }
 
@@ -245,9 +286,17 @@ class ReplicationTest {
       assertMatchesModel(r);
 
       // A bit flipped in a sealed copy: the read fails (never wrong bytes), the copy is re-fetched.
-      long victim = model.entrySet().stream().filter(e -> e.getValue().length > 0).findFirst().orElseThrow().getKey();
+      long victim =
+          model.entrySet().stream()
+              .filter(e -> e.getValue().length > 0)
+              .findFirst()
+              .orElseThrow()
+              .getKey();
       long address = r.addressOf(victim);
-      Path sealed = r.follower().directory().resolve(new SegmentFileName(Address.segment(address), true).fileName());
+      Path sealed =
+          r.follower()
+              .directory()
+              .resolve(new SegmentFileName(Address.segment(address), true).fileName());
       assertThat(sealed).exists();
       // Same size and mtime afterwards: rsync's quick check would never re-fetch it on its own.
       java.nio.file.attribute.FileTime mtime = Files.getLastModifiedTime(sealed);
@@ -265,7 +314,10 @@ class ReplicationTest {
       assertThat(r.get(victim).body()).isEqualTo(model.get(victim));
 
       // The active copy truncated under the replica: detected, re-fetched, and writes go on.
-      Path active = r.follower().directory().resolve(new SegmentFileName(r.follower().point().segment(), false).fileName());
+      Path active =
+          r.follower()
+              .directory()
+              .resolve(new SegmentFileName(r.follower().point().segment(), false).fileName());
       if (Files.exists(active) && Files.size(active) > 100) {
         try (RandomAccessFile raf = new RandomAccessFile(active.toFile(), "rw")) {
           raf.setLength(raf.length() / 2);
@@ -275,7 +327,8 @@ class ReplicationTest {
       await("replica at " + lastAcked, 30_000, () -> r.appliedThrough() >= lastAcked);
       assertMatchesModel(r);
       try (var files = Files.list(r.follower().directory())) {
-        assertThat(files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("."))).isEmpty();
+        assertThat(files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(".")))
+            .isEmpty();
       }
     } finally {
       r.close();
@@ -312,27 +365,33 @@ class ReplicationTest {
     AtomicLongArray ackNanos = new AtomicLongArray(updates);
     AtomicLongArray seqs = new AtomicLongArray(updates);
     Histogram h = new Histogram(TimeUnit.SECONDS.toMicros(60), 3);
-    Thread reader = new Thread(() -> {
-      try {
-        for (int i = 0; i < updates; i++) {
-          while (ackNanos.get(i) == 0) {
-            Thread.sleep(1);
-          }
-          while (true) {
-            Document d = r.get(i);
-            if (d != null && d.sequence() >= seqs.get(i)) {
-              h.recordValue(Math.max(0, TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - ackNanos.get(i))));
-              break;
-            }
-            Thread.sleep(1);
-          }
-        }
-      } catch (InterruptedException stopped) {
-        Thread.currentThread().interrupt();
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    }, "freshness-reader");
+    Thread reader =
+        new Thread(
+            () -> {
+              try {
+                for (int i = 0; i < updates; i++) {
+                  while (ackNanos.get(i) == 0) {
+                    Thread.sleep(1);
+                  }
+                  while (true) {
+                    Document d = r.get(i);
+                    if (d != null && d.sequence() >= seqs.get(i)) {
+                      h.recordValue(
+                          Math.max(
+                              0,
+                              TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - ackNanos.get(i))));
+                      break;
+                    }
+                    Thread.sleep(1);
+                  }
+                }
+              } catch (InterruptedException stopped) {
+                Thread.currentThread().interrupt();
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            },
+            "freshness-reader");
     try {
       reader.start();
       long start = System.nanoTime();
@@ -344,7 +403,11 @@ class ReplicationTest {
         }
         long last = 0;
         for (int j = i; j < Math.min(updates, i + batch); j++) {
-          last = primary.writer().append(j, Op.PUT, System.currentTimeMillis(), randomBody(1000)).sequence();
+          last =
+              primary
+                  .writer()
+                  .append(j, Op.PUT, System.currentTimeMillis(), randomBody(1000))
+                  .sequence();
           seqs.set(j, last);
         }
         primary.writer().awaitDurable(last);
@@ -354,12 +417,18 @@ class ReplicationTest {
         }
       }
       reader.join(TimeUnit.SECONDS.toMillis(60));
-      assertThat(reader.isAlive()).as("every update arrived on the replica: " + h.getTotalCount() + " did; "
-          + r.stats()).isFalse();
+      assertThat(reader.isAlive())
+          .as("every update arrived on the replica: " + h.getTotalCount() + " did; " + r.stats())
+          .isFalse();
       assertThat(h.getTotalCount()).isEqualTo(updates);
-      System.out.printf("replica freshness (%d updates of ~1 KB at %d/s, pull interval 200 ms): p50 %.1f ms, p99 %.1f ms,"
-          + " max %.1f ms%n", updates, perSecond, h.getValueAtPercentile(50) / 1000.0,
-          h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0);
+      System.out.printf(
+          "replica freshness (%d updates of ~1 KB at %d/s, pull interval 200 ms): p50 %.1f ms, p99 %.1f ms,"
+              + " max %.1f ms%n",
+          updates,
+          perSecond,
+          h.getValueAtPercentile(50) / 1000.0,
+          h.getValueAtPercentile(99) / 1000.0,
+          h.getMaxValue() / 1000.0);
     } finally {
       reader.interrupt();
       r.close();
@@ -380,7 +449,11 @@ class ReplicationTest {
     for (int written = 0; written < docs; written += 500) {
       long last = 0;
       for (int j = written; j < Math.min(docs, written + 500); j++) {
-        last = primary.writer().append(j, Op.PUT, System.currentTimeMillis(), randomBody(1000)).sequence();
+        last =
+            primary
+                .writer()
+                .append(j, Op.PUT, System.currentTimeMillis(), randomBody(1000))
+                .sequence();
       }
       primary.writer().awaitDurable(last);
       lastAcked = last;
@@ -389,19 +462,25 @@ class ReplicationTest {
     Thread.sleep(100); // let the manifest publisher (10 ms interval) declare the last batch durable
     Path copied = tmp.resolve("copied");
     long t0 = System.nanoTime();
-    RsyncPuller.Pull copy = new RsyncPuller(FileSystem.real(), "rsync", daemon.url(), copied.resolve("queue"), 30).pull();
+    RsyncPuller.Pull copy =
+        new RsyncPuller(FileSystem.real(), "rsync", daemon.url(), copied.resolve("queue"), 30)
+            .pull();
     long copyMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     assertThat(copy.ok()).as(copy.output()).isTrue();
     long indexMillis = catchUp("copied", docs);
     long bytes = directorySize(copied.resolve("queue"));
     deleteTree(copied);
     long totalMillis = catchUp("empty", docs);
-    System.out.printf("replica catch-up: %d documents (%d MB of segments, written in %d ms): rsync copy alone %d ms,"
-        + " index build alone (verify + index of a finished copy) %d ms, empty replica ready (copy + verify + index)"
-        + " %d ms%n", docs, bytes >> 20, writeMillis, copyMillis, indexMillis, totalMillis);
+    System.out.printf(
+        "replica catch-up: %d documents (%d MB of segments, written in %d ms): rsync copy alone %d ms,"
+            + " index build alone (verify + index of a finished copy) %d ms, empty replica ready (copy + verify + index)"
+            + " %d ms%n",
+        docs, bytes >> 20, writeMillis, copyMillis, indexMillis, totalMillis);
   }
 
-  /** Starts a replica in {@code tmp/name} and returns the milliseconds until it has every document. */
+  /**
+   * Starts a replica in {@code tmp/name} and returns the milliseconds until it has every document.
+   */
   private long catchUp(String name, int docs) throws Exception {
     long t = System.nanoTime();
     ReplicaNode r = replica(name, 200, 120, ReplicaOptions.DEFAULT_CACHE_BYTES);

@@ -30,14 +30,26 @@ final class RsyncDaemon implements AutoCloseable {
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
-    Process p = new ProcessBuilder(script.toString(), "--queue", queueDir.toString(), "--port", String.valueOf(port),
-        "--state-dir", stateDir.toString()).redirectErrorStream(true).redirectOutput(stateDir.resolveSibling(
-            stateDir.getFileName() + ".out").toFile()).start();
+    Process p =
+        new ProcessBuilder(
+                script.toString(),
+                "--queue",
+                queueDir.toString(),
+                "--port",
+                String.valueOf(port),
+                "--state-dir",
+                stateDir.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(stateDir.resolveSibling(stateDir.getFileName() + ".out").toFile())
+            .start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (System.nanoTime() < deadline) {
       if (!p.isAlive()) {
-        throw new IllegalStateException("rsync daemon exited with " + p.exitValue() + "; see "
-            + stateDir.resolveSibling(stateDir.getFileName() + ".out"));
+        throw new IllegalStateException(
+            "rsync daemon exited with "
+                + p.exitValue()
+                + "; see "
+                + stateDir.resolveSibling(stateDir.getFileName() + ".out"));
       }
       try (Socket c = new Socket()) {
         c.connect(new InetSocketAddress("127.0.0.1", port), 200);
@@ -56,7 +68,8 @@ final class RsyncDaemon implements AutoCloseable {
         return d.resolve("scripts");
       }
     }
-    throw new IllegalStateException("scripts/rsync-primary not found above " + Path.of("").toAbsolutePath());
+    throw new IllegalStateException(
+        "scripts/rsync-primary not found above " + Path.of("").toAbsolutePath());
   }
 
   static void requireRsync() {
@@ -67,8 +80,11 @@ final class RsyncDaemon implements AutoCloseable {
         throw new IOException("rsync --version exited with " + p.exitValue());
       }
     } catch (IOException | InterruptedException e) {
-      throw new IllegalStateException("these tests run the real rsync binary, which is missing or broken ("
-          + e.getMessage() + "); run scripts/install-deps", e);
+      throw new IllegalStateException(
+          "these tests run the real rsync binary, which is missing or broken ("
+              + e.getMessage()
+              + "); run scripts/install-deps",
+          e);
     }
   }
 

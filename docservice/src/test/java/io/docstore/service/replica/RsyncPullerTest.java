@@ -11,7 +11,9 @@ import java.nio.file.attribute.FileTime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@link RsyncPuller} with the real rsync binary, over a daemon started by scripts/rsync-primary. */
+/**
+ * {@link RsyncPuller} with the real rsync binary, over a daemon started by scripts/rsync-primary.
+ */
 class RsyncPullerTest {
 
   @TempDir Path tmp;
@@ -33,14 +35,17 @@ class RsyncPullerTest {
       Path copy = tmp.resolve("replica/queue");
       RsyncPuller puller = new RsyncPuller(FileSystem.real(), "rsync", daemon.url(), copy, 10);
       assertThat(puller.pull().ok()).isTrue();
-      assertThat(Files.readString(copy.resolve(ManifestFormat.FILE_NAME))).isEqualTo("manifest version 1");
+      assertThat(Files.readString(copy.resolve(ManifestFormat.FILE_NAME)))
+          .isEqualTo("manifest version 1");
 
       Files.writeString(manifest, "manifest version 2"); // same length
-      Files.setLastModifiedTime(manifest, mtime); // and the same mtime: the quick check sees no change
+      Files.setLastModifiedTime(
+          manifest, mtime); // and the same mtime: the quick check sees no change
       RsyncPuller.Pull second = puller.pull();
       assertThat(second.ok()).as(second.output()).isTrue();
       assertThat(Files.readString(copy.resolve(ManifestFormat.FILE_NAME), StandardCharsets.UTF_8))
-          .as("the manifest is fetched on every pull").isEqualTo("manifest version 2");
+          .as("the manifest is fetched on every pull")
+          .isEqualTo("manifest version 2");
     }
   }
 }

@@ -11,17 +11,32 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** Freezes version 1 of the wire format: the worked examples of docs/formats/rpc.md, byte for byte. */
+/**
+ * Freezes version 1 of the wire format: the worked examples of docs/formats/rpc.md, byte for byte.
+ */
 class RpcFormatTest {
 
   private static final UnpooledByteBufAllocator ALLOC = UnpooledByteBufAllocator.DEFAULT;
 
   static final String GET_MANY_HEX =
-      "0000001e" + "01" + "01" + "0000000000000007" + "00000002"
-          + "0000000000000003" + "0000000000000009";
+      "0000001e"
+          + "01"
+          + "01"
+          + "0000000000000007"
+          + "00000002"
+          + "0000000000000003"
+          + "0000000000000009";
   static final String DOCS_HEX =
-      "00000026" + "01" + "81" + "0000000000000007" + "00000002"
-          + "00" + "0000000000000004" + "00000000000f4244" + "00000002" + "6869"
+      "00000026"
+          + "01"
+          + "81"
+          + "0000000000000007"
+          + "00000002"
+          + "00"
+          + "0000000000000004"
+          + "00000000000f4244"
+          + "00000002"
+          + "6869"
           + "01";
   static final String ERROR_HEX =
       "00000018" + "01" + "ff" + "0000000000000008" + "05" + "000b" + "3130303120494473203e31";
@@ -79,11 +94,14 @@ class RpcFormatTest {
   void everyTruncationOfAResponseIsMalformedNeverAnotherError() {
     byte[] whole = ByteBufUtil.decodeHexDump(DOCS_HEX);
     for (int cut = RpcFormat.LENGTH_SIZE + RpcFormat.MIN_BODY_SIZE; cut < whole.length; cut++) {
-      ByteBuf buf = Unpooled.wrappedBuffer(whole, RpcFormat.LENGTH_SIZE, cut - RpcFormat.LENGTH_SIZE);
+      ByteBuf buf =
+          Unpooled.wrappedBuffer(whole, RpcFormat.LENGTH_SIZE, cut - RpcFormat.LENGTH_SIZE);
       assertThatThrownBy(() -> RpcResponse.decode(buf))
           .as("cut at %d", cut)
           .isInstanceOf(RpcProtocolException.class)
-          .satisfies(e -> assertThat(((RpcProtocolException) e).code()).isEqualTo(RpcFormat.ERR_MALFORMED));
+          .satisfies(
+              e ->
+                  assertThat(((RpcProtocolException) e).code()).isEqualTo(RpcFormat.ERR_MALFORMED));
     }
   }
 

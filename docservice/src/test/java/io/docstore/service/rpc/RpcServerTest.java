@@ -131,7 +131,8 @@ class RpcServerTest {
       assertThat(r.message(1)).contains("segment-7").contains("4096");
       assertThat(r.status(2)).isEqualTo(RpcFormat.STATUS_FOUND);
     }
-    assertThat(registry.counter("docstore.rpc.documents", "status", "corrupt").count()).isEqualTo(1);
+    assertThat(registry.counter("docstore.rpc.documents", "status", "corrupt").count())
+        .isEqualTo(1);
   }
 
   @Test
@@ -209,16 +210,22 @@ class RpcServerTest {
     int max = RpcServer.Options.defaults().maxFrameBytes();
     for (int length : new int[] {0, RpcFormat.MIN_BODY_SIZE - 1, max + 1, Integer.MAX_VALUE, -1}) {
       try (RawConnection c = new RawConnection(server.port())) {
-        c.send(new byte[] {(byte) (length >>> 24), (byte) (length >>> 16), (byte) (length >>> 8), (byte) length});
+        c.send(
+            new byte[] {
+              (byte) (length >>> 24), (byte) (length >>> 16), (byte) (length >>> 8), (byte) length
+            });
         RpcResponse r = c.read();
-        int want = length >= 0 && length < RpcFormat.MIN_BODY_SIZE
-            ? RpcFormat.ERR_MALFORMED : RpcFormat.ERR_FRAME_TOO_LARGE;
+        int want =
+            length >= 0 && length < RpcFormat.MIN_BODY_SIZE
+                ? RpcFormat.ERR_MALFORMED
+                : RpcFormat.ERR_FRAME_TOO_LARGE;
         assertThat(r.errorCode()).as("length %d", length).isEqualTo(want);
         assertThat(c.closedByServer()).isTrue();
       }
     }
     assertServes();
-    assertThat(registry.counter("docstore.rpc.errors", "code", "frame_too_large").count()).isEqualTo(3);
+    assertThat(registry.counter("docstore.rpc.errors", "code", "frame_too_large").count())
+        .isEqualTo(3);
   }
 
   @Test
@@ -311,21 +318,24 @@ class RpcServerTest {
     long[] ids = LongStream.range(0, 1000).toArray();
     java.net.Socket greedy = new java.net.Socket("127.0.0.1", server.port());
     greedy.setReceiveBufferSize(4096);
-    Thread writer = new Thread(() -> {
-      try {
-        java.io.OutputStream out = greedy.getOutputStream();
-        io.netty.buffer.ByteBuf frame =
-            RpcFrames.getMany(io.netty.buffer.ByteBufAllocator.DEFAULT, 1, ids, 0, ids.length);
-        byte[] bytes = new byte[frame.readableBytes()];
-        frame.readBytes(bytes);
-        frame.release();
-        while (true) {
-          out.write(bytes); // blocks once the server stops reading this connection
-        }
-      } catch (IOException closed) {
-        // The test closed the socket.
-      }
-    });
+    Thread writer =
+        new Thread(
+            () -> {
+              try {
+                java.io.OutputStream out = greedy.getOutputStream();
+                io.netty.buffer.ByteBuf frame =
+                    RpcFrames.getMany(
+                        io.netty.buffer.ByteBufAllocator.DEFAULT, 1, ids, 0, ids.length);
+                byte[] bytes = new byte[frame.readableBytes()];
+                frame.readBytes(bytes);
+                frame.release();
+                while (true) {
+                  out.write(bytes); // blocks once the server stops reading this connection
+                }
+              } catch (IOException closed) {
+                // The test closed the socket.
+              }
+            });
     writer.setDaemon(true);
     writer.start();
     try {
@@ -353,7 +363,8 @@ class RpcServerTest {
       if (now != last) {
         last = now;
         stableSince = System.nanoTime();
-      } else if (System.nanoTime() - stableSince > java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1000)
+      } else if (System.nanoTime() - stableSince
+              > java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(1000)
           && now > 0) {
         return now;
       }

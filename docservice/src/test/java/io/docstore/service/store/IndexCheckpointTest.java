@@ -25,13 +25,17 @@ class IndexCheckpointTest {
     IndexCheckpoint.publish(fs, dir, 41, 1000);
     IndexCheckpoint.publish(fs, dir, 42, 2000);
     assertThat(IndexCheckpoint.read(fs, dir)).isEqualTo(42);
-    assertThat(Files.size(dir.resolve(CheckpointFormat.FILE_NAME))).isEqualTo(CheckpointFormat.LENGTH);
+    assertThat(Files.size(dir.resolve(CheckpointFormat.FILE_NAME)))
+        .isEqualTo(CheckpointFormat.LENGTH);
     try (var s = Files.list(dir)) {
       assertThat(s.count()).as("no temp files left").isEqualTo(1);
     }
   }
 
-  /** Version 1 is frozen: the golden file (sequence 123456789, written at 1700000000000) must keep reading. */
+  /**
+   * Version 1 is frozen: the golden file (sequence 123456789, written at 1700000000000) must keep
+   * reading.
+   */
   @Test
   void goldenVersion1() throws IOException {
     byte[] golden;
@@ -51,12 +55,16 @@ class IndexCheckpointTest {
         byte[] bad = good.clone();
         bad[i] ^= (byte) (1 << bit);
         Files.write(f, bad);
-        assertThatThrownBy(() -> IndexCheckpoint.read(fs, dir)).as("byte %d bit %d", i, bit)
-            .isInstanceOf(CorruptionException.class).hasMessageContaining(CheckpointFormat.FILE_NAME);
+        assertThatThrownBy(() -> IndexCheckpoint.read(fs, dir))
+            .as("byte %d bit %d", i, bit)
+            .isInstanceOf(CorruptionException.class)
+            .hasMessageContaining(CheckpointFormat.FILE_NAME);
       }
     }
     Files.write(f, java.util.Arrays.copyOf(good, good.length - 1));
-    assertThatThrownBy(() -> IndexCheckpoint.read(fs, dir)).isInstanceOf(CorruptionException.class).hasMessageContaining("bytes");
+    assertThatThrownBy(() -> IndexCheckpoint.read(fs, dir))
+        .isInstanceOf(CorruptionException.class)
+        .hasMessageContaining("bytes");
     Files.write(f, new byte[good.length]);
     assertThatThrownBy(() -> IndexCheckpoint.read(fs, dir)).isInstanceOf(CorruptionException.class);
     Files.write(f, java.util.Arrays.copyOf(good, good.length + 3));
@@ -70,7 +78,8 @@ class IndexCheckpointTest {
     int crc = io.docstore.io.Checksums.crc32c(b, 0, CheckpointFormat.CRC_OFFSET);
     java.nio.ByteBuffer.wrap(b).putInt(CheckpointFormat.CRC_OFFSET, crc);
     Files.write(dir.resolve(CheckpointFormat.FILE_NAME), b);
-    assertThatThrownBy(() -> IndexCheckpoint.read(fs, dir)).isInstanceOf(UnsupportedFormatException.class)
+    assertThatThrownBy(() -> IndexCheckpoint.read(fs, dir))
+        .isInstanceOf(UnsupportedFormatException.class)
         .hasMessageContaining("too new");
   }
 }

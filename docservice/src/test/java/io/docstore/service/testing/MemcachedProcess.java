@@ -58,14 +58,19 @@ public final class MemcachedProcess implements AutoCloseable {
     if (process != null && process.isAlive()) {
       throw new IllegalStateException("memcached on port " + port + " is still running");
     }
-    List<String> cmd = new ArrayList<>(
-        List.of(binary(), "-l", "127.0.0.1", "-p", Integer.toString(port), "-U", "0", "-m", "64"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                binary(), "-l", "127.0.0.1", "-p", Integer.toString(port), "-U", "0", "-m", "64"));
     if ("root".equals(System.getProperty("user.name"))) {
       cmd.add("-u");
       cmd.add("nobody");
     }
-    process = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    process =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (true) {
       try (Socket s = new Socket()) {
@@ -93,8 +98,10 @@ public final class MemcachedProcess implements AutoCloseable {
 
   /** SIGSTOP / SIGCONT: memcached keeps its socket open but stops answering (a slow server). */
   public void pause(boolean paused) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder("kill", paused ? "-STOP" : "-CONT", Long.toString(process.pid()))
-        .inheritIO().start();
+    Process p =
+        new ProcessBuilder("kill", paused ? "-STOP" : "-CONT", Long.toString(process.pid()))
+            .inheritIO()
+            .start();
     if (p.waitFor() != 0) {
       throw new IOException("kill " + (paused ? "-STOP" : "-CONT") + " failed");
     }

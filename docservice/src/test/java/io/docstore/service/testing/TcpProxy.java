@@ -73,21 +73,25 @@ public final class TcpProxy implements AutoCloseable {
   }
 
   private void pump(Socket from, Socket to) {
-    Thread t = new Thread(() -> {
-      byte[] buf = new byte[8192];
-      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-        int n;
-        while ((n = in.read(buf)) >= 0) {
-          out.write(buf, 0, n);
-          out.flush();
-        }
-      } catch (IOException e) {
-        // The other direction or cut() closed the pair; nothing to report.
-      } finally {
-        closeQuietly(from);
-        closeQuietly(to);
-      }
-    }, "proxy-pump");
+    Thread t =
+        new Thread(
+            () -> {
+              byte[] buf = new byte[8192];
+              try (InputStream in = from.getInputStream();
+                  OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                  out.write(buf, 0, n);
+                  out.flush();
+                }
+              } catch (IOException e) {
+                // The other direction or cut() closed the pair; nothing to report.
+              } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+              }
+            },
+            "proxy-pump");
     t.setDaemon(true);
     t.start();
   }

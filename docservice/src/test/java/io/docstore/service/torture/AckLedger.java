@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Every acknowledged write with its sequence number and body hash, plus the writes sent but not
  * (yet) acknowledged, per document ID. The checker: after a fault, each ID must read back as its
  * last acknowledged version, byte-exact with the acknowledged sequence (a delete reads 404), or as
- * its one unacknowledged write, which may have become durable without its answer arriving.
- * Anything else (an older version, a torn or unknown body) is a loss.
+ * its one unacknowledged write, which may have become durable without its answer arriving. Anything
+ * else (an older version, a torn or unknown body) is a loss.
  *
  * <p>Thread-safety: each ID is written by one load thread at a time; {@link #check} runs while no
  * load runs. The maps are concurrent so different threads may own different IDs.
@@ -35,9 +35,12 @@ final class AckLedger {
 
   private static final class Entry {
     Version acked;
+
     /** Writes sent since the last acknowledgement, unanswered or refused (hash null = delete). */
     final List<byte[]> pending = new ArrayList<>();
+
     boolean pendingDelete;
+
     /** The hash of the write begun last (null = delete): what an acknowledgement acknowledges. */
     byte[] current;
   }
@@ -119,7 +122,10 @@ final class AckLedger {
         }
       } else if (r.status() == 200) {
         byte[] h = sha256(r.body());
-        if (e.acked != null && e.acked.hash() != null && Arrays.equals(h, e.acked.hash()) && r.seq() == e.acked.seq()) {
+        if (e.acked != null
+            && e.acked.hash() != null
+            && Arrays.equals(h, e.acked.hash())
+            && r.seq() == e.acked.seq()) {
           // the acknowledged version
         } else if (e.pending.stream().anyMatch(p -> Arrays.equals(h, p))
             && (e.acked == null || r.seq() > e.acked.seq())) {
@@ -127,9 +133,16 @@ final class AckLedger {
             e.acked = new Version(r.seq(), h);
           }
         } else {
-          problem = "served seq " + r.seq() + " (" + r.body().length + " bytes) is not the acknowledged "
-              + (e.acked == null ? "(none)" : "seq " + e.acked.seq() + (e.acked.hash() == null ? " delete" : ""))
-              + " nor the in-flight write";
+          problem =
+              "served seq "
+                  + r.seq()
+                  + " ("
+                  + r.body().length
+                  + " bytes) is not the acknowledged "
+                  + (e.acked == null
+                      ? "(none)"
+                      : "seq " + e.acked.seq() + (e.acked.hash() == null ? " delete" : ""))
+                  + " nor the in-flight write";
         }
       } else {
         problem = "status " + r.status();

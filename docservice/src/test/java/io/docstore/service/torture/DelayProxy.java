@@ -60,25 +60,29 @@ final class DelayProxy implements AutoCloseable {
   }
 
   private void pump(Socket from, Socket to) {
-    Thread t = new Thread(() -> {
-      byte[] buf = new byte[16 << 10];
-      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-        int n;
-        while ((n = in.read(buf)) > 0) {
-          long d = delayMillis;
-          if (d > 0) {
-            Thread.sleep(d); // the point of this proxy: a slow link
-          }
-          out.write(buf, 0, n);
-          out.flush();
-        }
-      } catch (IOException | InterruptedException e) {
-        // either side went away
-      } finally {
-        closeQuietly(from);
-        closeQuietly(to);
-      }
-    }, "delay-proxy-pump");
+    Thread t =
+        new Thread(
+            () -> {
+              byte[] buf = new byte[16 << 10];
+              try (InputStream in = from.getInputStream();
+                  OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buf)) > 0) {
+                  long d = delayMillis;
+                  if (d > 0) {
+                    Thread.sleep(d); // the point of this proxy: a slow link
+                  }
+                  out.write(buf, 0, n);
+                  out.flush();
+                }
+              } catch (IOException | InterruptedException e) {
+                // either side went away
+              } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+              }
+            },
+            "delay-proxy-pump");
     t.setDaemon(true);
     t.start();
   }

@@ -28,7 +28,8 @@ import org.HdrHistogram.Recorder;
  */
 final class LoadClient implements AutoCloseable {
 
-  private static final Pattern BULK_OK = Pattern.compile("\\{\"line\":\\d+,\"id\":(\\d+),\"seq\":(\\d+)}");
+  private static final Pattern BULK_OK =
+      Pattern.compile("\\{\"line\":\\d+,\"id\":(\\d+),\"seq\":(\\d+)}");
   private static final Pattern SEQ = Pattern.compile("\"seq\":(\\d+)");
 
   private final String adminUrl;
@@ -49,12 +50,23 @@ final class LoadClient implements AutoCloseable {
    * @param idsPerThread thread {@code t} writes IDs {@code base + t*idsPerThread ...}
    * @param maxPad largest padding in a body (bodies are JSON objects of ~40 + pad bytes)
    */
-  LoadClient(String adminUrl, AckLedger ledger, long seed, int nThreads, long base, int idsPerThread, int maxPad,
+  LoadClient(
+      String adminUrl,
+      AckLedger ledger,
+      long seed,
+      int nThreads,
+      long base,
+      int idsPerThread,
+      int maxPad,
       boolean stopOnError) {
     this.adminUrl = adminUrl;
     this.ledger = ledger;
     this.stopOnError = stopOnError;
-    this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).version(HttpClient.Version.HTTP_1_1).build();
+    this.http =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
     for (int t = 0; t < nThreads; t++) {
       long first = base + (long) t * idsPerThread;
       Random rnd = new Random(seed * 1_000_003L + t);
@@ -64,7 +76,10 @@ final class LoadClient implements AutoCloseable {
     }
   }
 
-  /** Paces the writes of all threads to {@code pacer}'s rate (null: as fast as answered); settable while running. */
+  /**
+   * Paces the writes of all threads to {@code pacer}'s rate (null: as fast as answered); settable
+   * while running.
+   */
   LoadClient pace(Pacer pacer) {
     this.pacer = pacer;
     return this;
@@ -90,8 +105,10 @@ final class LoadClient implements AutoCloseable {
           long id = first + rnd.nextInt(n);
           byte[] body = body(rnd, id, counter++, maxPad);
           ledger.begin(id, body);
-          HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(adminUrl + "/docs/" + id))
-              .PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
+          HttpResponse<String> r =
+              send(
+                  HttpRequest.newBuilder(URI.create(adminUrl + "/docs/" + id))
+                      .PUT(HttpRequest.BodyPublishers.ofByteArray(body)));
           status = r.statusCode();
           if (status == 200) {
             ledger.ack(id, seq(r.body()));
@@ -99,7 +116,8 @@ final class LoadClient implements AutoCloseable {
         } else if (op < 8) {
           long id = first + rnd.nextInt(n);
           ledger.begin(id, null);
-          HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(adminUrl + "/docs/" + id)).DELETE());
+          HttpResponse<String> r =
+              send(HttpRequest.newBuilder(URI.create(adminUrl + "/docs/" + id)).DELETE());
           status = r.statusCode();
           if (status == 200) {
             ledger.ack(id, seq(r.body()));
@@ -118,11 +136,18 @@ final class LoadClient implements AutoCloseable {
             } else {
               byte[] body = body(rnd, id, counter++, maxPad);
               ledger.begin(id, body);
-              lines.append("{\"id\":").append(id).append(",\"doc\":").append(new String(body, StandardCharsets.UTF_8)).append("}\n");
+              lines
+                  .append("{\"id\":")
+                  .append(id)
+                  .append(",\"doc\":")
+                  .append(new String(body, StandardCharsets.UTF_8))
+                  .append("}\n");
             }
           }
-          HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(adminUrl + "/docs/_bulk"))
-              .POST(HttpRequest.BodyPublishers.ofString(lines.toString())));
+          HttpResponse<String> r =
+              send(
+                  HttpRequest.newBuilder(URI.create(adminUrl + "/docs/_bulk"))
+                      .POST(HttpRequest.BodyPublishers.ofString(lines.toString())));
           status = r.statusCode();
           if (status == 200) {
             Matcher m = BULK_OK.matcher(r.body());
@@ -152,8 +177,10 @@ final class LoadClient implements AutoCloseable {
     }
   }
 
-  private HttpResponse<String> send(HttpRequest.Builder b) throws IOException, InterruptedException {
-    return http.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+  private HttpResponse<String> send(HttpRequest.Builder b)
+      throws IOException, InterruptedException {
+    return http.send(
+        b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   private static long seq(String json) {
@@ -168,7 +195,12 @@ final class LoadClient implements AutoCloseable {
   static byte[] body(Random rnd, long id, long counter, int maxPad) {
     int pad = rnd.nextInt(maxPad + 1);
     StringBuilder b = new StringBuilder(48 + pad);
-    b.append("{\"id\":").append(id).append(",\"n\":").append(counter).append(",\"r\":").append(rnd.nextLong())
+    b.append("{\"id\":")
+        .append(id)
+        .append(",\"n\":")
+        .append(counter)
+        .append(",\"r\":")
+        .append(rnd.nextLong())
         .append(",\"pad\":\"");
     for (int i = 0; i < pad; i++) {
       b.append((char) ('a' + rnd.nextInt(26)));

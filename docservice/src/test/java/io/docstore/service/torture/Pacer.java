@@ -15,7 +15,8 @@ final class Pacer {
   private final AtomicLong next = new AtomicLong(System.nanoTime());
 
   Pacer(double opsPerSecond) {
-    this.intervalNanos = Math.max(1, (long) (TimeUnit.SECONDS.toNanos(1) / Math.max(0.001, opsPerSecond)));
+    this.intervalNanos =
+        Math.max(1, (long) (TimeUnit.SECONDS.toNanos(1) / Math.max(0.001, opsPerSecond)));
   }
 
   void acquire() {

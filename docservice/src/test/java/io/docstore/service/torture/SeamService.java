@@ -20,9 +20,9 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * The service's store and HTTP ports assembled like {@code Service} does, but over a given
- * {@link FileSystem} (the fault-injecting seam), for the disk-full and fsync-failure scenarios
- * where mounting a small tmpfs is not permitted. Small segments and memtable, loopback, free ports.
+ * The service's store and HTTP ports assembled like {@code Service} does, but over a given {@link
+ * FileSystem} (the fault-injecting seam), for the disk-full and fsync-failure scenarios where
+ * mounting a small tmpfs is not permitted. Small segments and memtable, loopback, free ports.
  */
 final class SeamService implements AutoCloseable {
 
@@ -37,26 +37,75 @@ final class SeamService implements AutoCloseable {
   }
 
   static SeamService start(Path dir, FileSystem fs) throws IOException, InterruptedException {
-    DocstoreConfig c = ServiceFixture.config(dir, Map.of(
-        "docstore.queue.segment-size", "1M", "docstore.queue.max-body", "64K", "docstore.queue.block-size", "4K",
-        "docstore.index.memtable", "64K", "docstore.http.request-timeout", "10s"));
-    DocStoreOptions o = DocStoreOptions.builder(new OffHeapDocCache(c.cacheBytes()))
-        .fileSystem(fs)
-        .maxBodyBytes(c.maxBodyBytes())
-        .checkpointInterval(c.checkpointInterval())
-        .queueOptions(QueueOptions.builder().fileSystem(fs).syncPolicy(c.sync()).blockSize(c.queueBlockSize())
-            .segmentSize(c.queueSegmentSize()).maxBodyBytes(c.maxBodyBytes()).blockCacheBytes(c.queueBlockCacheBytes())
-            .build())
-        .indexOptions(IndexOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE)
-            .memTableBytes(c.indexMemtableBytes()).bloomFalsePositiveRate(c.bloomFalsePositiveRate())
-            .bloomMemoryBytes(c.bloomMemoryBytes()).build())
-        .build();
+    DocstoreConfig c =
+        ServiceFixture.config(
+            dir,
+            Map.of(
+                "docstore.queue.segment-size",
+                "1M",
+                "docstore.queue.max-body",
+                "64K",
+                "docstore.queue.block-size",
+                "4K",
+                "docstore.index.memtable",
+                "64K",
+                "docstore.http.request-timeout",
+                "10s"));
+    DocStoreOptions o =
+        DocStoreOptions.builder(new OffHeapDocCache(c.cacheBytes()))
+            .fileSystem(fs)
+            .maxBodyBytes(c.maxBodyBytes())
+            .checkpointInterval(c.checkpointInterval())
+            .queueOptions(
+                QueueOptions.builder()
+                    .fileSystem(fs)
+                    .syncPolicy(c.sync())
+                    .blockSize(c.queueBlockSize())
+                    .segmentSize(c.queueSegmentSize())
+                    .maxBodyBytes(c.maxBodyBytes())
+                    .blockCacheBytes(c.queueBlockCacheBytes())
+                    .build())
+            .indexOptions(
+                IndexOptions.builder()
+                    .fileSystem(fs)
+                    .syncPolicy(SyncPolicy.NONE)
+                    .memTableBytes(c.indexMemtableBytes())
+                    .bloomFalsePositiveRate(c.bloomFalsePositiveRate())
+                    .bloomMemoryBytes(c.bloomMemoryBytes())
+                    .build())
+            .build();
     DocStore store = DocStore.open(dir, o);
-    HttpServer.Limits limits = new HttpServer.Limits(c.maxRequestLine(), c.maxHeaderSize(), 4 << 20, c.idleTimeout(),
-        c.requestTimeout(), 64, 8, 256);
-    HttpServer read = new HttpServer("read", c.readAddress(), limits, new ReadRoutes(store, c.maxIdsPerRequest(), c.maxResponseBytes())).start();
-    HttpServer admin = new HttpServer("admin", c.adminAddress(), limits, new AdminRoutes(store,
-        new UpdateParser(c.maxBodyBytes()), c.bulkMaxLines(), "", store::stats, () -> true, Metrics.newRegistry())).start();
+    HttpServer.Limits limits =
+        new HttpServer.Limits(
+            c.maxRequestLine(),
+            c.maxHeaderSize(),
+            4 << 20,
+            c.idleTimeout(),
+            c.requestTimeout(),
+            64,
+            8,
+            256);
+    HttpServer read =
+        new HttpServer(
+                "read",
+                c.readAddress(),
+                limits,
+                new ReadRoutes(store, c.maxIdsPerRequest(), c.maxResponseBytes()))
+            .start();
+    HttpServer admin =
+        new HttpServer(
+                "admin",
+                c.adminAddress(),
+                limits,
+                new AdminRoutes(
+                    store,
+                    new UpdateParser(c.maxBodyBytes()),
+                    c.bulkMaxLines(),
+                    "",
+                    store::stats,
+                    () -> true,
+                    Metrics.newRegistry()))
+            .start();
     return new SeamService(store, read, admin);
   }
 
@@ -68,7 +117,10 @@ final class SeamService implements AutoCloseable {
     return "http://127.0.0.1:" + admin.port();
   }
 
-  /** Stops the ports and closes the store; a close failure (the store is failed) is returned, not thrown. */
+  /**
+   * Stops the ports and closes the store; a close failure (the store is failed) is returned, not
+   * thrown.
+   */
   IOException stop() {
     admin.close(Duration.ZERO);
     read.close(Duration.ZERO);

@@ -18,23 +18,29 @@ import java.util.regex.Pattern;
  * A docservice child JVM ({@code docstore serve}, or {@code docstore replica}) on free loopback
  * ports (config overrides as {@code -D}), its stderr (the log) appended to a file the scenario can
  * inspect, its stdout parsed for the URLs. Built like {@code TestSupport.startJvm} (same class path
- * and flags) but keeps the log. Used by the torture scenarios and the multi-process replication test.
+ * and flags) but keeps the log. Used by the torture scenarios and the multi-process replication
+ * test.
  */
 public final class ServeJvm implements AutoCloseable {
 
   private static final Pattern ORIGIN = Pattern.compile("(https?://[^/\\s]+)");
 
   public final Process process;
+
   /** {@code http://host:port} of the read port. */
   public final String readUrl;
+
   /** {@code http://host:port} of the admin port. */
   public final String adminUrl;
+
   public final int rpcPort;
   public final Path log;
+
   /** Milliseconds from launch to the URLs being printed (the store has recovered and serves). */
   public final long startMillis;
 
-  private ServeJvm(Process process, String readUrl, String adminUrl, int rpcPort, Path log, long startMillis) {
+  private ServeJvm(
+      Process process, String readUrl, String adminUrl, int rpcPort, Path log, long startMillis) {
     this.process = process;
     this.readUrl = readUrl;
     this.adminUrl = adminUrl;
@@ -49,7 +55,8 @@ public final class ServeJvm implements AutoCloseable {
   }
 
   /** Starts {@code replica --config config} (a read replica; docs/replication.md). */
-  public static ServeJvm startReplica(Path config, Path log, List<String> jvmArgs) throws IOException {
+  public static ServeJvm startReplica(Path config, Path log, List<String> jvmArgs)
+      throws IOException {
     return launch(log, jvmArgs, "replica", "--config", config.toString());
   }
 
@@ -60,8 +67,12 @@ public final class ServeJvm implements AutoCloseable {
   public static ServeJvm launch(Path log, List<String> jvmArgs, String... args) throws IOException {
     List<String> cmd = command(jvmArgs, args);
     long t0 = System.nanoTime();
-    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-    BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    Process p =
+        new ProcessBuilder(cmd)
+            .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     String read = null;
     String admin = null;
     int rpc = -1;
@@ -82,15 +93,18 @@ public final class ServeJvm implements AutoCloseable {
       throw new IOException(args[0] + " did not print its URLs; log " + log + ":\n" + tail(log));
     }
     long startMillis = (System.nanoTime() - t0) / 1_000_000;
-    Thread drain = new Thread(() -> {
-      try {
-        while (out.readLine() != null) {
-          // discard: only the URLs matter
-        }
-      } catch (IOException e) {
-        // the child is gone
-      }
-    }, "serve-stdout");
+    Thread drain =
+        new Thread(
+            () -> {
+              try {
+                while (out.readLine() != null) {
+                  // discard: only the URLs matter
+                }
+              } catch (IOException e) {
+                // the child is gone
+              }
+            },
+            "serve-stdout");
     drain.setDaemon(true);
     drain.start();
     return new ServeJvm(p, read, admin, rpc, log, startMillis);
@@ -107,12 +121,16 @@ public final class ServeJvm implements AutoCloseable {
    */
   public static final String SMALL_CACHES = "-Ddocstore.index.page-cache=32M";
 
-  /** The java command line for {@link Main} with this JVM's class path, like {@code TestSupport.startJvm}. */
+  /**
+   * The java command line for {@link Main} with this JVM's class path, like {@code
+   * TestSupport.startJvm}.
+   */
   static List<String> command(List<String> jvmArgs, String... args) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx256m");
-    // The default caches (index pages, bloom pages, documents: all off the heap, taken as they fill)
+    // The default caches (index pages, bloom pages, documents: all off the heap, taken as they
+    // fill)
     // need more direct memory than the heap-sized default limit of a small test JVM.
     cmd.add("-XX:MaxDirectMemorySize=1g");
     cmd.add("-XX:+UseSerialGC");

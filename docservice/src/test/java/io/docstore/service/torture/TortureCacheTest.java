@@ -24,10 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Scenario 7: the memcached tier killed, restarted empty, made slow (a delaying proxy) and paused
- * (SIGSTOP), under a read-after-write load. Each thread owns its IDs; after every acknowledged
- * PUT or DELETE it reads the ID back and between writes reads its other IDs: a version older than
- * the acknowledged one (stale cache) or a failed read is counted and fails the test. Read latency
- * per phase shows reads fall back to the disk path within the cache timeout, not to HTTP timeouts.
+ * (SIGSTOP), under a read-after-write load. Each thread owns its IDs; after every acknowledged PUT
+ * or DELETE it reads the ID back and between writes reads its other IDs: a version older than the
+ * acknowledged one (stale cache) or a failed read is counted and fails the test. Read latency per
+ * phase shows reads fall back to the disk path within the cache timeout, not to HTTP timeouts.
  */
 class TortureCacheTest {
 
@@ -42,10 +42,13 @@ class TortureCacheTest {
     long phaseMillis = 1500L * TestSupport.scale();
     try (MemcachedProcess mc = MemcachedProcess.start();
         DelayProxy proxy = new DelayProxy(mc.address());
-        ServiceFixture s = ServiceFixture.start(dir, Map.of(
-            "docstore.cache.memcached.servers", List.of("127.0.0.1:" + proxy.port()),
-            "docstore.cache.memcached.timeout", "50ms",
-            "docstore.http.request-timeout", "5s"))) {
+        ServiceFixture s =
+            ServiceFixture.start(
+                dir,
+                Map.of(
+                    "docstore.cache.memcached.servers", List.of("127.0.0.1:" + proxy.port()),
+                    "docstore.cache.memcached.timeout", "50ms",
+                    "docstore.http.request-timeout", "5s"))) {
       Checker checker = new Checker(s.service.readUrl(), s.service.adminUrl(), seed);
       List<String> phases = new ArrayList<>();
       long faults = 0;
@@ -66,9 +69,21 @@ class TortureCacheTest {
       mc.pause(false);
       phases.add(checker.run("resumed", phaseMillis));
       phases.forEach(p -> System.out.println("TortureCacheTest " + p));
-      new Verdict("memcached-faults", phases.size(), faults, checker.acked.get(), checker.verified.get(),
-          checker.stale.get() + checker.failed.get(), 0, "stale=" + checker.stale.get() + " failed_reads="
-          + checker.failed.get() + " seed=" + seed).print();
+      new Verdict(
+              "memcached-faults",
+              phases.size(),
+              faults,
+              checker.acked.get(),
+              checker.verified.get(),
+              checker.stale.get() + checker.failed.get(),
+              0,
+              "stale="
+                  + checker.stale.get()
+                  + " failed_reads="
+                  + checker.failed.get()
+                  + " seed="
+                  + seed)
+          .print();
       assertThat(checker.problems).isEmpty();
       assertThat(checker.acked.get()).isPositive();
     }
@@ -76,8 +91,11 @@ class TortureCacheTest {
 
   /** Read-after-write load with a per-phase read latency histogram. */
   private static final class Checker {
-    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-        .version(HttpClient.Version.HTTP_1_1).build();
+    final HttpClient http =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
     final String readUrl;
     final String adminUrl;
     final long seed;
@@ -86,8 +104,10 @@ class TortureCacheTest {
     final AtomicLong stale = new AtomicLong();
     final AtomicLong failed = new AtomicLong();
     final List<String> problems = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     /** Per ID: the acknowledged body ({@code null} = deleted or never written) and sequence. */
     final byte[][] body = new byte[THREADS * IDS][];
+
     final long[] seq = new long[THREADS * IDS];
     int round;
 
@@ -115,8 +135,13 @@ class TortureCacheTest {
         th.join(60_000);
       }
       synchronized (reads) {
-        return String.format("%-17s reads=%d p50=%dus p99=%dus max=%dus", phase, reads.getTotalCount(),
-            reads.getValueAtPercentile(50), reads.getValueAtPercentile(99), reads.getMaxValue());
+        return String.format(
+            "%-17s reads=%d p50=%dus p99=%dus max=%dus",
+            phase,
+            reads.getTotalCount(),
+            reads.getValueAtPercentile(50),
+            reads.getValueAtPercentile(99),
+            reads.getMaxValue());
       }
     }
 
@@ -129,8 +154,12 @@ class TortureCacheTest {
             boolean delete = rnd.nextInt(5) == 0;
             byte[] b = delete ? null : LoadClient.body(rnd, idx, counter++, 300);
             HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(adminUrl + "/docs/" + idx));
-            HttpResponse<String> w = http.send((delete ? req.DELETE() : req.PUT(HttpRequest.BodyPublishers.ofByteArray(b)))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> w =
+                http.send(
+                    (delete ? req.DELETE() : req.PUT(HttpRequest.BodyPublishers.ofByteArray(b)))
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (w.statusCode() != 200) {
               problems.add("write " + idx + " answered " + w.statusCode() + " " + w.body());
               continue;
@@ -140,20 +169,33 @@ class TortureCacheTest {
             acked.incrementAndGet();
           }
           long t0 = System.nanoTime();
-          HttpResponse<byte[]> g = http.send(HttpRequest.newBuilder(URI.create(readUrl + "/docs/" + idx))
-              .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofByteArray());
+          HttpResponse<byte[]> g =
+              http.send(
+                  HttpRequest.newBuilder(URI.create(readUrl + "/docs/" + idx))
+                      .timeout(Duration.ofSeconds(10))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofByteArray());
           long micros = Math.max(1, (System.nanoTime() - t0) / 1000);
           synchronized (reads) {
             reads.recordValue(micros);
           }
-          if (body[idx] == null ? g.statusCode() == 404
-              : g.statusCode() == 200 && Arrays.equals(g.body(), body[idx])
+          if (body[idx] == null
+              ? g.statusCode() == 404
+              : g.statusCode() == 200
+                  && Arrays.equals(g.body(), body[idx])
                   && g.headers().firstValue("etag").orElse("").equals("\"" + seq[idx] + "\"")) {
             verified.incrementAndGet();
           } else if (g.statusCode() == 200 || g.statusCode() == 404) {
             stale.incrementAndGet();
-            problems.add("stale read of " + idx + ": status " + g.statusCode() + " etag "
-                + g.headers().firstValue("etag").orElse("-") + ", acknowledged seq " + seq[idx]);
+            problems.add(
+                "stale read of "
+                    + idx
+                    + ": status "
+                    + g.statusCode()
+                    + " etag "
+                    + g.headers().firstValue("etag").orElse("-")
+                    + ", acknowledged seq "
+                    + seq[idx]);
           } else {
             failed.incrementAndGet();
             problems.add("read of " + idx + " answered " + g.statusCode());

@@ -32,11 +32,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Scenario 5: corruption at rest. A store is written and closed cleanly once; each case copies it,
  * flips one bit in one file (a sealed segment block, an index table, a bloom file, a WAL, the
  * MANIFEST, the index checkpoint), runs {@code docstore verify} and then the service over it.
- * {@code verify} must name exactly the damaged file. Over a damaged segment block or index page
- * the service serves every document it can byte-exact and answers the others with 500 "corrupt",
- * never with wrong bytes or a silent 404; a damaged bloom page only costs a table read; damage to
- * the WAL, MANIFEST or checkpoint makes the store move the index aside (kept in
- * {@code index.damaged-<millis>/}) and rebuild it from the queue, serving every document.
+ * {@code verify} must name exactly the damaged file. Over a damaged segment block or index page the
+ * service serves every document it can byte-exact and answers the others with 500 "corrupt", never
+ * with wrong bytes or a silent 404; a damaged bloom page only costs a table read; damage to the
+ * WAL, MANIFEST or checkpoint makes the store move the index aside (kept in {@code
+ * index.damaged-<millis>/}) and rebuild it from the queue, serving every document.
  */
 class TortureCorruptionTest {
 
@@ -67,13 +67,27 @@ class TortureCorruptionTest {
   }
 
   static Map<String, Object> smallFiles() {
-    return Map.of("docstore.queue.segment-size", "1M", "docstore.queue.max-body", "64K",
-        "docstore.queue.block-size", "4K", "docstore.index.memtable", "64K");
+    return Map.of(
+        "docstore.queue.segment-size",
+        "1M",
+        "docstore.queue.max-body",
+        "64K",
+        "docstore.queue.block-size",
+        "4K",
+        "docstore.index.memtable",
+        "64K");
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"queue/seg-0000000001.sealed", "index/*.idx", "index/*.bloom", "index/*.wal",
-      "index/MANIFEST", "index.checkpoint"})
+  @ValueSource(
+      strings = {
+        "queue/seg-0000000001.sealed",
+        "index/*.idx",
+        "index/*.bloom",
+        "index/*.wal",
+        "index/MANIFEST",
+        "index.checkpoint"
+      })
   void oneFlippedBitIsReportedAndContained(String target) throws Exception {
     Path dir = shared.resolve("case-" + target.replaceAll("[^a-z0-9]", "_"));
     copy(pristine, dir);
@@ -102,7 +116,9 @@ class TortureCorruptionTest {
       for (Map.Entry<Long, byte[]> e : bodies.entrySet()) {
         var r = reader.get("/docs/" + e.getKey());
         if (r.statusCode() == 200) {
-          assertThat(r.body()).as("id %d served with wrong bytes after flipping %s", e.getKey(), rel).isEqualTo(e.getValue());
+          assertThat(r.body())
+              .as("id %d served with wrong bytes after flipping %s", e.getKey(), rel)
+              .isEqualTo(e.getValue());
           exact++;
         } else {
           assertThat(r.statusCode()).as("id %d", e.getKey()).isEqualTo(500);
@@ -114,8 +130,19 @@ class TortureCorruptionTest {
     } catch (IOException | RuntimeException e) {
       outcome = "refuses to open: " + e.getMessage();
     }
-    System.out.println("TORTURE corruption " + rel + " @" + offset + ": verify exit " + code + ", service " + outcome
-        + ", exact=" + exact + " corrupt=" + corrupt);
+    System.out.println(
+        "TORTURE corruption "
+            + rel
+            + " @"
+            + offset
+            + ": verify exit "
+            + code
+            + ", service "
+            + outcome
+            + ", exact="
+            + exact
+            + " corrupt="
+            + corrupt);
     assertThat(code).as("verify finds the flipped bit in %s", rel).isEqualTo(1);
     String fileName = victim.getFileName().toString();
     if (fileName.endsWith(".sealed") || fileName.endsWith(".idx")) {
@@ -127,7 +154,9 @@ class TortureCorruptionTest {
       if (fileName.endsWith(".idx")) {
         assertThat(corrupt).as("documents behind the damaged page").isPositive();
       } else {
-        assertThat(corrupt > 0 || exact == DOCS).as("corrupt %d, exact %d", corrupt, exact).isTrue();
+        assertThat(corrupt > 0 || exact == DOCS)
+            .as("corrupt %d, exact %d", corrupt, exact)
+            .isTrue();
       }
       assertThat(exact).as("documents elsewhere").isPositive();
     } else if (fileName.endsWith(".bloom")) {
@@ -135,15 +164,19 @@ class TortureCorruptionTest {
       assertThat(outcome).isEqualTo("serves");
       assertThat(exact).isEqualTo(DOCS);
     } else {
-      // WAL, MANIFEST, checkpoint: what the index holds is unknown, but the index is derived from the
+      // WAL, MANIFEST, checkpoint: what the index holds is unknown, but the index is derived from
+      // the
       // queue: the store moves the damaged index aside and rebuilds it, and serves every document.
       assertThat(outcome).isEqualTo("serves");
       assertThat(exact).as("every document, from the rebuilt index").isEqualTo(DOCS);
       try (Stream<Path> s = Files.list(dir)) {
-        List<Path> aside = s.filter(p -> p.getFileName().toString().startsWith("index.damaged-")).toList();
+        List<Path> aside =
+            s.filter(p -> p.getFileName().toString().startsWith("index.damaged-")).toList();
         assertThat(aside).as("the damaged index is kept for inspection").hasSize(1);
         Path kept = aside.get(0).resolve(dir.relativize(victim).toString());
-        assertThat(Files.readAllBytes(kept)).as("the damaged file, kept as it was").isEqualTo(damagedBytes);
+        assertThat(Files.readAllBytes(kept))
+            .as("the damaged file, kept as it was")
+            .isEqualTo(damagedBytes);
       }
     }
     for (String line : report.lines().toList()) {
@@ -168,7 +201,8 @@ class TortureCorruptionTest {
 
   /** Flips one bit in the middle of the file; returns the offset. */
   private static long flipMiddleBit(Path file) throws IOException {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       long pos = ch.size() / 2;
       ByteBuffer b = ByteBuffer.allocate(1);
       ch.read(b, pos);

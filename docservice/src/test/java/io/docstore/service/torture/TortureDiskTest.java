@@ -27,12 +27,16 @@ class TortureDiskTest {
 
   @TempDir Path dir;
 
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   @Test
   void diskFullRefusesWritesKeepsReadsAndResumesWithoutARestart() throws Exception {
     long seed = TestSupport.seed("TortureDiskTest.diskFull");
-    Path mount = "seam".equals(System.getProperty("docstore.torture.disk")) ? null : tryMountTmpfs(dir.resolve("tmpfs"));
+    Path mount =
+        "seam".equals(System.getProperty("docstore.torture.disk"))
+            ? null
+            : tryMountTmpfs(dir.resolve("tmpfs"));
     try {
       diskFull(seed, mount);
     } finally {
@@ -48,8 +52,11 @@ class TortureDiskTest {
    */
   private void diskFull(long seed, Path mount) throws Exception {
     String mode = mount != null ? "tmpfs 16m" : "seam";
-    System.out.println("TortureDiskTest.diskFull: " + (mount != null
-        ? "a real 16 MiB tmpfs (mount permitted)" : "the fault-injecting seam (mounting a tmpfs is not permitted, or -Ddocstore.torture.disk=seam)"));
+    System.out.println(
+        "TortureDiskTest.diskFull: "
+            + (mount != null
+                ? "a real 16 MiB tmpfs (mount permitted)"
+                : "the fault-injecting seam (mounting a tmpfs is not permitted, or -Ddocstore.torture.disk=seam)"));
     FaultInjectingFileSystem seam = mount == null ? new FaultInjectingFileSystem() : null;
     FileSystem fs = mount != null ? FileSystem.real() : seam;
     Path data = mount != null ? mount.resolve("data") : dir;
@@ -66,23 +73,35 @@ class TortureDiskTest {
       } else {
         seam.setSpaceLimit(256 << 10);
       }
-      LoadClient load = new LoadClient(s.adminUrl(), ledger, seed + 1, 3, 0, 300, 2000, false).start();
+      LoadClient load =
+          new LoadClient(s.adminUrl(), ledger, seed + 1, 3, 0, 300, 2000, false).start();
       long deadline = System.nanoTime() + 60_000_000_000L;
       while (load.rejected() < 20 && System.nanoTime() < deadline) {
         Thread.sleep(10);
       }
       load.close();
-      assertThat(load.rejected()).as("writes refused once the disk is full: %s", load.statuses()).isGreaterThanOrEqualTo(20);
-      assertThat(load.statuses().keySet()).as("refusals are 507").allMatch(c -> c == 200 || c == 507);
+      assertThat(load.rejected())
+          .as("writes refused once the disk is full: %s", load.statuses())
+          .isGreaterThanOrEqualTo(20);
+      assertThat(load.statuses().keySet())
+          .as("refusals are 507")
+          .allMatch(c -> c == 200 || c == 507);
       // A refused write cuts its partial block back, which frees a few bytes: a small write may
       // still fit now and then, so probe until one is refused, and read that refusal's reason.
       HttpResponse<String> refused = null;
       for (int i = 0; i < 50 && (refused == null || refused.statusCode() != 507); i++) {
         refused = put(s, 999_000 + i, "{\"x\":1}");
-        assertThat(refused.statusCode()).as("a write on the full disk: %s", refused.body()).isIn(200, 507);
+        assertThat(refused.statusCode())
+            .as("a write on the full disk: %s", refused.body())
+            .isIn(200, 507);
       }
-      assertThat(refused.statusCode()).as("one of 50 writes on the full disk is refused").isEqualTo(507);
-      assertThat(refused.body()).as("the refusal says why").contains("disk full").containsIgnoringCase("nothing acknowledged");
+      assertThat(refused.statusCode())
+          .as("one of 50 writes on the full disk is refused")
+          .isEqualTo(507);
+      assertThat(refused.body())
+          .as("the refusal says why")
+          .contains("disk full")
+          .containsIgnoringCase("nothing acknowledged");
       verified += ledger.check(new HttpReader(s.readUrl()), false);
       assertThat(ledger.failures()).as("reads while the disk is full").isEmpty();
 
@@ -95,7 +114,9 @@ class TortureDiskTest {
       HttpResponse<String> first = put(s, 999_998, "{\"x\":2}");
       recovery = (System.nanoTime() - t0) / 1_000_000;
       resumed = first.statusCode() == 200;
-      assertThat(first.statusCode()).as("the first write after space is freed: %s", first.body()).isEqualTo(200);
+      assertThat(first.statusCode())
+          .as("the first write after space is freed: %s", first.body())
+          .isEqualTo(200);
       verified += ledger.check(new HttpReader(s.readUrl()));
       loadUntil(s, ledger, seed + 2, 100);
       verified += ledger.check(new HttpReader(s.readUrl()));
@@ -112,12 +133,28 @@ class TortureDiskTest {
     } finally {
       s.stop();
     }
-    new Verdict("disk-full (" + mode + ")", 1, 1, ledger.acknowledged(), verified, ledger.failures().size(), recovery,
-        "writes_resume=" + resumed + " mode=" + (mount != null ? "tmpfs" : "seam") + " seed=" + seed).print();
+    new Verdict(
+            "disk-full (" + mode + ")",
+            1,
+            1,
+            ledger.acknowledged(),
+            verified,
+            ledger.failures().size(),
+            recovery,
+            "writes_resume="
+                + resumed
+                + " mode="
+                + (mount != null ? "tmpfs" : "seam")
+                + " seed="
+                + seed)
+        .print();
     assertThat(ledger.failures()).isEmpty();
   }
 
-  /** Mounts a 16 MiB tmpfs at {@code at} if this process may (root, and the mount succeeds); else null. */
+  /**
+   * Mounts a 16 MiB tmpfs at {@code at} if this process may (root, and the mount succeeds); else
+   * null.
+   */
   private static Path tryMountTmpfs(Path at) {
     try {
       if (!"root".equals(System.getProperty("user.name"))) {
@@ -133,7 +170,8 @@ class TortureDiskTest {
   private static boolean run(String... cmd) {
     try {
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      String out =
+          new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
       boolean ok = p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0;
       if (!ok) {
         System.out.println(String.join(" ", cmd) + ": " + out.strip());
@@ -172,13 +210,16 @@ class TortureDiskTest {
     try {
       loadUntil(s, ledger, seed, 200);
       fs.failAfter(FaultInjectingFileSystem.Op.FORCE, 3);
-      LoadClient load = new LoadClient(s.adminUrl(), ledger, seed + 1, 3, 0, 300, 2000, false).start();
+      LoadClient load =
+          new LoadClient(s.adminUrl(), ledger, seed + 1, 3, 0, 300, 2000, false).start();
       long deadline = System.nanoTime() + 60_000_000_000L;
       while (load.rejected() < 20 && System.nanoTime() < deadline) {
         Thread.sleep(10);
       }
       load.close();
-      assertThat(load.rejected()).as("writes refused after the fsync failure: %s", load.statuses()).isGreaterThanOrEqualTo(20);
+      assertThat(load.rejected())
+          .as("writes refused after the fsync failure: %s", load.statuses())
+          .isGreaterThanOrEqualTo(20);
       fs.clearFaults();
       HttpResponse<String> sticky = put(s, 999_999, "{\"x\":1}");
       assertThat(sticky.statusCode()).as("read-only until restart").isIn(503, 507);
@@ -197,14 +238,24 @@ class TortureDiskTest {
     } finally {
       s.stop();
     }
-    new Verdict("fsync-failure (seam)", 1, 1, ledger.acknowledged(), verified, ledger.failures().size(), recovery,
-        "seed=" + seed).print();
+    new Verdict(
+            "fsync-failure (seam)",
+            1,
+            1,
+            ledger.acknowledged(),
+            verified,
+            ledger.failures().size(),
+            recovery,
+            "seed=" + seed)
+        .print();
     assertThat(ledger.failures()).isEmpty();
   }
 
-  private static void loadUntil(SeamService s, AckLedger ledger, long seed, long acks) throws InterruptedException {
+  private static void loadUntil(SeamService s, AckLedger ledger, long seed, long acks)
+      throws InterruptedException {
     long before = ledger.acknowledged();
-    try (LoadClient load = new LoadClient(s.adminUrl(), ledger, seed, 2, 0, 300, 2000, false).start()) {
+    try (LoadClient load =
+        new LoadClient(s.adminUrl(), ledger, seed, 2, 0, 300, 2000, false).start()) {
       long deadline = System.nanoTime() + 60_000_000_000L;
       while (ledger.acknowledged() - before < acks && System.nanoTime() < deadline) {
         Thread.sleep(10);
@@ -213,8 +264,13 @@ class TortureDiskTest {
     assertThat(ledger.acknowledged() - before).isGreaterThanOrEqualTo(acks);
   }
 
-  private HttpResponse<String> put(SeamService s, long id, String json) throws IOException, InterruptedException {
-    return http.send(HttpRequest.newBuilder(URI.create(s.adminUrl() + "/docs/" + id)).timeout(Duration.ofSeconds(30))
-        .PUT(HttpRequest.BodyPublishers.ofString(json)).build(), HttpResponse.BodyHandlers.ofString());
+  private HttpResponse<String> put(SeamService s, long id, String json)
+      throws IOException, InterruptedException {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(s.adminUrl() + "/docs/" + id))
+            .timeout(Duration.ofSeconds(30))
+            .PUT(HttpRequest.BodyPublishers.ofString(json))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 }

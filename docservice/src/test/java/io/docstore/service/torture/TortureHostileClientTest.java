@@ -51,19 +51,31 @@ class TortureHostileClientTest {
   void wellBehavedClientsKeepBeingServedWhileHostileOnesAttack() throws Exception {
     long seed = TestSupport.seed("TortureHostileClientTest");
     int fuzzIterations = 400 * TestSupport.scale();
-    try (ServiceFixture s = ServiceFixture.start(dir, Map.of(
-        "docstore.rpc.enabled", true,
-        "docstore.http.max-connections", MAX_CONNECTIONS,
-        "docstore.http.request-timeout", "1s",
-        "docstore.http.idle-timeout", "3s"))) {
+    try (ServiceFixture s =
+        ServiceFixture.start(
+            dir,
+            Map.of(
+                "docstore.rpc.enabled",
+                true,
+                "docstore.http.max-connections",
+                MAX_CONNECTIONS,
+                "docstore.http.request-timeout",
+                "1s",
+                "docstore.http.idle-timeout",
+                "3s"))) {
       for (int i = 0; i < DOCS; i++) {
-        assertThat(s.put(i, "{\"doc\":" + i + ",\"pad\":\"" + "p".repeat(i * 5) + "\"}").statusCode()).isEqualTo(200);
+        assertThat(
+                s.put(i, "{\"doc\":" + i + ",\"pad\":\"" + "p".repeat(i * 5) + "\"}").statusCode())
+            .isEqualTo(200);
       }
       int read = s.service.readPort();
       int admin = s.service.adminPort();
       int rpc = s.service.rpcPort();
-      try (DocClient client = DocClient.builder().servers(List.of(new InetSocketAddress("127.0.0.1", rpc)))
-          .requestTimeout(Duration.ofSeconds(5)).build()) {
+      try (DocClient client =
+          DocClient.builder()
+              .servers(List.of(new InetSocketAddress("127.0.0.1", rpc)))
+              .requestTimeout(Duration.ofSeconds(5))
+              .build()) {
         Good good = new Good(s.service.readUrl(), client);
         good.run(500, null); // warm-up (JIT, connection pools): not part of the baseline
         Histogram baseline = good.run(1000, null);
@@ -72,10 +84,16 @@ class TortureHostileClientTest {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong hostileRequests = new AtomicLong();
         List<Thread> attackers = new ArrayList<>();
-        attackers.add(thread("fuzzer", () -> fuzz(new Random(seed), fuzzIterations, read, admin, rpc, hostileRequests)));
-        attackers.add(thread("slow-loris", () -> slowLoris(read, MAX_CONNECTIONS - 8, stop, hostileRequests)));
+        attackers.add(
+            thread(
+                "fuzzer",
+                () -> fuzz(new Random(seed), fuzzIterations, read, admin, rpc, hostileRequests)));
+        attackers.add(
+            thread(
+                "slow-loris", () -> slowLoris(read, MAX_CONNECTIONS - 8, stop, hostileRequests)));
         attackers.add(thread("never-reads", () -> neverReads(read, rpc, stop, hostileRequests)));
-        attackers.add(thread("oversized", () -> oversized(read, admin, rpc, stop, hostileRequests)));
+        attackers.add(
+            thread("oversized", () -> oversized(read, admin, rpc, stop, hostileRequests)));
         attackers.forEach(Thread::start);
         Histogram attacked = good.run(0, attackers.get(0));
         stop.set(true);
@@ -84,16 +102,32 @@ class TortureHostileClientTest {
         }
         long p99Base = baseline.getValueAtPercentile(99);
         long p99Attack = attacked.getValueAtPercentile(99);
-        new Verdict("hostile-clients", fuzzIterations, hostileRequests.get(), good.ok.get(), good.ok.get(),
-            good.failures.get(), 0, "good_p99_baseline_us=" + p99Base + " good_p99_attacked_us=" + p99Attack
-            + " seed=" + seed).print();
-        assertThat(good.failures.get()).as("well-behaved requests failed: %s", good.lastFailure).isZero();
+        new Verdict(
+                "hostile-clients",
+                fuzzIterations,
+                hostileRequests.get(),
+                good.ok.get(),
+                good.ok.get(),
+                good.failures.get(),
+                0,
+                "good_p99_baseline_us="
+                    + p99Base
+                    + " good_p99_attacked_us="
+                    + p99Attack
+                    + " seed="
+                    + seed)
+            .print();
+        assertThat(good.failures.get())
+            .as("well-behaved requests failed: %s", good.lastFailure)
+            .isZero();
         assertThat(attacked.getTotalCount()).isPositive();
-        // The bound (docs/reliability.md): within 2x the normal p99, with a 50 ms floor for timer and scheduling
+        // The bound (docs/reliability.md): within 2x the normal p99, with a 50 ms floor for timer
+        // and scheduling
         // noise on a loaded 2-core box (a baseline p99 of a few ms would otherwise make one
         // descheduled request fail the run).
         long bound = Math.max(2 * p99Base, BOUND_FLOOR_US);
-        assertThat(p99Attack).as("good p99 under attack (us) vs max(2 x baseline %d us, 50 ms)", p99Base)
+        assertThat(p99Attack)
+            .as("good p99 under attack (us) vs max(2 x baseline %d us, 50 ms)", p99Base)
             .isLessThan(bound);
         assertThat(s.adminGet("/healthz").statusCode()).isEqualTo(200);
         assertThat(s.get("/docs/7").statusCode()).isEqualTo(200);
@@ -107,14 +141,17 @@ class TortureHostileClientTest {
    * service spends on hostile connections (accepting, parsing, refusing) still counts in full.
    */
   private static Thread thread(String name, ThrowingRunnable r) {
-    Thread t = new Thread(() -> {
-      ThreadPriority.lowerCurrentThread(19);
-      try {
-        r.run();
-      } catch (Exception e) {
-        System.out.println("TortureHostileClientTest " + name + " ended: " + e);
-      }
-    }, "hostile-" + name);
+    Thread t =
+        new Thread(
+            () -> {
+              ThreadPriority.lowerCurrentThread(19);
+              try {
+                r.run();
+              } catch (Exception e) {
+                System.out.println("TortureHostileClientTest " + name + " ended: " + e);
+              }
+            },
+            "hostile-" + name);
     t.setDaemon(true);
     return t;
   }
@@ -125,8 +162,11 @@ class TortureHostileClientTest {
 
   /** Well-behaved HTTP and RPC readers checking every answer. */
   private static final class Good {
-    final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-        .version(HttpClient.Version.HTTP_1_1).build();
+    final HttpClient http =
+        HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
     final String readUrl;
     final DocClient client;
     final AtomicLong ok = new AtomicLong();
@@ -148,8 +188,12 @@ class TortureHostileClientTest {
         try {
           byte[] body;
           if (i % 2 == 0) {
-            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(readUrl + "/docs/" + id))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> r =
+                http.send(
+                    HttpRequest.newBuilder(URI.create(readUrl + "/docs/" + id))
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
             if (r.statusCode() != 200) {
               throw new IOException("HTTP " + r.statusCode());
             }
@@ -165,7 +209,8 @@ class TortureHostileClientTest {
           // The fuzzer's admin-port writes (mutated PUT/bulk templates) may legitimately replace a
           // document with a body that is not one of ours; another document's body never may.
           if (!text.startsWith("{\"doc\":" + id + ",") && text.startsWith("{\"doc\":")) {
-            throw new IOException("wrong body for " + id + ": " + text.substring(0, Math.min(40, text.length())));
+            throw new IOException(
+                "wrong body for " + id + ": " + text.substring(0, Math.min(40, text.length())));
           }
           ok.incrementAndGet();
         } catch (IOException | RuntimeException e) {
@@ -179,13 +224,15 @@ class TortureHostileClientTest {
   }
 
   private static final byte[][] HTTP_TEMPLATES = {
-      "GET /docs/1 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
-      "GET /docs?ids=1,2,3 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
-      "PUT /docs/5 HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n{\"a\":123}".getBytes(StandardCharsets.US_ASCII),
-      "POST /docs/_bulk HTTP/1.1\r\nHost: x\r\nContent-Length: 27\r\n\r\n{\"id\":9,\"doc\":{\"b\":1}}\n\n\n\n"
-          .getBytes(StandardCharsets.US_ASCII),
-      "GET /stats HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
-          .getBytes(StandardCharsets.US_ASCII)};
+    "GET /docs/1 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
+    "GET /docs?ids=1,2,3 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
+    "PUT /docs/5 HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\n{\"a\":123}"
+        .getBytes(StandardCharsets.US_ASCII),
+    "POST /docs/_bulk HTTP/1.1\r\nHost: x\r\nContent-Length: 27\r\n\r\n{\"id\":9,\"doc\":{\"b\":1}}\n\n\n\n"
+        .getBytes(StandardCharsets.US_ASCII),
+    "GET /stats HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+        .getBytes(StandardCharsets.US_ASCII)
+  };
 
   private static byte[] rpcTemplate(Random rnd) {
     int n = 1 + rnd.nextInt(4);
@@ -198,7 +245,8 @@ class TortureHostileClientTest {
   }
 
   /** Random bytes, or a valid request with bytes flipped, inserted, removed or cut short. */
-  private static void fuzz(Random rnd, int iterations, int read, int admin, int rpc, AtomicLong count) {
+  private static void fuzz(
+      Random rnd, int iterations, int read, int admin, int rpc, AtomicLong count) {
     for (int i = 0; i < iterations; i++) {
       int which = rnd.nextInt(3);
       int port = which == 0 ? read : which == 1 ? admin : rpc;
@@ -207,7 +255,9 @@ class TortureHostileClientTest {
         msg = new byte[1 + rnd.nextInt(300)];
         rnd.nextBytes(msg);
       } else {
-        msg = (which == 2 ? rpcTemplate(rnd) : HTTP_TEMPLATES[rnd.nextInt(HTTP_TEMPLATES.length)]).clone();
+        msg =
+            (which == 2 ? rpcTemplate(rnd) : HTTP_TEMPLATES[rnd.nextInt(HTTP_TEMPLATES.length)])
+                .clone();
         int edits = 1 + rnd.nextInt(4);
         for (int e = 0; e < edits; e++) {
           int at = rnd.nextInt(msg.length);
@@ -248,7 +298,8 @@ class TortureHostileClientTest {
   }
 
   /** Connections that send a header byte now and then and never finish the request. */
-  private static void slowLoris(int port, int connections, AtomicBoolean stop, AtomicLong count) throws Exception {
+  private static void slowLoris(int port, int connections, AtomicBoolean stop, AtomicLong count)
+      throws Exception {
     List<Socket> open = new ArrayList<>();
     try {
       while (!stop.get()) {
@@ -256,7 +307,8 @@ class TortureHostileClientTest {
           Socket s = new Socket();
           try {
             s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
-            s.getOutputStream().write("GET /docs/1 HTTP/1.1\r\nX-a: ".getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream()
+                .write("GET /docs/1 HTTP/1.1\r\nX-a: ".getBytes(StandardCharsets.US_ASCII));
             open.add(s);
             count.incrementAndGet();
           } catch (IOException e) {
@@ -281,13 +333,16 @@ class TortureHostileClientTest {
   }
 
   /** Pipelines many requests on one connection per port and never reads a response. */
-  private static void neverReads(int read, int rpc, AtomicBoolean stop, AtomicLong count) throws Exception {
-    try (Socket h = new Socket(); Socket r = new Socket()) {
+  private static void neverReads(int read, int rpc, AtomicBoolean stop, AtomicLong count)
+      throws Exception {
+    try (Socket h = new Socket();
+        Socket r = new Socket()) {
       h.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), read), 2000);
       r.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), rpc), 2000);
       h.setSoTimeout(100);
-      byte[] get = "GET /docs?ids=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,199 HTTP/1.1\r\nHost: x\r\n\r\n"
-          .getBytes(StandardCharsets.US_ASCII);
+      byte[] get =
+          "GET /docs?ids=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,199 HTTP/1.1\r\nHost: x\r\n\r\n"
+              .getBytes(StandardCharsets.US_ASCII);
       Random rnd = new Random(7);
       OutputStream ho = h.getOutputStream();
       OutputStream ro = r.getOutputStream();
@@ -297,14 +352,16 @@ class TortureHostileClientTest {
           ro.write(rpcTemplate(rnd));
           count.incrementAndGet();
         } catch (IOException e) {
-          return; // the server stopped reading from or closed the connection: bounded, as it should be
+          return; // the server stopped reading from or closed the connection: bounded, as it should
+          // be
         }
       }
     }
   }
 
   /** Frames and headers over every limit, repeated. */
-  private static void oversized(int read, int admin, int rpc, AtomicBoolean stop, AtomicLong count) throws Exception {
+  private static void oversized(int read, int admin, int rpc, AtomicBoolean stop, AtomicLong count)
+      throws Exception {
     for (int i = 0; i < 50 && !stop.get(); i++) {
       byte[] huge;
       int port;
@@ -315,12 +372,16 @@ class TortureHostileClientTest {
         }
         case 1 -> {
           port = read;
-          huge = ("GET /docs/1 HTTP/1.1\r\nX-big: " + "b".repeat(200_000) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+          huge =
+              ("GET /docs/1 HTTP/1.1\r\nX-big: " + "b".repeat(200_000) + "\r\n\r\n")
+                  .getBytes(StandardCharsets.US_ASCII);
         }
         default -> {
           port = admin;
-          huge = ("PUT /docs/1 HTTP/1.1\r\nContent-Length: 2000000000\r\n\r\n{\"a\":" + "1".repeat(100_000))
-              .getBytes(StandardCharsets.US_ASCII);
+          huge =
+              ("PUT /docs/1 HTTP/1.1\r\nContent-Length: 2000000000\r\n\r\n{\"a\":"
+                      + "1".repeat(100_000))
+                  .getBytes(StandardCharsets.US_ASCII);
         }
       }
       try (Socket s = new Socket()) {

@@ -2,11 +2,11 @@ package io.docstore.service.torture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
-import io.docstore.queue.QueueTailer;
 import io.docstore.queue.QueueRecord;
+import io.docstore.queue.QueueTailer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -57,7 +57,8 @@ class TortureInboxKillTest {
     }
     Files.writeString(dir.resolve("f.staging"), file);
     Files.move(dir.resolve("f.staging"), inbox.resolve("f.ndjson"));
-    List<String> inboxArgs = List.of("-Ddocstore.inbox.dir=" + inbox, "-Ddocstore.bulk.max-lines=10");
+    List<String> inboxArgs =
+        List.of("-Ddocstore.inbox.dir=" + inbox, "-Ddocstore.bulk.max-lines=10");
 
     // 1. Dies right after the third batch is durable (lines 0..30 applied), before anything else.
     List<String> first = new ArrayList<>(inboxArgs);
@@ -74,8 +75,12 @@ class TortureInboxKillTest {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     try (ServeJvm serve = ServeJvm.start(data, log, idle)) {
       for (long id : new long[] {5, 25}) {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(serve.adminUrl + "/docs/" + id))
-            .PUT(HttpRequest.BodyPublishers.ofString(admin(id))).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(serve.adminUrl + "/docs/" + id))
+                    .PUT(HttpRequest.BodyPublishers.ofString(admin(id)))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as("PUT %d: %s", id, r.body()).isBetween(200, 299);
         last.put(id, admin(id));
       }
@@ -91,13 +96,18 @@ class TortureInboxKillTest {
       while (!Files.exists(failed) && System.nanoTime() < deadline) {
         Thread.sleep(20);
       }
-      assertThat(failed).as("file finished (with its invalid line reported); log:\n%s", ServeJvm.tail(log)).exists();
+      assertThat(failed)
+          .as("file finished (with its invalid line reported); log:\n%s", ServeJvm.tail(log))
+          .exists();
       assertThat(Files.readString(inbox.resolve("failed/f.ndjson.errors")))
-          .contains("49 updates applied, 1 lines invalid").contains("line 8: invalid JSON");
+          .contains("49 updates applied, 1 lines invalid")
+          .contains("line 8: invalid JSON");
       HttpReader reader = new HttpReader(serve.readUrl);
       for (Map.Entry<Long, String> e : last.entrySet()) {
         AckLedger.Read r = reader.read(e.getKey());
-        assertThat(new String(r.body(), StandardCharsets.UTF_8)).as("document %d", e.getKey()).isEqualTo(e.getValue());
+        assertThat(new String(r.body(), StandardCharsets.UTF_8))
+            .as("document %d", e.getKey())
+            .isEqualTo(e.getValue());
       }
       serve.kill9();
     }

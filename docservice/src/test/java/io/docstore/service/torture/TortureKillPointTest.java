@@ -7,16 +7,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Scenario 2: the primary dies at a named kill point ({@code -Ddocstore.killpoint}) inside a
  * segment seal, a segment roll, an index flush or a compaction, reached under the mixed load with
  * small segments and memtable ({@code name@N} dies on the N-th hit: the first segment roll happens
- * at startup, before the service serves). The restarted service (without the kill point) serves every
- * acknowledged write byte-exact and accepts writes again.
+ * at startup, before the service serves). The restarted service (without the kill point) serves
+ * every acknowledged write byte-exact and accepts writes again.
  */
 class TortureKillPointTest {
 
@@ -25,12 +25,25 @@ class TortureKillPointTest {
   /** One seal, one flush and one compaction point by default; every kill point in long runs. */
   static List<String> killPoints() {
     if (TestSupport.scale() == 1) {
-      return List.of("queue.seal.beforeRename", "index.flush.before-manifest", "index.compaction.before-write");
+      return List.of(
+          "queue.seal.beforeRename",
+          "index.flush.before-manifest",
+          "index.compaction.before-write");
     }
-    return List.of("queue.block.afterWrite", "queue.seal.beforeFooter", "queue.seal.afterFooter",
-        "queue.seal.beforeRename", "queue.seal.afterRename", "queue.seal.afterPublish", "queue.roll.afterCreate@2",
-        "index.flush.before-write", "index.flush.after-write", "index.flush.before-manifest",
-        "index.flush.after-manifest", "index.compaction.before-write", "index.compaction.mid-write",
+    return List.of(
+        "queue.block.afterWrite",
+        "queue.seal.beforeFooter",
+        "queue.seal.afterFooter",
+        "queue.seal.beforeRename",
+        "queue.seal.afterRename",
+        "queue.seal.afterPublish",
+        "queue.roll.afterCreate@2",
+        "index.flush.before-write",
+        "index.flush.after-write",
+        "index.flush.before-manifest",
+        "index.flush.after-manifest",
+        "index.compaction.before-write",
+        "index.compaction.mid-write",
         "index.compaction.after-install");
   }
 
@@ -45,31 +58,46 @@ class TortureKillPointTest {
     args.add("-Ddocstore.killpoint=" + killPoint);
     long t0;
     try (ServeJvm serve = ServeJvm.start(data, log, args);
-        LoadClient load = new LoadClient(serve.adminUrl, ledger, seed, 3, 0, 3000, 3000, true).start()) {
+        LoadClient load =
+            new LoadClient(serve.adminUrl, ledger, seed, 3, 0, 3000, 3000, true).start()) {
       t0 = System.nanoTime();
       assertThat(serve.awaitExit(150)).as("kill point %s reached within 150 s", killPoint).isTrue();
       assertThat(serve.process.exitValue()).isEqualTo(137);
     }
     long deathMillis = (System.nanoTime() - t0) / 1_000_000;
-    assertThat(Files.readString(log)).contains("kill point reached: " + killPoint.replaceAll("@.*", ""));
+    assertThat(Files.readString(log))
+        .contains("kill point reached: " + killPoint.replaceAll("@.*", ""));
     long verified;
     long recovery;
     try (ServeJvm serve = ServeJvm.start(data, log, TortureKillTest.SMALL_FILES)) {
       recovery = serve.startMillis;
       verified = ledger.check(new HttpReader(serve.readUrl));
-      assertThat(ledger.failures()).as("losses after dying at %s (seed %d)", killPoint, seed).isEmpty();
+      assertThat(ledger.failures())
+          .as("losses after dying at %s (seed %d)", killPoint, seed)
+          .isEmpty();
       long before = ledger.acknowledged();
-      try (LoadClient load = new LoadClient(serve.adminUrl, ledger, seed + 1, 1, 100_000, 50, 100, false).start()) {
+      try (LoadClient load =
+          new LoadClient(serve.adminUrl, ledger, seed + 1, 1, 100_000, 50, 100, false).start()) {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (ledger.acknowledged() - before < 20 && System.nanoTime() < deadline) {
           Thread.sleep(10);
         }
       }
-      assertThat(ledger.acknowledged() - before).as("writes resume after recovery").isGreaterThanOrEqualTo(20);
+      assertThat(ledger.acknowledged() - before)
+          .as("writes resume after recovery")
+          .isGreaterThanOrEqualTo(20);
       verified += ledger.check(new HttpReader(serve.readUrl));
     }
-    new Verdict("killpoint " + killPoint, 1, 1, ledger.acknowledged(), verified, ledger.failures().size(), recovery,
-        "died_after_ms=" + deathMillis + " seed=" + seed).print();
+    new Verdict(
+            "killpoint " + killPoint,
+            1,
+            1,
+            ledger.acknowledged(),
+            verified,
+            ledger.failures().size(),
+            recovery,
+            "died_after_ms=" + deathMillis + " seed=" + seed)
+        .print();
     assertThat(ledger.failures()).isEmpty();
   }
 }

@@ -18,9 +18,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TortureKillTest {
 
-  static final List<String> SMALL_FILES = List.of(
-      "-Ddocstore.queue.segment-size=1M", "-Ddocstore.queue.max-body=64K", "-Ddocstore.queue.block-size=4K",
-      "-Ddocstore.index.memtable=64K", "-Ddocstore.index.checkpoint-interval=200ms");
+  static final List<String> SMALL_FILES =
+      List.of(
+          "-Ddocstore.queue.segment-size=1M",
+          "-Ddocstore.queue.max-body=64K",
+          "-Ddocstore.queue.block-size=4K",
+          "-Ddocstore.index.memtable=64K",
+          "-Ddocstore.index.checkpoint-interval=200ms");
 
   @TempDir Path dir;
 
@@ -44,23 +48,35 @@ class TortureKillTest {
           break;
         }
         long ackedBefore = ledger.acknowledged();
-        try (LoadClient load = new LoadClient(serve.adminUrl, ledger, seed + i, 3, 0, 200, 1500, true).start()) {
+        try (LoadClient load =
+            new LoadClient(serve.adminUrl, ledger, seed + i, 3, 0, 200, 1500, true).start()) {
           long runFor = 100 + rnd.nextInt(700);
           long t0 = System.nanoTime();
           long deadline = t0 + 30_000_000_000L;
           // At least a few acknowledged writes per iteration, so every kill lands under load.
-          while ((System.nanoTime() - t0 < runFor * 1_000_000L || ledger.acknowledged() - ackedBefore < 10)
+          while ((System.nanoTime() - t0 < runFor * 1_000_000L
+                  || ledger.acknowledged() - ackedBefore < 10)
               && System.nanoTime() < deadline) {
             Thread.sleep(10);
           }
           serve.kill9();
           kills++;
         }
-        assertThat(ledger.acknowledged()).as("the service acknowledged writes in iteration %d", i).isGreaterThan(ackedBefore);
+        assertThat(ledger.acknowledged())
+            .as("the service acknowledged writes in iteration %d", i)
+            .isGreaterThan(ackedBefore);
       }
     }
-    new Verdict("kill9-random", iterations, kills, ledger.acknowledged(), verified, ledger.failures().size(),
-        recoveryMax, "ids=" + ledger.ids() + " seed=" + seed).print();
+    new Verdict(
+            "kill9-random",
+            iterations,
+            kills,
+            ledger.acknowledged(),
+            verified,
+            ledger.failures().size(),
+            recoveryMax,
+            "ids=" + ledger.ids() + " seed=" + seed)
+        .print();
     assertThat(ledger.failures()).isEmpty();
   }
 }

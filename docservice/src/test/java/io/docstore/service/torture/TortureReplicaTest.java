@@ -7,8 +7,8 @@ import io.docstore.io.FaultInjectingFileSystem;
 import io.docstore.io.FileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.io.TestSupport;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.replication.ManifestPublisher;
@@ -40,11 +40,11 @@ import org.junit.jupiter.api.io.TempDir;
  * under heavy writes, and replicas pulling it with the real rsync binary while the pulls are
  * SIGKILLed mid-transfer, the primary is closed and reopened, a replica's index disk fills up
  * (through the seam) and a new replica starts from an empty directory. Each replica's applied
- * sequence never goes backwards and never passes the primary's durable one (its visible history
- * is a prefix of the primary's); at the end every acknowledged write reads back byte-exact from
- * every replica. The default run does 3 short rounds (~10 s); {@code -Ddocstore.test.scale=N}
- * does 3 x N/2. (The manifest stall it once found was rsync's quick check skipping a rewritten
- * manifest of the same size and mtime: {@code RsyncPullerTest}.)
+ * sequence never goes backwards and never passes the primary's durable one (its visible history is
+ * a prefix of the primary's); at the end every acknowledged write reads back byte-exact from every
+ * replica. The default run does 3 short rounds (~10 s); {@code -Ddocstore.test.scale=N} does 3 x
+ * N/2. (The manifest stall it once found was rsync's quick check skipping a rewritten manifest of
+ * the same size and mtime: {@code RsyncPullerTest}.)
  */
 class TortureReplicaTest {
 
@@ -75,53 +75,73 @@ class TortureReplicaTest {
     try {
       replicas.add(replica(url, tmp.resolve("a"), FileSystem.real()));
       replicas.add(replica(url, tmp.resolve("b"), replicaFs));
-      Thread writer = new Thread(() -> {
-        Random rnd = new Random(seed);
-        while (!stop.get()) {
-          try {
-            synchronized (primary) {
-              Map<Long, byte[]> batch = new java.util.HashMap<>();
-              long last = 0;
-              for (int i = 0; i < 100; i++) {
-                long id = rnd.nextInt(3000);
-                boolean delete = acked.containsKey(id) && rnd.nextInt(8) == 0;
-                byte[] body = delete ? new byte[0] : LoadClient.body(rnd, id, i, 500);
-                last = primary.queue.writer().append(id, delete ? Op.DELETE : Op.PUT, System.currentTimeMillis(), body)
-                    .sequence();
-                batch.put(id, body);
-              }
-              primary.queue.writer().awaitDurable(last);
-              acked.putAll(batch);
-              lastAcked.set(last);
-              ackedWrites.addAndGet(100);
-            }
-          } catch (Exception e) {
-            problems.add("primary write failed: " + e);
-            return;
-          }
-        }
-      }, "replica-torture-writer");
+      Thread writer =
+          new Thread(
+              () -> {
+                Random rnd = new Random(seed);
+                while (!stop.get()) {
+                  try {
+                    synchronized (primary) {
+                      Map<Long, byte[]> batch = new java.util.HashMap<>();
+                      long last = 0;
+                      for (int i = 0; i < 100; i++) {
+                        long id = rnd.nextInt(3000);
+                        boolean delete = acked.containsKey(id) && rnd.nextInt(8) == 0;
+                        byte[] body = delete ? new byte[0] : LoadClient.body(rnd, id, i, 500);
+                        last =
+                            primary
+                                .queue
+                                .writer()
+                                .append(
+                                    id,
+                                    delete ? Op.DELETE : Op.PUT,
+                                    System.currentTimeMillis(),
+                                    body)
+                                .sequence();
+                        batch.put(id, body);
+                      }
+                      primary.queue.writer().awaitDurable(last);
+                      acked.putAll(batch);
+                      lastAcked.set(last);
+                      ackedWrites.addAndGet(100);
+                    }
+                  } catch (Exception e) {
+                    problems.add("primary write failed: " + e);
+                    return;
+                  }
+                }
+              },
+              "replica-torture-writer");
       writer.start();
-      Thread watcher = new Thread(() -> {
-        long[] seen = new long[8];
-        while (!stop.get()) {
-          for (int i = 0; i < replicas.size(); i++) {
-            long a = replicas.get(i).appliedThrough();
-            if (a < seen[i]) {
-              problems.add("replica " + i + " went back from " + seen[i] + " to " + a);
-            }
-            if (a > primary.lastAssigned()) {
-              problems.add("replica " + i + " applied " + a + " beyond the primary's " + primary.lastAssigned());
-            }
-            seen[i] = a;
-          }
-          try {
-            Thread.sleep(20); // sampling period
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      }, "replica-torture-watcher");
+      Thread watcher =
+          new Thread(
+              () -> {
+                long[] seen = new long[8];
+                while (!stop.get()) {
+                  for (int i = 0; i < replicas.size(); i++) {
+                    long a = replicas.get(i).appliedThrough();
+                    if (a < seen[i]) {
+                      problems.add("replica " + i + " went back from " + seen[i] + " to " + a);
+                    }
+                    if (a > primary.lastAssigned()) {
+                      problems.add(
+                          "replica "
+                              + i
+                              + " applied "
+                              + a
+                              + " beyond the primary's "
+                              + primary.lastAssigned());
+                    }
+                    seen[i] = a;
+                  }
+                  try {
+                    Thread.sleep(20); // sampling period
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              },
+              "replica-torture-watcher");
       for (int round = 0; round < rounds; round++) {
         // rsync killed mid-transfer, several times
         for (int k = 0; k < 10; k++) {
@@ -159,24 +179,32 @@ class TortureReplicaTest {
       watcher.join(30_000);
       long target = lastAcked.get();
       assertThat(problems).as("during the run").isEmpty();
-      assertThat(diskFullRefusals.get()).as("rounds in which the full disk made the replica's index refuse a batch")
+      assertThat(diskFullRefusals.get())
+          .as("rounds in which the full disk made the replica's index refuse a batch")
           .isPositive();
       long publishDeadline = System.nanoTime() + 10_000_000_000L;
       while (primary.published() < target && System.nanoTime() < publishDeadline) {
         Thread.sleep(20);
       }
       try (var files = Files.list(queueDir)) {
-        assertThat(primary.published()).as("the primary's replication manifest reaches the last acknowledged sequence %d"
-            + " (durable %d, manifest %s, files %s)", target, primary.queue.durableSequence(),
-            primary.publisher.lastPublished(), files.map(f -> f.getFileName().toString()).sorted().toList())
+        assertThat(primary.published())
+            .as(
+                "the primary's replication manifest reaches the last acknowledged sequence %d"
+                    + " (durable %d, manifest %s, files %s)",
+                target,
+                primary.queue.durableSequence(),
+                primary.publisher.lastPublished(),
+                files.map(f -> f.getFileName().toString()).sorted().toList())
             .isGreaterThanOrEqualTo(target);
       }
       long t0 = System.nanoTime();
       for (int i = 0; i < replicas.size(); i++) {
-        // The replica whose index disk filled recovers in place (it retries the refused batch): no restart.
+        // The replica whose index disk filled recovers in place (it retries the refused batch): no
+        // restart.
         ReplicaNode r = replicas.get(i);
-        assertThat(r.awaitSequence(target, 60_000)).as("replica %d reaches %d without a restart: %s", i, target,
-            r.stats()).isTrue();
+        assertThat(r.awaitSequence(target, 60_000))
+            .as("replica %d reaches %d without a restart: %s", i, target, r.stats())
+            .isTrue();
       }
       long catchUp = (System.nanoTime() - t0) / 1_000_000;
       long verified = 0;
@@ -184,7 +212,10 @@ class TortureReplicaTest {
       for (ReplicaNode r : replicas) {
         for (Map.Entry<Long, byte[]> e : acked.entrySet()) {
           Document d = r.get(e.getKey());
-          boolean ok = e.getValue().length == 0 ? d == null : d != null && Arrays.equals(d.body(), e.getValue());
+          boolean ok =
+              e.getValue().length == 0
+                  ? d == null
+                  : d != null && Arrays.equals(d.body(), e.getValue());
           if (ok) {
             verified++;
           } else {
@@ -193,10 +224,29 @@ class TortureReplicaTest {
           }
         }
       }
-      new Verdict("replication-faults", rounds, rsyncKills.get() + primaryRestarts.get() + rounds + 1,
-          ackedWrites.get(), verified, lost, catchUp, "ids=" + acked.size() + " rsync_kills=" + rsyncKills.get() + " primary_restarts="
-          + primaryRestarts.get() + " replicas=" + replicas.size() + " disk_full_refusals=" + diskFullRefusals.get()
-          + " last_seq=" + target + " seed=" + seed).print();
+      new Verdict(
+              "replication-faults",
+              rounds,
+              rsyncKills.get() + primaryRestarts.get() + rounds + 1,
+              ackedWrites.get(),
+              verified,
+              lost,
+              catchUp,
+              "ids="
+                  + acked.size()
+                  + " rsync_kills="
+                  + rsyncKills.get()
+                  + " primary_restarts="
+                  + primaryRestarts.get()
+                  + " replicas="
+                  + replicas.size()
+                  + " disk_full_refusals="
+                  + diskFullRefusals.get()
+                  + " last_seq="
+                  + target
+                  + " seed="
+                  + seed)
+          .print();
       assertThat(problems).isEmpty();
       assertThat(lost).isZero();
     } finally {
@@ -209,8 +259,13 @@ class TortureReplicaTest {
       daemon.waitFor();
       primary.close();
     }
-    assertThat(ProcessHandle.current().descendants().filter(p -> p.info().command().orElse("").endsWith("rsync")
-        && p.isAlive()).count()).as("no rsync left running").isZero();
+    assertThat(
+            ProcessHandle.current()
+                .descendants()
+                .filter(p -> p.info().command().orElse("").endsWith("rsync") && p.isAlive())
+                .count())
+        .as("no rsync left running")
+        .isZero();
   }
 
   /** Closes a replica; one whose index failed (injected disk full) may fail to close its WAL. */
@@ -263,17 +318,31 @@ class TortureReplicaTest {
   }
 
   private ReplicaNode replica(String url, Path dir, FileSystem indexFs) throws Exception {
-    return ReplicaNode.start(ReplicaOptions.builder(url, dir).pullInterval(Duration.ofMillis(50))
-        .rsyncTimeout(Duration.ofSeconds(10)).checkpointInterval(Duration.ofMillis(300)).expectedBlockBytes(EXPECTED)
-        .indexOptions(IndexOptions.builder().fileSystem(indexFs).syncPolicy(SyncPolicy.NONE).memTableBytes(64 << 10).build())
-        .build(), new SimpleMeterRegistry());
+    return ReplicaNode.start(
+        ReplicaOptions.builder(url, dir)
+            .pullInterval(Duration.ofMillis(50))
+            .rsyncTimeout(Duration.ofSeconds(10))
+            .checkpointInterval(Duration.ofMillis(300))
+            .expectedBlockBytes(EXPECTED)
+            .indexOptions(
+                IndexOptions.builder()
+                    .fileSystem(indexFs)
+                    .syncPolicy(SyncPolicy.NONE)
+                    .memTableBytes(64 << 10)
+                    .build())
+            .build(),
+        new SimpleMeterRegistry());
   }
 
   /** SIGKILLs the rsync clients this JVM's replicas are running; returns how many. */
   private static long killPullers() {
-    return ProcessHandle.current().children()
-        .filter(p -> p.info().command().orElse("").endsWith("rsync")
-            && Arrays.stream(p.info().arguments().orElse(new String[0])).anyMatch(a -> a.startsWith("rsync://")))
+    return ProcessHandle.current()
+        .children()
+        .filter(
+            p ->
+                p.info().command().orElse("").endsWith("rsync")
+                    && Arrays.stream(p.info().arguments().orElse(new String[0]))
+                        .anyMatch(a -> a.startsWith("rsync://")))
         .filter(ProcessHandle::destroyForcibly)
         .count();
   }
@@ -291,9 +360,18 @@ class TortureReplicaTest {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       daemonPort = s.getLocalPort();
     }
-    Process p = new ProcessBuilder(script.toString(), "--queue", queueDir.toString(), "--port",
-        String.valueOf(daemonPort), "--state-dir", stateDir.toString())
-        .redirectErrorStream(true).redirectOutput(tmp.resolve("rsyncd.out").toFile()).start();
+    Process p =
+        new ProcessBuilder(
+                script.toString(),
+                "--queue",
+                queueDir.toString(),
+                "--port",
+                String.valueOf(daemonPort),
+                "--state-dir",
+                stateDir.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(tmp.resolve("rsyncd.out").toFile())
+            .start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (System.nanoTime() < deadline) {
       assertThat(p.isAlive()).as("rsync daemon running").isTrue();

@@ -22,13 +22,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Scenario 9: soak. A {@code serve} JVM with the default configuration under a mixed load (2
- * writer threads through the load client, 1 reader of the written IDs). First the maximum mixed
- * throughput is measured for a few seconds (unpaced); then writes and reads are paced at 80% of
- * it for 30 s, or {@code -Ddocstore.torture.soak-seconds}, sampled every 5 s. Must hold: every
- * window's throughput within a factor of 3 of the median window; write and read p99 not trending
- * up (the last third of the windows within 3x, plus 50 ms, of the first third); heap after a full
- * GC and open file descriptors bounded; no ERROR line in the log; nothing refused or lost.
+ * Scenario 9: soak. A {@code serve} JVM with the default configuration under a mixed load (2 writer
+ * threads through the load client, 1 reader of the written IDs). First the maximum mixed throughput
+ * is measured for a few seconds (unpaced); then writes and reads are paced at 80% of it for 30 s,
+ * or {@code -Ddocstore.torture.soak-seconds}, sampled every 5 s. Must hold: every window's
+ * throughput within a factor of 3 of the median window; write and read p99 not trending up (the
+ * last third of the windows within 3x, plus 50 ms, of the first third); heap after a full GC and
+ * open file descriptors bounded; no ERROR line in the log; nothing refused or lost.
  */
 class TortureSoakTest {
 
@@ -44,40 +44,45 @@ class TortureSoakTest {
     int seconds = Integer.getInteger("docstore.torture.soak-seconds", 30 * TestSupport.scale());
     Path log = dir.resolve("serve.log");
     AckLedger ledger = new AckLedger();
-    List<long[]> samples = new ArrayList<>(); // window, writes, reads, write p99 us, read p99 us, fds, rss kB
+    List<long[]> samples =
+        new ArrayList<>(); // window, writes, reads, write p99 us, read p99 us, fds, rss kB
     long verified;
     double maxWrites;
     double maxReads;
     long heapStartKb;
     long heapEndKb;
     try (ServeJvm serve = ServeJvm.start(dir.resolve("data"), log, List.of())) {
-      LoadClient load = new LoadClient(serve.adminUrl, ledger, seed, 2, 0, 2000, 1000, false).start();
+      LoadClient load =
+          new LoadClient(serve.adminUrl, ledger, seed, 2, 0, 2000, 1000, false).start();
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong reads = new AtomicLong();
       AtomicLong readErrors = new AtomicLong();
       Recorder readLatency = new Recorder(3);
       Pacer[] readPacer = {null};
       HttpReader reader = new HttpReader(serve.readUrl);
-      Thread readerThread = new Thread(() -> {
-        Random rnd = new Random(seed);
-        while (!stop.get()) {
-          Pacer p = readPacer[0];
-          if (p != null) {
-            p.acquire();
-          }
-          long t0 = System.nanoTime();
-          try {
-            int status = reader.get("/docs/" + rnd.nextInt(4000)).statusCode();
-            if (status != 200 && status != 404) {
-              readErrors.incrementAndGet();
-            }
-          } catch (Exception e) {
-            readErrors.incrementAndGet();
-          }
-          readLatency.recordValue(Math.max(1, (System.nanoTime() - t0) / 1000));
-          reads.incrementAndGet();
-        }
-      }, "soak-reader");
+      Thread readerThread =
+          new Thread(
+              () -> {
+                Random rnd = new Random(seed);
+                while (!stop.get()) {
+                  Pacer p = readPacer[0];
+                  if (p != null) {
+                    p.acquire();
+                  }
+                  long t0 = System.nanoTime();
+                  try {
+                    int status = reader.get("/docs/" + rnd.nextInt(4000)).statusCode();
+                    if (status != 200 && status != 404) {
+                      readErrors.incrementAndGet();
+                    }
+                  } catch (Exception e) {
+                    readErrors.incrementAndGet();
+                  }
+                  readLatency.recordValue(Math.max(1, (System.nanoTime() - t0) / 1000));
+                  reads.incrementAndGet();
+                }
+              },
+              "soak-reader");
       try {
         readerThread.start();
         // Warm-up, then the maximum mixed throughput of these three clients, unpaced.
@@ -91,7 +96,8 @@ class TortureSoakTest {
         maxReads = (reads.get() - r0) / elapsed;
         load.pace(new Pacer(LOAD_FRACTION * maxWrites));
         readPacer[0] = new Pacer(LOAD_FRACTION * maxReads);
-        System.out.printf("TortureSoakTest max mixed throughput: writes/s=%.0f reads/s=%.0f; pacing at %.0f%%%n",
+        System.out.printf(
+            "TortureSoakTest max mixed throughput: writes/s=%.0f reads/s=%.0f; pacing at %.0f%%%n",
             maxWrites, maxReads, LOAD_FRACTION * 100);
         heapStartKb = heapAfterGcKb(serve.pid());
         load.takeLatency();
@@ -104,11 +110,25 @@ class TortureSoakTest {
           long r = reads.get();
           Histogram wl = load.takeLatency();
           Histogram rl = readLatency.getIntervalHistogram();
-          long[] s = {w, writes - lastWrites, r - lastReads, wl.getValueAtPercentile(99), rl.getValueAtPercentile(99),
-              serve.openFds(), rssKb(serve.pid())};
+          long[] s = {
+            w,
+            writes - lastWrites,
+            r - lastReads,
+            wl.getValueAtPercentile(99),
+            rl.getValueAtPercentile(99),
+            serve.openFds(),
+            rssKb(serve.pid())
+          };
           samples.add(s);
-          System.out.printf("TortureSoakTest t=%3ds writes/s=%6d reads/s=%6d write_p99=%7dus read_p99=%7dus fds=%4d rss=%6dkB%n",
-              (w + 1) * WINDOW_SECONDS, s[1] / WINDOW_SECONDS, s[2] / WINDOW_SECONDS, s[3], s[4], s[5], s[6]);
+          System.out.printf(
+              "TortureSoakTest t=%3ds writes/s=%6d reads/s=%6d write_p99=%7dus read_p99=%7dus fds=%4d rss=%6dkB%n",
+              (w + 1) * WINDOW_SECONDS,
+              s[1] / WINDOW_SECONDS,
+              s[2] / WINDOW_SECONDS,
+              s[3],
+              s[4],
+              s[5],
+              s[6]);
           lastWrites = writes;
           lastReads = r;
         }
@@ -130,18 +150,42 @@ class TortureSoakTest {
     long writesTotal = samples.stream().mapToLong(s -> s[1]).sum();
     long readsTotal = samples.stream().mapToLong(s -> s[2]).sum();
     long span = (long) samples.size() * WINDOW_SECONDS;
-    new Verdict("soak", samples.size(), 0, ledger.acknowledged(), verified, ledger.failures().size(), 0,
-        "seconds=" + span + String.format(" max_writes/s=%.0f max_reads/s=%.0f", maxWrites, maxReads)
-            + " paced_at=80% writes/s=" + writesTotal / span + " reads/s=" + readsTotal / span
-            + " heap_after_gc_kB=" + heapStartKb + "->" + heapEndKb + " fds_first=" + fdFirst + " fds_max=" + fdMax
-            + " rss_max_kB=" + rssMax + " seed=" + seed).print();
+    new Verdict(
+            "soak",
+            samples.size(),
+            0,
+            ledger.acknowledged(),
+            verified,
+            ledger.failures().size(),
+            0,
+            "seconds="
+                + span
+                + String.format(" max_writes/s=%.0f max_reads/s=%.0f", maxWrites, maxReads)
+                + " paced_at=80% writes/s="
+                + writesTotal / span
+                + " reads/s="
+                + readsTotal / span
+                + " heap_after_gc_kB="
+                + heapStartKb
+                + "->"
+                + heapEndKb
+                + " fds_first="
+                + fdFirst
+                + " fds_max="
+                + fdMax
+                + " rss_max_kB="
+                + rssMax
+                + " seed="
+                + seed)
+        .print();
     assertThat(ledger.failures()).isEmpty();
 
     // Flat throughput: every window within a factor of 3 of the median window (mixed ops).
     long[] mixed = samples.stream().mapToLong(s -> s[1] + s[2]).sorted().toArray();
     long median = mixed[mixed.length / 2];
     for (long[] s : samples) {
-      assertThat(s[1] + s[2]).as("window %d throughput vs median %d", s[0], median)
+      assertThat(s[1] + s[2])
+          .as("window %d throughput vs median %d", s[0], median)
           .isBetween(median / 3, median * 3);
     }
     // p99 not trending up: the last third of the windows against the first third.
@@ -149,12 +193,17 @@ class TortureSoakTest {
     for (int col : new int[] {3, 4}) {
       long first = mean(samples.subList(0, third), col);
       long last = mean(samples.subList(samples.size() - third, samples.size()), col);
-      assertThat(last).as("%s p99 trend (us): first third %d, last third %d", col == 3 ? "write" : "read", first, last)
+      assertThat(last)
+          .as(
+              "%s p99 trend (us): first third %d, last third %d",
+              col == 3 ? "write" : "read", first, last)
           .isLessThanOrEqualTo(3 * first + 50_000);
     }
     if (heapStartKb > 0 && heapEndKb > 0) {
       // Live heap after a full GC: the caches are bounded by configuration; growth means a leak.
-      assertThat(heapEndKb).as("heap after GC stays bounded (kB)").isLessThan(Math.max(2 * heapStartKb, heapStartKb + 64 * 1024));
+      assertThat(heapEndKb)
+          .as("heap after GC stays bounded (kB)")
+          .isLessThan(Math.max(2 * heapStartKb, heapStartKb + 64 * 1024));
     }
     if (fdFirst > 0) {
       // Default 256 MiB segments: no file should stay open per request or per block.
@@ -163,7 +212,8 @@ class TortureSoakTest {
     if (rssMax > 0) {
       assertThat(rssMax).as("resident memory stays bounded (heap -Xmx256m)").isLessThan(768 * 1024);
     }
-    List<String> errors = Files.readAllLines(log).stream().filter(l -> l.contains(" ERROR ")).toList();
+    List<String> errors =
+        Files.readAllLines(log).stream().filter(l -> l.contains(" ERROR ")).toList();
     assertThat(errors).as("ERROR lines in the serve log").isEmpty();
   }
 
@@ -179,7 +229,8 @@ class TortureSoakTest {
     Path bin = Path.of(System.getProperty("java.home"), "bin");
     try {
       if (!run(bin.resolve("jcmd").toString(), Long.toString(pid), "GC.run").isEmpty()) {
-        String[] lines = run(bin.resolve("jstat").toString(), "-gc", Long.toString(pid)).strip().split("\n");
+        String[] lines =
+            run(bin.resolve("jstat").toString(), "-gc", Long.toString(pid)).strip().split("\n");
         if (lines.length >= 2) {
           String[] head = lines[0].trim().split("\\s+");
           String[] vals = lines[lines.length - 1].trim().split("\\s+");

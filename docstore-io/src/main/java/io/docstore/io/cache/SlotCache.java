@@ -8,36 +8,44 @@ import java.util.concurrent.locks.StampedLock;
 /**
  * A bounded cache of fixed-size byte slots keyed by {@code long}, held off the Java heap: each
  * stripe owns direct buffers cut into slots (allocated in 1 MiB chunks as slots are first filled,
- * so an idle cache costs no memory), plus a few primitive arrays (an open-addressing
- * hash table, per-slot key, length and reference bit). No object is allocated per entry, so a full
- * cache costs the garbage collector nothing.
+ * so an idle cache costs no memory), plus a few primitive arrays (an open-addressing hash table,
+ * per-slot key, length and reference bit). No object is allocated per entry, so a full cache costs
+ * the garbage collector nothing.
  *
- * <p><b>Eviction</b> is CLOCK (second chance): a hit sets the slot's reference bit, the hand
- * clears bits until it finds a slot without one. <b>Admission</b> happens on a key's second miss:
- * when the stripe is full, a key not yet remembered by the small ghost filter (one remembered key
- * per slot, direct-mapped by hash) is only remembered, not stored; a key that misses again while
- * remembered is stored. A scan that touches every key once therefore leaves the cached working set
- * alone. While a stripe still has free slots every key is admitted.
+ * <p><b>Eviction</b> is CLOCK (second chance): a hit sets the slot's reference bit, the hand clears
+ * bits until it finds a slot without one. <b>Admission</b> happens on a key's second miss: when the
+ * stripe is full, a key not yet remembered by the small ghost filter (one remembered key per slot,
+ * direct-mapped by hash) is only remembered, not stored; a key that misses again while remembered
+ * is stored. A scan that touches every key once therefore leaves the cached working set alone.
+ * While a stripe still has free slots every key is admitted.
  *
- * <p><b>Concurrency</b>: keys are spread over power-of-two stripes, each guarded by a
- * {@link StampedLock}. Lookups are seqlock-style: they read under an optimistic stamp, without
- * writing any shared word but the reference bit, and validate afterwards; only if a writer
- * overlapped (or the reader threw on torn bytes) do they retry under the shared read lock. So a
- * {@link LongReader} / {@link Reader} may see a slot being overwritten and must tolerate it: use
- * absolute reads bounded by the slot's {@code length}, and allocate nothing sized by slot
- * contents beyond {@code length}. Its result is used only if the stamp validated.
+ * <p><b>Concurrency</b>: keys are spread over power-of-two stripes, each guarded by a {@link
+ * StampedLock}. Lookups are seqlock-style: they read under an optimistic stamp, without writing any
+ * shared word but the reference bit, and validate afterwards; only if a writer overlapped (or the
+ * reader threw on torn bytes) do they retry under the shared read lock. So a {@link LongReader} /
+ * {@link Reader} may see a slot being overwritten and must tolerate it: use absolute reads bounded
+ * by the slot's {@code length}, and allocate nothing sized by slot contents beyond {@code length}.
+ * Its result is used only if the stamp validated.
  *
  * <p>Counters: hits, misses, evictions, rejected admissions; bytes in use.
  */
 public final class SlotCache {
 
-  /** What {@link #getLong} returns when the key is not cached; a {@link LongReader} must never return it. */
+  /**
+   * What {@link #getLong} returns when the key is not cached; a {@link LongReader} must never
+   * return it.
+   */
   public static final long MISS = Long.MIN_VALUE;
 
   private static final int MAX_STRIPES = 16;
+
   /** A stripe's slots stay below 1 GiB, so offsets fit an int. */
   private static final long MAX_STRIPE_BYTES = 1L << 30;
-  /** Slot memory is allocated in chunks of at most this size (a power of two of slots) as slots are first filled. */
+
+  /**
+   * Slot memory is allocated in chunks of at most this size (a power of two of slots) as slots are
+   * first filled.
+   */
   private static final int CHUNK_BYTES = 1 << 20;
 
   /** Reads a cached slot into a primitive answer. */
@@ -79,20 +87,31 @@ public final class SlotCache {
     this(capacityBytes, slotSize, order, MAX_STRIPES);
   }
 
-  /** As above with at most {@code maxStripes} stripes (tests: one stripe makes eviction order visible). */
+  /**
+   * As above with at most {@code maxStripes} stripes (tests: one stripe makes eviction order
+   * visible).
+   */
   SlotCache(long capacityBytes, int slotSize, ByteOrder order, int maxStripes) {
     if (slotSize < 8) {
       throw new IllegalArgumentException("slot size must be at least 8 bytes, got " + slotSize);
     }
     if (capacityBytes < slotSize) {
-      throw new IllegalArgumentException("capacity " + capacityBytes + " holds no slot of " + slotSize + " bytes");
+      throw new IllegalArgumentException(
+          "capacity " + capacityBytes + " holds no slot of " + slotSize + " bytes");
     }
     long slots = capacityBytes / slotSize;
-    int n = (int) Math.min(Integer.highestOneBit(Math.max(1, maxStripes)), Long.highestOneBit(slots));
+    int n =
+        (int) Math.min(Integer.highestOneBit(Math.max(1, maxStripes)), Long.highestOneBit(slots));
     long perStripe = slots / n;
     if (perStripe * slotSize > MAX_STRIPE_BYTES) {
-      throw new IllegalArgumentException("capacity " + capacityBytes + " exceeds " + n + " stripes of "
-          + MAX_STRIPE_BYTES + " bytes");
+      throw new IllegalArgumentException(
+          "capacity "
+              + capacityBytes
+              + " exceeds "
+              + n
+              + " stripes of "
+              + MAX_STRIPE_BYTES
+              + " bytes");
     }
     this.slotSize = slotSize;
     this.slotCount = (int) (perStripe * n);
@@ -142,7 +161,10 @@ public final class SlotCache {
     return rejections.sum();
   }
 
-  /** The hash used to spread keys over stripes and buckets (a 64-bit finaliser); shared with the document cache. */
+  /**
+   * The hash used to spread keys over stripes and buckets (a 64-bit finaliser); shared with the
+   * document cache.
+   */
   public static long mix(long key) {
     long h = key;
     h ^= h >>> 33;
@@ -158,9 +180,9 @@ public final class SlotCache {
   }
 
   /**
-   * The reader's answer for the cached slot of {@code key}, or {@link #MISS}. Counts a hit or a miss.
-   * The same protocol as {@link #get}, kept as a primitive twin so the index's lookup (an address)
-   * allocates nothing: a generic answer would box every hit.
+   * The reader's answer for the cached slot of {@code key}, or {@link #MISS}. Counts a hit or a
+   * miss. The same protocol as {@link #get}, kept as a primitive twin so the index's lookup (an
+   * address) allocates nothing: a generic answer would box every hit.
    */
   public long getLong(long key, LongReader reader, long arg) {
     long h = mix(key);
@@ -203,7 +225,10 @@ public final class SlotCache {
     }
   }
 
-  /** The reader's answer for the cached slot of {@code key}, or null if not cached. Counts a hit or a miss. */
+  /**
+   * The reader's answer for the cached slot of {@code key}, or null if not cached. Counts a hit or
+   * a miss.
+   */
   public <T> T get(long key, Reader<T> reader, long arg) {
     long h = mix(key);
     Stripe s = stripe(h);
@@ -258,13 +283,14 @@ public final class SlotCache {
   }
 
   /**
-   * Offers {@code length} bytes for {@code key} (after a miss). Stored if the stripe has a free slot
-   * or the admission filter saw this key miss before; then {@code writer} fills the slot under the
-   * stripe's write lock. Returns whether it was stored (or already was).
+   * Offers {@code length} bytes for {@code key} (after a miss). Stored if the stripe has a free
+   * slot or the admission filter saw this key miss before; then {@code writer} fills the slot under
+   * the stripe's write lock. Returns whether it was stored (or already was).
    */
   public boolean put(long key, int length, Writer writer) {
     if (length < 0 || length > slotSize) {
-      throw new IllegalArgumentException("length " + length + " does not fit a slot of " + slotSize + " bytes");
+      throw new IllegalArgumentException(
+          "length " + length + " does not fit a slot of " + slotSize + " bytes");
     }
     long h = mix(key);
     Stripe s = stripe(h);
@@ -292,7 +318,10 @@ public final class SlotCache {
     }
   }
 
-  /** {@link #put} of {@code length} bytes of {@code src} from {@code srcOffset} (absolute; src unchanged). */
+  /**
+   * {@link #put} of {@code length} bytes of {@code src} from {@code srcOffset} (absolute; src
+   * unchanged).
+   */
   public boolean put(long key, ByteBuffer src, int srcOffset, int length) {
     return put(key, length, (slab, off) -> slab.put(off, src, srcOffset, length));
   }
@@ -332,21 +361,32 @@ public final class SlotCache {
    */
   private static final class Stripe {
     final StampedLock lock = new StampedLock();
-    /** Slot memory in chunks of {@link #chunkSlots} slots, allocated on first use (RSS follows use). */
+
+    /**
+     * Slot memory in chunks of {@link #chunkSlots} slots, allocated on first use (RSS follows use).
+     */
     final ByteBuffer[] chunks;
+
     final int chunkSlots;
     final int chunkShift;
     final ByteOrder order;
     final int slots;
     final int slotSize;
+
     /** Open addressing, linear probing: slot + 1, or 0 for an empty bucket. */
     final int[] table;
+
     final int mask;
     final long[] keys;
     final int[] lengths;
     final byte[] ref;
-    /** Admission filter: one remembered key per bucket, direct-mapped; 0 marks "none" unless ghostSet. */
+
+    /**
+     * Admission filter: one remembered key per bucket, direct-mapped; 0 marks "none" unless
+     * ghostSet.
+     */
     final long[] ghost;
+
     final boolean[] ghostSet;
     final int ghostMask;
     int used;
@@ -373,8 +413,8 @@ public final class SlotCache {
     }
 
     /**
-     * The chunk holding slot {@code s}. A reader racing the fill of a new chunk may see null here and
-     * throw; the cache then validates its stamp, fails, and retries under the read lock.
+     * The chunk holding slot {@code s}. A reader racing the fill of a new chunk may see null here
+     * and throw; the cache then validates its stamp, fails, and retries under the read lock.
      */
     ByteBuffer chunk(int s) {
       return chunks[s >>> chunkShift];
@@ -384,7 +424,10 @@ public final class SlotCache {
       return (s & (chunkSlots - 1)) * slotSize;
     }
 
-    /** The chunk of slot {@code s}, allocated if this is its first slot to be filled. Caller holds the write lock. */
+    /**
+     * The chunk of slot {@code s}, allocated if this is its first slot to be filled. Caller holds
+     * the write lock.
+     */
     ByteBuffer chunkForFill(int s) {
       int c = s >>> chunkShift;
       if (chunks[c] == null) {
@@ -394,7 +437,10 @@ public final class SlotCache {
       return chunks[c];
     }
 
-    /** The slot holding {@code key}, or -1. Safe to call racing a writer (bounded; may answer wrongly). */
+    /**
+     * The slot holding {@code key}, or -1. Safe to call racing a writer (bounded; may answer
+     * wrongly).
+     */
     int find(long key, long h) {
       int i = (int) h & mask;
       for (int n = 0; n <= mask; n++) {
@@ -469,7 +515,9 @@ public final class SlotCache {
       return false;
     }
 
-    /** CLOCK: frees the first slot from the hand without a reference bit (clearing bits on the way). */
+    /**
+     * CLOCK: frees the first slot from the hand without a reference bit (clearing bits on the way).
+     */
     int evictOne() {
       while (true) {
         int s = hand;

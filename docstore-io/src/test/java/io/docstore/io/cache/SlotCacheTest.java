@@ -36,11 +36,14 @@ class SlotCacheTest {
   }
 
   private static byte[] get(SlotCache c, long key) {
-    return c.get(key, (slab, off, len, arg) -> {
-      byte[] out = new byte[len];
-      slab.get(off, out);
-      return out;
-    }, 0);
+    return c.get(
+        key,
+        (slab, off, len, arg) -> {
+          byte[] out = new byte[len];
+          slab.get(off, out);
+          return out;
+        },
+        0);
   }
 
   @Test
@@ -49,20 +52,25 @@ class SlotCacheTest {
     Random rnd = new Random(seed);
     for (int round = 0; round < 20 * TestSupport.scale(); round++) {
       int slots = 1 + rnd.nextInt(200);
-      SlotCache c = new SlotCache((long) slots * SLOT + rnd.nextInt(SLOT), SLOT, ByteOrder.BIG_ENDIAN);
+      SlotCache c =
+          new SlotCache((long) slots * SLOT + rnd.nextInt(SLOT), SLOT, ByteOrder.BIG_ENDIAN);
       int keySpace = 1 + rnd.nextInt(slots * 3);
       Map<Long, Integer> version = new HashMap<>();
-      Set<Long> present = new HashSet<>(); // what the cache may hold: admitted and not invalidated since
+      Set<Long> present =
+          new HashSet<>(); // what the cache may hold: admitted and not invalidated since
       long admitted = 0;
       long invalidated = 0;
       for (int op = 0; op < 5_000; op++) {
-        long key = rnd.nextInt(keySpace) * 0x9E3779B97F4A7C15L; // spread keys over the whole long range
+        long key =
+            rnd.nextInt(keySpace) * 0x9E3779B97F4A7C15L; // spread keys over the whole long range
         int v = version.getOrDefault(key, 0);
         int what = rnd.nextInt(10);
         if (what < 5) {
           byte[] got = get(c, key);
           if (got != null) {
-            assertThat(present).as("hit of a key never admitted or invalidated since").contains(key);
+            assertThat(present)
+                .as("hit of a key never admitted or invalidated since")
+                .contains(key);
             assertThat(got).as("bytes of key %d version %d", key, v).isEqualTo(content(key, v));
           } else if (present.contains(key)) {
             present.remove(key); // evicted
@@ -101,7 +109,9 @@ class SlotCacheTest {
       assertThat(put(c, k, content(k, 0))).isTrue();
     }
     assertThat(c.bytesUsed()).isEqualTo(4 * SLOT);
-    assertThat(put(c, 5, content(5, 0))).as("first miss of 5 in a full cache: only remembered").isFalse();
+    assertThat(put(c, 5, content(5, 0)))
+        .as("first miss of 5 in a full cache: only remembered")
+        .isFalse();
     assertThat(c.rejections()).isEqualTo(1);
     assertThat(put(c, 5, content(5, 0))).as("second miss: admitted").isTrue();
     assertThat(c.evictions()).isEqualTo(1);
@@ -124,7 +134,9 @@ class SlotCacheTest {
       }
     }
     for (long key : hot) {
-      assertThat(get(c, key)).as("hot key %d after a scan of unseen keys", key).isEqualTo(content(key, 0));
+      assertThat(get(c, key))
+          .as("hot key %d after a scan of unseen keys", key)
+          .isEqualTo(content(key, 0));
     }
     assertThat(c.evictions()).isZero();
   }
@@ -166,9 +178,13 @@ class SlotCacheTest {
 
   @Test
   void slotMemoryIsAllocatedAsSlotsAreFirstFilled() {
-    java.lang.management.BufferPoolMXBean direct = java.lang.management.ManagementFactory
-        .getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class).stream()
-        .filter(b -> b.getName().equals("direct")).findFirst().orElseThrow();
+    java.lang.management.BufferPoolMXBean direct =
+        java.lang.management.ManagementFactory.getPlatformMXBeans(
+                java.lang.management.BufferPoolMXBean.class)
+            .stream()
+            .filter(b -> b.getName().equals("direct"))
+            .findFirst()
+            .orElseThrow();
     long before = direct.getMemoryUsed();
     SlotCache c = new SlotCache(256L << 20, 4096, ByteOrder.LITTLE_ENDIAN);
     assertThat(direct.getMemoryUsed() - before).as("an empty 256 MiB cache").isLessThan(1 << 20);
@@ -185,8 +201,10 @@ class SlotCacheTest {
   @Test
   void rejectsValuesLargerThanASlot() {
     SlotCache c = new SlotCache(4 * SLOT, SLOT, ByteOrder.BIG_ENDIAN);
-    assertThatThrownBy(() -> put(c, 1, new byte[SLOT + 1])).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new SlotCache(SLOT - 1, SLOT, ByteOrder.BIG_ENDIAN)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> put(c, 1, new byte[SLOT + 1]))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new SlotCache(SLOT - 1, SLOT, ByteOrder.BIG_ENDIAN))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   /**
@@ -206,34 +224,39 @@ class SlotCacheTest {
     for (int t = 0; t < threads; t++) {
       Random rnd = new Random(seed + t);
       boolean invalidates = t == 0;
-      Thread th = new Thread(() -> {
-        try {
-          start.await();
-          long end = System.currentTimeMillis() + millis;
-          while (System.currentTimeMillis() < end && failure.get() == null) {
-            long key = rnd.nextInt(200);
-            byte[] want = content(key, 0);
-            byte[] got = get(c, key);
-            if (got != null) {
-              if (!Arrays.equals(got, want)) {
-                throw new AssertionError("key " + key + ": read " + got.length + " bytes not its own");
-              }
-              checkedHits.incrementAndGet();
-            } else {
-              put(c, key, want);
-            }
-            long first = c.getLong(key, (slab, off, len, arg) -> len == 0 ? 0 : slab.get(off), 0);
-            if (first != SlotCache.MISS && first != want[0]) {
-              throw new AssertionError("key " + key + ": first byte " + first + " not " + want[0]);
-            }
-            if (invalidates && rnd.nextInt(8) == 0) {
-              c.invalidate(rnd.nextInt(200));
-            }
-          }
-        } catch (Throwable e) {
-          failure.compareAndSet(null, e);
-        }
-      });
+      Thread th =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                  long end = System.currentTimeMillis() + millis;
+                  while (System.currentTimeMillis() < end && failure.get() == null) {
+                    long key = rnd.nextInt(200);
+                    byte[] want = content(key, 0);
+                    byte[] got = get(c, key);
+                    if (got != null) {
+                      if (!Arrays.equals(got, want)) {
+                        throw new AssertionError(
+                            "key " + key + ": read " + got.length + " bytes not its own");
+                      }
+                      checkedHits.incrementAndGet();
+                    } else {
+                      put(c, key, want);
+                    }
+                    long first =
+                        c.getLong(key, (slab, off, len, arg) -> len == 0 ? 0 : slab.get(off), 0);
+                    if (first != SlotCache.MISS && first != want[0]) {
+                      throw new AssertionError(
+                          "key " + key + ": first byte " + first + " not " + want[0]);
+                    }
+                    if (invalidates && rnd.nextInt(8) == 0) {
+                      c.invalidate(rnd.nextInt(200));
+                    }
+                  }
+                } catch (Throwable e) {
+                  failure.compareAndSet(null, e);
+                }
+              });
       th.start();
       ts.add(th);
     }

@@ -13,7 +13,8 @@ import net.jpountz.lz4.LZ4Compressor;
 import net.jpountz.lz4.LZ4Factory;
 
 /**
- * Gathers records into one block and encodes it (layout in {@link io.docstore.queue.format.BlockFormat}):
+ * Gathers records into one block and encodes it (layout in {@link
+ * io.docstore.queue.format.BlockFormat}):
  *
  * <pre>
  * +-----+-----------+--------+-------+-------+----------+------+---------------------------------------------+
@@ -26,8 +27,8 @@ import net.jpountz.lz4.LZ4Factory;
  * The payload is stored LZ4-compressed when that saves at least 1/16 of its size (smaller savings
  * are not worth the decompression on every read). Otherwise it is stored raw, followed by one
  * checksum per record ({@link RecordChecksum}), so that a reader of one record checks only that
- * record. A block's stored size stays within the block size either way: each record is counted
- * with its checksum ({@link io.docstore.queue.format.BlockFormat#storedRecordCost}).
+ * record. A block's stored size stays within the block size either way: each record is counted with
+ * its checksum ({@link io.docstore.queue.format.BlockFormat#storedRecordCost}).
  *
  * <p>Incompressible data (random bytes, already compressed bodies) is not compressed in vain on
  * every block: after {@value #SKIP_AFTER} blocks in a row that LZ4 could not shrink enough, only
@@ -35,11 +36,11 @@ import net.jpountz.lz4.LZ4Factory;
  * stored raw anyway; the cost is that the first compressible blocks after a run of incompressible
  * ones may be stored raw too (at most {@value #PROBE_EVERY} - 1 of them).
  *
- * <p><b>Records mode</b> (segment format 3): with a {@link RecordDictionary} ({@link #useDictionary}),
- * or while LZ4 cannot shrink blocks, the block stores its records one by one
+ * <p><b>Records mode</b> (segment format 3): with a {@link RecordDictionary} ({@link
+ * #useDictionary}), or while LZ4 cannot shrink blocks, the block stores its records one by one
  * ({@link io.docstore.queue.format.BlockFormat#FLAG_ZSTD_RECORDS}): each body compressed on its own
- * with the dictionary, or as it is when that does not make it smaller (after
- * {@value #SKIP_RECORDS_AFTER} such bodies in a row only every {@value #RECORD_PROBE_EVERY}th is tried). A
+ * with the dictionary, or as it is when that does not make it smaller (after {@value
+ * #SKIP_RECORDS_AFTER} such bodies in a row only every {@value #RECORD_PROBE_EVERY}th is tried). A
  * reader of one record then checks and decompresses just that record, and, since {@link #stage}
  * tells each record's stored cost before it is added, the writer can keep a block within one 4 KiB
  * page and pad it to the page's end ({@link #finish(int)}).
@@ -50,15 +51,19 @@ import net.jpountz.lz4.LZ4Factory;
 public final class BlockBuilder implements Closeable {
 
   private static final LZ4Compressor COMPRESSOR = LZ4Factory.fastestInstance().fastCompressor();
+
   /** Blocks in a row that did not compress before compression is only probed. */
   static final int SKIP_AFTER = 8;
+
   /** Records in a row whose body did not compress before a record's compression is only probed. */
   static final int SKIP_RECORDS_AFTER = 64;
+
   /**
    * While probing, one record in this many is tried: a try of zstd on a small incompressible body
    * costs about 1.5 us, so probing 1 in 16 cost incompressible writes a third of their speed.
    */
   static final int RECORD_PROBE_EVERY = 256;
+
   /** While probing, one block in this many is tried. */
   static final int PROBE_EVERY = 16;
 
@@ -70,40 +75,58 @@ public final class BlockBuilder implements Closeable {
 
   /** LZ4 mode: the raw records from {@link #TABLE_RESERVE} on. */
   private byte[] recordBytes = new byte[TABLE_RESERVE + 8192];
+
   private int recordsLength;
+
   /** Whether the open block stores its records one by one (chosen when its first record comes). */
   private boolean records;
-  /** Records mode: the stored records back to back, their length, and the sum of their raw sizes. */
+
+  /**
+   * Records mode: the stored records back to back, their length, and the sum of their raw sizes.
+   */
   private byte[] zRecords = new byte[8192];
+
   private int zLength;
   private int rawRecords;
-  /** The body last prepared by {@link #stage} and, unless -1, its compressed length in {@link #staged}. */
+
+  /**
+   * The body last prepared by {@link #stage} and, unless -1, its compressed length in {@link
+   * #staged}.
+   */
   private byte[] staged = new byte[8192];
+
   private byte[] stagedBody;
   private int stagedOff;
   private int stagedLen;
   private int stagedZ;
   private int stagedCost;
   private RecordDictionary stagedDictionary;
+
   /** Records in a row whose body did not compress, and records not tried since the last probe. */
   private int plainInARow;
+
   private int sinceRecordProbe;
 
   private int[] starts = new int[64];
   private int count;
   private long firstSequence;
   private byte[] out = new byte[8192];
+
   /** {@link #out} as a buffer (big-endian), rewrapped when it grows. */
   private ByteBuffer outView = ByteBuffer.wrap(out);
+
   private static final byte[] ZEROS = new byte[4096];
+
   /** Reused for checksums: encoding a block allocates nothing once its buffers are large enough. */
   private final RecordChecksum recordCrc = new RecordChecksum();
+
   private final CRC32C blockCrc = new CRC32C();
   private ByteBuffer blockCrcView;
   private ByteBuffer blockCrcOf;
 
   /** Blocks in a row that LZ4 did not shrink enough, and blocks not tried since the last probe. */
   private int incompressible;
+
   private int sinceProbe;
 
   private RecordDictionary dictionary;
@@ -181,7 +204,10 @@ public final class BlockBuilder implements Closeable {
     return count;
   }
 
-  /** Whether the open block stores its records one by one (format 3), so its stored size is known as it fills. */
+  /**
+   * Whether the open block stores its records one by one (format 3), so its stored size is known as
+   * it fills.
+   */
   public boolean recordsMode() {
     return count > 0 ? records : chooseRecordsMode();
   }
@@ -197,23 +223,33 @@ public final class BlockBuilder implements Closeable {
     return count * (OFFSET_ENTRY + RECORD_CRC) + recordsLength;
   }
 
-  /** Whether a record with this body can join the block without making its payload exceed {@code blockSize}. */
+  /**
+   * Whether a record with this body can join the block without making its payload exceed {@code
+   * blockSize}.
+   */
   public boolean fits(int bodyLength, int blockSize) {
     return fits(count, storedLength(), bodyLength, blockSize);
   }
 
   /**
-   * {@link #fits} for a block of {@code count} records taking {@code storedLength} bytes (the sum of
-   * their {@link io.docstore.queue.format.BlockFormat#storedRecordCost}): lets a caller plan block
-   * boundaries before any record is copied.
+   * {@link #fits} for a block of {@code count} records taking {@code storedLength} bytes (the sum
+   * of their {@link io.docstore.queue.format.BlockFormat#storedRecordCost}): lets a caller plan
+   * block boundaries before any record is copied.
    */
   public static boolean fits(int count, int storedLength, int bodyLength, int blockSize) {
-    return count == 0 || (count < Address.MAX_RECORDS_PER_BLOCK && storedLength + storedRecordCost(bodyLength) <= blockSize);
+    return count == 0
+        || (count < Address.MAX_RECORDS_PER_BLOCK
+            && storedLength + storedRecordCost(bodyLength) <= blockSize);
   }
 
-  /** In records mode: whether a record costing {@code cost} (from {@link #stage}) keeps the block within {@code capacity}. */
+  /**
+   * In records mode: whether a record costing {@code cost} (from {@link #stage}) keeps the block
+   * within {@code capacity}.
+   */
   public boolean fitsStored(int cost, int capacity) {
-    return count == 0 || (count < Address.MAX_RECORDS_PER_BLOCK && HEADER_LENGTH + storedLength() + cost <= capacity);
+    return count == 0
+        || (count < Address.MAX_RECORDS_PER_BLOCK
+            && HEADER_LENGTH + storedLength() + cost <= capacity);
   }
 
   /** Whether no further record, not even one with an empty body, can join. */
@@ -242,11 +278,16 @@ public final class BlockBuilder implements Closeable {
       stagedBody = null;
       return -1;
     }
-    if (stagedBody == body && stagedOff == off && stagedLen == len && stagedDictionary == dictionary) {
+    if (stagedBody == body
+        && stagedOff == off
+        && stagedLen == len
+        && stagedDictionary == dictionary) {
       return stagedCost; // prepared already (the block it was meant for was full)
     }
     int z = -1;
-    if (dictionary != null && len > 0 && (plainInARow < SKIP_RECORDS_AFTER || ++sinceRecordProbe >= RECORD_PROBE_EVERY)) {
+    if (dictionary != null
+        && len > 0
+        && (plainInARow < SKIP_RECORDS_AFTER || ++sinceRecordProbe >= RECORD_PROBE_EVERY)) {
       sinceRecordProbe = 0;
       int bound = RecordDictionary.bound(len);
       if (staged.length < bound) {
@@ -268,8 +309,9 @@ public final class BlockBuilder implements Closeable {
   }
 
   /**
-   * Forgets a body prepared by {@link #stage} and not added: a later {@code stage} of the same array
-   * prepares it again (its bytes may have changed). A writer calls this before preparing a record.
+   * Forgets a body prepared by {@link #stage} and not added: a later {@code stage} of the same
+   * array prepares it again (its bytes may have changed). A writer calls this before preparing a
+   * record.
    */
   public void forgetStaged() {
     stagedBody = null;
@@ -296,21 +338,28 @@ public final class BlockBuilder implements Closeable {
   }
 
   /** Adds a record whose body is {@code body[off, off+len)} and returns its index in the block. */
-  public int add(long sequence, long id, long acceptedAtMillis, byte op, byte[] body, int off, int len) {
+  public int add(
+      long sequence, long id, long acceptedAtMillis, byte op, byte[] body, int off, int len) {
     if (count == 0) {
       firstSequence = sequence;
-      if (stagedBody != body || stagedOff != off || stagedLen != len || stagedDictionary != dictionary) {
+      if (stagedBody != body
+          || stagedOff != off
+          || stagedLen != len
+          || stagedDictionary != dictionary) {
         records = chooseRecordsMode();
       }
     } else if (sequence != firstSequence + count) {
-      throw new IllegalStateException("sequence " + sequence + " does not follow " + (firstSequence + count - 1));
+      throw new IllegalStateException(
+          "sequence " + sequence + " does not follow " + (firstSequence + count - 1));
     }
     if (records) {
       return addRecord(id, acceptedAtMillis, op, body, off, len);
     }
     int need = recordsLength + RECORD_BODY + len;
     if (TABLE_RESERVE + need > this.recordBytes.length) {
-      this.recordBytes = Arrays.copyOf(this.recordBytes, Math.max(TABLE_RESERVE + need, this.recordBytes.length * 2));
+      this.recordBytes =
+          Arrays.copyOf(
+              this.recordBytes, Math.max(TABLE_RESERVE + need, this.recordBytes.length * 2));
     }
     if (count == starts.length) {
       starts = Arrays.copyOf(starts, count * 2);
@@ -325,9 +374,15 @@ public final class BlockBuilder implements Closeable {
     return count++;
   }
 
-  /** Records mode: appends the record, its body as prepared by {@link #stage} (prepared again if it was not). */
+  /**
+   * Records mode: appends the record, its body as prepared by {@link #stage} (prepared again if it
+   * was not).
+   */
   private int addRecord(long id, long acceptedAtMillis, byte op, byte[] body, int off, int len) {
-    if (stagedBody != body || stagedOff != off || stagedLen != len || stagedDictionary != dictionary) {
+    if (stagedBody != body
+        || stagedOff != off
+        || stagedLen != len
+        || stagedDictionary != dictionary) {
       stage(body, off, len);
     }
     int storedBody = stagedZ < 0 ? len : stagedZ;
@@ -388,7 +443,8 @@ public final class BlockBuilder implements Closeable {
       return HEADER_LENGTH + finishedPayload(pad);
     }
     int rawLen = count * OFFSET_ENTRY + recordsLength;
-    return HEADER_LENGTH + Math.max(rawLen + count * RECORD_CRC, COMPRESSOR.maxCompressedLength(rawLen));
+    return HEADER_LENGTH
+        + Math.max(rawLen + count * RECORD_CRC, COMPRESSOR.maxCompressedLength(rawLen));
   }
 
   /**
@@ -446,7 +502,8 @@ public final class BlockBuilder implements Closeable {
     int withChecksums = rawLen + count * RECORD_CRC;
     ensureOut(HEADER_LENGTH + Math.max(withChecksums, maxCompressed));
     sinceProbe = 0;
-    int compressed = COMPRESSOR.compress(recordBytes, rawStart, rawLen, out, HEADER_LENGTH, maxCompressed);
+    int compressed =
+        COMPRESSOR.compress(recordBytes, rawStart, rawLen, out, HEADER_LENGTH, maxCompressed);
     boolean lz4 = compressed <= rawLen - rawLen / 16 && compressed < rawLen;
     incompressible = lz4 ? 0 : incompressible + 1;
     int stored = lz4 ? compressed : withChecksums;
@@ -455,8 +512,11 @@ public final class BlockBuilder implements Closeable {
       int crcs = HEADER_LENGTH + rawLen;
       for (int i = 0; i < count; i++) {
         int end = i + 1 < count ? starts[i + 1] : recordsLength;
-        BigEndian.putInt(out, crcs + i * RECORD_CRC,
-            recordCrc.compute(recordBytes, TABLE_RESERVE + starts[i], TABLE_RESERVE + end, firstSequence + i));
+        BigEndian.putInt(
+            out,
+            crcs + i * RECORD_CRC,
+            recordCrc.compute(
+                recordBytes, TABLE_RESERVE + starts[i], TABLE_RESERVE + end, firstSequence + i));
       }
     }
     return header(outView, 0, stored, rawLen, lz4 ? FLAG_LZ4 : FLAG_RECORD_CRCS);
@@ -464,8 +524,8 @@ public final class BlockBuilder implements Closeable {
 
   /**
    * Writes the header of the block at {@code at} of {@code dst}, whose payload of {@code stored}
-   * bytes is in place, computes its checksum, remembers what {@link #lastCrc} and the others report,
-   * and empties the builder; the block's length.
+   * bytes is in place, computes its checksum, remembers what {@link #lastCrc} and the others
+   * report, and empties the builder; the block's length.
    */
   private int header(ByteBuffer dst, int at, int stored, int rawLen, int flags) {
     dst.putInt(at + STORED_LENGTH, stored);
@@ -499,7 +559,8 @@ public final class BlockBuilder implements Closeable {
 
   /**
    * Records mode: lays out the payload at {@code payload} of {@code dst} (dictionary id, offset
-   * table of count + 1 entries, record checksums, records, {@code pad} zero bytes); its stored length.
+   * table of count + 1 entries, record checksums, records, {@code pad} zero bytes); its stored
+   * length.
    */
   private int encodeRecords(ByteBuffer dst, int payload, int pad) {
     int table = ZSTD_TABLE + (count + 1) * OFFSET_ENTRY;
@@ -508,11 +569,14 @@ public final class BlockBuilder implements Closeable {
     dst.putInt(payload + ZSTD_DICT_ID, dictionary == null ? 0 : dictionary.id());
     dst.put(payload + first, zRecords, 0, zLength);
     for (int i = 0; i <= count; i++) {
-      dst.putInt(payload + ZSTD_TABLE + i * OFFSET_ENTRY, first + (i < count ? starts[i] : zLength));
+      dst.putInt(
+          payload + ZSTD_TABLE + i * OFFSET_ENTRY, first + (i < count ? starts[i] : zLength));
     }
     for (int i = 0; i < count; i++) {
       int end = i + 1 < count ? starts[i + 1] : zLength;
-      dst.putInt(payload + table + i * RECORD_CRC, recordCrc.compute(zRecords, starts[i], end, firstSequence + i));
+      dst.putInt(
+          payload + table + i * RECORD_CRC,
+          recordCrc.compute(zRecords, starts[i], end, firstSequence + i));
     }
     for (int p = payload + first + zLength, endPad = payload + stored; p < endPad; ) {
       int n = Math.min(ZEROS.length, endPad - p);

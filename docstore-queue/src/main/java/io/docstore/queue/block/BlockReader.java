@@ -20,8 +20,8 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
 /**
  * Loads one block: checksum, decompress, validate. The bytes come from a memory-mapped chunk of the
  * segment ({@link MappedFile}, advised {@code MADV_RANDOM}) when the caller offers one that holds
- * the whole block: no system call and no copy once the pages are resident. Otherwise from a
- * single positional read ({@code FileChannel.read(buf, pos)}). Both paths run the same checks.
+ * the whole block: no system call and no copy once the pages are resident. Otherwise from a single
+ * positional read ({@code FileChannel.read(buf, pos)}). Both paths run the same checks.
  *
  * <p>The first positional read asks for {@code expectedBlockBytes}, which covers every block built
  * under the configured block size; only a block holding one oversized record needs a second read.
@@ -32,27 +32,35 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  */
 public final class BlockReader {
 
-  private static final LZ4SafeDecompressor DECOMPRESSOR = LZ4Factory.fastestInstance().safeDecompressor();
+  private static final LZ4SafeDecompressor DECOMPRESSOR =
+      LZ4Factory.fastestInstance().safeDecompressor();
 
   private final CRC32C crc = new CRC32C();
   private final int expectedBlockBytes;
   private final boolean checkRecords;
   private ByteBuffer buf;
   private ByteBuffer rawView = ByteBuffer.allocate(0);
+
   /** The dictionary last used, for the blocks that follow (usually of the same segment). */
   private RecordDictionary dictionary;
+
   /** The segment file {@link #dictionary} was read from: a block only uses its own segment's. */
   private Path dictionaryFile;
+
   private final ZstdRecords zrecord = new ZstdRecords();
+
   /** The channel of the block being decoded, for its segment's dictionary. */
   private FileChannel channel;
+
   /**
-   * A decaying maximum of the blocks read positionally: the first read asks for about this much
-   * (to the end of its page), not for the largest block the options allow.
+   * A decaying maximum of the blocks read positionally: the first read asks for about this much (to
+   * the end of its page), not for the largest block the options allow.
    */
   private int typicalBlockBytes = 4096;
 
-  /** @param expectedBlockBytes bytes to read at first: header plus the largest usual stored payload */
+  /**
+   * @param expectedBlockBytes bytes to read at first: header plus the largest usual stored payload
+   */
   public BlockReader(int expectedBlockBytes) {
     this(expectedBlockBytes, false);
   }
@@ -77,26 +85,41 @@ public final class BlockReader {
    *     of a sealed one); a block reaching past it is damage
    * @throws CorruptionException naming the file and offset (and checksums where they differ)
    */
-  public void read(FileChannel ch, Path file, long offset, long limit, DecodedBlock into) throws IOException {
+  public void read(FileChannel ch, Path file, long offset, long limit, DecodedBlock into)
+      throws IOException {
     read(ch, null, false, file, offset, limit, into);
   }
 
   /**
    * As {@link #read(FileChannel, Path, long, long, DecodedBlock)}, from {@code mapped} when it can
-   * map the whole block ({@code limit} is final when {@code limitIsFinal}, as for a sealed segment).
+   * map the whole block ({@code limit} is final when {@code limitIsFinal}, as for a sealed
+   * segment).
    *
    * @return whether the block came from the mapping
    */
-  public boolean read(FileChannel ch, MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit,
-      DecodedBlock into) throws IOException {
+  public boolean read(
+      FileChannel ch,
+      MappedFile mapped,
+      boolean limitIsFinal,
+      Path file,
+      long offset,
+      long limit,
+      DecodedBlock into)
+      throws IOException {
     long available = limit - offset;
     if (available < HEADER_LENGTH) {
-      throw new CorruptionException(file, offset, "truncated block header: " + Math.max(available, 0)
-          + " bytes before the end at " + limit);
+      throw new CorruptionException(
+          file,
+          offset,
+          "truncated block header: "
+              + Math.max(available, 0)
+              + " bytes before the end at "
+              + limit);
     }
     channel = ch;
     try {
-      ByteBuffer whole = mapped == null ? null : mappedBlock(mapped, limitIsFinal, file, offset, limit);
+      ByteBuffer whole =
+          mapped == null ? null : mappedBlock(mapped, limitIsFinal, file, offset, limit);
       if (whole != null) {
         decode(whole, MappedFile.indexInChunk(offset), file, offset, into);
         return true;
@@ -124,10 +147,11 @@ public final class BlockReader {
   }
 
   /**
-   * Decodes the block that {@link #readStored} just read (at {@code offset} of {@code file}, open as
-   * {@code ch}) into {@code into}: the same checks as {@link #read}.
+   * Decodes the block that {@link #readStored} just read (at {@code offset} of {@code file}, open
+   * as {@code ch}) into {@code into}: the same checks as {@link #read}.
    */
-  public void decodeStored(FileChannel ch, Path file, long offset, DecodedBlock into) throws IOException {
+  public void decodeStored(FileChannel ch, Path file, long offset, DecodedBlock into)
+      throws IOException {
     channel = ch;
     try {
       decode(buf, 0, file, offset, into);
@@ -138,18 +162,27 @@ public final class BlockReader {
 
   /**
    * Reads the block at {@code offset} as stored, header checked but nothing verified, into this
-   * reader's buffer (block at index 0, valid until the next read): for a reader of one record, which
-   * checks that record ({@link #checkRecord}). The first read asks for about the size of the blocks
-   * read lately, to the end of its 4 KiB page; a longer block takes a second read.
+   * reader's buffer (block at index 0, valid until the next read): for a reader of one record,
+   * which checks that record ({@link #checkRecord}). The first read asks for about the size of the
+   * blocks read lately, to the end of its 4 KiB page; a longer block takes a second read.
    */
-  public ByteBuffer readStored(FileChannel ch, Path file, long offset, long limit) throws IOException {
+  public ByteBuffer readStored(FileChannel ch, Path file, long offset, long limit)
+      throws IOException {
     long available = limit - offset;
     if (available < HEADER_LENGTH) {
-      throw new CorruptionException(file, offset, "truncated block header: " + Math.max(available, 0)
-          + " bytes before the end at " + limit);
+      throw new CorruptionException(
+          file,
+          offset,
+          "truncated block header: "
+              + Math.max(available, 0)
+              + " bytes before the end at "
+              + limit);
     }
     long pageEnd = (offset + typicalBlockBytes + PAGE - 1) & -PAGE;
-    int first = (int) Math.max(HEADER_LENGTH, Math.min(Math.min(expectedBlockBytes, available), pageEnd - offset));
+    int first =
+        (int)
+            Math.max(
+                HEADER_LENGTH, Math.min(Math.min(expectedBlockBytes, available), pageEnd - offset));
     readFully(ch, file, offset, first);
     int total = checkHeader(buf, 0, available, file, offset);
     if (total > first) {
@@ -174,33 +207,51 @@ public final class BlockReader {
     int flags = src.get(base + FLAGS);
     boolean dictionary = flags == FLAG_DICTIONARY;
     boolean recordless = dictionary || flags == FLAG_PADDING;
-    if (storedLength <= 0 || storedLength > MAX_PAYLOAD || rawLength <= 0 || rawLength > MAX_PAYLOAD
-        || (count == 0) != recordless || count > Address.MAX_RECORDS_PER_BLOCK
-        || (flags != 0 && flags != FLAG_LZ4 && flags != FLAG_RECORD_CRCS && flags != FLAG_ZSTD_RECORDS && !recordless)
-        || (recordless && rawLength != storedLength) || (dictionary && offset != SegmentFormat.HEADER_LENGTH)
+    if (storedLength <= 0
+        || storedLength > MAX_PAYLOAD
+        || rawLength <= 0
+        || rawLength > MAX_PAYLOAD
+        || (count == 0) != recordless
+        || count > Address.MAX_RECORDS_PER_BLOCK
+        || (flags != 0
+            && flags != FLAG_LZ4
+            && flags != FLAG_RECORD_CRCS
+            && flags != FLAG_ZSTD_RECORDS
+            && !recordless)
+        || (recordless && rawLength != storedLength)
+        || (dictionary && offset != SegmentFormat.HEADER_LENGTH)
         || (flags == FLAG_ZSTD_RECORDS
-            && storedLength < ZSTD_TABLE + OFFSET_ENTRY + count * (OFFSET_ENTRY + ZRECORD_BODY + RECORD_CRC))
+            && storedLength
+                < ZSTD_TABLE + OFFSET_ENTRY + count * (OFFSET_ENTRY + ZRECORD_BODY + RECORD_CRC))
         || src.get(base + RESERVED) != 0) {
-      throw new CorruptionException(file, offset, String.format(
-          "implausible block header (stored %d, raw %d, records %d, flags %d)", storedLength, rawLength, count, flags));
+      throw new CorruptionException(
+          file,
+          offset,
+          String.format(
+              "implausible block header (stored %d, raw %d, records %d, flags %d)",
+              storedLength, rawLength, count, flags));
     }
     int total = HEADER_LENGTH + storedLength;
     if (total > available) {
-      throw new CorruptionException(file, offset, "block of " + total + " bytes runs past the end at " + (offset + available));
+      throw new CorruptionException(
+          file,
+          offset,
+          "block of " + total + " bytes runs past the end at " + (offset + available));
     }
     return total;
   }
 
   /**
-   * {@code src} if one record of the block at {@code base} (header checked, the whole block present:
-   * a segment's mapping from {@link #mappedBlock}, or {@link #readStored}) can be read in place,
-   * nothing copied: a block stored uncompressed or as records stored one by one; null when it is
-   * LZ4-compressed as a whole or holds no record, for {@link #read} to decode it. A block with record
-   * checksums is not checksummed as a whole: a reader of one record checks that record's bounds and
-   * checksum ({@link RawRecords} and {@link #checkRecord}, or {@link ZstdRecords#locate}); an older
-   * block without them is verified here whole.
+   * {@code src} if one record of the block at {@code base} (header checked, the whole block
+   * present: a segment's mapping from {@link #mappedBlock}, or {@link #readStored}) can be read in
+   * place, nothing copied: a block stored uncompressed or as records stored one by one; null when
+   * it is LZ4-compressed as a whole or holds no record, for {@link #read} to decode it. A block
+   * with record checksums is not checksummed as a whole: a reader of one record checks that
+   * record's bounds and checksum ({@link RawRecords} and {@link #checkRecord}, or {@link
+   * ZstdRecords#locate}); an older block without them is verified here whole.
    */
-  public static ByteBuffer inPlace(ByteBuffer src, int base, Path file, long offset) throws CorruptionException {
+  public static ByteBuffer inPlace(ByteBuffer src, int base, Path file, long offset)
+      throws CorruptionException {
     int flags = src.get(base + FLAGS);
     if (flags == FLAG_LZ4 || flags == FLAG_DICTIONARY || flags == FLAG_PADDING) {
       return null;
@@ -226,35 +277,44 @@ public final class BlockReader {
    *
    * @throws CorruptionException naming the file, the block's offset and both checksums
    */
-  public static void checkRecord(ByteBuffer src, int base, int index, int start, int end, Path file, long offset)
+  public static void checkRecord(
+      ByteBuffer src, int base, int index, int start, int end, Path file, long offset)
       throws CorruptionException {
     if (!hasRecordChecksums(src, base)) {
       return;
     }
     int payload = base + HEADER_LENGTH;
     int expected = src.getInt(payload + recordChecksumAt(src.getInt(base + RAW_LENGTH), index));
-    int actual = RecordChecksum.of(src, payload + start, payload + end, src.getLong(base + FIRST_SEQUENCE) + index);
+    int actual =
+        RecordChecksum.of(
+            src, payload + start, payload + end, src.getLong(base + FIRST_SEQUENCE) + index);
     if (actual != expected) {
       throw CorruptionException.checksum(file, offset, "record " + index, expected, actual);
     }
   }
 
-  /** Whether the block whose header is at {@code base} of {@code src} carries a checksum per record. */
+  /**
+   * Whether the block whose header is at {@code base} of {@code src} carries a checksum per record.
+   */
   private static boolean hasRecordChecksums(ByteBuffer src, int base) {
     return src.get(base + FLAGS) == FLAG_RECORD_CRCS;
   }
 
-  /** Offset of record {@code i}'s checksum from the start of the payload of a block with record checksums. */
+  /**
+   * Offset of record {@code i}'s checksum from the start of the payload of a block with record
+   * checksums.
+   */
   private static int recordChecksumAt(int rawLength, int i) {
     return rawLength + i * RECORD_CRC;
   }
 
   /**
-   * The mapped chunk holding the whole block at {@code offset} (at {@link MappedFile#indexInChunk}),
-   * its header checked; null when the header or the block cannot be mapped (yet), for the caller to
-   * read it positionally.
+   * The mapped chunk holding the whole block at {@code offset} (at {@link
+   * MappedFile#indexInChunk}), its header checked; null when the header or the block cannot be
+   * mapped (yet), for the caller to read it positionally.
    */
-  public static ByteBuffer mappedBlock(MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit)
+  public static ByteBuffer mappedBlock(
+      MappedFile mapped, boolean limitIsFinal, Path file, long offset, long limit)
       throws CorruptionException {
     ByteBuffer head = mapped.chunk(offset, HEADER_LENGTH, limit, limitIsFinal);
     if (head == null) {
@@ -264,8 +324,12 @@ public final class BlockReader {
     return mapped.chunk(offset, total, limit, limitIsFinal);
   }
 
-  /** Checks the block's checksum (and, unless {@code encoded}, a raw block's lengths); its stored checksum. */
-  private static int verify(ByteBuffer src, int base, int total, boolean encoded, CRC32C crc, Path file, long offset)
+  /**
+   * Checks the block's checksum (and, unless {@code encoded}, a raw block's lengths); its stored
+   * checksum.
+   */
+  private static int verify(
+      ByteBuffer src, int base, int total, boolean encoded, CRC32C crc, Path file, long offset)
       throws CorruptionException {
     int expected = src.getInt(base + CRC);
     crc.reset();
@@ -283,31 +347,47 @@ public final class BlockReader {
   }
 
   /** An uncompressed block stores its raw payload, plus a checksum per record if it has them. */
-  private static void checkRawLength(ByteBuffer src, int base, int storedLength, Path file, long offset)
+  private static void checkRawLength(
+      ByteBuffer src, int base, int storedLength, Path file, long offset)
       throws CorruptionException {
     int rawLength = src.getInt(base + RAW_LENGTH);
-    int checksums = hasRecordChecksums(src, base) ? Short.toUnsignedInt(src.getShort(base + RECORD_COUNT)) * RECORD_CRC : 0;
+    int checksums =
+        hasRecordChecksums(src, base)
+            ? Short.toUnsignedInt(src.getShort(base + RECORD_COUNT)) * RECORD_CRC
+            : 0;
     if ((long) rawLength + checksums != storedLength) {
-      throw new CorruptionException(file, offset, "uncompressed block with stored length " + storedLength
-          + " != raw length " + rawLength + (checksums > 0 ? " + " + checksums + " bytes of record checksums" : ""));
+      throw new CorruptionException(
+          file,
+          offset,
+          "uncompressed block with stored length "
+              + storedLength
+              + " != raw length "
+              + rawLength
+              + (checksums > 0 ? " + " + checksums + " bytes of record checksums" : ""));
     }
   }
 
-  /** Verifies, decompresses and validates the block at {@code base} of {@code src}, its header checked. */
-  private void decode(ByteBuffer src, int base, Path file, long offset, DecodedBlock into) throws IOException {
+  /**
+   * Verifies, decompresses and validates the block at {@code base} of {@code src}, its header
+   * checked.
+   */
+  private void decode(ByteBuffer src, int base, Path file, long offset, DecodedBlock into)
+      throws IOException {
     int storedLength = src.getInt(base + STORED_LENGTH);
     int total = HEADER_LENGTH + storedLength;
     int rawLength = src.getInt(base + RAW_LENGTH);
     int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
     int flags = src.get(base + FLAGS);
     boolean lz4 = flags == FLAG_LZ4;
-    boolean whole = lz4 || flags == FLAG_ZSTD_RECORDS || flags == FLAG_DICTIONARY || flags == FLAG_PADDING;
+    boolean whole =
+        lz4 || flags == FLAG_ZSTD_RECORDS || flags == FLAG_DICTIONARY || flags == FLAG_PADDING;
     int expected = verify(src, base, total, whole, crc, file, offset);
     into.offset = offset;
     into.storedLength = storedLength;
     into.crc = expected;
     into.firstSequence = src.getLong(base + FIRST_SEQUENCE);
-    into.compressed = lz4 || (flags == FLAG_ZSTD_RECORDS && ZstdRecords.dictionaryId(src, base) != 0);
+    into.compressed =
+        lz4 || (flags == FLAG_ZSTD_RECORDS && ZstdRecords.dictionaryId(src, base) != 0);
     into.recordChecksums = flags == FLAG_RECORD_CRCS || flags == FLAG_ZSTD_RECORDS;
     into.zstd = flags == FLAG_ZSTD_RECORDS;
     into.dictionary = flags == FLAG_DICTIONARY;
@@ -328,10 +408,12 @@ public final class BlockReader {
       try {
         n = DECOMPRESSOR.decompress(src, base + HEADER_LENGTH, storedLength, rawView, 0, rawLength);
       } catch (LZ4Exception e) {
-        throw new CorruptionException(file, offset, "LZ4 payload does not decompress: " + e.getMessage());
+        throw new CorruptionException(
+            file, offset, "LZ4 payload does not decompress: " + e.getMessage());
       }
       if (n != rawLength) {
-        throw new CorruptionException(file, offset, "decompressed to " + n + " bytes, header says " + rawLength);
+        throw new CorruptionException(
+            file, offset, "decompressed to " + n + " bytes, header says " + rawLength);
       }
     } else if (flags == FLAG_ZSTD_RECORDS) {
       decodeRecords(src, base, count, rawLength, file, offset, into);
@@ -355,16 +437,21 @@ public final class BlockReader {
    * table, then records), checking each record against its own checksum, with the segment's
    * dictionary (read from the segment's first block the first time).
    */
-  private void decodeRecords(ByteBuffer src, int base, int count, int rawLength, Path file, long offset,
-      DecodedBlock into) throws IOException {
+  private void decodeRecords(
+      ByteBuffer src, int base, int count, int rawLength, Path file, long offset, DecodedBlock into)
+      throws IOException {
     RecordDictionary d = dictionary;
     int id = ZstdRecords.dictionaryId(src, base);
     if (id == 0) {
       d = null;
     } else if (d == null || d.id() != id || !file.equals(dictionaryFile)) {
       if (channel == null) {
-        throw new CorruptionException(file, offset, "a block compressed with dictionary " + Integer.toHexString(id)
-            + " read without its segment");
+        throw new CorruptionException(
+            file,
+            offset,
+            "a block compressed with dictionary "
+                + Integer.toHexString(id)
+                + " read without its segment");
       }
       dictionary = d = ZstdRecords.load(channel, file, id);
       dictionaryFile = file;
@@ -378,7 +465,8 @@ public final class BlockReader {
       zrecord.locate(src, base, i, file, offset);
       int length = zrecord.bodyLength();
       if (at + RECORD_BODY + length > rawLength) {
-        throw new CorruptionException(file, offset, "records decode to more than the raw length " + rawLength);
+        throw new CorruptionException(
+            file, offset, "records decode to more than the raw length " + rawLength);
       }
       BigEndian.putInt(into.raw, i * OFFSET_ENTRY, at);
       src.get(zrecord.at(), into.raw, at, RECORD_BODY);
@@ -386,17 +474,23 @@ public final class BlockReader {
       at += RECORD_BODY + length;
     }
     if (at != rawLength) {
-      throw new CorruptionException(file, offset, "records decode to " + at + " bytes, header says " + rawLength);
+      throw new CorruptionException(
+          file, offset, "records decode to " + at + " bytes, header says " + rawLength);
     }
   }
 
-  /** Compares every record's checksum stored after the payload at {@code payload} of {@code src}; a problem or null. */
+  /**
+   * Compares every record's checksum stored after the payload at {@code payload} of {@code src}; a
+   * problem or null.
+   */
   private static String checkRecordChecksums(ByteBuffer src, int payload, DecodedBlock block) {
     for (int i = 0; i < block.count; i++) {
       int expected = src.getInt(payload + recordChecksumAt(block.rawLength, i));
-      int actual = RecordChecksum.of(block.raw, block.start(i), block.endOf(i), block.firstSequence + i);
+      int actual =
+          RecordChecksum.of(block.raw, block.start(i), block.endOf(i), block.firstSequence + i);
       if (actual != expected) {
-        return String.format("record %d fails its own checksum (stored %08x, computed %08x)", i, expected, actual);
+        return String.format(
+            "record %d fails its own checksum (stored %08x, computed %08x)", i, expected, actual);
       }
     }
     return null;
@@ -404,20 +498,25 @@ public final class BlockReader {
 
   private void readFully(FileChannel ch, Path file, long offset, int length) throws IOException {
     if (length > buf.capacity()) {
-      buf = ByteBuffer.allocateDirect(Integer.highestOneBit(length - 1) << 1).order(ByteOrder.BIG_ENDIAN);
+      buf =
+          ByteBuffer.allocateDirect(Integer.highestOneBit(length - 1) << 1)
+              .order(ByteOrder.BIG_ENDIAN);
     }
     readFully(ch, file, offset, 0, length);
   }
 
   /** Reads {@code length} bytes of the file at {@code offset} into {@link #buf} at {@code at}. */
-  private void readFully(FileChannel ch, Path file, long offset, int at, int length) throws IOException {
+  private void readFully(FileChannel ch, Path file, long offset, int at, int length)
+      throws IOException {
     buf.limit(at + length).position(at);
     long pos = offset;
     while (buf.hasRemaining()) {
       int n = ch.read(buf, pos);
       if (n < 0) {
-        throw new CorruptionException(file, offset, "file ends at " + pos + " inside a block expected to reach "
-            + (offset + length));
+        throw new CorruptionException(
+            file,
+            offset,
+            "file ends at " + pos + " inside a block expected to reach " + (offset + length));
       }
       pos += n;
     }

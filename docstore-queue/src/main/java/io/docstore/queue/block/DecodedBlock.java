@@ -20,8 +20,10 @@ import java.util.Arrays;
 public final class DecodedBlock {
 
   byte[] raw = new byte[0];
+
   /** {@link #raw} as a buffer, kept in step when {@code raw} is replaced (see {@link #raw()}). */
   private ByteBuffer rawBuffer = ByteBuffer.wrap(raw);
+
   int rawLength;
   int count;
   long firstSequence;
@@ -77,7 +79,10 @@ public final class DecodedBlock {
     return compressed;
   }
 
-  /** Whether the block as stored compresses its records one by one with the segment's dictionary (version 3). */
+  /**
+   * Whether the block as stored compresses its records one by one with the segment's dictionary
+   * (version 3).
+   */
   public boolean zstd() {
     return zstd;
   }
@@ -92,7 +97,10 @@ public final class DecodedBlock {
     return padding;
   }
 
-  /** Whether the block as stored carries a checksum per record (uncompressed blocks of segment version 2). */
+  /**
+   * Whether the block as stored carries a checksum per record (uncompressed blocks of segment
+   * version 2).
+   */
   public boolean recordChecksums() {
     return recordChecksums;
   }
@@ -127,7 +135,10 @@ public final class DecodedBlock {
     return start(i) + RECORD_BODY;
   }
 
-  /** The raw payload as a (heap) buffer, absolute indices; valid until the next read into this block. */
+  /**
+   * The raw payload as a (heap) buffer, absolute indices; valid until the next read into this
+   * block.
+   */
   public ByteBuffer raw() {
     if (rawBuffer.array() != raw) {
       rawBuffer = ByteBuffer.wrap(raw);

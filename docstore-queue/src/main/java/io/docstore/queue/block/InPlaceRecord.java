@@ -32,21 +32,30 @@ public final class InPlaceRecord {
   public long id;
   public long sequence;
   public long acceptedAtMillis;
+
   /** {@link io.docstore.queue.format.BlockFormat#OP_PUT} or {@code OP_DELETE}. */
   public byte op;
+
   /** Where the body is: the block's buffer, or this reader's own when it was decompressed. */
   public ByteBuffer buffer;
+
   public int bodyOffset;
   public int bodyLength;
+
   /** Whether the body was decompressed (into this reader's buffer, after {@code reserve} bytes). */
   public boolean decompressed;
 
-  /** @param reserve bytes left free before a decompressed body (a caller's header for a cache slot) */
+  /**
+   * @param reserve bytes left free before a decompressed body (a caller's header for a cache slot)
+   */
   public InPlaceRecord(int reserve) {
     this.reserve = reserve;
   }
 
-  /** This reader's own buffer, holding at least {@code length} bytes (for a caller copying a record in). */
+  /**
+   * This reader's own buffer, holding at least {@code length} bytes (for a caller copying a record
+   * in).
+   */
   public ByteBuffer body(int length) {
     if (body.capacity() < length) {
       body = ByteBuffer.allocateDirect(Math.max(length, body.capacity() * 2));
@@ -62,7 +71,8 @@ public final class InPlaceRecord {
    * @throws CorruptionException naming the file and the block's offset if the record fails its
    *     checks or its body does not decompress
    */
-  public void read(ByteBuffer src, int base, int index, Path file, long offset, Dictionaries dictionaries)
+  public void read(
+      ByteBuffer src, int base, int index, Path file, long offset, Dictionaries dictionaries)
       throws IOException {
     sequence = src.getLong(base + FIRST_SEQUENCE) + index;
     if (BlockReader.zstdRecords(src, base)) {
@@ -81,7 +91,8 @@ public final class InPlaceRecord {
       int dictId = ZstdRecords.dictionaryId(src, base);
       buffer = body(reserve + bodyLength);
       bodyOffset = reserve;
-      zrecord.body(src, dictId == 0 ? null : dictionaries.get(dictId), buffer, reserve, file, offset);
+      zrecord.body(
+          src, dictId == 0 ? null : dictionaries.get(dictId), buffer, reserve, file, offset);
       return;
     }
     int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
@@ -96,8 +107,13 @@ public final class InPlaceRecord {
     byte o = stop < 0 ? -1 : src.get(at + RECORD_OP);
     int length = stop - start - RECORD_BODY;
     if (stop < 0 || (o != OP_PUT && (o != OP_DELETE || length != 0))) {
-      throw new CorruptionException(file, offset, "record " + index + " lies outside its block's payload,"
-          + " has an unknown op code or is a delete with a body");
+      throw new CorruptionException(
+          file,
+          offset,
+          "record "
+              + index
+              + " lies outside its block's payload,"
+              + " has an unknown op code or is a delete with a body");
     }
     id = src.getLong(at + RECORD_ID);
     acceptedAtMillis = src.getLong(at + RECORD_ACCEPTED_AT);

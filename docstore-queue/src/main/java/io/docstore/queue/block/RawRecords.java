@@ -6,8 +6,8 @@ import static io.docstore.queue.format.BlockFormat.RECORD_BODY;
 import java.nio.ByteBuffer;
 
 /**
- * Bounds of one record in a raw block payload (offset table, then records) held in a
- * {@code ByteBuffer}: a decoded block in a cache slot, or a stored-uncompressed block in a segment's
+ * Bounds of one record in a raw block payload (offset table, then records) held in a {@code
+ * ByteBuffer}: a decoded block in a cache slot, or a stored-uncompressed block in a segment's
  * mapping. Every offset is checked against the payload, so a bad table (or a slot being refilled
  * under an optimistic read) gives -1, never a read outside the payload; each caller turns that into
  * its own error.
@@ -33,7 +33,9 @@ public final class RawRecords {
     return start;
   }
 
-  /** End of record {@code i} (where the next starts, or {@code rawLength}), or -1 if out of bounds. */
+  /**
+   * End of record {@code i} (where the next starts, or {@code rawLength}), or -1 if out of bounds.
+   */
   public static int end(ByteBuffer buf, int payload, int count, int rawLength, int i, int start) {
     int end = i + 1 < count ? buf.getInt(payload + (i + 1) * OFFSET_ENTRY) : rawLength;
     if (end < start + RECORD_BODY || end > rawLength) {

@@ -5,11 +5,11 @@ import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
- * The per-record checksum of an uncompressed block in segment format version 2
- * ({@link io.docstore.queue.format.BlockFormat#FLAG_RECORD_CRCS}): the masked CRC32C of the
- * record's sequence (8 bytes, big-endian) followed by its bytes (id, acceptedAt, op, body). The
- * sequence binds the record to its place, so a record read through a damaged offset table or block
- * header fails its check rather than coming back under the wrong sequence.
+ * The per-record checksum of an uncompressed block in segment format version 2 ({@link
+ * io.docstore.queue.format.BlockFormat#FLAG_RECORD_CRCS}): the masked CRC32C of the record's
+ * sequence (8 bytes, big-endian) followed by its bytes (id, acceptedAt, op, body). The sequence
+ * binds the record to its place, so a record read through a damaged offset table or block header
+ * fails its check rather than coming back under the wrong sequence.
  */
 public final class RecordChecksum {
 
@@ -29,7 +29,10 @@ public final class RecordChecksum {
     return new RecordChecksum().compute(bytes, from, to, sequence);
   }
 
-  /** Checksum of the record at absolute indices {@code [from, to)} of {@code buf}; its position does not move. */
+  /**
+   * Checksum of the record at absolute indices {@code [from, to)} of {@code buf}; its position does
+   * not move.
+   */
   public static int of(ByteBuffer buf, int from, int to, long sequence) {
     return new RecordChecksum().compute(buf, from, to, sequence);
   }
@@ -41,7 +44,10 @@ public final class RecordChecksum {
     return Checksums.mask((int) crc.getValue());
   }
 
-  /** {@link #of(ByteBuffer, int, int, long)} without allocating (after the first call with {@code buf}). */
+  /**
+   * {@link #of(ByteBuffer, int, int, long)} without allocating (after the first call with {@code
+   * buf}).
+   */
   public int compute(ByteBuffer buf, int from, int to, long sequence) {
     withSequence(sequence);
     if (viewOf != buf) {

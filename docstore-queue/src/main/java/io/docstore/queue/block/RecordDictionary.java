@@ -17,20 +17,26 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A segment's zstd dictionary: trained from sample bodies by the writer, stored as the first block
  * of every segment that uses it ({@link io.docstore.queue.format.BlockFormat#FLAG_DICTIONARY}), and
  * used to compress each record's body on its own, so that reading one record decompresses about one
- * kilobyte instead of a whole block. Frames are written without magic number, checksum, content size
- * or dictionary id (the block's checksums cover them, the record stores its length, the block names
- * the dictionary): a body of 1 KB costs about 300 bytes on disk.
+ * kilobyte instead of a whole block. Frames are written without magic number, checksum, content
+ * size or dictionary id (the block's checksums cover them, the record stores its length, the block
+ * names the dictionary): a body of 1 KB costs about 300 bytes on disk.
  *
- * <p>Immutable and shareable. Decompression contexts are pooled (each holds about 100 KiB of
- * native memory), so a reading thread borrows one per record rather than keeping its own.
+ * <p>Immutable and shareable. Decompression contexts are pooled (each holds about 100 KiB of native
+ * memory), so a reading thread borrows one per record rather than keeping its own.
  */
 public final class RecordDictionary {
 
-  /** zstd level used by writers: 3 (zstd's default) stored job documents 10% smaller than level 1 at the same speed. */
+  /**
+   * zstd level used by writers: 3 (zstd's default) stored job documents 10% smaller than level 1 at
+   * the same speed.
+   */
   public static final int LEVEL = 3;
+
   /** Decompression contexts kept for reuse; more are made and closed under a burst. */
   private static final int POOLED_CONTEXTS = 64;
-  private static final ConcurrentLinkedQueue<ZstdDecompressCtx> CONTEXTS = new ConcurrentLinkedQueue<>();
+
+  private static final ConcurrentLinkedQueue<ZstdDecompressCtx> CONTEXTS =
+      new ConcurrentLinkedQueue<>();
   private static final AtomicInteger POOLED = new AtomicInteger();
 
   private final byte[] bytes;
@@ -122,14 +128,17 @@ public final class RecordDictionary {
    * into {@code dst[dstOff, dstOff+dstLen)}; the decompressed length, or -1 if the frame is damaged
    * or does not decompress to exactly {@code dstLen} bytes.
    */
-  public int decompress(ByteBuffer src, int srcOff, int srcLen, ByteBuffer dst, int dstOff, int dstLen) {
+  public int decompress(
+      ByteBuffer src, int srcOff, int srcLen, ByteBuffer dst, int dstOff, int dstLen) {
     ZstdDecompressCtx ctx = borrow();
     try {
       int n;
       if (src.isDirect() && dst.isDirect()) {
         n = ctx.decompressDirectByteBuffer(dst, dstOff, dstLen, src, srcOff, srcLen);
       } else if (src.isDirect() && dst.hasArray()) {
-        n = ctx.decompressDirectByteBufferToByteArray(dst.array(), dst.arrayOffset() + dstOff, dstLen, src, srcOff, srcLen);
+        n =
+            ctx.decompressDirectByteBufferToByteArray(
+                dst.array(), dst.arrayOffset() + dstOff, dstLen, src, srcOff, srcLen);
       } else {
         byte[] in = new byte[srcLen];
         src.get(srcOff, in);

@@ -12,9 +12,9 @@ import java.nio.file.Path;
 import java.util.zip.CRC32C;
 
 /**
- * One record of a block whose records are compressed one by one
- * ({@link io.docstore.queue.format.BlockFormat#FLAG_ZSTD_RECORDS}), read where the stored block
- * lies: a segment's mapping or a read buffer. {@link #locate} checks the record's bounds and its own
+ * One record of a block whose records are compressed one by one ({@link
+ * io.docstore.queue.format.BlockFormat#FLAG_ZSTD_RECORDS}), read where the stored block lies: a
+ * segment's mapping or a read buffer. {@link #locate} checks the record's bounds and its own
  * checksum, so a reader of one record never trusts bytes it did not check and never reads outside
  * the block; {@link #body} then decompresses just that record's body.
  *
@@ -59,7 +59,8 @@ public final class ZstdRecords {
    *
    * @throws CorruptionException naming the file and the block's offset
    */
-  public void locate(ByteBuffer src, int base, int index, Path file, long offset) throws CorruptionException {
+  public void locate(ByteBuffer src, int base, int index, Path file, long offset)
+      throws CorruptionException {
     int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
     int payload = base + HEADER_LENGTH;
     int stored = src.getInt(base + STORED_LENGTH);
@@ -67,8 +68,11 @@ public final class ZstdRecords {
     int first = crcs + count * RECORD_CRC;
     int start = src.getInt(payload + ZSTD_TABLE + index * OFFSET_ENTRY);
     int end = src.getInt(payload + ZSTD_TABLE + (index + 1) * OFFSET_ENTRY);
-    if ((index == 0 ? start != first : start < first) || end < start + ZRECORD_BODY || end > stored) {
-      throw new CorruptionException(file, offset, "record " + index + " lies outside its block's payload");
+    if ((index == 0 ? start != first : start < first)
+        || end < start + ZRECORD_BODY
+        || end > stored) {
+      throw new CorruptionException(
+          file, offset, "record " + index + " lies outside its block's payload");
     }
     long sequence = src.getLong(base + FIRST_SEQUENCE) + index;
     int expected = src.getInt(payload + crcs + index * RECORD_CRC);
@@ -80,10 +84,21 @@ public final class ZstdRecords {
     op = src.get(at + RECORD_OP);
     bodyLength = src.getInt(at + ZRECORD_BODY_LENGTH);
     storedBody = end - start - ZRECORD_BODY;
-    if ((op != OP_PUT && (op != OP_DELETE || bodyLength != 0)) || bodyLength < storedBody
-        || bodyLength > MAX_PAYLOAD || (storedBody == 0 && bodyLength != 0)) {
-      throw new CorruptionException(file, offset, "record " + index + " has an unknown op code, a delete with a body"
-          + " or a body length (" + bodyLength + ") its stored bytes (" + storedBody + ") cannot hold");
+    if ((op != OP_PUT && (op != OP_DELETE || bodyLength != 0))
+        || bodyLength < storedBody
+        || bodyLength > MAX_PAYLOAD
+        || (storedBody == 0 && bodyLength != 0)) {
+      throw new CorruptionException(
+          file,
+          offset,
+          "record "
+              + index
+              + " has an unknown op code, a delete with a body"
+              + " or a body length ("
+              + bodyLength
+              + ") its stored bytes ("
+              + storedBody
+              + ") cannot hold");
     }
   }
 
@@ -93,20 +108,30 @@ public final class ZstdRecords {
    *
    * @throws CorruptionException if the body does not decompress to its length
    */
-  public void body(ByteBuffer src, RecordDictionary d, ByteBuffer dst, int dstOff, Path file, long offset)
+  public void body(
+      ByteBuffer src, RecordDictionary d, ByteBuffer dst, int dstOff, Path file, long offset)
       throws CorruptionException {
     int from = at + ZRECORD_BODY;
     if (storedPlain()) {
       dst.put(dstOff, src, from, bodyLength);
     } else if (d == null) {
-      throw new CorruptionException(file, offset, "a record's body is stored compressed in a block without a dictionary");
+      throw new CorruptionException(
+          file, offset, "a record's body is stored compressed in a block without a dictionary");
     } else if (d.decompress(src, from, storedBody, dst, dstOff, bodyLength) < 0) {
-      throw new CorruptionException(file, offset, "a record's body does not decompress to its " + bodyLength
-          + " bytes with dictionary " + Integer.toHexString(d.id()));
+      throw new CorruptionException(
+          file,
+          offset,
+          "a record's body does not decompress to its "
+              + bodyLength
+              + " bytes with dictionary "
+              + Integer.toHexString(d.id()));
     }
   }
 
-  /** The id of the dictionary the block at {@code base} of {@code src} was compressed with; 0 for none (every body stored plain). */
+  /**
+   * The id of the dictionary the block at {@code base} of {@code src} was compressed with; 0 for
+   * none (every body stored plain).
+   */
   public static int dictionaryId(ByteBuffer src, int base) {
     return src.getInt(base + HEADER_LENGTH + ZSTD_DICT_ID);
   }
@@ -121,12 +146,21 @@ public final class ZstdRecords {
     RecordDictionary d = first(ch, file, ch.size());
     long offset = io.docstore.queue.format.SegmentFormat.HEADER_LENGTH;
     if (d == null) {
-      throw new CorruptionException(file, offset, "a block names zstd dictionary " + Integer.toHexString(id)
-          + " but the segment's first block is not a dictionary block");
+      throw new CorruptionException(
+          file,
+          offset,
+          "a block names zstd dictionary "
+              + Integer.toHexString(id)
+              + " but the segment's first block is not a dictionary block");
     }
     if (d.id() != id) {
-      throw new CorruptionException(file, offset, "a block names zstd dictionary " + Integer.toHexString(id)
-          + " but the segment's dictionary is " + Integer.toHexString(d.id()));
+      throw new CorruptionException(
+          file,
+          offset,
+          "a block names zstd dictionary "
+              + Integer.toHexString(id)
+              + " but the segment's dictionary is "
+              + Integer.toHexString(d.id()));
     }
     return d;
   }
@@ -145,8 +179,12 @@ public final class ZstdRecords {
     ByteBuffer head = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.BIG_ENDIAN);
     readFully(ch, head, offset, file);
     int stored = head.getInt(STORED_LENGTH);
-    if (head.get(FLAGS) != FLAG_DICTIONARY || head.getShort(RECORD_COUNT) != 0 || stored <= 0 || stored > MAX_DICTIONARY
-        || head.getInt(RAW_LENGTH) != stored || offset + HEADER_LENGTH + stored > end) {
+    if (head.get(FLAGS) != FLAG_DICTIONARY
+        || head.getShort(RECORD_COUNT) != 0
+        || stored <= 0
+        || stored > MAX_DICTIONARY
+        || head.getInt(RAW_LENGTH) != stored
+        || offset + HEADER_LENGTH + stored > end) {
       return null;
     }
     ByteBuffer whole = ByteBuffer.allocate(HEADER_LENGTH + stored).order(ByteOrder.BIG_ENDIAN);
@@ -163,7 +201,8 @@ public final class ZstdRecords {
     return new RecordDictionary(bytes);
   }
 
-  private static void readFully(FileChannel ch, ByteBuffer b, long offset, Path file) throws IOException {
+  private static void readFully(FileChannel ch, ByteBuffer b, long offset, Path file)
+      throws IOException {
     b.clear();
     while (b.hasRemaining()) {
       if (ch.read(b, offset + b.position()) < 0) {

@@ -21,7 +21,8 @@ import java.nio.file.Path;
 public record FollowPoint(long segment, long offset, long nextSequence, int chain) {
 
   /** The start of a queue: nothing ingested. */
-  public static final FollowPoint START = new FollowPoint(1, SegmentFormat.HEADER_LENGTH, 0, BlockCrcChain.START);
+  public static final FollowPoint START =
+      new FollowPoint(1, SegmentFormat.HEADER_LENGTH, 0, BlockCrcChain.START);
 
   /** Records before {@code nextSequence} were handed on; 0 if none. */
   public long ingestedThrough() {
@@ -40,9 +41,12 @@ public record FollowPoint(long segment, long offset, long nextSequence, int chai
 
   public static FollowPoint decode(Path file, byte[] bytes) throws IOException {
     ByteBuffer b = LAYOUT.check(file, bytes);
-    FollowPoint p = new FollowPoint(b.getLong(SEGMENT), b.getLong(OFFSET), b.getLong(NEXT_SEQUENCE), b.getInt(CHAIN));
+    FollowPoint p =
+        new FollowPoint(
+            b.getLong(SEGMENT), b.getLong(OFFSET), b.getLong(NEXT_SEQUENCE), b.getInt(CHAIN));
     if (p.segment < 1 || p.offset < SegmentFormat.HEADER_LENGTH || p.nextSequence < 0) {
-      throw new CorruptionException(file, 0, "ingestion point passes its checksum but is impossible: " + p);
+      throw new CorruptionException(
+          file, 0, "ingestion point passes its checksum but is impossible: " + p);
     }
     return p;
   }

@@ -3,7 +3,8 @@ package io.docstore.queue.follow;
 import io.docstore.queue.format.StateFileLayout;
 
 /**
- * Byte layout of a replica's ingestion point (big-endian); see {@code docs/formats/replica-point.md}.
+ * Byte layout of a replica's ingestion point (big-endian); see {@code
+ * docs/formats/replica-point.md}.
  *
  * <pre>
  * point := magic:u32 formatName:16 bytes ASCII version:u32 segment:u64 offset:u64 nextSequence:u64

@@ -31,14 +31,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Follows a queue directory that rsync fills (a replica's copy of a primary's queue).
  *
- * <p>Ingestion ({@link #poll}) is bounded by the copied {@code replication.manifest}: segments below
- * the manifest's are ingested only from a {@code .sealed} copy whose every block, sequence and
- * footer verify ({@link SegmentScanner}); the manifest's own segment only up to its durable length,
- * and only once every block up to there verifies and their {@link BlockCrcChain} equals the
+ * <p>Ingestion ({@link #poll}) is bounded by the copied {@code replication.manifest}: segments
+ * below the manifest's are ingested only from a {@code .sealed} copy whose every block, sequence
+ * and footer verify ({@link SegmentScanner}); the manifest's own segment only up to its durable
+ * length, and only once every block up to there verifies and their {@link BlockCrcChain} equals the
  * manifest's. A copy shorter than the manifest is lag (it was copied earlier), not an error. A
  * block that fails, a gap, a diverged chain or a copy that shrank below what was ingested is an
  * error: it is logged, counted, the copy is deleted so that the next pull fetches it whole, and
- * ingestion stops there until then. So no record of a half-copied or damaged block is ever handed on.
+ * ingestion stops there until then. So no record of a half-copied or damaged block is ever handed
+ * on.
  *
  * <p>Reads by address ({@link #read}) go to the newest verified copy of each segment; rsync
  * replacing a file by rename is seen by comparing file keys and the copy is reopened (readers that
@@ -72,8 +73,10 @@ public final class QueueFollower implements Closeable {
     final BlockReader reader;
     final DecodedBlock block = new DecodedBlock();
     final InPlaceRecord one = new InPlaceRecord(0);
+
     /** The dictionary last read, and the copy it came from. */
     private RecordDictionary dictionary;
+
     private SegmentCopy dictionaryOf;
 
     /** The copy being read, whose dictionaries {@link #get} returns. */
@@ -129,7 +132,10 @@ public final class QueueFollower implements Closeable {
     return lastError;
   }
 
-  /** Ingests what the copy now holds and the manifest allows, handing records to {@code sink} in order. */
+  /**
+   * Ingests what the copy now holds and the manifest allows, handing records to {@code sink} in
+   * order.
+   */
   public Result poll(RecordSink sink) throws IOException {
     repairDamaged();
     ReplicationManifest m;
@@ -137,8 +143,10 @@ public final class QueueFollower implements Closeable {
       m = ReplicationManifest.read(fs, dir);
     } catch (CorruptionException e) {
       counters.manifestErrors.increment();
-      return fail("damaged replication manifest, deleted for re-fetch: " + e.getMessage(), dir.resolve(
-          io.docstore.queue.replication.ManifestFormat.FILE_NAME), null);
+      return fail(
+          "damaged replication manifest, deleted for re-fetch: " + e.getMessage(),
+          dir.resolve(io.docstore.queue.replication.ManifestFormat.FILE_NAME),
+          null);
     }
     if (m == null) {
       return done(0);
@@ -155,7 +163,8 @@ public final class QueueFollower implements Closeable {
         copy = copyFor(p.segment());
       } catch (CorruptionException e) {
         counters.checksumFailures.increment();
-        return fail("damaged segment header, deleted for re-fetch: " + e.getMessage(), e.file(), null);
+        return fail(
+            "damaged segment header, deleted for re-fetch: " + e.getMessage(), e.file(), null);
       }
       if (copy == null) {
         break; // not copied yet
@@ -163,8 +172,15 @@ public final class QueueFollower implements Closeable {
       long size = copy.channel().size();
       if (size < p.offset()) {
         counters.shrunkFiles.increment();
-        return fail(copy.path() + " shrank to " + size + " bytes below the ingested offset " + p.offset()
-            + "; deleted for re-fetch", copy.path(), copy);
+        return fail(
+            copy.path()
+                + " shrank to "
+                + size
+                + " bytes below the ingested offset "
+                + p.offset()
+                + "; deleted for re-fetch",
+            copy.path(),
+            copy);
       }
       if (p.segment() < m.segment()) {
         if (!copy.sealed()) {
@@ -247,9 +263,15 @@ public final class QueueFollower implements Closeable {
     try {
       scan = new SegmentScanner(copy.path(), copy.channel(), size, reader);
       DecodedBlock scratch = new DecodedBlock();
-      if (p.nextSequence() != 0 && p.offset() == HEADER_LENGTH && scan.header().baseSequence() != p.nextSequence()) {
+      if (p.nextSequence() != 0
+          && p.offset() == HEADER_LENGTH
+          && scan.header().baseSequence() != p.nextSequence()) {
         counters.gaps.increment();
-        return copy.path() + " starts at sequence " + scan.header().baseSequence() + ", expected " + p.nextSequence();
+        return copy.path()
+            + " starts at sequence "
+            + scan.header().baseSequence()
+            + ", expected "
+            + p.nextSequence();
       }
       while (scan.next(scratch) == SegmentScanner.Kind.BLOCK) {
         // verifying every block, the sequences and the footer's digest
@@ -268,8 +290,11 @@ public final class QueueFollower implements Closeable {
     return null;
   }
 
-  /** Verifies the blocks up to the manifest's durable length and their chain, then hands them on. */
-  private String ingestActive(SegmentCopy copy, ReplicationManifest m, RecordSink sink) throws IOException {
+  /**
+   * Verifies the blocks up to the manifest's durable length and their chain, then hands them on.
+   */
+  private String ingestActive(SegmentCopy copy, ReplicationManifest m, RecordSink sink)
+      throws IOException {
     FollowPoint p = point;
     long pos = p.offset();
     int chain = p.chain();
@@ -286,8 +311,13 @@ public final class QueueFollower implements Closeable {
       }
       if (block.firstSequence() != next) {
         counters.gaps.increment();
-        return copy.path() + " at offset " + pos + ": block starts at sequence " + block.firstSequence()
-            + ", expected " + next;
+        return copy.path()
+            + " at offset "
+            + pos
+            + ": block starts at sequence "
+            + block.firstSequence()
+            + ", expected "
+            + next;
       }
       chain = BlockCrcChain.next(chain, block.crc());
       next = block.lastSequence() + 1;
@@ -295,14 +325,26 @@ public final class QueueFollower implements Closeable {
     }
     if (chain != m.chain() || next - 1 != m.lastSequence()) {
       counters.chainMismatches.increment();
-      return copy.path() + " up to " + m.durableLength() + " does not match the manifest (chain "
-          + Integer.toHexString(chain) + " vs " + Integer.toHexString(m.chain()) + ", last sequence " + (next - 1)
-          + " vs " + m.lastSequence() + ")";
+      return copy.path()
+          + " up to "
+          + m.durableLength()
+          + " does not match the manifest (chain "
+          + Integer.toHexString(chain)
+          + " vs "
+          + Integer.toHexString(m.chain())
+          + ", last sequence "
+          + (next - 1)
+          + " vs "
+          + m.lastSequence()
+          + ")";
     }
     return emit(copy, p.offset(), m.durableLength(), sink);
   }
 
-  /** Hands on the records of the (already verified) blocks in [from, to), advancing the point per block. */
+  /**
+   * Hands on the records of the (already verified) blocks in [from, to), advancing the point per
+   * block.
+   */
   private String emit(SegmentCopy copy, long from, long to, RecordSink sink) throws IOException {
     long pos = from;
     while (pos < to) {
@@ -316,19 +358,35 @@ public final class QueueFollower implements Closeable {
       long expected = p.nextSequence() == 0 ? block.firstSequence() : p.nextSequence();
       if (block.firstSequence() != expected) {
         counters.gaps.increment();
-        return copy.path() + " at offset " + pos + ": block starts at sequence " + block.firstSequence()
-            + ", expected " + expected;
+        return copy.path()
+            + " at offset "
+            + pos
+            + ": block starts at sequence "
+            + block.firstSequence()
+            + ", expected "
+            + expected;
       }
       for (int i = 0; i < block.count(); i++) {
         Op op = block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
-        sink.accept(new QueueRecord(Address.of(copy.segment(), block.offset(), i), block.id(i), block.firstSequence() + i,
-            op, block.acceptedAtMillis(i), block.body(i)));
+        sink.accept(
+            new QueueRecord(
+                Address.of(copy.segment(), block.offset(), i),
+                block.id(i),
+                block.firstSequence() + i,
+                op,
+                block.acceptedAtMillis(i),
+                block.body(i)));
       }
       counters.blocksIngested.increment();
       counters.recordsIngested.add(block.count());
       counters.bytesIngested.add(block.end() - pos);
       pos = block.end();
-      point = new FollowPoint(p.segment(), pos, block.lastSequence() + 1, BlockCrcChain.next(p.chain(), block.crc()));
+      point =
+          new FollowPoint(
+              p.segment(),
+              pos,
+              block.lastSequence() + 1,
+              BlockCrcChain.next(p.chain(), block.crc()));
     }
     return null;
   }
@@ -339,7 +397,8 @@ public final class QueueFollower implements Closeable {
    * block stored uncompressed or record by record is read and checked alone (its own checksum, and
    * only its body decompressed); an LZ4 block is verified and decoded whole.
    *
-   * @throws CorruptionException if what was read is damaged in the copy (the segment is then re-fetched)
+   * @throws CorruptionException if what was read is damaged in the copy (the segment is then
+   *     re-fetched)
    * @throws IllegalArgumentException if the address is past what was ingested
    */
   public QueueRecord read(long address) throws IOException {
@@ -348,7 +407,8 @@ public final class QueueFollower implements Closeable {
     // Blocks of the point's own segment may be read while their records are being handed on (the
     // index sees them first); they were verified before that started.
     if (segment > p.segment()) {
-      throw new IllegalArgumentException("address " + Address.toString(address) + " is past the ingested point " + p);
+      throw new IllegalArgumentException(
+          "address " + Address.toString(address) + " is past the ingested point " + p);
     }
     for (int attempt = 0; ; attempt++) {
       SegmentCopy c = copies.get(segment);
@@ -362,13 +422,19 @@ public final class QueueFollower implements Closeable {
         ByteBuffer stored = b.reader.readStored(c.channel(), c.path(), offset, c.channel().size());
         if (BlockReader.inPlace(stored, 0, c.path(), offset) != null
             && i < Short.toUnsignedInt(stored.getShort(BlockFormat.RECORD_COUNT))) {
-          // One record of a block stored uncompressed or record by record: just that record is checked and decompressed.
+          // One record of a block stored uncompressed or record by record: just that record is
+          // checked and decompressed.
           b.reading = c;
           b.one.read(stored, 0, i, c.path(), offset, b);
           byte[] body = new byte[b.one.bodyLength];
           b.one.buffer.get(b.one.bodyOffset, body);
-          return new QueueRecord(address, b.one.id, b.one.sequence, b.one.op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
-              b.one.acceptedAtMillis, body);
+          return new QueueRecord(
+              address,
+              b.one.id,
+              b.one.sequence,
+              b.one.op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
+              b.one.acceptedAtMillis,
+              body);
         }
         b.reader.decodeStored(c.channel(), c.path(), offset, b.block);
       } catch (ClosedChannelException replaced) {
@@ -382,11 +448,23 @@ public final class QueueFollower implements Closeable {
         throw e;
       }
       if (i >= b.block.count()) {
-        throw new CorruptionException(c.path(), Address.blockOffset(address), "address " + Address.toString(address)
-            + " names record " + i + " of a block holding " + b.block.count());
+        throw new CorruptionException(
+            c.path(),
+            Address.blockOffset(address),
+            "address "
+                + Address.toString(address)
+                + " names record "
+                + i
+                + " of a block holding "
+                + b.block.count());
       }
       Op op = b.block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
-      return new QueueRecord(address, b.block.id(i), b.block.firstSequence() + i, op, b.block.acceptedAtMillis(i),
+      return new QueueRecord(
+          address,
+          b.block.id(i),
+          b.block.firstSequence() + i,
+          op,
+          b.block.acceptedAtMillis(i),
           b.block.body(i));
     }
   }
@@ -403,7 +481,8 @@ public final class QueueFollower implements Closeable {
       }
       c = SegmentCopy.open(fs, dir, segment);
       if (c == null) {
-        throw new IOException("no copy of segment " + segment + " in " + dir + " (being re-fetched)");
+        throw new IOException(
+            "no copy of segment " + segment + " in " + dir + " (being re-fetched)");
       }
       copies.put(segment, c);
       return c;
@@ -411,8 +490,9 @@ public final class QueueFollower implements Closeable {
   }
 
   /**
-   * Segments readers found damaged: a sealed copy that still is the damaged file is deleted (the next
-   * pull fetches it whole); a new copy that arrived is verified in full before readers switch to it.
+   * Segments readers found damaged: a sealed copy that still is the damaged file is deleted (the
+   * next pull fetches it whole); a new copy that arrived is verified in full before readers switch
+   * to it.
    */
   private void repairDamaged() throws IOException {
     for (Long segment : damaged) {
@@ -442,13 +522,20 @@ public final class QueueFollower implements Closeable {
     }
   }
 
-  /** Whether a copy verifies block by block: in full when sealed, up to the ingested point otherwise. */
+  /**
+   * Whether a copy verifies block by block: in full when sealed, up to the ingested point
+   * otherwise.
+   */
   private boolean verifies(SegmentCopy copy) throws IOException {
     FollowPoint p = point;
     long end = copy.segment() < p.segment() ? copy.channel().size() : p.offset();
     try {
-      SegmentScanner scan = new SegmentScanner(copy.path(), copy.channel(), copy.channel().size(), new BlockReader(
-          expectedBlockBytes));
+      SegmentScanner scan =
+          new SegmentScanner(
+              copy.path(),
+              copy.channel(),
+              copy.channel().size(),
+              new BlockReader(expectedBlockBytes));
       DecodedBlock scratch = new DecodedBlock();
       while (scan.position() < end) {
         if (scan.next(scratch) != SegmentScanner.Kind.BLOCK) {

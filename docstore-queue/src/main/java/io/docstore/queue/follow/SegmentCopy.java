@@ -18,7 +18,10 @@ import java.nio.file.attribute.BasicFileAttributes;
  */
 record SegmentCopy(long segment, Path path, boolean sealed, FileChannel channel, Object fileKey) {
 
-  /** Opens the newest copy of {@code segment} ({@code .sealed} if present, else {@code .active}); null if neither exists. */
+  /**
+   * Opens the newest copy of {@code segment} ({@code .sealed} if present, else {@code .active});
+   * null if neither exists.
+   */
   static SegmentCopy open(FileSystem fs, Path dir, long segment) throws IOException {
     for (boolean sealed : new boolean[] {true, false}) {
       Path p = new SegmentFileName(segment, sealed).in(dir);

@@ -1,7 +1,8 @@
 package io.docstore.queue.format;
 
 /**
- * The 64-bit address of a record: {@code 0 | segment (20 bits) | block offset (31 bits) | index (12 bits)}.
+ * The 64-bit address of a record: {@code 0 | segment (20 bits) | block offset (31 bits) | index (12
+ * bits)}.
  *
  * <p>Invariants: an address is positive (the top bit is always 0 and segment numbers start at 1, so
  * it is never 0: the LSM index keeps 0 and negative values for "absent" and "deleted"). Limits:
@@ -27,7 +28,8 @@ public final class Address {
 
   public static long of(long segment, long blockOffset, int index) {
     if (segment < 1 || segment > MAX_SEGMENT) {
-      throw new IllegalArgumentException("segment number out of range 1.." + MAX_SEGMENT + ": " + segment);
+      throw new IllegalArgumentException(
+          "segment number out of range 1.." + MAX_SEGMENT + ": " + segment);
     }
     if (blockOffset < 0 || blockOffset > MAX_SEGMENT_BYTES) {
       throw new IllegalArgumentException("block offset out of range: " + blockOffset);

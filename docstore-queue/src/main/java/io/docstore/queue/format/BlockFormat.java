@@ -23,8 +23,8 @@ package io.docstore.queue.format;
  * <p>{@code crc} is the masked CRC32C of every header byte after it and the stored payload, so a
  * flipped bit anywhere in the block, including its lengths, fails verification. Record {@code i}
  * has sequence {@code firstSequence + i}; its {@code recordCrc} is the masked CRC32C of that
- * sequence (8 bytes) followed by the record's bytes, so a reader of one record from an
- * uncompressed block can check just that record ({@code io.docstore.queue.block.RecordChecksum}).
+ * sequence (8 bytes) followed by the record's bytes, so a reader of one record from an uncompressed
+ * block can check just that record ({@code io.docstore.queue.block.RecordChecksum}).
  */
 public final class BlockFormat {
 
@@ -39,19 +39,22 @@ public final class BlockFormat {
 
   /** Flags bit 0: the payload is LZ4-compressed. */
   public static final int FLAG_LZ4 = 1;
+
   /**
    * Flags bit 1 (segment version 2): the raw payload is stored uncompressed and followed by one
    * {@link #RECORD_CRC}-byte checksum per record. Never set together with {@link #FLAG_LZ4}.
    */
   public static final int FLAG_RECORD_CRCS = 2;
+
   /**
    * Flags bit 2 (segment version 3): records stored one by one, each body compressed on its own
    * with the segment's dictionary (zstd) or stored as it is, so a reader of one record checks and
-   * decompresses one record; the block carries a checksum per record and may end in zero padding
-   * up to a page boundary. {@code rawLength} is the length of the same block decoded to the plain
+   * decompresses one record; the block carries a checksum per record and may end in zero padding up
+   * to a page boundary. {@code rawLength} is the length of the same block decoded to the plain
    * layout. Never set together with another flag.
    */
   public static final int FLAG_ZSTD_RECORDS = 4;
+
   /**
    * Flags bit 3 (segment version 3): the block holds no record but the segment's zstd dictionary
    * ({@code storedLength == rawLength} bytes); only ever the first block of a segment.
@@ -59,18 +62,22 @@ public final class BlockFormat {
   public static final int FLAG_DICTIONARY = 8;
 
   /**
-   * Flags bit 4 (segment version 3): the block holds no record, only zero bytes
-   * ({@code storedLength == rawLength}): it fills the rest of a page so that the next block starts on
-   * one.
+   * Flags bit 4 (segment version 3): the block holds no record, only zero bytes ({@code
+   * storedLength == rawLength}): it fills the rest of a page so that the next block starts on one.
    */
   public static final int FLAG_PADDING = 16;
 
-  /** Bytes before the offset table of a {@link #FLAG_ZSTD_RECORDS} payload: the dictionary's id (0: none). */
+  /**
+   * Bytes before the offset table of a {@link #FLAG_ZSTD_RECORDS} payload: the dictionary's id (0:
+   * none).
+   */
   public static final int ZSTD_DICT_ID = 0;
+
   public static final int ZSTD_TABLE = ZSTD_DICT_ID + 4;
 
   /** Bytes per entry of the offset table at the start of the raw payload. */
   public static final int OFFSET_ENTRY = 4;
+
   /** Bytes per record checksum after the raw payload of a block with {@link #FLAG_RECORD_CRCS}. */
   public static final int RECORD_CRC = 4;
 
@@ -79,8 +86,12 @@ public final class BlockFormat {
   public static final int RECORD_OP = RECORD_ACCEPTED_AT + 8;
   public static final int RECORD_BODY = RECORD_OP + 1;
 
-  /** A stored record of a {@link #FLAG_ZSTD_RECORDS} block: the plain record header plus the body's length. */
+  /**
+   * A stored record of a {@link #FLAG_ZSTD_RECORDS} block: the plain record header plus the body's
+   * length.
+   */
   public static final int ZRECORD_BODY_LENGTH = RECORD_BODY;
+
   public static final int ZRECORD_BODY = ZRECORD_BODY_LENGTH + 4;
 
   public static final byte OP_PUT = 0;
@@ -92,8 +103,8 @@ public final class BlockFormat {
   private BlockFormat() {}
 
   /**
-   * Bytes a record with a body of {@code bodyLength} adds to a block stored uncompressed: its offset
-   * entry, its checksum and the record itself. A compressed block stores less.
+   * Bytes a record with a body of {@code bodyLength} adds to a block stored uncompressed: its
+   * offset entry, its checksum and the record itself. A compressed block stores less.
    */
   public static int storedRecordCost(int bodyLength) {
     return OFFSET_ENTRY + RECORD_CRC + RECORD_BODY + bodyLength;

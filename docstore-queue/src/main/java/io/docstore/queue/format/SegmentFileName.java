@@ -8,9 +8,9 @@ import java.util.regex.Pattern;
 /**
  * The one place segment file names are made and parsed: {@code seg-NNNNNNNNNN.active} for the
  * segment being appended to, {@code seg-NNNNNNNNNN.sealed} once sealed (10-digit zero-padded
- * segment number, so names sort by number). Any other name, including rsync temp files
- * ({@code .seg-0000000001.sealed.Ab12Cd}), {@code *.tmp} files and editor backups
- * ({@code seg-0000000001.sealed~}), is not a segment and is ignored.
+ * segment number, so names sort by number). Any other name, including rsync temp files ({@code
+ * .seg-0000000001.sealed.Ab12Cd}), {@code *.tmp} files and editor backups ({@code
+ * seg-0000000001.sealed~}), is not a segment and is ignored.
  */
 public record SegmentFileName(long segment, boolean sealed) {
 
@@ -18,7 +18,8 @@ public record SegmentFileName(long segment, boolean sealed) {
 
   public SegmentFileName {
     if (segment < 1 || segment > Address.MAX_SEGMENT) {
-      throw new IllegalArgumentException("segment number out of range 1.." + Address.MAX_SEGMENT + ": " + segment);
+      throw new IllegalArgumentException(
+          "segment number out of range 1.." + Address.MAX_SEGMENT + ": " + segment);
     }
   }
 

@@ -3,7 +3,8 @@ package io.docstore.queue.format;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Byte layout of a segment file's header and footer (big-endian); see {@code docs/formats/segment.md}.
+ * Byte layout of a segment file's header and footer (big-endian); see {@code
+ * docs/formats/segment.md}.
  *
  * <pre>
  * segment := header block* footer?          (footer only in sealed segments)
@@ -22,11 +23,14 @@ public final class SegmentFormat {
   public static final int MAGIC_VALUE = 0xD0C5_0E0E;
   public static final String FORMAT_NAME = "docstore.segment";
   public static final byte[] FORMAT_NAME_BYTES = FORMAT_NAME.getBytes(StandardCharsets.US_ASCII);
+
   /**
    * Version written. 2 added per-record checksums to uncompressed blocks; version 1 files are still
-   * read, and a version 1 active segment is sealed at open so that new blocks go to a version 2 one.
+   * read, and a version 1 active segment is sealed at open so that new blocks go to a version 2
+   * one.
    */
   public static final int VERSION = 3;
+
   public static final int MIN_SUPPORTED_VERSION = 1;
 
   public static final int MAGIC = 0;

@@ -11,25 +11,28 @@ import java.util.Arrays;
 
 /**
  * The frame shared by the queue's small fixed-length state files (the replication manifest, a
- * replica's ingestion point): magic (4 bytes), format name (16 ASCII bytes), version (4 bytes),
- * the file's own fields, and a masked CRC32C of everything before it in the last 4 bytes.
- * Big-endian. The specs are in {@code docs/formats/replication-manifest.md} and
- * {@code docs/formats/replica-point.md}.
+ * replica's ingestion point): magic (4 bytes), format name (16 ASCII bytes), version (4 bytes), the
+ * file's own fields, and a masked CRC32C of everything before it in the last 4 bytes. Big-endian.
+ * The specs are in {@code docs/formats/replication-manifest.md} and {@code
+ * docs/formats/replica-point.md}.
  *
  * @param what how error messages name the file ("replication manifest")
  */
-public record StateFileLayout(int magicValue, String formatName, int version, int length, String what) {
+public record StateFileLayout(
+    int magicValue, String formatName, int version, int length, String what) {
 
   public static final int MAGIC = 0;
   public static final int NAME = MAGIC + 4;
   public static final int NAME_LENGTH = 16;
   public static final int FORMAT_VERSION = NAME + NAME_LENGTH;
+
   /** Where a file's own fields start. */
   public static final int FIELDS = FORMAT_VERSION + 4;
 
   public StateFileLayout {
     if (formatName.getBytes(StandardCharsets.US_ASCII).length != NAME_LENGTH) {
-      throw new IllegalArgumentException("format name must be " + NAME_LENGTH + " ASCII bytes: " + formatName);
+      throw new IllegalArgumentException(
+          "format name must be " + NAME_LENGTH + " ASCII bytes: " + formatName);
     }
   }
 
@@ -58,7 +61,8 @@ public record StateFileLayout(int magicValue, String formatName, int version, in
    */
   public ByteBuffer check(Path file, byte[] bytes) throws IOException {
     if (bytes.length != length) {
-      throw new CorruptionException(file, 0, what + " is " + bytes.length + " bytes, expected " + length);
+      throw new CorruptionException(
+          file, 0, what + " is " + bytes.length + " bytes, expected " + length);
     }
     ByteBuffer b = ByteBuffer.wrap(bytes);
     int expected = b.getInt(crcOffset());
@@ -66,8 +70,10 @@ public record StateFileLayout(int magicValue, String formatName, int version, in
     if (expected != actual) {
       throw CorruptionException.checksum(file, crcOffset(), what, expected, actual);
     }
-    if (b.getInt(MAGIC) != magicValue || !Arrays.equals(Arrays.copyOfRange(bytes, NAME, NAME + NAME_LENGTH),
-        formatName.getBytes(StandardCharsets.US_ASCII))) {
+    if (b.getInt(MAGIC) != magicValue
+        || !Arrays.equals(
+            Arrays.copyOfRange(bytes, NAME, NAME + NAME_LENGTH),
+            formatName.getBytes(StandardCharsets.US_ASCII))) {
       throw new CorruptionException(file, 0, "not a " + what + " (bad magic or format name)");
     }
     int v = b.getInt(FORMAT_VERSION);

@@ -3,15 +3,16 @@ package io.docstore.queue.replication;
 import io.docstore.queue.format.StateFileLayout;
 
 /**
- * Byte layout of the replication manifest (big-endian); see {@code docs/formats/replication-manifest.md}.
+ * Byte layout of the replication manifest (big-endian); see {@code
+ * docs/formats/replication-manifest.md}.
  *
  * <pre>
  * manifest := magic:u32 formatName:16 bytes ASCII version:u32 segment:u64 baseSequence:u64
  *             durableLength:u64 lastSequence:u64 blockCount:u64 chain:u32 publishedAtMillis:u64 crc:u32
  * </pre>
  *
- * <p>{@code crc} is the masked CRC32C of every byte before it. {@code chain} is the
- * {@link BlockCrcChain} value over the crc fields of the segment's first {@code blockCount} blocks.
+ * <p>{@code crc} is the masked CRC32C of every byte before it. {@code chain} is the {@link
+ * BlockCrcChain} value over the crc fields of the segment's first {@code blockCount} blocks.
  */
 public final class ManifestFormat {
 

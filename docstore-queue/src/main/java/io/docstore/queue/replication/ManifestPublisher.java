@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
  * <p>Cost: each block is read once more, from the page cache, right after it was written; one
  * publish (two fsyncs) per interval at most, none when idle.
  *
- * <p>Thread-safety: {@link #publishOnce} is called by the publisher thread (or a test) only;
- * {@link #close} from any thread.
+ * <p>Thread-safety: {@link #publishOnce} is called by the publisher thread (or a test) only; {@link
+ * #close} from any thread.
  */
 public final class ManifestPublisher implements Closeable {
 
@@ -41,8 +41,12 @@ public final class ManifestPublisher implements Closeable {
   private final DecodedBlock block = new DecodedBlock();
   private final Thread thread;
   private volatile boolean closed;
-  /** Woken by close; never interrupt the thread, an interrupt closes the FileChannel it is reading. */
+
+  /**
+   * Woken by close; never interrupt the thread, an interrupt closes the FileChannel it is reading.
+   */
   private final Object stop = new Object();
+
   private long segment;
   private FileChannel channel;
   private Path path;
@@ -54,12 +58,16 @@ public final class ManifestPublisher implements Closeable {
   private ReplicationManifest published;
 
   /**
-   * @param durableSequence the queue's fsynced sequence (a store's {@code durableSequence}, which under
-   *     sync {@code none} fsyncs what was written first): a replica never copies what a power loss
-   *     could take from the primary
+   * @param durableSequence the queue's fsynced sequence (a store's {@code durableSequence}, which
+   *     under sync {@code none} fsyncs what was written first): a replica never copies what a power
+   *     loss could take from the primary
    * @param intervalMillis how often to look; 0 starts no thread (call {@link #publishOnce})
    */
-  public ManifestPublisher(FileSystem fs, Path queueDir, LongSupplier durableSequence, int expectedBlockBytes,
+  public ManifestPublisher(
+      FileSystem fs,
+      Path queueDir,
+      LongSupplier durableSequence,
+      int expectedBlockBytes,
       long intervalMillis) {
     this.fs = fs;
     this.dir = queueDir;
@@ -126,9 +134,18 @@ public final class ManifestPublisher implements Closeable {
       lastSequence = block.lastSequence();
       position = block.end();
     }
-    if (published == null || published.segment() != segment || published.durableLength() != position) {
-      ReplicationManifest m = new ReplicationManifest(segment, baseSequence, position, lastSequence, blockCount, chain,
-          System.currentTimeMillis());
+    if (published == null
+        || published.segment() != segment
+        || published.durableLength() != position) {
+      ReplicationManifest m =
+          new ReplicationManifest(
+              segment,
+              baseSequence,
+              position,
+              lastSequence,
+              blockCount,
+              chain,
+              System.currentTimeMillis());
       m.publish(fs, dir);
       published = m;
     }

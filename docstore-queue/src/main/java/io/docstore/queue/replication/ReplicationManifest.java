@@ -11,14 +11,20 @@ import java.nio.file.Path;
 
 /**
  * What a replica may ingest: every segment numbered below {@code segment} in full (they are
- * sealed), and {@code segment} up to {@code durableLength} bytes, whose last block holds
- * {@code lastSequence} and whose {@code blockCount} blocks chain to {@code chain}
- * ({@link BlockCrcChain}). All of it was durable on the primary when the manifest was written.
+ * sealed), and {@code segment} up to {@code durableLength} bytes, whose last block holds {@code
+ * lastSequence} and whose {@code blockCount} blocks chain to {@code chain} ({@link BlockCrcChain}).
+ * All of it was durable on the primary when the manifest was written.
  *
  * <p>Byte layout in {@link ManifestFormat}; spec in {@code docs/formats/replication-manifest.md}.
  */
-public record ReplicationManifest(long segment, long baseSequence, long durableLength, long lastSequence,
-    long blockCount, int chain, long publishedAtMillis) {
+public record ReplicationManifest(
+    long segment,
+    long baseSequence,
+    long durableLength,
+    long lastSequence,
+    long blockCount,
+    int chain,
+    long publishedAtMillis) {
 
   public byte[] encode() {
     ByteBuffer b = LAYOUT.begin();
@@ -35,12 +41,23 @@ public record ReplicationManifest(long segment, long baseSequence, long durableL
   /** Decodes and checks (crc, magic, name, version, field sanity). */
   public static ReplicationManifest decode(Path file, byte[] bytes) throws IOException {
     ByteBuffer b = LAYOUT.check(file, bytes);
-    ReplicationManifest m = new ReplicationManifest(b.getLong(SEGMENT), b.getLong(BASE_SEQUENCE),
-        b.getLong(DURABLE_LENGTH), b.getLong(LAST_SEQUENCE), b.getLong(BLOCK_COUNT), b.getInt(CHAIN),
-        b.getLong(PUBLISHED_AT));
-    if (m.segment < 1 || m.baseSequence < 1 || m.durableLength < io.docstore.queue.format.SegmentFormat.HEADER_LENGTH
-        || m.lastSequence < m.baseSequence - 1 || m.blockCount < 0 || (m.blockCount == 0) != (m.lastSequence == m.baseSequence - 1)) {
-      throw new CorruptionException(file, 0, "replication manifest passes its checksum but is inconsistent: " + m);
+    ReplicationManifest m =
+        new ReplicationManifest(
+            b.getLong(SEGMENT),
+            b.getLong(BASE_SEQUENCE),
+            b.getLong(DURABLE_LENGTH),
+            b.getLong(LAST_SEQUENCE),
+            b.getLong(BLOCK_COUNT),
+            b.getInt(CHAIN),
+            b.getLong(PUBLISHED_AT));
+    if (m.segment < 1
+        || m.baseSequence < 1
+        || m.durableLength < io.docstore.queue.format.SegmentFormat.HEADER_LENGTH
+        || m.lastSequence < m.baseSequence - 1
+        || m.blockCount < 0
+        || (m.blockCount == 0) != (m.lastSequence == m.baseSequence - 1)) {
+      throw new CorruptionException(
+          file, 0, "replication manifest passes its checksum but is inconsistent: " + m);
     }
     return m;
   }

@@ -21,8 +21,10 @@ public final class QueueCounters {
   public final LongAdder blockReadsMapped = new LongAdder();
   public final LongAdder blockReadsMappedCold = new LongAdder();
   public final LongAdder blockCacheHits = new LongAdder();
+
   /** Block writes refused for lack of space (cut back, records discarded, writer still usable). */
   public final LongAdder noSpaceFailures = new LongAdder();
+
   /** Segment rolls postponed for lack of space (retried before the next block). */
   public final LongAdder rollsPostponed = new LongAdder();
 }

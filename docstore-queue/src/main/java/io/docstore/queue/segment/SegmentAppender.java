@@ -26,14 +26,14 @@ import java.util.zip.CRC32C;
  * seal) or a sealed segment and no active one (recovery creates the next).
  *
  * <p>A full disk ({@link NoSpaceException}) is recoverable: a block write that fails is cut back to
- * the segment's previous length; a seal whose footer does not fit is cut back the same way and
- * left for later (the segment grows a little past the configured size); a next segment that cannot
- * be created is created later. {@link #prepare} retries whatever is pending before the writer
+ * the segment's previous length; a seal whose footer does not fit is cut back the same way and left
+ * for later (the segment grows a little past the configured size); a next segment that cannot be
+ * created is created later. {@link #prepare} retries whatever is pending before the writer
  * addresses a new block. Any other failure is left to the writer, which then refuses writes.
  *
  * <p>Thread-safety: {@link #write} and {@link #roll} are called by the writer under its lock;
- * {@link #force} may be called from any thread (group commit leader). A file lock keeps a force from
- * hitting a file that a concurrent roll is closing.
+ * {@link #force} may be called from any thread (group commit leader). A file lock keeps a force
+ * from hitting a file that a concurrent roll is closing.
  */
 public final class SegmentAppender implements Closeable {
 
@@ -47,12 +47,22 @@ public final class SegmentAppender implements Closeable {
   private SegmentInfo info;
   private CRC32C digest;
   private long blockCount;
+
   /** The active segment was sealed but the next one could not be created yet (full disk). */
   private boolean nextPending;
+
   private boolean closed;
 
-  SegmentAppender(FileSystem fs, Path dir, SegmentSet segments, QueueCounters counters, long segmentSize,
-      WritableFile file, SegmentInfo info, CRC32C digest, long blockCount) {
+  SegmentAppender(
+      FileSystem fs,
+      Path dir,
+      SegmentSet segments,
+      QueueCounters counters,
+      long segmentSize,
+      WritableFile file,
+      SegmentInfo info,
+      CRC32C digest,
+      long blockCount) {
     this.fs = fs;
     this.dir = dir;
     this.segments = segments;
@@ -65,9 +75,17 @@ public final class SegmentAppender implements Closeable {
   }
 
   /** Creates segment {@code number} (header written, forced, directory synced) and registers it. */
-  static SegmentAppender createFirst(FileSystem fs, Path dir, SegmentSet segments, QueueCounters counters,
-      long segmentSize, long number, long baseSequence) throws IOException {
-    SegmentAppender a = new SegmentAppender(fs, dir, segments, counters, segmentSize, null, null, null, 0);
+  static SegmentAppender createFirst(
+      FileSystem fs,
+      Path dir,
+      SegmentSet segments,
+      QueueCounters counters,
+      long segmentSize,
+      long number,
+      long baseSequence)
+      throws IOException {
+    SegmentAppender a =
+        new SegmentAppender(fs, dir, segments, counters, segmentSize, null, null, null, 0);
     a.openSegment(number, baseSequence);
     return a;
   }
@@ -129,8 +147,12 @@ public final class SegmentAppender implements Closeable {
    */
   public void writeDictionary(ByteBuffer block, int crc, RecordDictionary d) throws IOException {
     if (blockCount != 0 || file.position() != SegmentFormat.HEADER_LENGTH) {
-      throw new IllegalStateException("a dictionary block goes first in a segment; " + info.path() + " holds "
-          + blockCount + " blocks");
+      throw new IllegalStateException(
+          "a dictionary block goes first in a segment; "
+              + info.path()
+              + " holds "
+              + blockCount
+              + " blocks");
     }
     int length = writeBytes(block);
     addToDigest(digest, crc);
@@ -150,7 +172,8 @@ public final class SegmentAppender implements Closeable {
    * {@code crcs[from..to)}), with one system call. The caller starts no block past the configured
    * segment size, as {@link #write}'s callers do: only the last block may end beyond it.
    */
-  public void write(ByteBuffer blocks, int[] crcs, int from, int to, long lastSequence) throws IOException {
+  public void write(ByteBuffer blocks, int[] crcs, int from, int to, long lastSequence)
+      throws IOException {
     int length = writeBytes(blocks);
     for (int i = from; i < to; i++) {
       addToDigest(digest, crcs[i]);
@@ -158,7 +181,9 @@ public final class SegmentAppender implements Closeable {
     published(to - from, length, lastSequence);
   }
 
-  /** Writes {@code bytes} at the end of the active file, cutting the file back if the disk is full. */
+  /**
+   * Writes {@code bytes} at the end of the active file, cutting the file back if the disk is full.
+   */
   private int writeBytes(ByteBuffer bytes) throws IOException {
     int length = bytes.remaining();
     long before = file.position();
@@ -186,13 +211,22 @@ public final class SegmentAppender implements Closeable {
     }
   }
 
-  /** Cuts the active file back to {@code length} after a failed write; a failed cut is not recoverable. */
+  /**
+   * Cuts the active file back to {@code length} after a failed write; a failed cut is not
+   * recoverable.
+   */
   private void cutBack(long length, NoSpaceException cause) throws IOException {
     try {
       file.truncate(length);
     } catch (IOException | RuntimeException t) {
-      IOException e = new IOException("could not cut " + file.path() + " back to " + length
-          + " bytes after a write failed for lack of space", t);
+      IOException e =
+          new IOException(
+              "could not cut "
+                  + file.path()
+                  + " back to "
+                  + length
+                  + " bytes after a write failed for lack of space",
+              t);
       e.addSuppressed(cause);
       throw e;
     }
@@ -214,7 +248,10 @@ public final class SegmentAppender implements Closeable {
     }
   }
 
-  /** Seals the active segment and starts the next. Writer thread only; the segment must hold a block. */
+  /**
+   * Seals the active segment and starts the next. Writer thread only; the segment must hold a
+   * block.
+   */
   public void roll() throws IOException {
     fileLock.lock();
     try {
@@ -229,8 +266,14 @@ public final class SegmentAppender implements Closeable {
 
   private void seal() throws IOException {
     long blocksEnd = file.position();
-    SegmentFooter footer = new SegmentFooter(info.lastSequence() - info.baseSequence() + 1, info.baseSequence(),
-        info.lastSequence(), blockCount, blocksEnd, digestValue(digest));
+    SegmentFooter footer =
+        new SegmentFooter(
+            info.lastSequence() - info.baseSequence() + 1,
+            info.baseSequence(),
+            info.lastSequence(),
+            blockCount,
+            blocksEnd,
+            digestValue(digest));
     KillPoints.reach("queue.seal.beforeFooter");
     try {
       file.write(footer.encode());
@@ -285,7 +328,9 @@ public final class SegmentAppender implements Closeable {
       throw e;
     }
     counters.fsyncs.increment();
-    SegmentInfo next = new SegmentInfo(number, baseSequence, path, fs.openRead(path), f.position(), baseSequence - 1, false);
+    SegmentInfo next =
+        new SegmentInfo(
+            number, baseSequence, path, fs.openRead(path), f.position(), baseSequence - 1, false);
     file = f;
     info = next;
     digest = new CRC32C();

@@ -17,11 +17,18 @@ import java.nio.file.Path;
  * | crc u32 | magic u32 | count u64 | first u64 | last u64 | blocks u64| end u64   | digest u32| rsvd u32 |
  * +---------+-----------+-----------+-----------+----------+-----------+-----------+-----------+----------+
  * </pre>
- * The crc is the masked CRC32C of the 52 bytes after it. {@code blocksEnd} is where the footer starts (the end of the last
- * block); {@code blockCrcDigest} is the masked CRC32C over every block's crc field in order.
+ *
+ * The crc is the masked CRC32C of the 52 bytes after it. {@code blocksEnd} is where the footer
+ * starts (the end of the last block); {@code blockCrcDigest} is the masked CRC32C over every
+ * block's crc field in order.
  */
-public record SegmentFooter(long recordCount, long firstSequence, long lastSequence, long blockCount,
-    long blocksEnd, int blockCrcDigest) {
+public record SegmentFooter(
+    long recordCount,
+    long firstSequence,
+    long lastSequence,
+    long blockCount,
+    long blocksEnd,
+    int blockCrcDigest) {
 
   public ByteBuffer encode() {
     ByteBuffer b = ByteBuffer.allocate(FOOTER_LENGTH);
@@ -42,12 +49,16 @@ public record SegmentFooter(long recordCount, long firstSequence, long lastSeque
     return b.getInt(at + FOOTER_MAGIC) == FOOTER_MAGIC_VALUE;
   }
 
-  /** Reads and verifies the footer at {@code offset}, which must be the last {@code FOOTER_LENGTH} bytes. */
+  /**
+   * Reads and verifies the footer at {@code offset}, which must be the last {@code FOOTER_LENGTH}
+   * bytes.
+   */
   public static SegmentFooter read(FileChannel ch, Path file, long offset) throws IOException {
     ByteBuffer b = ByteBuffer.allocate(FOOTER_LENGTH);
     while (b.hasRemaining()) {
       if (ch.read(b, offset + b.position()) < 0) {
-        throw new CorruptionException(file, offset, "truncated footer: file ends at " + (offset + b.position()));
+        throw new CorruptionException(
+            file, offset, "truncated footer: file ends at " + (offset + b.position()));
       }
     }
     return parse(b, file, offset);
@@ -55,18 +66,30 @@ public record SegmentFooter(long recordCount, long firstSequence, long lastSeque
 
   static SegmentFooter parse(ByteBuffer b, Path file, long offset) throws CorruptionException {
     if (b.getInt(FOOTER_MAGIC) != FOOTER_MAGIC_VALUE) {
-      throw new CorruptionException(file, offset, String.format("no footer: magic %08x (expected %08x)",
-          b.getInt(FOOTER_MAGIC), FOOTER_MAGIC_VALUE));
+      throw new CorruptionException(
+          file,
+          offset,
+          String.format(
+              "no footer: magic %08x (expected %08x)", b.getInt(FOOTER_MAGIC), FOOTER_MAGIC_VALUE));
     }
     int expected = b.getInt(FOOTER_CRC);
     int actual = Checksums.crc32c(b, FOOTER_MAGIC, FOOTER_LENGTH - FOOTER_MAGIC);
     if (expected != actual) {
       throw CorruptionException.checksum(file, offset, "segment footer", expected, actual);
     }
-    SegmentFooter f = new SegmentFooter(b.getLong(RECORD_COUNT), b.getLong(FIRST_SEQUENCE), b.getLong(LAST_SEQUENCE),
-        b.getLong(BLOCK_COUNT), b.getLong(BLOCKS_END), b.getInt(BLOCK_CRC_DIGEST));
-    if (f.blocksEnd() != offset || f.recordCount() != f.lastSequence() - f.firstSequence() + 1 || f.blockCount() < 1) {
-      throw new CorruptionException(file, offset, "footer passes its checksum but is inconsistent: " + f);
+    SegmentFooter f =
+        new SegmentFooter(
+            b.getLong(RECORD_COUNT),
+            b.getLong(FIRST_SEQUENCE),
+            b.getLong(LAST_SEQUENCE),
+            b.getLong(BLOCK_COUNT),
+            b.getLong(BLOCKS_END),
+            b.getInt(BLOCK_CRC_DIGEST));
+    if (f.blocksEnd() != offset
+        || f.recordCount() != f.lastSequence() - f.firstSequence() + 1
+        || f.blockCount() < 1) {
+      throw new CorruptionException(
+          file, offset, "footer passes its checksum but is inconsistent: " + f);
     }
     return f;
   }

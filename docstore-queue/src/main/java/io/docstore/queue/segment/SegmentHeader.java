@@ -20,6 +20,7 @@ import java.util.Arrays;
  * | magic u32| "docstore.segment" 16 B   | ver u32 | segment u64    | baseSeq u64    | crc u32   |  44 bytes
  * +----------+---------------------------+---------+----------------+----------------+-----------+
  * </pre>
+ *
  * The crc is the masked CRC32C of the 40 bytes before it.
  */
 public record SegmentHeader(long segment, long baseSequence, int version) {
@@ -40,17 +41,25 @@ public record SegmentHeader(long segment, long baseSequence, int version) {
     return b;
   }
 
-  /** Reads and checks the header: magic, format name, version (distinct errors for too old / too new), crc. */
+  /**
+   * Reads and checks the header: magic, format name, version (distinct errors for too old / too
+   * new), crc.
+   */
   public static SegmentHeader read(FileChannel ch, Path file) throws IOException {
     ByteBuffer b = ByteBuffer.allocate(HEADER_LENGTH);
     while (b.hasRemaining()) {
       if (ch.read(b, b.position()) < 0) {
-        throw new CorruptionException(file, 0, "file of " + b.position() + " bytes is shorter than the segment header");
+        throw new CorruptionException(
+            file, 0, "file of " + b.position() + " bytes is shorter than the segment header");
       }
     }
     if (b.getInt(MAGIC) != MAGIC_VALUE) {
-      throw new CorruptionException(file, MAGIC, String.format("bad magic %08x (expected %08x): not a docstore segment",
-          b.getInt(MAGIC), MAGIC_VALUE));
+      throw new CorruptionException(
+          file,
+          MAGIC,
+          String.format(
+              "bad magic %08x (expected %08x): not a docstore segment",
+              b.getInt(MAGIC), MAGIC_VALUE));
     }
     byte[] name = Arrays.copyOfRange(b.array(), NAME, NAME + NAME_LENGTH);
     if (!Arrays.equals(name, FORMAT_NAME_BYTES)) {
@@ -63,7 +72,8 @@ public record SegmentHeader(long segment, long baseSequence, int version) {
     }
     int version = b.getInt(HEADER_VERSION);
     if (version < MIN_SUPPORTED_VERSION || version > VERSION) {
-      throw new UnsupportedFormatException(file, FORMAT_NAME, version, MIN_SUPPORTED_VERSION, VERSION);
+      throw new UnsupportedFormatException(
+          file, FORMAT_NAME, version, MIN_SUPPORTED_VERSION, VERSION);
     }
     return new SegmentHeader(b.getLong(SEGMENT_NUMBER), b.getLong(BASE_SEQUENCE), version);
   }

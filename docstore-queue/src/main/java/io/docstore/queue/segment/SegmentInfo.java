@@ -31,8 +31,14 @@ public final class SegmentInfo implements InPlaceRecord.Dictionaries {
   private volatile boolean sealed;
   private volatile RecordDictionary dictionary;
 
-  public SegmentInfo(long number, long baseSequence, Path path, FileChannel channel, long blocksEnd,
-      long lastSequence, boolean sealed) {
+  public SegmentInfo(
+      long number,
+      long baseSequence,
+      Path path,
+      FileChannel channel,
+      long blocksEnd,
+      long lastSequence,
+      boolean sealed) {
     this.number = number;
     this.baseSequence = baseSequence;
     this.path = path;
@@ -60,7 +66,9 @@ public final class SegmentInfo implements InPlaceRecord.Dictionaries {
     return channel;
   }
 
-  /** The segment's blocks, mapped in chunks as they become readable (nothing is mapped until read). */
+  /**
+   * The segment's blocks, mapped in chunks as they become readable (nothing is mapped until read).
+   */
   public MappedFile mapped() {
     return mapped;
   }

@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * be verified lazily on read), scans the active segment in full, truncates its torn tail, finishes
  * an interrupted seal, and returns an appender positioned at the end.
  *
- * <p>Upgrade: an active segment written in an older format version is sealed (or, holding no
- * block, replaced by an empty one), so that every block appended goes to a segment of the version
- * this build writes and a segment never mixes versions.
+ * <p>Upgrade: an active segment written in an older format version is sealed (or, holding no block,
+ * replaced by an empty one), so that every block appended goes to a segment of the version this
+ * build writes and a segment never mixes versions.
  *
  * <p>Torn tail policy: damage in the active segment after which no verifiable block or footer
  * exists is a torn tail, cut off (logged at WARN, counted). Damage followed by valid data, any
@@ -44,7 +44,8 @@ public final class SegmentRecovery {
 
   private SegmentRecovery() {}
 
-  public static Recovered open(FileSystem fs, Path dir, QueueCounters counters, long segmentSize, int expectedBlockBytes)
+  public static Recovered open(
+      FileSystem fs, Path dir, QueueCounters counters, long segmentSize, int expectedBlockBytes)
       throws IOException {
     fs.createDirectories(dir);
     List<SegmentFileName> names = new ArrayList<>();
@@ -64,14 +65,17 @@ public final class SegmentRecovery {
         Path path = name.in(dir);
         boolean last = i == names.size() - 1;
         if (name.segment() != expectedNumber) {
-          throw new CorruptionException(path, 0, "segment " + expectedNumber + " is missing (found "
-              + name.segment() + ")");
+          throw new CorruptionException(
+              path, 0, "segment " + expectedNumber + " is missing (found " + name.segment() + ")");
         }
         if (i + 1 < names.size() && names.get(i + 1).segment() == name.segment()) {
-          throw new CorruptionException(path, 0, "segment " + name.segment() + " exists both active and sealed");
+          throw new CorruptionException(
+              path, 0, "segment " + name.segment() + " exists both active and sealed");
         }
         expectedNumber++;
-        if (!name.sealed() && last && fs.size(path) < HEADER_LENGTH + BlockFormat.HEADER_LENGTH
+        if (!name.sealed()
+            && last
+            && fs.size(path) < HEADER_LENGTH + BlockFormat.HEADER_LENGTH
             && tornCreation(fs, path)) {
           long dropped = fs.size(path);
           LOG.warn("{}: dropping an incompletely created segment ({} bytes)", path, dropped);
@@ -91,27 +95,46 @@ public final class SegmentRecovery {
             if (!last) {
               throw new CorruptionException(path, 0, "active segment is not the newest segment");
             }
-            Active a = recoverActive(fs, dir, path, ch, name.segment(), lastSequence, reader, counters);
+            Active a =
+                recoverActive(fs, dir, path, ch, name.segment(), lastSequence, reader, counters);
             if (a.version < SegmentFormat.VERSION && a.sealedPath == null && a.blockCount == 0) {
               // Replaced atomically by a header of the current version (same number and base): a
               // crash leaves the old file or the new one, never neither.
-              LOG.info("{}: replacing an empty version {} active segment with a version {} one", path, a.version,
+              LOG.info(
+                  "{}: replacing an empty version {} active segment with a version {} one",
+                  path,
+                  a.version,
                   SegmentFormat.VERSION);
               ch.close();
-              AtomicFiles.publish(fs, path, new SegmentHeader(name.segment(), a.base).encode().array());
+              AtomicFiles.publish(
+                  fs, path, new SegmentHeader(name.segment(), a.base).encode().array());
               ch = fs.openRead(path);
-              a = new Active(a.base, HEADER_LENGTH, a.lastSequence, new CRC32C(), 0, null, SegmentFormat.VERSION);
+              a =
+                  new Active(
+                      a.base,
+                      HEADER_LENGTH,
+                      a.lastSequence,
+                      new CRC32C(),
+                      0,
+                      null,
+                      SegmentFormat.VERSION);
             }
             if (a.sealedPath != null) {
               ch.close();
               ch = fs.openRead(a.sealedPath);
-              SegmentInfo info = new SegmentInfo(name.segment(), a.base, a.sealedPath, ch, a.blocksEnd, a.lastSequence, true);
+              SegmentInfo info =
+                  new SegmentInfo(
+                      name.segment(), a.base, a.sealedPath, ch, a.blocksEnd, a.lastSequence, true);
               segments.add(info);
             } else {
-              SegmentInfo info = new SegmentInfo(name.segment(), a.base, path, ch, a.blocksEnd, a.lastSequence, false);
+              SegmentInfo info =
+                  new SegmentInfo(
+                      name.segment(), a.base, path, ch, a.blocksEnd, a.lastSequence, false);
               segments.add(info);
               WritableFile file = fs.openAppend(path);
-              appender = new SegmentAppender(fs, dir, segments, counters, segmentSize, file, info, a.digest, a.blockCount);
+              appender =
+                  new SegmentAppender(
+                      fs, dir, segments, counters, segmentSize, file, info, a.digest, a.blockCount);
               activeVersion = a.version;
             }
             lastSequence = a.lastSequence;
@@ -122,12 +145,17 @@ public final class SegmentRecovery {
         }
       }
       if (appender == null) {
-        appender = SegmentAppender.createFirst(fs, dir, segments, counters, segmentSize, expectedNumber, lastSequence + 1);
+        appender =
+            SegmentAppender.createFirst(
+                fs, dir, segments, counters, segmentSize, expectedNumber, lastSequence + 1);
       } else if ((appender.position() >= segmentSize || activeVersion < SegmentFormat.VERSION)
           && segments.last().lastSequence() >= segments.last().baseSequence()) {
         if (activeVersion < SegmentFormat.VERSION) {
-          LOG.info("{}: sealing a version {} active segment; new blocks go to a version {} segment",
-              segments.last().path(), activeVersion, SegmentFormat.VERSION);
+          LOG.info(
+              "{}: sealing a version {} active segment; new blocks go to a version {} segment",
+              segments.last().path(),
+              activeVersion,
+              SegmentFormat.VERSION);
         }
         try {
           appender.roll();
@@ -146,28 +174,43 @@ public final class SegmentRecovery {
   }
 
   /** A sealed segment: header and footer verified; blocks are verified when read. */
-  private static SegmentInfo openSealed(Path path, FileChannel ch, long number, long previousLast) throws IOException {
+  private static SegmentInfo openSealed(Path path, FileChannel ch, long number, long previousLast)
+      throws IOException {
     SegmentHeader h = SegmentHeader.read(ch, path);
     checkHeader(path, h, number, previousLast);
     long size = ch.size();
     if (size < HEADER_LENGTH + FOOTER_LENGTH) {
-      throw new CorruptionException(path, size, "sealed segment of " + size + " bytes has no room for a footer");
+      throw new CorruptionException(
+          path, size, "sealed segment of " + size + " bytes has no room for a footer");
     }
     SegmentFooter f = SegmentFooter.read(ch, path, size - FOOTER_LENGTH);
     if (f.firstSequence() != h.baseSequence()) {
-      throw new CorruptionException(path, size - FOOTER_LENGTH, "footer's first sequence " + f.firstSequence()
-          + " differs from the header's " + h.baseSequence());
+      throw new CorruptionException(
+          path,
+          size - FOOTER_LENGTH,
+          "footer's first sequence "
+              + f.firstSequence()
+              + " differs from the header's "
+              + h.baseSequence());
     }
-    return new SegmentInfo(number, h.baseSequence(), path, ch, f.blocksEnd(), f.lastSequence(), true);
+    return new SegmentInfo(
+        number, h.baseSequence(), path, ch, f.blocksEnd(), f.lastSequence(), true);
   }
 
-  private static void checkHeader(Path path, SegmentHeader h, long number, long previousLast) throws CorruptionException {
+  private static void checkHeader(Path path, SegmentHeader h, long number, long previousLast)
+      throws CorruptionException {
     if (h.segment() != number) {
-      throw new CorruptionException(path, 0, "header names segment " + h.segment() + " but the file name says " + number);
+      throw new CorruptionException(
+          path, 0, "header names segment " + h.segment() + " but the file name says " + number);
     }
     if (previousLast > 0 && h.baseSequence() != previousLast + 1) {
-      throw new CorruptionException(path, 0, "segment starts at sequence " + h.baseSequence()
-          + " but the previous one ends at " + previousLast);
+      throw new CorruptionException(
+          path,
+          0,
+          "segment starts at sequence "
+              + h.baseSequence()
+              + " but the previous one ends at "
+              + previousLast);
     }
   }
 
@@ -180,11 +223,25 @@ public final class SegmentRecovery {
     }
   }
 
-  private record Active(long base, long blocksEnd, long lastSequence, CRC32C digest, long blockCount, Path sealedPath,
+  private record Active(
+      long base,
+      long blocksEnd,
+      long lastSequence,
+      CRC32C digest,
+      long blockCount,
+      Path sealedPath,
       int version) {}
 
-  private static Active recoverActive(FileSystem fs, Path dir, Path path, FileChannel ch, long number, long previousLast,
-      BlockReader reader, QueueCounters counters) throws IOException {
+  private static Active recoverActive(
+      FileSystem fs,
+      Path dir,
+      Path path,
+      FileChannel ch,
+      long number,
+      long previousLast,
+      BlockReader reader,
+      QueueCounters counters)
+      throws IOException {
     long size = ch.size();
     SegmentScanner scan = new SegmentScanner(path, ch, size, reader);
     checkHeader(path, scan.header(), number, previousLast);
@@ -198,22 +255,39 @@ public final class SegmentRecovery {
           throw e;
         }
         long dropped = size - scan.position();
-        LOG.warn("{}: torn tail of {} bytes at offset {} truncated ({})", path, dropped, scan.position(), e.getMessage());
+        LOG.warn(
+            "{}: torn tail of {} bytes at offset {} truncated ({})",
+            path,
+            dropped,
+            scan.position(),
+            e.getMessage());
         counters.tornTailBytesDropped.add(dropped);
         fs.truncate(path, scan.position());
         kind = SegmentScanner.Kind.END;
       }
       if (kind == SegmentScanner.Kind.END) {
-        return new Active(scan.header().baseSequence(), scan.position(), scan.nextSequence() - 1, scan.digest(),
-            scan.blockCount(), null, scan.header().version());
+        return new Active(
+            scan.header().baseSequence(),
+            scan.position(),
+            scan.nextSequence() - 1,
+            scan.digest(),
+            scan.blockCount(),
+            null,
+            scan.header().version());
       }
       if (kind == SegmentScanner.Kind.FOOTER) {
         Path sealed = new SegmentFileName(number, true).in(dir);
         LOG.info("{}: finishing an interrupted seal", path);
         fs.rename(path, sealed);
         fs.syncDirectory(dir);
-        return new Active(scan.header().baseSequence(), scan.footer().blocksEnd(), scan.nextSequence() - 1, null,
-            scan.blockCount(), sealed, scan.header().version());
+        return new Active(
+            scan.header().baseSequence(),
+            scan.footer().blocksEnd(),
+            scan.nextSequence() - 1,
+            null,
+            scan.blockCount(),
+            sealed,
+            scan.header().version());
       }
     }
   }

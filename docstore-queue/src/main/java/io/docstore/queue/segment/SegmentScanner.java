@@ -23,7 +23,11 @@ import java.util.zip.CRC32C;
 public final class SegmentScanner {
 
   /** What {@link #next} found at the current position. */
-  public enum Kind { BLOCK, FOOTER, END }
+  public enum Kind {
+    BLOCK,
+    FOOTER,
+    END
+  }
 
   private final Path file;
   private final FileChannel ch;
@@ -37,7 +41,8 @@ public final class SegmentScanner {
   private SegmentFooter footer;
 
   /** Reads the header (throws if damaged); {@code end} is the file's size. */
-  public SegmentScanner(Path file, FileChannel ch, long end, BlockReader reader) throws IOException {
+  public SegmentScanner(Path file, FileChannel ch, long end, BlockReader reader)
+      throws IOException {
     this.file = file;
     this.ch = ch;
     this.end = end;
@@ -64,7 +69,10 @@ public final class SegmentScanner {
     return blockCount;
   }
 
-  /** Running CRC32C over the crc fields of the blocks scanned so far (unmasked state; see SegmentAppender). */
+  /**
+   * Running CRC32C over the crc fields of the blocks scanned so far (unmasked state; see
+   * SegmentAppender).
+   */
   public CRC32C digest() {
     return digest;
   }
@@ -85,10 +93,20 @@ public final class SegmentScanner {
     }
     if (end - position == FOOTER_LENGTH && footerMagicAt(position)) {
       SegmentFooter f = SegmentFooter.read(ch, file, position);
-      if (f.blockCount() != blockCount || f.lastSequence() != nextSequence - 1 || f.firstSequence() != header.baseSequence()
+      if (f.blockCount() != blockCount
+          || f.lastSequence() != nextSequence - 1
+          || f.firstSequence() != header.baseSequence()
           || f.blockCrcDigest() != SegmentAppender.digestValue(digest)) {
-        throw new CorruptionException(file, position, "footer " + f + " does not match the " + blockCount
-            + " blocks before it (last sequence " + (nextSequence - 1) + ")");
+        throw new CorruptionException(
+            file,
+            position,
+            "footer "
+                + f
+                + " does not match the "
+                + blockCount
+                + " blocks before it (last sequence "
+                + (nextSequence - 1)
+                + ")");
       }
       footer = f;
       position = end;
@@ -96,8 +114,10 @@ public final class SegmentScanner {
     }
     reader.read(ch, file, position, end, block);
     if (block.firstSequence() != nextSequence) {
-      throw new CorruptionException(file, position, "block starts at sequence " + block.firstSequence()
-          + ", expected " + nextSequence);
+      throw new CorruptionException(
+          file,
+          position,
+          "block starts at sequence " + block.firstSequence() + ", expected " + nextSequence);
     }
     SegmentAppender.addToDigest(digest, block.crc());
     nextSequence = block.lastSequence() + 1;
@@ -117,16 +137,18 @@ public final class SegmentScanner {
   }
 
   /**
-   * After {@link #next} failed: whether a verifiable block or footer lies anywhere after the damage.
-   * If so the damage is in the middle of the file (corruption); if not it is a torn tail. Candidates
-   * are found by trying every offset, filtered by a plausible header (sequence after the last good
-   * one, length within the file) before the full checksum.
+   * After {@link #next} failed: whether a verifiable block or footer lies anywhere after the
+   * damage. If so the damage is in the middle of the file (corruption); if not it is a torn tail.
+   * Candidates are found by trying every offset, filtered by a plausible header (sequence after the
+   * last good one, length within the file) before the full checksum.
    */
   public boolean validDataAfterDamage() throws IOException {
     final int window = 1 << 20;
     ByteBuffer b = ByteBuffer.allocate(window);
     DecodedBlock scratch = new DecodedBlock();
-    for (long chunk = position + 1; chunk + BlockFormat.HEADER_LENGTH <= end; chunk += window - FOOTER_LENGTH) {
+    for (long chunk = position + 1;
+        chunk + BlockFormat.HEADER_LENGTH <= end;
+        chunk += window - FOOTER_LENGTH) {
       int len = (int) Math.min(window, end - chunk);
       b.clear().limit(len);
       while (b.hasRemaining()) {
@@ -149,8 +171,11 @@ public final class SegmentScanner {
         }
         int stored = b.getInt(i + BlockFormat.STORED_LENGTH);
         long seq = b.getLong(i + BlockFormat.FIRST_SEQUENCE);
-        if (stored <= 0 || stored > end - at - BlockFormat.HEADER_LENGTH || seq < nextSequence
-            || seq - nextSequence > (1L << 32) || b.get(i + BlockFormat.RESERVED) != 0) {
+        if (stored <= 0
+            || stored > end - at - BlockFormat.HEADER_LENGTH
+            || seq < nextSequence
+            || seq - nextSequence > (1L << 32)
+            || b.get(i + BlockFormat.RESERVED) != 0) {
           continue;
         }
         if (reader.verifiable(ch, file, at, end)) {

@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
- * The queue's segments by number. Thread-safe: readers look segments up while the writer adds a
- * new one at a roll; segments are never removed while the queue is open.
+ * The queue's segments by number. Thread-safe: readers look segments up while the writer adds a new
+ * one at a roll; segments are never removed while the queue is open.
  */
 public final class SegmentSet {
 
@@ -33,7 +33,10 @@ public final class SegmentSet {
     return e == null ? null : e.getValue();
   }
 
-  /** The segment that holds (or, for the active one, will hold) {@code sequence}: the last whose base is not above it. */
+  /**
+   * The segment that holds (or, for the active one, will hold) {@code sequence}: the last whose
+   * base is not above it.
+   */
   public SegmentInfo forSequence(long sequence) {
     SegmentInfo found = null;
     for (SegmentInfo s : byNumber.values()) {

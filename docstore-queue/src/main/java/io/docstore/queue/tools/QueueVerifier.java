@@ -14,8 +14,9 @@ import java.util.List;
 
 /**
  * Checks every segment of a queue directory in full: header, every block (checksum, decompression,
- * offset table, every record's own checksum, sequence continuity), the footer of sealed segments (and that it matches the
- * blocks), segment numbering and the sequence chain across segments. Read-only.
+ * offset table, every record's own checksum, sequence continuity), the footer of sealed segments
+ * (and that it matches the blocks), segment numbering and the sequence chain across segments.
+ * Read-only.
  *
  * <p>Run it on a stopped queue: against a running one, a block being written at the end of the
  * active segment can show up as a torn tail. A torn tail of the active segment is reported (it is
@@ -44,8 +45,17 @@ public final class QueueVerifier {
       SegmentFileName name = names.get(i);
       Path path = name.in(dir);
       if (previousNumber >= 0 && name.segment() != previousNumber + 1) {
-        problems.add(new Problem(path, 0, name.segment() == previousNumber
-            ? "segment exists both active and sealed" : "segments " + (previousNumber + 1) + ".." + (name.segment() - 1) + " are missing"));
+        problems.add(
+            new Problem(
+                path,
+                0,
+                name.segment() == previousNumber
+                    ? "segment exists both active and sealed"
+                    : "segments "
+                        + (previousNumber + 1)
+                        + ".."
+                        + (name.segment() - 1)
+                        + " are missing"));
       }
       if (!name.sealed() && i != names.size() - 1) {
         problems.add(new Problem(path, 0, "active segment is not the newest segment"));
@@ -57,22 +67,35 @@ public final class QueueVerifier {
   }
 
   /** Returns the segment's last sequence, or -1 if it could not be established. */
-  private static long verifySegment(FileSystem fs, Path path, SegmentFileName name, long previousLast, BlockReader reader,
-      List<Problem> problems) throws IOException {
+  private static long verifySegment(
+      FileSystem fs,
+      Path path,
+      SegmentFileName name,
+      long previousLast,
+      BlockReader reader,
+      List<Problem> problems)
+      throws IOException {
     try (FileChannel ch = fs.openRead(path)) {
       SegmentScanner scan;
       try {
         scan = new SegmentScanner(path, ch, ch.size(), reader);
       } catch (IOException e) {
-        problems.add(new Problem(path, e instanceof CorruptionException c ? c.offset() : 0, e.getMessage()));
+        problems.add(
+            new Problem(path, e instanceof CorruptionException c ? c.offset() : 0, e.getMessage()));
         return -1;
       }
       if (scan.header().segment() != name.segment()) {
         problems.add(new Problem(path, 0, "header names segment " + scan.header().segment()));
       }
       if (previousLast >= 0 && scan.header().baseSequence() != previousLast + 1) {
-        problems.add(new Problem(path, 0, "starts at sequence " + scan.header().baseSequence()
-            + " but the previous segment ends at " + previousLast));
+        problems.add(
+            new Problem(
+                path,
+                0,
+                "starts at sequence "
+                    + scan.header().baseSequence()
+                    + " but the previous segment ends at "
+                    + previousLast));
       }
       DecodedBlock block = new DecodedBlock();
       while (true) {
@@ -81,19 +104,47 @@ public final class QueueVerifier {
           kind = scan.next(block);
         } catch (CorruptionException e) {
           boolean middle = name.sealed() || scan.validDataAfterDamage();
-          problems.add(new Problem(path, scan.position(), (middle ? "" : "torn tail of " + (ch.size() - scan.position())
-              + " bytes (recovery truncates it): ") + e.getMessage()));
+          problems.add(
+              new Problem(
+                  path,
+                  scan.position(),
+                  (middle
+                          ? ""
+                          : "torn tail of "
+                              + (ch.size() - scan.position())
+                              + " bytes (recovery truncates it): ")
+                      + e.getMessage()));
           return -1;
         }
         int version = scan.header().version();
-        if (kind == SegmentScanner.Kind.BLOCK && !block.compressed() && !block.dictionary() && !block.padding()
+        if (kind == SegmentScanner.Kind.BLOCK
+            && !block.compressed()
+            && !block.dictionary()
+            && !block.padding()
             && block.recordChecksums() != version >= 2) {
-          problems.add(new Problem(path, block.offset(), "uncompressed block " + (block.recordChecksums() ? "with" : "without")
-              + " record checksums in a version " + version + " segment"));
+          problems.add(
+              new Problem(
+                  path,
+                  block.offset(),
+                  "uncompressed block "
+                      + (block.recordChecksums() ? "with" : "without")
+                      + " record checksums in a version "
+                      + version
+                      + " segment"));
         }
-        if (kind == SegmentScanner.Kind.BLOCK && (block.zstd() || block.dictionary() || block.padding()) && version < 3) {
-          problems.add(new Problem(path, block.offset(), (block.zstd() ? "block of records stored one by one"
-              : block.dictionary() ? "dictionary block" : "padding block") + " in a version " + version + " segment"));
+        if (kind == SegmentScanner.Kind.BLOCK
+            && (block.zstd() || block.dictionary() || block.padding())
+            && version < 3) {
+          problems.add(
+              new Problem(
+                  path,
+                  block.offset(),
+                  (block.zstd()
+                          ? "block of records stored one by one"
+                          : block.dictionary() ? "dictionary block" : "padding block")
+                      + " in a version "
+                      + version
+                      + " segment"));
         }
         if (kind == SegmentScanner.Kind.END) {
           if (name.sealed()) {
@@ -103,8 +154,11 @@ public final class QueueVerifier {
         }
         if (kind == SegmentScanner.Kind.FOOTER) {
           if (!name.sealed()) {
-            problems.add(new Problem(path, scan.footer().blocksEnd(),
-                "active segment has a footer: an interrupted seal (recovery finishes it)"));
+            problems.add(
+                new Problem(
+                    path,
+                    scan.footer().blocksEnd(),
+                    "active segment has a footer: an interrupted seal (recovery finishes it)"));
           }
           return scan.nextSequence() - 1;
         }

@@ -28,8 +28,11 @@ public final class SegmentDump {
     return dump(FileSystem.real(), file, out, true);
   }
 
-  /** @param records whether to print a line per record, or only per block */
-  public static boolean dump(FileSystem fs, Path file, PrintStream out, boolean records) throws IOException {
+  /**
+   * @param records whether to print a line per record, or only per block
+   */
+  public static boolean dump(FileSystem fs, Path file, PrintStream out, boolean records)
+      throws IOException {
     try (FileChannel ch = fs.openRead(file)) {
       long size = ch.size();
       out.printf("file %s (%d bytes)%n", file, size);
@@ -41,8 +44,9 @@ public final class SegmentDump {
         return false;
       }
       long segment = scan.header().segment();
-      out.printf("header: format docstore.segment v%d, segment %d, base sequence %d%n", scan.header().version(), segment,
-          scan.header().baseSequence());
+      out.printf(
+          "header: format docstore.segment v%d, segment %d, base sequence %d%n",
+          scan.header().version(), segment, scan.header().baseSequence());
       DecodedBlock block = new DecodedBlock();
       while (true) {
         long offset = scan.position();
@@ -55,26 +59,51 @@ public final class SegmentDump {
         }
         switch (kind) {
           case END -> {
-            out.printf("end @%d: no footer (active segment), %d blocks%n", offset, scan.blockCount());
+            out.printf(
+                "end @%d: no footer (active segment), %d blocks%n", offset, scan.blockCount());
             return true;
           }
           case FOOTER -> {
             SegmentFooter f = scan.footer();
-            out.printf("footer @%d: OK records %d, sequences %d..%d, blocks %d, block crc digest %08x%n", offset,
-                f.recordCount(), f.firstSequence(), f.lastSequence(), f.blockCount(), f.blockCrcDigest());
+            out.printf(
+                "footer @%d: OK records %d, sequences %d..%d, blocks %d, block crc digest %08x%n",
+                offset,
+                f.recordCount(),
+                f.firstSequence(),
+                f.lastSequence(),
+                f.blockCount(),
+                f.blockCrcDigest());
             return true;
           }
           case BLOCK -> {
-            out.printf("block @%d: stored %d, raw %d, records %d, %s, sequences %d..%d, crc %08x OK%n", offset,
-                block.storedLength(), block.rawLength(), block.count(), block.dictionary() ? "zstd dictionary" : block.padding() ? "padding to the page end"
-                    : block.zstd() ? "records one by one with record crcs"
-                    : block.compressed() ? "lz4" : block.recordChecksums() ? "raw with record crcs" : "raw",
-                block.firstSequence(), block.lastSequence(), block.crc());
+            out.printf(
+                "block @%d: stored %d, raw %d, records %d, %s, sequences %d..%d, crc %08x OK%n",
+                offset,
+                block.storedLength(),
+                block.rawLength(),
+                block.count(),
+                block.dictionary()
+                    ? "zstd dictionary"
+                    : block.padding()
+                        ? "padding to the page end"
+                        : block.zstd()
+                            ? "records one by one with record crcs"
+                            : block.compressed()
+                                ? "lz4"
+                                : block.recordChecksums() ? "raw with record crcs" : "raw",
+                block.firstSequence(),
+                block.lastSequence(),
+                block.crc());
             if (records) {
               for (int i = 0; i < block.count(); i++) {
                 Op op = block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
-                out.printf("  record %s id %d seq %d %s size %d%n", Address.toString(Address.of(segment, offset, i)),
-                    block.id(i), block.firstSequence() + i, op, block.bodyLength(i));
+                out.printf(
+                    "  record %s id %d seq %d %s size %d%n",
+                    Address.toString(Address.of(segment, offset, i)),
+                    block.id(i),
+                    block.firstSequence() + i,
+                    op,
+                    block.bodyLength(i));
               }
             }
           }

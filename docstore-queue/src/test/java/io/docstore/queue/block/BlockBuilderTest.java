@@ -17,11 +17,12 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Block encoding (BlockBuilder) and decoding (BlockReader, DecodedBlock) round trips and checks. */
+/**
+ * Block encoding (BlockBuilder) and decoding (BlockReader, DecodedBlock) round trips and checks.
+ */
 class BlockBuilderTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private DecodedBlock roundTrip(ByteBuffer block) throws IOException {
     Path f = dir.resolve("b" + System.nanoTime());
@@ -39,7 +40,11 @@ class BlockBuilderTest {
   void compressibleRecordsAreStoredLz4AndReadBack() throws IOException {
     BlockBuilder b = new BlockBuilder();
     for (int i = 0; i < 10; i++) {
-      b.add(100 + i, i, 1000 + i, i % 2 == 0 ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE,
+      b.add(
+          100 + i,
+          i,
+          1000 + i,
+          i % 2 == 0 ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE,
           i % 2 == 0 ? "hello hello hello hello".getBytes(StandardCharsets.US_ASCII) : new byte[0]);
     }
     assertThat(b.storedLength()).isEqualTo(10 * (4 + 4) + 10 * 17 + 5 * 23);
@@ -57,7 +62,8 @@ class BlockBuilderTest {
       assertThat(d.op(i)).isEqualTo(i % 2 == 0 ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE);
       assertThat(d.bodyLength(i)).isEqualTo(i % 2 == 0 ? 23 : 0);
     }
-    assertThat(new String(d.body(0), StandardCharsets.US_ASCII)).isEqualTo("hello hello hello hello");
+    assertThat(new String(d.body(0), StandardCharsets.US_ASCII))
+        .isEqualTo("hello hello hello hello");
   }
 
   @Test
@@ -74,15 +80,18 @@ class BlockBuilderTest {
   }
 
   /**
-   * After a run of incompressible blocks compression is only probed, one block in
-   * {@link BlockBuilder#PROBE_EVERY}: compressible data after the run is compressed again within
-   * that many blocks, and from then on every block; every block reads back either way.
+   * After a run of incompressible blocks compression is only probed, one block in {@link
+   * BlockBuilder#PROBE_EVERY}: compressible data after the run is compressed again within that many
+   * blocks, and from then on every block; every block reads back either way.
    */
   @Test
   void afterARunOfIncompressibleBlocksCompressionIsProbedAndResumes() throws IOException {
     BlockBuilder b = new BlockBuilder();
     Random rnd = new Random(5);
-    byte[] text = "compressible text, compressible text, compressible text".repeat(20).getBytes(StandardCharsets.US_ASCII);
+    byte[] text =
+        "compressible text, compressible text, compressible text"
+            .repeat(20)
+            .getBytes(StandardCharsets.US_ASCII);
     long seq = 1;
     int firstCompressed = -1;
     for (int block = 0; block < 60; block++) {
@@ -101,7 +110,9 @@ class BlockBuilderTest {
       } else if (d.compressed() && firstCompressed < 0) {
         firstCompressed = block;
       } else if (firstCompressed >= 0) {
-        assertThat(d.compressed()).as("block %d after compression resumed at %d", block, firstCompressed).isTrue();
+        assertThat(d.compressed())
+            .as("block %d after compression resumed at %d", block, firstCompressed)
+            .isTrue();
       }
     }
     // Block 20, the first compressible one, was stored raw (compression was being skipped), and
@@ -140,13 +151,16 @@ class BlockBuilderTest {
       model.putLong(77 + i).putLong(1000 + i).putLong(5 + i).put(BlockFormat.OP_PUT).put(bodies[i]);
       java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
       crc.update(model.array());
-      assertThat(block.getInt(payload + raw + 4 * i)).as("record %d", i).isEqualTo(Checksums.mask((int) crc.getValue()));
+      assertThat(block.getInt(payload + raw + 4 * i))
+          .as("record %d", i)
+          .isEqualTo(Checksums.mask((int) crc.getValue()));
       assertThat(block.getLong(payload + start)).isEqualTo(1000 + i);
     }
   }
 
   @Test
-  void aRecordChecksumThatDisagreesWithAGoodBlockChecksumIsFoundByACheckingReader() throws IOException {
+  void aRecordChecksumThatDisagreesWithAGoodBlockChecksumIsFoundByACheckingReader()
+      throws IOException {
     BlockBuilder b = new BlockBuilder();
     Random rnd = new Random(7);
     for (int i = 1; i <= 2; i++) {
@@ -168,7 +182,8 @@ class BlockBuilderTest {
       new BlockReader(64).read(ch, f, 0, bytes.length, d);
       assertThat(d.count()).as("a reader of whole blocks trusts the block checksum").isEqualTo(2);
       assertThatThrownBy(() -> new BlockReader(64, true).read(ch, f, 0, bytes.length, d))
-          .isInstanceOf(CorruptionException.class).hasMessageContaining("record 1 fails its own checksum");
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageContaining("record 1 fails its own checksum");
     }
   }
 
@@ -180,7 +195,8 @@ class BlockBuilderTest {
     assertThat(b.storedLength()).isEqualTo(512);
     assertThat(b.fits(0, 512)).isFalse();
     assertThat(b.full(512)).isTrue();
-    assertThatThrownBy(() -> b.add(5, 1, 1, BlockFormat.OP_PUT, new byte[0])).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> b.add(5, 1, 1, BlockFormat.OP_PUT, new byte[0]))
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test
@@ -198,15 +214,19 @@ class BlockBuilderTest {
     for (int i = 0; i < bytes.length; i++) {
       byte[] damaged = bytes.clone();
       damaged[i] ^= 0x10;
-      assertThatThrownBy(() -> roundTrip(ByteBuffer.wrap(damaged))).as("flip at %d", i).isInstanceOf(CorruptionException.class);
+      assertThatThrownBy(() -> roundTrip(ByteBuffer.wrap(damaged)))
+          .as("flip at %d", i)
+          .isInstanceOf(CorruptionException.class);
     }
     byte[] badTable = bytes.clone();
     ByteBuffer w = ByteBuffer.wrap(badTable);
     w.putInt(BlockFormat.HEADER_LENGTH + 4, 3);
     w.putInt(BlockFormat.CRC, Checksums.crc32c(badTable, 4, badTable.length - 4));
-    assertThatThrownBy(() -> roundTrip(ByteBuffer.wrap(badTable))).isInstanceOf(CorruptionException.class)
+    assertThatThrownBy(() -> roundTrip(ByteBuffer.wrap(badTable)))
+        .isInstanceOf(CorruptionException.class)
         .hasMessageContaining("passes its checksum but offset table entry 1");
-    assertThatThrownBy(() -> roundTrip(ByteBuffer.wrap(new byte[200]))).isInstanceOf(CorruptionException.class);
+    assertThatThrownBy(() -> roundTrip(ByteBuffer.wrap(new byte[200])))
+        .isInstanceOf(CorruptionException.class);
   }
 
   @Test
@@ -226,7 +246,8 @@ class BlockBuilderTest {
       BlockReader r = new BlockReader(4096);
       r.read(ch, f, 0, ch.size(), d);
       assertThat(d.body(0)).isEqualTo(big);
-      assertThatThrownBy(() -> r.read(ch, f, 0, ch.size() - 1, d)).isInstanceOf(CorruptionException.class)
+      assertThatThrownBy(() -> r.read(ch, f, 0, ch.size() - 1, d))
+          .isInstanceOf(CorruptionException.class)
           .hasMessageContaining("runs past the end");
     }
   }

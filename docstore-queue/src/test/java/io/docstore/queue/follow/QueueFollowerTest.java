@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.io.TestSupport;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.QueueRecord;
 import io.docstore.queue.format.Address;
@@ -52,8 +52,11 @@ class QueueFollowerTest {
     primaryDir = tmp.resolve("primary");
     replicaDir = tmp.resolve("replica");
     Files.createDirectories(replicaDir);
-    queue = DocQueue.open(primaryDir, QueueOptions.builder().blockSize(BLOCK).segmentSize(16 * 1024).build());
-    publisher = new ManifestPublisher(FileSystem.real(), primaryDir, queue::durableSequence, EXPECTED, 0);
+    queue =
+        DocQueue.open(
+            primaryDir, QueueOptions.builder().blockSize(BLOCK).segmentSize(16 * 1024).build());
+    publisher =
+        new ManifestPublisher(FileSystem.real(), primaryDir, queue::durableSequence, EXPECTED, 0);
   }
 
   @org.junit.jupiter.api.AfterEach
@@ -68,8 +71,15 @@ class QueueFollowerTest {
       byte[] body = new byte[50 + rnd.nextInt(300)];
       rnd.nextBytes(body);
       boolean delete = bodies.size() > 10 && rnd.nextInt(10) == 0;
-      last = queue.writer().append(bodies.size(), delete ? Op.DELETE : Op.PUT, System.currentTimeMillis(),
-          delete ? new byte[0] : body).sequence();
+      last =
+          queue
+              .writer()
+              .append(
+                  bodies.size(),
+                  delete ? Op.DELETE : Op.PUT,
+                  System.currentTimeMillis(),
+                  delete ? new byte[0] : body)
+              .sequence();
       bodies.add(delete ? new byte[0] : body);
     }
     queue.writer().awaitDurable(last);
@@ -77,7 +87,10 @@ class QueueFollowerTest {
     return last;
   }
 
-  /** What rsync does: the manifest first (names sort that way), then each segment as a whole new file renamed in. */
+  /**
+   * What rsync does: the manifest first (names sort that way), then each segment as a whole new
+   * file renamed in.
+   */
   private void pull() throws Exception {
     List<Path> files;
     try (Stream<Path> s = Files.list(primaryDir)) {
@@ -89,7 +102,9 @@ class QueueFollowerTest {
         continue;
       }
       Path target = replicaDir.resolve(name);
-      if (Files.exists(target) && Files.size(target) == Files.size(f) && Files.mismatch(target, f) == -1) {
+      if (Files.exists(target)
+          && Files.size(target) == Files.size(f)
+          && Files.mismatch(target, f) == -1) {
         continue;
       }
       Path temp = replicaDir.resolve("." + name + ".Xy12Zw");
@@ -117,7 +132,8 @@ class QueueFollowerTest {
 
   @Test
   void ingestsEverythingDeclaredDurableInOrderAcrossSegments() throws Exception {
-    try (QueueFollower f = new QueueFollower(FileSystem.real(), replicaDir, FollowPoint.START, EXPECTED)) {
+    try (QueueFollower f =
+        new QueueFollower(FileSystem.real(), replicaDir, FollowPoint.START, EXPECTED)) {
       assertThat(f.poll(got::add).records()).isZero();
       long last = write(300);
       pull();
@@ -142,7 +158,8 @@ class QueueFollowerTest {
         assertThat(again.id()).isEqualTo(r.id());
         assertThat(again.body()).isEqualTo(r.body());
       }
-      assertThatThrownBy(() -> f.read(Address.of(f.point().segment() + 1, SegmentFormat.HEADER_LENGTH, 0)))
+      assertThatThrownBy(
+              () -> f.read(Address.of(f.point().segment() + 1, SegmentFormat.HEADER_LENGTH, 0)))
           .isInstanceOf(IllegalArgumentException.class);
     }
   }
@@ -152,7 +169,8 @@ class QueueFollowerTest {
     long first = write(150);
     pull();
     FollowPoint saved;
-    try (QueueFollower f = new QueueFollower(FileSystem.real(), replicaDir, FollowPoint.START, EXPECTED)) {
+    try (QueueFollower f =
+        new QueueFollower(FileSystem.real(), replicaDir, FollowPoint.START, EXPECTED)) {
       f.poll(got::add);
       saved = f.point();
       saved.publish(FileSystem.real(), tmp.resolve("point"), 1);
@@ -170,7 +188,8 @@ class QueueFollowerTest {
 
   @Test
   void aFlippedBitInTheCopyStopsIngestionAndIsRefetched() throws Exception {
-    try (QueueFollower f = new QueueFollower(FileSystem.real(), replicaDir, FollowPoint.START, EXPECTED)) {
+    try (QueueFollower f =
+        new QueueFollower(FileSystem.real(), replicaDir, FollowPoint.START, EXPECTED)) {
       long first = write(40);
       pull();
       f.poll(got::add);
@@ -195,7 +214,8 @@ class QueueFollowerTest {
 
   @Test
   void aCopyThatShrankIsAnErrorAndIsRefetched() throws Exception {
-    try (QueueFollower f = new QueueFollower(FileSystem.real(), replicaDir, FollowPoint.START, EXPECTED)) {
+    try (QueueFollower f =
+        new QueueFollower(FileSystem.real(), replicaDir, FollowPoint.START, EXPECTED)) {
       long last = write(20);
       pull();
       f.poll(got::add);
@@ -215,15 +235,19 @@ class QueueFollowerTest {
 
   @Test
   void damageFoundByAReaderInASealedCopyIsRefetchedAndVerified() throws Exception {
-    try (QueueFollower f = new QueueFollower(FileSystem.real(), replicaDir, FollowPoint.START, EXPECTED)) {
+    try (QueueFollower f =
+        new QueueFollower(FileSystem.real(), replicaDir, FollowPoint.START, EXPECTED)) {
       long last = write(400);
       pull();
       f.poll(got::add);
       checkModel(last);
       QueueRecord victim = got.get(3);
       assertThat(Address.segment(victim.address())).isLessThan(f.point().segment());
-      Path sealed = replicaDir.resolve(new SegmentFileName(Address.segment(victim.address()), true).fileName());
-      // The block's first sequence: covered by the checksum of the block and of each of its records.
+      Path sealed =
+          replicaDir.resolve(
+              new SegmentFileName(Address.segment(victim.address()), true).fileName());
+      // The block's first sequence: covered by the checksum of the block and of each of its
+      // records.
       flip(sealed, Address.blockOffset(victim.address()) + BlockFormat.FIRST_SEQUENCE + 7);
       assertThatThrownBy(() -> f.read(victim.address())).isInstanceOf(CorruptionException.class);
       f.poll(got::add);

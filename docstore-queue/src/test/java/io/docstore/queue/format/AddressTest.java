@@ -22,7 +22,9 @@ class AddressTest {
       assertThat(Address.index(a)).isEqualTo(idx);
       assertThat(Address.blockKey(a)).isEqualTo(Address.of(seg, off, 0));
     }
-    long max = Address.of(Address.MAX_SEGMENT, Address.MAX_SEGMENT_BYTES, Address.MAX_RECORDS_PER_BLOCK - 1);
+    long max =
+        Address.of(
+            Address.MAX_SEGMENT, Address.MAX_SEGMENT_BYTES, Address.MAX_RECORDS_PER_BLOCK - 1);
     assertThat(max).isEqualTo(Long.MAX_VALUE);
     assertThat(Address.of(1, 0, 0)).isEqualTo(1L << 43);
     assertThat(Address.toString(Address.of(3, 44, 2))).isEqualTo("3/44/2");
@@ -31,9 +33,12 @@ class AddressTest {
   @Test
   void rejectsOutOfRange() {
     assertThatThrownBy(() -> Address.of(0, 44, 0)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Address.of(Address.MAX_SEGMENT + 1, 44, 0)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Address.of(1, Address.MAX_SEGMENT_BYTES + 1, 0)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Address.of(1, 44, Address.MAX_RECORDS_PER_BLOCK)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Address.of(Address.MAX_SEGMENT + 1, 44, 0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Address.of(1, Address.MAX_SEGMENT_BYTES + 1, 0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Address.of(1, 44, Address.MAX_RECORDS_PER_BLOCK))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Address.of(1, -1, 0)).isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -19,9 +19,20 @@ class SegmentFileNameTest {
 
   @Test
   void ignoresEverythingElse() {
-    for (String n : new String[] {".seg-0000000001.sealed.Xy12ab", "seg-0000000001.sealed~", "seg-0000000001.sealed.tmp",
-        "seg-0000000001.active.swp", "seg-1.sealed", "seg-0000000000.sealed", "seg-9999999999.sealed", "SEG-0000000001.sealed",
-        "seg-0000000001.closed", "notes.txt", "#seg-0000000001.sealed#"}) {
+    for (String n :
+        new String[] {
+          ".seg-0000000001.sealed.Xy12ab",
+          "seg-0000000001.sealed~",
+          "seg-0000000001.sealed.tmp",
+          "seg-0000000001.active.swp",
+          "seg-1.sealed",
+          "seg-0000000000.sealed",
+          "seg-9999999999.sealed",
+          "SEG-0000000001.sealed",
+          "seg-0000000001.closed",
+          "notes.txt",
+          "#seg-0000000001.sealed#"
+        }) {
       assertThat(SegmentFileName.parse(Path.of(n))).as(n).isEmpty();
     }
     assertThat(SegmentFileName.parse(Path.of("/"))).isEmpty();

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.io.UnsupportedFormatException;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.BlockFormat;
 import java.nio.ByteBuffer;
@@ -19,7 +19,8 @@ class ReplicationManifestTest {
 
   @TempDir Path dir;
 
-  private static final ReplicationManifest SAMPLE = new ReplicationManifest(3, 101, 9000, 150, 7, 0x1234abcd, 1_700_000_000_000L);
+  private static final ReplicationManifest SAMPLE =
+      new ReplicationManifest(3, 101, 9000, 150, 7, 0x1234abcd, 1_700_000_000_000L);
 
   @Test
   void roundTripsThroughTheFile() throws Exception {
@@ -35,14 +36,17 @@ class ReplicationManifestTest {
       for (int bit = 0; bit < 8; bit++) {
         byte[] bad = good.clone();
         bad[i] ^= (byte) (1 << bit);
-        assertThatThrownBy(() -> ReplicationManifest.decode(dir, bad)).isInstanceOf(CorruptionException.class);
+        assertThatThrownBy(() -> ReplicationManifest.decode(dir, bad))
+            .isInstanceOf(CorruptionException.class);
       }
     }
     for (int len = 0; len < good.length; len++) {
       byte[] shortCopy = java.util.Arrays.copyOf(good, len);
-      assertThatThrownBy(() -> ReplicationManifest.decode(dir, shortCopy)).isInstanceOf(CorruptionException.class);
+      assertThatThrownBy(() -> ReplicationManifest.decode(dir, shortCopy))
+          .isInstanceOf(CorruptionException.class);
     }
-    assertThatThrownBy(() -> ReplicationManifest.decode(dir, new byte[good.length])).isInstanceOf(CorruptionException.class);
+    assertThatThrownBy(() -> ReplicationManifest.decode(dir, new byte[good.length]))
+        .isInstanceOf(CorruptionException.class);
   }
 
   @Test
@@ -50,16 +54,23 @@ class ReplicationManifestTest {
     ByteBuffer b = ByteBuffer.wrap(SAMPLE.encode());
     b.putInt(io.docstore.queue.format.StateFileLayout.FORMAT_VERSION, 2);
     b.putInt(ManifestFormat.CRC, io.docstore.io.Checksums.crc32c(b.array(), 0, ManifestFormat.CRC));
-    assertThatThrownBy(() -> ReplicationManifest.decode(dir, b.array())).isInstanceOf(UnsupportedFormatException.class);
+    assertThatThrownBy(() -> ReplicationManifest.decode(dir, b.array()))
+        .isInstanceOf(UnsupportedFormatException.class);
   }
 
   @Test
   void publisherDeclaresOnlyDurableWholeBlocksAndFollowsRolls() throws Exception {
     QueueOptions o = QueueOptions.builder().blockSize(512).segmentSize(8 * 1024).build();
     try (DocQueue q = DocQueue.open(dir.resolve("q"), o);
-        ManifestPublisher pub = new ManifestPublisher(FileSystem.real(), q.directory(), q::durableSequence,
-            BlockFormat.HEADER_LENGTH + 512, 0)) {
-      assertThat(pub.publishOnce().durableLength()).isEqualTo(io.docstore.queue.format.SegmentFormat.HEADER_LENGTH);
+        ManifestPublisher pub =
+            new ManifestPublisher(
+                FileSystem.real(),
+                q.directory(),
+                q::durableSequence,
+                BlockFormat.HEADER_LENGTH + 512,
+                0)) {
+      assertThat(pub.publishOnce().durableLength())
+          .isEqualTo(io.docstore.queue.format.SegmentFormat.HEADER_LENGTH);
       long last = 0;
       java.util.Random rnd = new java.util.Random(7);
       for (int i = 0; i < 400; i++) {
@@ -69,7 +80,8 @@ class ReplicationManifestTest {
       }
       q.writer().flush();
       ReplicationManifest before = pub.publishOnce();
-      // Nothing of the active segment is fsynced yet: only the sealed segments (forced by the seal) count.
+      // Nothing of the active segment is fsynced yet: only the sealed segments (forced by the seal)
+      // count.
       assertThat(before.blockCount()).isZero();
       assertThat(before.lastSequence()).isEqualTo(before.baseSequence() - 1);
       q.writer().awaitDurable(last);

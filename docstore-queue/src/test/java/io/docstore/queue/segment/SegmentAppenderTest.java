@@ -13,17 +13,20 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** SegmentAppender and SegmentScanner: blocks appended, rolled by size, sealed with a matching footer. */
+/**
+ * SegmentAppender and SegmentScanner: blocks appended, rolled by size, sealed with a matching
+ * footer.
+ */
 class SegmentAppenderTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void rollsBySizeAndSealsWithAFooterTheScannerAccepts() throws Exception {
     QueueCounters counters = new QueueCounters();
     SegmentSet set = new SegmentSet();
-    SegmentAppender a = SegmentAppender.createFirst(FileSystem.real(), dir, set, counters, 120, 1, 1);
+    SegmentAppender a =
+        SegmentAppender.createFirst(FileSystem.real(), dir, set, counters, 120, 1, 1);
     BlockBuilder b = new BlockBuilder();
     for (long seq = 1; seq <= 10; seq++) {
       b.add(seq, seq, seq, BlockFormat.OP_PUT, new byte[60]);

@@ -18,8 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** SegmentHeader and SegmentFooter: round trip, and every kind of bad header or footer. */
 class SegmentHeaderFooterTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private SegmentHeader readHeader(byte[] bytes) throws IOException {
     Path f = dir.resolve("h");
@@ -34,8 +33,11 @@ class SegmentHeaderFooterTest {
     byte[] h = new SegmentHeader(7, 12345).encode().array();
     assertThat(h).hasSize(SegmentFormat.HEADER_LENGTH);
     assertThat(readHeader(h)).isEqualTo(new SegmentHeader(7, 12345));
-    assertThatThrownBy(() -> readHeader(new byte[10])).isInstanceOf(CorruptionException.class).hasMessageContaining("shorter");
-    assertThatThrownBy(() -> readHeader(new byte[SegmentFormat.HEADER_LENGTH])).isInstanceOf(CorruptionException.class)
+    assertThatThrownBy(() -> readHeader(new byte[10]))
+        .isInstanceOf(CorruptionException.class)
+        .hasMessageContaining("shorter");
+    assertThatThrownBy(() -> readHeader(new byte[SegmentFormat.HEADER_LENGTH]))
+        .isInstanceOf(CorruptionException.class)
         .hasMessageContaining("bad magic");
     byte[] name = h.clone();
     name[SegmentFormat.NAME] = 'X';
@@ -47,8 +49,15 @@ class SegmentHeaderFooterTest {
       ByteBuffer b = ByteBuffer.wrap(h.clone());
       b.putInt(SegmentFormat.HEADER_VERSION, v);
       b.putInt(SegmentFormat.HEADER_CRC, Checksums.crc32c(b, 0, SegmentFormat.HEADER_CRC));
-      assertThatThrownBy(() -> readHeader(b.array())).isInstanceOfSatisfying(UnsupportedFormatException.class,
-          e -> assertThat(e.kind()).isEqualTo(v == 0 ? UnsupportedFormatException.Kind.TOO_OLD : UnsupportedFormatException.Kind.TOO_NEW));
+      assertThatThrownBy(() -> readHeader(b.array()))
+          .isInstanceOfSatisfying(
+              UnsupportedFormatException.class,
+              e ->
+                  assertThat(e.kind())
+                      .isEqualTo(
+                          v == 0
+                              ? UnsupportedFormatException.Kind.TOO_OLD
+                              : UnsupportedFormatException.Kind.TOO_NEW));
     }
   }
 
@@ -57,11 +66,14 @@ class SegmentHeaderFooterTest {
     SegmentFooter f = new SegmentFooter(10, 5, 14, 2, 1000, 0x1234);
     ByteBuffer enc = f.encode();
     assertThat(SegmentFooter.parse(enc, dir, 1000)).isEqualTo(f);
-    assertThatThrownBy(() -> SegmentFooter.parse(enc, dir, 999)).hasMessageContaining("inconsistent");
+    assertThatThrownBy(() -> SegmentFooter.parse(enc, dir, 999))
+        .hasMessageContaining("inconsistent");
     byte[] flipped = enc.array().clone();
     flipped[SegmentFormat.LAST_SEQUENCE] ^= 1;
-    assertThatThrownBy(() -> SegmentFooter.parse(ByteBuffer.wrap(flipped), dir, 1000)).hasMessageContaining("checksum mismatch");
-    assertThatThrownBy(() -> SegmentFooter.parse(ByteBuffer.allocate(SegmentFormat.FOOTER_LENGTH), dir, 1000))
+    assertThatThrownBy(() -> SegmentFooter.parse(ByteBuffer.wrap(flipped), dir, 1000))
+        .hasMessageContaining("checksum mismatch");
+    assertThatThrownBy(
+            () -> SegmentFooter.parse(ByteBuffer.allocate(SegmentFormat.FOOTER_LENGTH), dir, 1000))
         .hasMessageContaining("no footer");
     assertThat(SegmentFooter.hasMagic(enc, 0)).isTrue();
   }

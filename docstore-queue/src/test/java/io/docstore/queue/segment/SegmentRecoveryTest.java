@@ -20,8 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Recovery states a crash can leave that the facade tests do not reach directly. */
 class SegmentRecoveryTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final QueueCounters counters = new QueueCounters();
 

@@ -3,8 +3,8 @@ package io.docstore.queue.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.io.SyncPolicy;
-import io.docstore.queue.Op;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -20,13 +20,24 @@ import org.junit.jupiter.api.io.TempDir;
 /** SegmentDump and QueueVerifier on healthy and damaged queues. */
 class ToolsTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private void fill() throws IOException {
-    try (DocQueue q = DocQueue.open(dir, QueueOptions.builder().syncPolicy(SyncPolicy.NONE).blockSize(300).segmentSize(600).build())) {
+    try (DocQueue q =
+        DocQueue.open(
+            dir,
+            QueueOptions.builder()
+                .syncPolicy(SyncPolicy.NONE)
+                .blockSize(300)
+                .segmentSize(600)
+                .build())) {
       for (int i = 0; i < 200; i++) {
-        q.writer().append(i, i % 5 == 0 ? Op.DELETE : Op.PUT, i, i % 5 == 0 ? new byte[0] : ("body " + i).getBytes(StandardCharsets.UTF_8));
+        q.writer()
+            .append(
+                i,
+                i % 5 == 0 ? Op.DELETE : Op.PUT,
+                i,
+                i % 5 == 0 ? new byte[0] : ("body " + i).getBytes(StandardCharsets.UTF_8));
       }
     }
   }
@@ -47,9 +58,16 @@ class ToolsTest {
   void dumpPrintsHeaderBlocksRecordsAndFooter() throws IOException {
     fill();
     String sealed = dump(dir.resolve("seg-0000000001.sealed"));
-    assertThat(sealed).contains("header: format docstore.segment v" + io.docstore.queue.format.SegmentFormat.VERSION + ", segment 1, base sequence 1")
-        .contains("block @44: stored").contains("OK").contains("record 1/44/0 id 0 seq 1 DELETE size 0")
-        .contains("record 1/44/1 id 1 seq 2 PUT size 6").contains("footer @");
+    assertThat(sealed)
+        .contains(
+            "header: format docstore.segment v"
+                + io.docstore.queue.format.SegmentFormat.VERSION
+                + ", segment 1, base sequence 1")
+        .contains("block @44: stored")
+        .contains("OK")
+        .contains("record 1/44/0 id 0 seq 1 DELETE size 0")
+        .contains("record 1/44/1 id 1 seq 2 PUT size 6")
+        .contains("footer @");
     assertThat(dump(active())).contains("no footer (active segment)");
   }
 
@@ -62,14 +80,20 @@ class ToolsTest {
       ch.write(java.nio.ByteBuffer.wrap(new byte[] {0x55}), 60);
     }
     assertThat(dump(sealed)).contains("block @44: BAD").contains("checksum mismatch");
-    assertThat(QueueVerifier.verify(dir)).singleElement().satisfies(p -> {
-      assertThat(p.file()).isEqualTo(sealed);
-      assertThat(p.offset()).isEqualTo(44);
-      assertThat(p.toString()).contains("@44").contains("expected");
-    });
+    assertThat(QueueVerifier.verify(dir))
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.file()).isEqualTo(sealed);
+              assertThat(p.offset()).isEqualTo(44);
+              assertThat(p.toString()).contains("@44").contains("expected");
+            });
     Files.write(active(), new byte[100], StandardOpenOption.APPEND);
-    assertThat(QueueVerifier.verify(dir)).hasSize(2).anySatisfy(p -> assertThat(p.description()).contains("torn tail of 100 bytes"));
+    assertThat(QueueVerifier.verify(dir))
+        .hasSize(2)
+        .anySatisfy(p -> assertThat(p.description()).contains("torn tail of 100 bytes"));
     Files.write(dir.resolve("seg-0000009999.sealed"), new byte[3]);
-    assertThat(QueueVerifier.verify(dir)).anySatisfy(p -> assertThat(p.description()).contains("missing"));
+    assertThat(QueueVerifier.verify(dir))
+        .anySatisfy(p -> assertThat(p.description()).contains("missing"));
   }
 }

@@ -11,13 +11,13 @@ import java.nio.file.Path;
 
 /**
  * Builds one bloom filter in memory (off-heap) while a table is written, then writes the file
- * (layout in {@link BloomFormat}). Sized up front from an upper bound of the key count by
- * {@link BloomSizing}; a merge that collapses duplicates only lowers the false-positive rate.
+ * (layout in {@link BloomFormat}). Sized up front from an upper bound of the key count by {@link
+ * BloomSizing}; a merge that collapses duplicates only lowers the false-positive rate.
  * Single-threaded.
  *
- * <p>The index writes {@link BloomFormat#VERSION}. Version 1 can still be written through
- * {@link #BloomBuilder(int, long, double)}, only so that tests and the probe benchmark can prove
- * this build still reads it and compare the two.
+ * <p>The index writes {@link BloomFormat#VERSION}. Version 1 can still be written through {@link
+ * #BloomBuilder(int, long, double)}, only so that tests and the probe benchmark can prove this
+ * build still reads it and compare the two.
  */
 public final class BloomBuilder {
 
@@ -32,13 +32,19 @@ public final class BloomBuilder {
     this(BloomFormat.VERSION, expectedKeys, fpRate);
   }
 
-  /** A builder of format {@code version} (1 or 2), sized for {@code expectedKeys} at {@code fpRate}. */
+  /**
+   * A builder of format {@code version} (1 or 2), sized for {@code expectedKeys} at {@code fpRate}.
+   */
   public BloomBuilder(int version, long expectedKeys, double fpRate) {
     if (version < BloomFormat.MIN_VERSION || version > BloomFormat.VERSION) {
       throw new IllegalArgumentException("cannot write bloom format version " + version);
     }
     BloomSizing.Sizing sizing = BloomSizing.forVersion(version, fpRate);
-    long pages = Math.max(1, (long) Math.ceil(Math.max(1, expectedKeys) * sizing.bitsPerKey() / BloomFormat.PAGE_BITS));
+    long pages =
+        Math.max(
+            1,
+            (long)
+                Math.ceil(Math.max(1, expectedKeys) * sizing.bitsPerKey() / BloomFormat.PAGE_BITS));
     if (pages > Integer.MAX_VALUE / BloomFormat.PAGE_SIZE) {
       throw new IllegalArgumentException("bloom filter for " + expectedKeys + " keys is too large");
     }
@@ -84,12 +90,17 @@ public final class BloomBuilder {
     return probes;
   }
 
-  /** Writes the filter to a new file and forces it; the caller syncs the directory. Returns bytes written. */
+  /**
+   * Writes the filter to a new file and forces it; the caller syncs the directory. Returns bytes
+   * written.
+   */
   public long writeTo(FileSystem fs, Path path) throws IOException {
     ByteBuffer head = ByteBuffer.allocate(BloomFormat.PAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
     FileHeader.write(head, BloomFormat.FORMAT, version, BloomFormat.PAGE_SIZE, probes);
     head.clear();
-    ByteBuffer tail = ByteBuffer.allocate(pageCount * 4 + BloomFormat.TRAILER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer tail =
+        ByteBuffer.allocate(pageCount * 4 + BloomFormat.TRAILER_SIZE)
+            .order(ByteOrder.LITTLE_ENDIAN);
     for (int p = 0; p < pageCount; p++) {
       tail.putInt(Checksums.crc32c(bits, p * BloomFormat.PAGE_SIZE, BloomFormat.PAGE_SIZE));
     }

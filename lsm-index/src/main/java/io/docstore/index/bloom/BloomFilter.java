@@ -15,16 +15,18 @@ import java.nio.file.Path;
 /**
  * One table's bloom filter, read from its file. Page bits live in the shared {@link BloomPager}'s
  * off-heap slots; this object keeps only per-page bookkeeping: which slot holds the page (or none),
- * the page checksums from the trailer, and the request and answer counters usefulness is learnt from.
+ * the page checksums from the trailer, and the request and answer counters usefulness is learnt
+ * from.
  *
  * <p>Thread-safety: {@link #query} is lock-free and may run in any number of threads. The counters
- * are plain ints incremented without synchronisation: a lost increment only blurs a statistic.
- * Slot assignments are changed only by the pager under its lock.
+ * are plain ints incremented without synchronisation: a lost increment only blurs a statistic. Slot
+ * assignments are changed only by the pager under its lock.
  */
 public final class BloomFilter implements java.io.Closeable {
 
   /** Answers of {@link #query}. */
   public static final int NO = 0;
+
   public static final int MAYBE = 1;
   public static final int NOT_RESIDENT = 2;
 
@@ -44,13 +46,22 @@ public final class BloomFilter implements java.io.Closeable {
   final int[] requests;
   final int[] answered;
   final int[] noes;
+
   /** Pager-owned decayed statistics. */
   final double[] heat;
+
   final double[] answeredDecayed;
   final double[] noesDecayed;
   private BloomPager pager;
 
-  private BloomFilter(Path path, FileChannel ch, int version, int pageCount, int probes, long keys, int[] pageCrc,
+  private BloomFilter(
+      Path path,
+      FileChannel ch,
+      int version,
+      int pageCount,
+      int probes,
+      long keys,
+      int[] pageCrc,
       long tag) {
     this.path = path;
     this.ch = ch;
@@ -71,12 +82,12 @@ public final class BloomFilter implements java.io.Closeable {
   }
 
   /**
-   * Opens a bloom file of any version from {@link BloomFormat#MIN_VERSION} to
-   * {@link BloomFormat#VERSION}, verifying its header and trailer checksum (page checksums are
-   * verified as each page is loaded), and registers it with the pager, which loads pages while slots
-   * are free.
+   * Opens a bloom file of any version from {@link BloomFormat#MIN_VERSION} to {@link
+   * BloomFormat#VERSION}, verifying its header and trailer checksum (page checksums are verified as
+   * each page is loaded), and registers it with the pager, which loads pages while slots are free.
    *
-   * @throws io.docstore.io.UnsupportedFormatException a version this build does not read (not corruption)
+   * @throws io.docstore.io.UnsupportedFormatException a version this build does not read (not
+   *     corruption)
    */
   public static BloomFilter open(FileSystem fs, Path path, BloomPager pager) throws IOException {
     FileChannel ch = fs.openRead(path);
@@ -85,9 +96,14 @@ public final class BloomFilter implements java.io.Closeable {
       ByteBuffer head = ByteBuffer.allocate(FileHeader.SIZE).order(ByteOrder.LITTLE_ENDIAN);
       readFully(ch, head, 0);
       head.flip();
-      FileHeader.Header h = FileHeader.read(head, 0, path, BloomFormat.FORMAT, BloomFormat.MIN_VERSION, BloomFormat.VERSION);
+      FileHeader.Header h =
+          FileHeader.read(
+              head, 0, path, BloomFormat.FORMAT, BloomFormat.MIN_VERSION, BloomFormat.VERSION);
       if (h.param1() != BloomFormat.PAGE_SIZE || h.param2() < 1 || h.param2() > 16) {
-        throw new CorruptionException(path, FileHeader.PARAM1_OFFSET, "bad page size " + h.param1() + " or probe count " + h.param2());
+        throw new CorruptionException(
+            path,
+            FileHeader.PARAM1_OFFSET,
+            "bad page size " + h.param1() + " or probe count " + h.param2());
       }
       if (size < BloomFormat.FIRST_PAGE_OFFSET + BloomFormat.TRAILER_SIZE) {
         throw new CorruptionException(path, size, "bloom file truncated to " + size + " bytes");
@@ -98,10 +114,12 @@ public final class BloomFilter implements java.io.Closeable {
       int pages = tr.getInt(BloomFormat.T_PAGE_COUNT);
       long expectedSize = BloomFormat.pageOffset(pages) + 4L * pages + BloomFormat.TRAILER_SIZE;
       if (pages < 1 || expectedSize != size) {
-        throw new CorruptionException(path, trailerAt, "trailer page count " + pages + " does not match file size " + size);
+        throw new CorruptionException(
+            path, trailerAt, "trailer page count " + pages + " does not match file size " + size);
       }
       long crcsAt = BloomFormat.pageOffset(pages);
-      ByteBuffer block = ByteBuffer.allocate(pages * 4 + BloomFormat.TRAILER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+      ByteBuffer block =
+          ByteBuffer.allocate(pages * 4 + BloomFormat.TRAILER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
       readFully(ch, block, crcsAt);
       int expected = block.getInt(block.limit() - 4);
       int actual = Checksums.crc32c(block, 0, block.limit() - 4);
@@ -110,14 +128,16 @@ public final class BloomFilter implements java.io.Closeable {
       }
       int probes = block.getInt(pages * 4 + BloomFormat.T_PROBES);
       if (probes != h.param2()) {
-        throw new CorruptionException(path, crcsAt + pages * 4 + BloomFormat.T_PROBES, "probe count differs from header");
+        throw new CorruptionException(
+            path, crcsAt + pages * 4 + BloomFormat.T_PROBES, "probe count differs from header");
       }
       int[] crcs = new int[pages];
       for (int p = 0; p < pages; p++) {
         crcs[p] = block.getInt(p * 4);
       }
       long keys = block.getLong(pages * 4 + BloomFormat.T_KEYS);
-      BloomFilter f = new BloomFilter(path, ch, h.version(), pages, probes, keys, crcs, pager.newTag());
+      BloomFilter f =
+          new BloomFilter(path, ch, h.version(), pages, probes, keys, crcs, pager.newTag());
       f.pager = pager;
       pager.register(f);
       return f;
@@ -174,7 +194,10 @@ public final class BloomFilter implements java.io.Closeable {
     INTS.setRelease(slotOf, p, slot);
   }
 
-  /** {@link #NO}, {@link #MAYBE} or {@link #NOT_RESIDENT} (which also means maybe). Never a false "no". */
+  /**
+   * {@link #NO}, {@link #MAYBE} or {@link #NOT_RESIDENT} (which also means maybe). Never a false
+   * "no".
+   */
   public int query(long id) {
     long h = Hashing.mix64(id);
     int p = Hashing.page(h, pageCount);

@@ -13,6 +13,7 @@ import io.docstore.index.file.FileHeader;
  * crcs    := pageCount x u32, masked CRC32C of each page
  * trailer := pageCount u32 | probes u32 | keys u64 | crc u32 (masked CRC32C of crcs and trailer bytes before it)
  * </pre>
+ *
  * A key's probes all fall in one page (a blocked bloom filter), so a resident page answers alone.
  * In version 2 they also fall in one 64-byte block of that page, so a probe touches one cache line
  * (probing in {@link Hashing}). The two versions differ only in where a key's bits are; the bytes
@@ -22,17 +23,24 @@ import io.docstore.index.file.FileHeader;
 public final class BloomFormat {
 
   public static final String FORMAT = "IDXBLOOM";
+
   /** The version this build writes: every probe of a key in one 64-byte block. */
   public static final int VERSION = 2;
+
   /** The oldest version this build reads: probes anywhere in the page. */
   public static final int MIN_VERSION = 1;
+
   public static final int PAGE_SIZE = 4096;
   public static final int PAGE_BITS = PAGE_SIZE * 8;
+
   /** Version 2: the bytes of the block all of a key's probes fall in (one cache line). */
   public static final int BLOCK_SIZE = 64;
+
   public static final int BLOCK_BITS = BLOCK_SIZE * 8;
+
   /** Version 2: log2 of the blocks per page. */
   public static final int BLOCK_INDEX_BITS = Integer.numberOfTrailingZeros(PAGE_SIZE / BLOCK_SIZE);
+
   public static final int FIRST_PAGE_OFFSET = PAGE_SIZE;
   public static final int HEADER_SIZE = FileHeader.SIZE;
 

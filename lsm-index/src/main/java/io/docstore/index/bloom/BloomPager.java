@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
  * counts decay only in rounds in which it answered: an evicted page keeps the P(no) it showed, and
  * a hot page that rarely says "no" is not reloaded every time its old answers would have decayed.
  *
- * <p>Thread-safety: slots are reassigned under this object's lock. Readers probe without locks using
- * a per-slot stamp (a seqlock): the stamp is odd while a slot is rewritten, and a reader whose stamp
- * or owner tag changed during its probe answers "not resident" instead of trusting the bits.
+ * <p>Thread-safety: slots are reassigned under this object's lock. Readers probe without locks
+ * using a per-slot stamp (a seqlock): the stamp is odd while a slot is rewritten, and a reader
+ * whose stamp or owner tag changed during its probe answers "not resident" instead of trusting the
+ * bits.
  */
 public final class BloomPager implements AutoCloseable {
 
@@ -55,7 +56,8 @@ public final class BloomPager implements AutoCloseable {
 
   public BloomPager(long budgetBytes, BloomPolicy policy) {
     this.policy = policy;
-    this.slots = (int) Math.min(Integer.MAX_VALUE / 2, Math.max(0, budgetBytes / BloomFormat.PAGE_SIZE));
+    this.slots =
+        (int) Math.min(Integer.MAX_VALUE / 2, Math.max(0, budgetBytes / BloomFormat.PAGE_SIZE));
     int perChunk = 1 << CHUNK_SHIFT;
     int n = (slots + perChunk - 1) / perChunk;
     this.chunks = new ByteBuffer[n];
@@ -64,8 +66,11 @@ public final class BloomPager implements AutoCloseable {
       // Page-aligned, so that each 64-byte block of a version-2 page is one cache line (a direct
       // buffer is only 8- or 16-byte aligned: unless it happened to be 64-byte aligned, every block
       // would straddle two lines).
-      chunks[i] = ByteBuffer.allocateDirect(inThis * BloomFormat.PAGE_SIZE + BloomFormat.PAGE_SIZE - 1)
-          .alignedSlice(BloomFormat.PAGE_SIZE).limit(inThis * BloomFormat.PAGE_SIZE).slice();
+      chunks[i] =
+          ByteBuffer.allocateDirect(inThis * BloomFormat.PAGE_SIZE + BloomFormat.PAGE_SIZE - 1)
+              .alignedSlice(BloomFormat.PAGE_SIZE)
+              .limit(inThis * BloomFormat.PAGE_SIZE)
+              .slice();
     }
     this.stamps = new int[slots];
     this.owners = new long[slots];
@@ -79,7 +84,8 @@ public final class BloomPager implements AutoCloseable {
 
   /** How far slot {@code s} starts past a multiple of {@code unit} bytes in memory (0: aligned). */
   int slotMisalignment(int s, int unit) {
-    return chunks[s >>> CHUNK_SHIFT].alignmentOffset((s & ((1 << CHUNK_SHIFT) - 1)) * BloomFormat.PAGE_SIZE, unit);
+    return chunks[s >>> CHUNK_SHIFT].alignmentOffset(
+        (s & ((1 << CHUNK_SHIFT) - 1)) * BloomFormat.PAGE_SIZE, unit);
   }
 
   long newTag() {
@@ -87,8 +93,8 @@ public final class BloomPager implements AutoCloseable {
   }
 
   /**
-   * Probes slot {@code s}, expected to hold page {@code tag}, for the key with second hash
-   * {@code g} in a filter of format {@code version}: NO, MAYBE, or NOT_RESIDENT if the slot changed.
+   * Probes slot {@code s}, expected to hold page {@code tag}, for the key with second hash {@code
+   * g} in a filter of format {@code version}: NO, MAYBE, or NOT_RESIDENT if the slot changed.
    */
   int probe(int s, long tag, long g, int probes, int version) {
     int stamp = (int) INTS.getAcquire(stamps, s);
@@ -97,8 +103,12 @@ public final class BloomPager implements AutoCloseable {
     }
     ByteBuffer chunk = chunks[s >>> CHUNK_SHIFT];
     int base = (s & ((1 << CHUNK_SHIFT) - 1)) * BloomFormat.PAGE_SIZE;
-    int result = (version == 1 ? allSetInPage(chunk, base, g, probes) : allSetInBlock(chunk, base, g, probes))
-        ? BloomFilter.MAYBE : BloomFilter.NO;
+    int result =
+        (version == 1
+                ? allSetInPage(chunk, base, g, probes)
+                : allSetInBlock(chunk, base, g, probes))
+            ? BloomFilter.MAYBE
+            : BloomFilter.NO;
     VarHandle.loadLoadFence();
     if ((int) INTS.getAcquire(stamps, s) != stamp) {
       return BloomFilter.NOT_RESIDENT;
@@ -117,7 +127,10 @@ public final class BloomPager implements AutoCloseable {
     return true;
   }
 
-  /** Version 2: whether all probes of {@code g} are set in its 64-byte block of the page at {@code base}. */
+  /**
+   * Version 2: whether all probes of {@code g} are set in its 64-byte block of the page at {@code
+   * base}.
+   */
   private static boolean allSetInBlock(ByteBuffer chunk, int base, long g, int probes) {
     int block = base + Hashing.block(g) * BloomFormat.BLOCK_SIZE;
     long state = g;
@@ -158,7 +171,10 @@ public final class BloomPager implements AutoCloseable {
     evictions.incrementAndGet();
   }
 
-  /** Loads page {@code p} of {@code f} into a free slot; a page failing its checksum is never loaded again. */
+  /**
+   * Loads page {@code p} of {@code f} into a free slot; a page failing its checksum is never loaded
+   * again.
+   */
   private void load(BloomFilter f, int p) {
     int s = freeSlots[--freeCount];
     int st = stamps[s];
@@ -176,8 +192,13 @@ public final class BloomPager implements AutoCloseable {
       if (!ok) {
         corruptPages.incrementAndGet();
         f.setSlot(p, BloomFilter.SLOT_CORRUPT);
-        LOG.error("bloom page {} of {} at offset {} failed its checksum (expected {}, actual {}); it answers \"maybe\" from now on",
-            p, f.path(), BloomFormat.pageOffset(p), String.format("%08x", f.pageCrc(p)), String.format("%08x", actual));
+        LOG.error(
+            "bloom page {} of {} at offset {} failed its checksum (expected {}, actual {}); it answers \"maybe\" from now on",
+            p,
+            f.path(),
+            BloomFormat.pageOffset(p),
+            String.format("%08x", f.pageCrc(p)),
+            String.format("%08x", actual));
       }
     } catch (IOException e) {
       ok = false;
@@ -230,7 +251,8 @@ public final class BloomPager implements AutoCloseable {
           double pNo = (f.noesDecayed[p] + 1) / (f.answeredDecayed[p] + 2);
           u = f.heat[p] * pNo * (slot >= 0 ? RESIDENT_BONUS : 1.0);
         }
-        // Usefulness as float bits (monotonic for non-negative floats) above a 20-bit page and 11-bit filter index.
+        // Usefulness as float bits (monotonic for non-negative floats) above a 20-bit page and
+        // 11-bit filter index.
         long key = u < 0 ? 0 : ((long) Float.floatToIntBits((float) u) << 31);
         ranked[n++] = key | ((long) fi << 20) | p;
       }

@@ -15,9 +15,9 @@ package io.docstore.index.bloom;
  * "Cache-, Hash- and Space-Efficient Bloom Filters", 2007): the rate of a 512-bit filter holding
  * {@code j} keys of {@code k} probes each (counted as distinct bits), averaged over the Poisson
  * distribution of {@code j} with mean {@code 512 / bitsPerKey}. The bits per key is the smallest
- * multiple of 1/16 at which the best {@code k} brings that rate down to
- * {@link #V2_DESIGN_FRACTION} of the target: 10.25 bits and k = 7 at 1%, 8.625 and k = 6 at 2%.
- * Computed with {@link StrictMath} so that every machine sizes a filter alike.
+ * multiple of 1/16 at which the best {@code k} brings that rate down to {@link #V2_DESIGN_FRACTION}
+ * of the target: 10.25 bits and k = 7 at 1%, 8.625 and k = 6 at 2%. Computed with {@link
+ * StrictMath} so that every machine sizes a filter alike.
  */
 public final class BloomSizing {
 
@@ -45,7 +45,8 @@ public final class BloomSizing {
     return switch (version) {
       case 1 -> {
         double bpk = standardBitsPerKey(fpRate);
-        yield new Sizing(bpk, (int) Math.max(1, Math.min(MAX_PROBES, Math.round(bpk * Math.log(2)))));
+        yield new Sizing(
+            bpk, (int) Math.max(1, Math.min(MAX_PROBES, Math.round(bpk * Math.log(2)))));
       }
       case 2 -> blocked(fpRate);
       default -> throw new IllegalArgumentException("no bloom format version " + version);

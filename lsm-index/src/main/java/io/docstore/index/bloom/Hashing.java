@@ -1,14 +1,14 @@
 package io.docstore.index.bloom;
 
 /**
- * The hash functions bloom pages are built and probed with. Part of the bloom format: changing
- * any of them changes the bits of both format versions (docs/formats/bloom.md, "Probing").
+ * The hash functions bloom pages are built and probed with. Part of the bloom format: changing any
+ * of them changes the bits of both format versions (docs/formats/bloom.md, "Probing").
  *
  * <p>Every version picks the page from {@code h = mix64(id)} and derives the probes from a second
  * hash {@code g = probeHash(h)}. Version 1 spreads the probes over the whole 32,768-bit page
- * ({@link #bit}); version 2 first picks one 512-bit block of the page from the top
- * six bits of {@code g} ({@link #block}) and takes every probe inside it from the top nine bits of
- * a multiplicative sequence started at {@code g} ({@link #nextProbe}, {@link #blockBit}).
+ * ({@link #bit}); version 2 first picks one 512-bit block of the page from the top six bits of
+ * {@code g} ({@link #block}) and takes every probe inside it from the top nine bits of a
+ * multiplicative sequence started at {@code g} ({@link #nextProbe}, {@link #blockBit}).
  */
 public final class Hashing {
 
@@ -16,18 +16,24 @@ public final class Hashing {
   public static final long PROBE_MULTIPLIER = 0x9E3779B97F4A7C15L;
 
   /** Version 2: a probe is the top log2(512) = 9 bits of its state. */
-  private static final int BIT_IN_BLOCK_SHIFT = 64 - Integer.numberOfTrailingZeros(BloomFormat.BLOCK_BITS);
+  private static final int BIT_IN_BLOCK_SHIFT =
+      64 - Integer.numberOfTrailingZeros(BloomFormat.BLOCK_BITS);
 
   private Hashing() {}
 
-  /** A 64-bit finalizer (MurmurHash3 fmix64 constants): every input bit affects every output bit. */
+  /**
+   * A 64-bit finalizer (MurmurHash3 fmix64 constants): every input bit affects every output bit.
+   */
   public static long mix64(long z) {
     z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
     z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
     return z ^ (z >>> 33);
   }
 
-  /** The page of a key with hash {@code h} among {@code pageCount} pages (multiply-shift, unbiased enough). */
+  /**
+   * The page of a key with hash {@code h} among {@code pageCount} pages (multiply-shift, unbiased
+   * enough).
+   */
   public static int page(long h, int pageCount) {
     return (int) (((h >>> 32) * pageCount) >>> 32);
   }
@@ -46,7 +52,10 @@ public final class Hashing {
     return ((int) g + i * ((int) (g >>> 32) | 1)) & (BloomFormat.PAGE_BITS - 1);
   }
 
-  /** Version 2: the 64-byte block of its page a key's probes fall in (0..63): the top six bits of {@code g}. */
+  /**
+   * Version 2: the 64-byte block of its page a key's probes fall in (0..63): the top six bits of
+   * {@code g}.
+   */
   public static int block(long g) {
     return (int) (g >>> (64 - BloomFormat.BLOCK_INDEX_BITS));
   }
@@ -61,7 +70,10 @@ public final class Hashing {
     return state * PROBE_MULTIPLIER;
   }
 
-  /** Version 2: the bit inside its block (0..511) of the probe with state {@code state}: its top nine bits. */
+  /**
+   * Version 2: the bit inside its block (0..511) of the probe with state {@code state}: its top
+   * nine bits.
+   */
   public static int blockBit(long state) {
     return (int) (state >>> BIT_IN_BLOCK_SHIFT);
   }

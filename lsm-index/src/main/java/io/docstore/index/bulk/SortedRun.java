@@ -7,9 +7,9 @@ import java.util.Arrays;
 /**
  * A run of (id, value) pairs gathered in memory for a bulk load, then sorted by id with a stable
  * least-significant-digit radix sort (8 bits a pass; passes whose byte is the same in every id are
- * skipped, so ids below 2^24 cost three passes) and deduplicated: of the pairs with the same id, the
- * one added last wins. Memory: 32 bytes per pair while sorting (two arrays of ids and values and
- * their scratch copies).
+ * skipped, so ids below 2^24 cost three passes) and deduplicated: of the pairs with the same id,
+ * the one added last wins. Memory: 32 bytes per pair while sorting (two arrays of ids and values
+ * and their scratch copies).
  *
  * <p>Not thread-safe. Values may be {@link LsmIndex#DELETED} (a tombstone) or {@code >= 0}.
  */

@@ -3,11 +3,13 @@ package io.docstore.index.compaction;
 import java.util.List;
 
 /**
- * The Indeed size-tiered rule (the article's compaction heuristic, its Figure 5; docs/background.md), as a pure function of sizes:
+ * The Indeed size-tiered rule (the article's compaction heuristic, its Figure 5;
+ * docs/background.md), as a pure function of sizes:
  *
  * <pre>
  * while newIndex.size &gt;= diskIndexes.first.size: newIndex = merge(newIndex, diskIndexes.removeFirst())
  * </pre>
+ *
  * where {@code diskIndexes} is ordered newest first. Each flush therefore writes the frozen memory
  * table merged with the newest {@link #absorbCount} on-disk indexes as one new index, in one pass.
  * Sizes are entry counts. Total entry writes grow as O(n log n) and the number of indexes stays

@@ -5,9 +5,9 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * Merges sorted sources, newest first in the list: for an id present in several sources the
- * newest wins and the others are skipped. Streams: memory is one head entry per source. The source
- * count is small (O(log n) indexes), so the minimum is found by a linear scan.
+ * Merges sorted sources, newest first in the list: for an id present in several sources the newest
+ * wins and the others are skipped. Streams: memory is one head entry per source. The source count
+ * is small (O(log n) indexes), so the minimum is found by a linear scan.
  *
  * <p>With {@code dropTombstones} (only when the output becomes the oldest index, so no older entry
  * can resurface) tombstones are left out; otherwise they are kept.
@@ -20,7 +20,8 @@ public final class MergingIterator implements EntryIterator {
   private long id;
   private long value;
 
-  public MergingIterator(List<EntryIterator> newestFirst, boolean dropTombstones) throws IOException {
+  public MergingIterator(List<EntryIterator> newestFirst, boolean dropTombstones)
+      throws IOException {
     this.sources = newestFirst.toArray(new EntryIterator[0]);
     this.live = new boolean[sources.length];
     this.dropTombstones = dropTombstones;

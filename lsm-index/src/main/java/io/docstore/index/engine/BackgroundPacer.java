@@ -5,11 +5,11 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
- * Paces the background thread's table writes to a byte rate, so a large merge does not take a
- * core and the disk away from lookups for its whole length (on a 2-core machine, a merge at full
- * speed is what a reader's p99.9 pays for). The limit is lifted whenever someone waits for the
- * background thread ({@code urgent}): a writer blocked on full frozen tables, an explicit flush, a
- * close. Used only by the engine's single background thread.
+ * Paces the background thread's table writes to a byte rate, so a large merge does not take a core
+ * and the disk away from lookups for its whole length (on a 2-core machine, a merge at full speed
+ * is what a reader's p99.9 pays for). The limit is lifted whenever someone waits for the background
+ * thread ({@code urgent}): a writer blocked on full frozen tables, an explicit flush, a close. Used
+ * only by the engine's single background thread.
  */
 final class BackgroundPacer {
 
@@ -25,7 +25,9 @@ final class BackgroundPacer {
     this.urgent = urgent;
   }
 
-  /** Accounts {@code bytes} just written; sleeps while over the rate unless the work became urgent. */
+  /**
+   * Accounts {@code bytes} just written; sleeps while over the rate unless the work became urgent.
+   */
   void written(int bytes) {
     if (limiter == null) {
       return;

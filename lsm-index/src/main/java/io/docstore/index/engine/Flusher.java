@@ -26,21 +26,23 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes the oldest frozen memory table to disk, merged in one streaming pass with the newest
  * on-disk tables the {@link CompactionPicker} says it absorbs, then publishes the manifest and
- * installs the result. Runs only on the engine's single background thread, so it is the only
- * code that changes the table list. Ordering (proof sketch in docs/design/compaction.md):
- * table and bloom files forced and directory synced, then the manifest published (the commit
- * point), then the new snapshot installed, then obsolete WALs deleted and replaced tables marked
- * for deletion once their last reader is done.
+ * installs the result. Runs only on the engine's single background thread, so it is the only code
+ * that changes the table list. Ordering (proof sketch in docs/design/compaction.md): table and
+ * bloom files forced and directory synced, then the manifest published (the commit point), then the
+ * new snapshot installed, then obsolete WALs deleted and replaced tables marked for deletion once
+ * their last reader is done.
  *
  * <p>Disk space is checked first: if the merge does not fit, the table is flushed alone; if even
- * that does not fit, the flush fails cleanly (nothing installed, the frozen table stays readable
- * in memory and in its WAL) and is retried a second later.
+ * that does not fit, the flush fails cleanly (nothing installed, the frozen table stays readable in
+ * memory and in its WAL) and is retried a second later.
  */
 final class Flusher {
 
   private static final Logger LOG = LoggerFactory.getLogger(Flusher.class);
+
   /** Headroom over the estimated output size (bloom file, page padding, file system slack). */
   private static final double SPACE_HEADROOM = 1.25;
+
   /** Entries written between two calls to the pacer (64 KiB of table). */
   private static final int PACE_ENTRIES = 4096;
 
@@ -48,8 +50,10 @@ final class Flusher {
   private static final long NO_SPACE_LOG_NANOS = 60_000_000_000L;
 
   private final IndexEngine engine;
+
   /** Background thread only: consecutive failed attempts and when a full disk was last logged. */
   private int failedAttempts;
+
   private long noSpaceLoggedAt;
 
   Flusher(IndexEngine engine) {
@@ -64,7 +68,10 @@ final class Flusher {
       if (flush()) {
         engine.backgroundFailure = null;
         if (failedAttempts > 0) {
-          LOG.info("index flush in {} succeeded again after {} failed attempts", engine.dir, failedAttempts);
+          LOG.info(
+              "index flush in {} succeeded again after {} failed attempts",
+              engine.dir,
+              failedAttempts);
           failedAttempts = 0;
         }
       }
@@ -75,12 +82,18 @@ final class Flusher {
         long now = System.nanoTime();
         if (failedAttempts == 1 || now - noSpaceLoggedAt >= NO_SPACE_LOG_NANOS) {
           noSpaceLoggedAt = now;
-          LOG.warn("index flush in {} failed for lack of disk space ({} attempts so far); the frozen table stays in "
-              + "memory and its WAL; retrying every second, logged at most once a minute: {}", engine.dir,
-              failedAttempts, e.toString());
+          LOG.warn(
+              "index flush in {} failed for lack of disk space ({} attempts so far); the frozen table stays in "
+                  + "memory and its WAL; retrying every second, logged at most once a minute: {}",
+              engine.dir,
+              failedAttempts,
+              e.toString());
         }
       } else {
-        LOG.error("index flush failed in {}; the frozen table stays in memory and its WAL; retrying in 1 s", engine.dir, e);
+        LOG.error(
+            "index flush failed in {}; the frozen table stays in memory and its WAL; retrying in 1 s",
+            engine.dir,
+            e);
       }
       engine.backgroundFailure = e instanceof IOException io ? io : new IOException(e);
       synchronized (engine.stateLock) {
@@ -119,13 +132,22 @@ final class Flusher {
     int k = CompactionPicker.absorbCount(sorted.ids().length, sizes);
     long free = fs.usableSpace(engine.dir);
     if (k > 0 && free < estimate(sorted.ids().length, s.tables, k)) {
-      LOG.warn("not enough disk space in {} to merge {} indexes ({} bytes free); flushing the memory table alone",
-          engine.dir, k, free);
+      LOG.warn(
+          "not enough disk space in {} to merge {} indexes ({} bytes free); flushing the memory table alone",
+          engine.dir,
+          k,
+          free);
       k = 0;
     }
     if (free < estimate(sorted.ids().length, s.tables, 0)) {
-      throw new NoSpaceException("No space left on device: not enough disk space in " + engine.dir + " to flush " + sorted.ids().length
-          + " entries (" + free + " bytes free)");
+      throw new NoSpaceException(
+          "No space left on device: not enough disk space in "
+              + engine.dir
+              + " to flush "
+              + sorted.ids().length
+              + " entries ("
+              + free
+              + " bytes free)");
     }
     engine.counters.backgroundWork.set(k > 0 ? IndexCounters.COMPACTING : IndexCounters.FLUSHING);
     boolean oldest = k == s.tables.length;
@@ -182,8 +204,12 @@ final class Flusher {
     if (k > 0) {
       KillPoints.reach("index.compaction.after-install");
     }
-    LOG.debug("flushed {} entries from memory{} into {} ({} entries)", sorted.ids().length,
-        k > 0 ? " merged with " + k + " indexes" : "", tablePath.getFileName(), info == null ? 0 : info.entries());
+    LOG.debug(
+        "flushed {} entries from memory{} into {} ({} entries)",
+        sorted.ids().length,
+        k > 0 ? " merged with " + k + " indexes" : "",
+        tablePath.getFileName(),
+        info == null ? 0 : info.entries());
     return true;
   }
 
@@ -248,8 +274,15 @@ final class Flusher {
    * bloom file written and forced, the directory synced, the bytes counted, the table opened with
    * its filter. {@code w} was finished into {@code info} by the caller.
    */
-  static Table openWritten(IndexEngine engine, TableWriter.Info info, BloomBuilder bloom, Path tablePath, Path bloomPath,
-      long number, boolean compaction) throws IOException {
+  static Table openWritten(
+      IndexEngine engine,
+      TableWriter.Info info,
+      BloomBuilder bloom,
+      Path tablePath,
+      Path bloomPath,
+      long number,
+      boolean compaction)
+      throws IOException {
     FileSystem fs = engine.options.fileSystem();
     long bloomBytes = bloom.writeTo(fs, bloomPath);
     fs.syncDirectory(engine.dir);

@@ -32,13 +32,19 @@ public final class IndexCounters {
   public final AtomicLong walFsyncMaxNanos = new AtomicLong();
   public final AtomicLong walBytesDropped = new AtomicLong();
   public final AtomicLong walBytesWritten = new AtomicLong();
-  /** What the background thread is writing right now: {@link #IDLE}, {@link #FLUSHING} or {@link #COMPACTING}. */
+
+  /**
+   * What the background thread is writing right now: {@link #IDLE}, {@link #FLUSHING} or {@link
+   * #COMPACTING}.
+   */
   public final AtomicInteger backgroundWork = new AtomicInteger(IDLE);
 
   /** {@link #backgroundWork}: no table is being written. */
   public static final int IDLE = 0;
+
   /** {@link #backgroundWork}: a memory table is being written alone. */
   public static final int FLUSHING = 1;
+
   /** {@link #backgroundWork}: a memory table is being merged with on-disk indexes. */
   public static final int COMPACTING = 2;
 

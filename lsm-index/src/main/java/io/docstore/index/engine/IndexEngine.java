@@ -11,8 +11,8 @@ import io.docstore.index.table.EntryIterator;
 import io.docstore.index.table.Table;
 import io.docstore.index.wal.WalWriter;
 import io.docstore.io.ColdReads;
-import io.docstore.io.ThreadPriority;
 import io.docstore.io.NoSpaceException;
+import io.docstore.io.ThreadPriority;
 import io.docstore.io.cache.SlotCache;
 import java.io.IOException;
 import java.nio.ByteOrder;
@@ -47,25 +47,38 @@ public final class IndexEngine implements java.io.Closeable {
   final Path dir;
   final IndexCounters counters = new IndexCounters();
   final BloomPager pager;
+
   /** Verified table pages, off heap; null when {@code pageCacheBytes} is 0. */
   final SlotCache pageCache;
-  /** Whether the tables' mappings are warm: while they are, lookups skip {@link #pageCache} ({@code Table.find}). */
+
+  /**
+   * Whether the tables' mappings are warm: while they are, lookups skip {@link #pageCache} ({@code
+   * Table.find}).
+   */
   final ColdReads pageReads = new ColdReads();
+
   final ReentrantLock writeLock = new ReentrantLock();
   final Object stateLock = new Object();
+
   /** WAL files on disk, by number; guarded by stateLock. */
   final TreeSet<Long> walFiles = new TreeSet<>();
+
   private final ScheduledThreadPoolExecutor background;
   private final ScheduledThreadPoolExecutor bloomTask;
   final Flusher flusher;
   final BackgroundPacer pacer;
+
   /** Threads waiting in {@link #flush()} for the frozen tables to reach the disk. */
   private final AtomicInteger flushWaiters = new AtomicInteger();
+
   private volatile Snapshot current;
+
   /** Guarded by stateLock. */
   long nextFileNumber;
+
   /** Writer-owned. */
   private WalWriter wal;
+
   volatile IOException backgroundFailure;
   volatile boolean closed;
 
@@ -73,9 +86,13 @@ public final class IndexEngine implements java.io.Closeable {
     this.options = options;
     this.dir = dir;
     this.pager = pager;
-    this.pageCache = options.pageCacheBytes() >= io.docstore.index.table.TableFormat.PAGE_SIZE
-        ? new SlotCache(options.pageCacheBytes(), io.docstore.index.table.TableFormat.PAGE_SIZE, ByteOrder.LITTLE_ENDIAN)
-        : null;
+    this.pageCache =
+        options.pageCacheBytes() >= io.docstore.index.table.TableFormat.PAGE_SIZE
+            ? new SlotCache(
+                options.pageCacheBytes(),
+                io.docstore.index.table.TableFormat.PAGE_SIZE,
+                ByteOrder.LITTLE_ENDIAN)
+            : null;
     this.background = executor("index-flush-" + dir.getFileName(), options.backgroundNice());
     this.bloomTask = executor("index-bloom-" + dir.getFileName(), options.backgroundNice());
     this.flusher = new Flusher(this);
@@ -92,14 +109,20 @@ public final class IndexEngine implements java.io.Closeable {
    * thread runs at nice {@code nice}, so flushes and compactions yield the CPU to lookups.
    */
   private static ScheduledThreadPoolExecutor executor(String name, int nice) {
-    ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(() -> {
-        ThreadPriority.lowerCurrentThread(nice);
-        r.run();
-      }, name);
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor e =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t =
+                  new Thread(
+                      () -> {
+                        ThreadPriority.lowerCurrentThread(nice);
+                        r.run();
+                      },
+                      name);
+              t.setDaemon(true);
+              return t;
+            });
     e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     e.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
     return e;
@@ -149,7 +172,9 @@ public final class IndexEngine implements java.io.Closeable {
     return pageCache;
   }
 
-  /** Mapped page reads that waited for the disk (each sends lookups to the page cache for a while). */
+  /**
+   * Mapped page reads that waited for the disk (each sends lookups to the page cache for a while).
+   */
   /** Whether lookups read pages through mappings and the last timed ones found them in memory. */
   public boolean lookupsWarm() {
     return options.mappedReads() && pageReads.warm();
@@ -219,7 +244,10 @@ public final class IndexEngine implements java.io.Closeable {
     writeLock.lock();
     try {
       checkOpen();
-      int chunkMax = Math.min(io.docstore.index.wal.WalFormat.MAX_COUNT, Math.max(1, current.active.maxEntries() / 2));
+      int chunkMax =
+          Math.min(
+              io.docstore.index.wal.WalFormat.MAX_COUNT,
+              Math.max(1, current.active.maxEntries() / 2));
       List<int[]> chunks = new ArrayList<>();
       long pos = 0;
       // A batch goes into one memory table (one WAL) when it can, so a crash keeps all or none of
@@ -229,9 +257,11 @@ public final class IndexEngine implements java.io.Closeable {
       for (int from = 0; from < count; ) {
         int n = Math.min(chunkMax, count - from);
         MemTable active = current.active;
-        boolean split = staged == 0
-            ? !active.hasRoomFor(n) || (from == 0 && active.size() > 0 && !active.hasRoomFor(count))
-            : !active.canHold(staged + n);
+        boolean split =
+            staged == 0
+                ? !active.hasRoomFor(n)
+                    || (from == 0 && active.size() > 0 && !active.hasRoomFor(count))
+                : !active.canHold(staged + n);
         if (split) {
           applyAndAwait(ids, values, chunks, pos);
           chunks.clear();
@@ -249,7 +279,8 @@ public final class IndexEngine implements java.io.Closeable {
     }
   }
 
-  private void applyAndAwait(long[] ids, long[] values, List<int[]> chunks, long pos) throws IOException {
+  private void applyAndAwait(long[] ids, long[] values, List<int[]> chunks, long pos)
+      throws IOException {
     if (chunks.isEmpty()) {
       return;
     }
@@ -286,10 +317,13 @@ public final class IndexEngine implements java.io.Closeable {
           failuresBefore = counters.backgroundFailures.get();
           background.execute(flusher::flushOne);
         } else if (failing != null && counters.backgroundFailures.get() != failuresBefore) {
-          String m = "index flush is failing and " + current.frozen.length
-              + " memory tables are waiting; refusing more writes until it recovers";
+          String m =
+              "index flush is failing and "
+                  + current.frozen.length
+                  + " memory tables are waiting; refusing more writes until it recovers";
           throw NoSpaceException.isNoSpace(failing)
-              ? new NoSpaceException("No space left on device: " + m, failing) : new IOException(m, failing);
+              ? new NoSpaceException("No space left on device: " + m, failing)
+              : new IOException(m, failing);
         }
         try {
           stateLock.wait(100);
@@ -306,7 +340,9 @@ public final class IndexEngine implements java.io.Closeable {
     Path next = FileNames.path(dir, FileNames.Kind.WAL, number);
     WalWriter created;
     try {
-      created = WalWriter.create(options.fileSystem(), next, number, options.syncPolicy(), counters::walFsync);
+      created =
+          WalWriter.create(
+              options.fileSystem(), next, number, options.syncPolicy(), counters::walFsync);
     } catch (IOException e) {
       discardWal(next, e);
       throw NoSpaceException.classify(e);
@@ -331,7 +367,8 @@ public final class IndexEngine implements java.io.Closeable {
       frozen[0] = s.active;
       System.arraycopy(s.frozen, 0, frozen, 1, s.frozen.length);
       s.active.markFrozen();
-      installLocked(new Snapshot(new MemTable(options.memTableBytes(), 0, number), frozen, s.tables));
+      installLocked(
+          new Snapshot(new MemTable(options.memTableBytes(), 0, number), frozen, s.tables));
     }
     background.execute(flusher::flushOne);
   }
@@ -351,7 +388,9 @@ public final class IndexEngine implements java.io.Closeable {
     }
   }
 
-  /** The value, {@link #DELETED} or {@link #ABSENT}. Lock-free; never waits for flush or compaction. */
+  /**
+   * The value, {@link #DELETED} or {@link #ABSENT}. Lock-free; never waits for flush or compaction.
+   */
   public long get(long id) throws IOException {
     Snapshot s = acquire();
     int probed = 0;
@@ -390,7 +429,10 @@ public final class IndexEngine implements java.io.Closeable {
     }
   }
 
-  /** Live entries with id >= fromId over a snapshot taken now (the active table is copied under the writer lock). */
+  /**
+   * Live entries with id >= fromId over a snapshot taken now (the active table is copied under the
+   * writer lock).
+   */
   public EntryIterator scan(long fromId) throws IOException {
     MemTable.Sorted activeCopy;
     Snapshot s;
@@ -472,11 +514,13 @@ public final class IndexEngine implements java.io.Closeable {
     // The failure count when the attempt run for this call starts: an attempt already running (one
     // that began before a full disk was freed, say) may still fail, and must not fail this call.
     // The background thread is single, so that attempt ends before this call's begins.
-    java.util.concurrent.atomic.AtomicLong failuresAtStart = new java.util.concurrent.atomic.AtomicLong(-1);
-    background.execute(() -> {
-      failuresAtStart.set(counters.backgroundFailures.get());
-      flusher.flushOne();
-    });
+    java.util.concurrent.atomic.AtomicLong failuresAtStart =
+        new java.util.concurrent.atomic.AtomicLong(-1);
+    background.execute(
+        () -> {
+          failuresAtStart.set(counters.backgroundFailures.get());
+          flusher.flushOne();
+        });
     synchronized (stateLock) {
       while (current.frozen.length > 0) {
         long base = failuresAtStart.get();

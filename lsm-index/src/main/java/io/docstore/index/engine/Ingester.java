@@ -27,8 +27,8 @@ import java.util.List;
  *       snapshot with the new table first is installed.
  * </ol>
  *
- * Newest wins: the run shadows every entry written before the call, and every later write
- * shadows the run. Later flushes absorb the table by the usual size-tiered rule.
+ * Newest wins: the run shadows every entry written before the call, and every later write shadows
+ * the run. Later flushes absorb the table by the usual size-tiered rule.
  */
 final class Ingester {
 
@@ -37,7 +37,8 @@ final class Ingester {
   static void ingest(IndexEngine engine, long[] ids, long[] values, int count) throws IOException {
     for (int i = 1; i < count; i++) {
       if (ids[i] <= ids[i - 1]) {
-        throw new IllegalArgumentException("ids must be strictly ascending: " + ids[i] + " at " + i + " after " + ids[i - 1]);
+        throw new IllegalArgumentException(
+            "ids must be strictly ascending: " + ids[i] + " at " + i + " after " + ids[i - 1]);
       }
     }
     FileSystem fs = engine.options.fileSystem();
@@ -63,10 +64,11 @@ final class Ingester {
       engine.writeLock.lock();
       try {
         engine.flush();
-        engine.onBackground(() -> {
-          install(engine, created);
-          return null;
-        });
+        engine.onBackground(
+            () -> {
+              install(engine, created);
+              return null;
+            });
         installed = true;
       } finally {
         engine.writeLock.unlock();

@@ -47,8 +47,12 @@ final class Recovery {
       for (Path p : fs.list(dir)) {
         FileNames.Parsed n = FileNames.parse(p);
         if (n != null && n.kind() == FileNames.Kind.TABLE) {
-          throw new CorruptionException(dir.resolve(FileNames.MANIFEST), 0,
-              "manifest is missing but index tables exist (" + p.getFileName() + "); refusing to treat the directory as new");
+          throw new CorruptionException(
+              dir.resolve(FileNames.MANIFEST),
+              0,
+              "manifest is missing but index tables exist ("
+                  + p.getFileName()
+                  + "); refusing to treat the directory as new");
         }
       }
     }
@@ -68,12 +72,15 @@ final class Recovery {
         continue;
       }
       maxSeen = Math.max(maxSeen, n.number());
-      boolean orphan = switch (n.kind()) {
-        case TABLE, BLOOM -> !live.contains(n.number());
-        case WAL -> n.number() < manifest.minLiveWal();
-      };
+      boolean orphan =
+          switch (n.kind()) {
+            case TABLE, BLOOM -> !live.contains(n.number());
+            case WAL -> n.number() < manifest.minLiveWal();
+          };
       if (orphan) {
-        LOG.info("deleting {}: not referenced by the manifest (left by an interrupted flush or compaction)", p.getFileName());
+        LOG.info(
+            "deleting {}: not referenced by the manifest (left by an interrupted flush or compaction)",
+            p.getFileName());
         fs.delete(p);
       } else if (n.kind() == FileNames.Kind.WAL) {
         wals.add(n.number());
@@ -87,7 +94,8 @@ final class Recovery {
         Path tp = FileNames.path(dir, FileNames.Kind.TABLE, ref.number());
         Path bp = FileNames.path(dir, FileNames.Kind.BLOOM, ref.number());
         if (!fs.exists(tp) || !fs.exists(bp)) {
-          throw new CorruptionException(fs.exists(tp) ? bp : tp, 0, "file listed in the manifest is missing");
+          throw new CorruptionException(
+              fs.exists(tp) ? bp : tp, 0, "file listed in the manifest is missing");
         }
         BloomFilter bloom = BloomFilter.open(fs, bp, pager);
         Table t;
@@ -99,7 +107,10 @@ final class Recovery {
         }
         tables.add(t);
         if (t.entryCount() != ref.entries()) {
-          throw new CorruptionException(tp, 0, "table holds " + t.entryCount() + " entries but the manifest says " + ref.entries());
+          throw new CorruptionException(
+              tp,
+              0,
+              "table holds " + t.entryCount() + " entries but the manifest says " + ref.entries());
         }
       }
       long[] counted = new long[1];
@@ -107,8 +118,12 @@ final class Recovery {
         Path wp = FileNames.path(dir, FileNames.Kind.WAL, w);
         WalReader.Result r = WalReader.replay(fs, wp, w == wals.last(), (id, v) -> counted[0]++);
         if (r.droppedBytes() > 0) {
-          LOG.warn("WAL {}: dropping a torn tail of {} bytes at offset {} ({})", wp.getFileName(), r.droppedBytes(),
-              r.validBytes(), r.dropReason());
+          LOG.warn(
+              "WAL {}: dropping a torn tail of {} bytes at offset {} ({})",
+              wp.getFileName(),
+              r.droppedBytes(),
+              r.validBytes(),
+              r.dropReason());
           engine.counters.walBytesDropped.addAndGet(r.droppedBytes());
         }
         if (r.validBytes() == 0) {
@@ -122,15 +137,24 @@ final class Recovery {
       }
       long nextFile = Math.max(manifest.nextFileNumber(), maxSeen + 1);
       long walNumber = nextFile++;
-      MemTable active = new MemTable(options.memTableBytes(), (int) Math.min(Integer.MAX_VALUE / 2, counted[0]), walNumber);
+      MemTable active =
+          new MemTable(
+              options.memTableBytes(),
+              (int) Math.min(Integer.MAX_VALUE / 2, counted[0]),
+              walNumber);
       for (long w : wals) {
         WalReader.replay(fs, FileNames.path(dir, FileNames.Kind.WAL, w), true, active::put);
       }
       if (fresh) {
         new Manifest(nextFile, 0, List.of()).publish(fs, dir);
       }
-      WalWriter wal = WalWriter.create(fs, FileNames.path(dir, FileNames.Kind.WAL, walNumber), walNumber,
-          options.syncPolicy(), engine.counters::walFsync);
+      WalWriter wal =
+          WalWriter.create(
+              fs,
+              FileNames.path(dir, FileNames.Kind.WAL, walNumber),
+              walNumber,
+              options.syncPolicy(),
+              engine.counters::walFsync);
       synchronized (engine.stateLock) {
         engine.nextFileNumber = nextFile;
         engine.walFiles.addAll(wals);

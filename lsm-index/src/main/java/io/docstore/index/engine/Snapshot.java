@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
 /**
  * An immutable view of the index's sources, newest first: the active memory table, frozen tables
  * waiting for their flush, and on-disk tables. Reference counted: the engine holds one reference
- * while the snapshot is current, each reader one while it reads. The snapshot holds a reference
- * on each of its tables, dropped when its own count reaches zero, so a table replaced by a
- * compaction stays open until no reader can still reach it.
+ * while the snapshot is current, each reader one while it reads. The snapshot holds a reference on
+ * each of its tables, dropped when its own count reaches zero, so a table replaced by a compaction
+ * stays open until no reader can still reach it.
  */
 final class Snapshot {
 

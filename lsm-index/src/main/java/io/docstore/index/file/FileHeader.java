@@ -21,8 +21,8 @@ import java.nio.file.Path;
  * 28      4   header crc   masked CRC32C of bytes 0..27
  * </pre>
  *
- * A wrong magic, name or checksum is corruption; a version outside the supported range is an
- * {@link UnsupportedFormatException} (too old and too new are distinct).
+ * A wrong magic, name or checksum is corruption; a version outside the supported range is an {@link
+ * UnsupportedFormatException} (too old and too new are distinct).
  */
 public final class FileHeader {
 
@@ -66,7 +66,8 @@ public final class FileHeader {
    * @throws CorruptionException bad magic, name or checksum
    * @throws UnsupportedFormatException version outside {@code [minVersion, maxVersion]}
    */
-  public static Header read(ByteBuffer buf, int at, Path file, String format, int minVersion, int maxVersion)
+  public static Header read(
+      ByteBuffer buf, int at, Path file, String format, int minVersion, int maxVersion)
       throws CorruptionException, UnsupportedFormatException {
     if (buf.limit() - at < SIZE) {
       throw new CorruptionException(file, 0, "file shorter than its " + SIZE + "-byte header");
@@ -86,7 +87,8 @@ public final class FileHeader {
     b.get(at + NAME_OFFSET, name);
     String found = new String(name, StandardCharsets.US_ASCII).replace("\0", "");
     if (!found.equals(format)) {
-      throw new CorruptionException(file, NAME_OFFSET, "expected format " + format + " but header says " + found);
+      throw new CorruptionException(
+          file, NAME_OFFSET, "expected format " + format + " but header says " + found);
     }
     int version = b.getInt(at + VERSION_OFFSET);
     if (version < minVersion || version > maxVersion) {

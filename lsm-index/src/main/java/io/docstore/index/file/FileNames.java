@@ -13,6 +13,7 @@ import java.util.Locale;
  *   <li>{@code NNNNNNNNNN.wal}: a write-ahead log
  *   <li>{@code MANIFEST}: the set of live tables
  * </ul>
+ *
  * Tables and WALs share one increasing number sequence, so numbers also order files by age.
  */
 public final class FileNames {
@@ -21,7 +22,9 @@ public final class FileNames {
 
   /** File kinds with a number. */
   public enum Kind {
-    TABLE(".idx"), BLOOM(".bloom"), WAL(".wal");
+    TABLE(".idx"),
+    BLOOM(".bloom"),
+    WAL(".wal");
 
     final String suffix;
 

@@ -34,8 +34,12 @@ public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tabl
   }
 
   public byte[] encode() {
-    ByteBuffer b = ByteBuffer.allocate(ManifestFormat.TABLES_OFFSET + tables.size() * ManifestFormat.TABLE_ENTRY_SIZE
-        + ManifestFormat.CRC_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer b =
+        ByteBuffer.allocate(
+                ManifestFormat.TABLES_OFFSET
+                    + tables.size() * ManifestFormat.TABLE_ENTRY_SIZE
+                    + ManifestFormat.CRC_SIZE)
+            .order(ByteOrder.LITTLE_ENDIAN);
     FileHeader.write(b, ManifestFormat.FORMAT, ManifestFormat.VERSION, 0, 0);
     b.putLong(nextFileNumber).putLong(minLiveWal).putInt(tables.size());
     for (TableRef t : tables) {
@@ -47,15 +51,22 @@ public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tabl
 
   public static Manifest decode(ByteBuffer b, Path file) throws IOException {
     b = b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
-    FileHeader.read(b, 0, file, ManifestFormat.FORMAT, ManifestFormat.VERSION, ManifestFormat.VERSION);
+    FileHeader.read(
+        b, 0, file, ManifestFormat.FORMAT, ManifestFormat.VERSION, ManifestFormat.VERSION);
     if (b.limit() < ManifestFormat.TABLES_OFFSET + ManifestFormat.CRC_SIZE) {
-      throw new CorruptionException(file, b.limit(), "manifest truncated to " + b.limit() + " bytes");
+      throw new CorruptionException(
+          file, b.limit(), "manifest truncated to " + b.limit() + " bytes");
     }
     int count = b.getInt(ManifestFormat.TABLE_COUNT_OFFSET);
-    long expectedSize = ManifestFormat.TABLES_OFFSET + (long) count * ManifestFormat.TABLE_ENTRY_SIZE + ManifestFormat.CRC_SIZE;
+    long expectedSize =
+        ManifestFormat.TABLES_OFFSET
+            + (long) count * ManifestFormat.TABLE_ENTRY_SIZE
+            + ManifestFormat.CRC_SIZE;
     if (count < 0 || expectedSize != b.limit()) {
-      throw new CorruptionException(file, ManifestFormat.TABLE_COUNT_OFFSET, "table count " + count
-          + " does not match manifest size " + b.limit());
+      throw new CorruptionException(
+          file,
+          ManifestFormat.TABLE_COUNT_OFFSET,
+          "table count " + count + " does not match manifest size " + b.limit());
     }
     int crcAt = b.limit() - ManifestFormat.CRC_SIZE;
     int expected = b.getInt(crcAt);
@@ -68,7 +79,10 @@ public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tabl
       int at = ManifestFormat.TABLES_OFFSET + i * ManifestFormat.TABLE_ENTRY_SIZE;
       tables.add(new TableRef(b.getLong(at), b.getLong(at + 8)));
     }
-    return new Manifest(b.getLong(ManifestFormat.NEXT_FILE_OFFSET), b.getLong(ManifestFormat.MIN_LIVE_WAL_OFFSET), tables);
+    return new Manifest(
+        b.getLong(ManifestFormat.NEXT_FILE_OFFSET),
+        b.getLong(ManifestFormat.MIN_LIVE_WAL_OFFSET),
+        tables);
   }
 
   /** Reads {@code dir/MANIFEST}, or returns null if there is none. */
@@ -80,7 +94,8 @@ public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tabl
     try (FileChannel ch = fs.openRead(file)) {
       long size = ch.size();
       if (size > 64L << 20) {
-        throw new CorruptionException(file, 0, "manifest of " + size + " bytes is implausibly large");
+        throw new CorruptionException(
+            file, 0, "manifest of " + size + " bytes is implausibly large");
       }
       ByteBuffer b = ByteBuffer.allocate((int) size);
       while (b.hasRemaining() && ch.read(b, b.position()) >= 0) {
@@ -92,17 +107,24 @@ public record Manifest(long nextFileNumber, long minLiveWal, List<TableRef> tabl
   }
 
   /**
-   * Publishes this manifest atomically: temp file, force, directory fsync, rename over
-   * {@code MANIFEST}, directory fsync. This is {@link AtomicFiles#publish} plus one directory fsync
-   * before the rename, so the temp file's own directory entry is durable before it replaces the
-   * old manifest: a crash between rename and the last fsync then brings back the old manifest
-   * rather than no manifest (the fault-injecting file system models exactly that case; see
+   * Publishes this manifest atomically: temp file, force, directory fsync, rename over {@code
+   * MANIFEST}, directory fsync. This is {@link AtomicFiles#publish} plus one directory fsync before
+   * the rename, so the temp file's own directory entry is durable before it replaces the old
+   * manifest: a crash between rename and the last fsync then brings back the old manifest rather
+   * than no manifest (the fault-injecting file system models exactly that case; see
    * docs/decisions.md).
    */
   public void publish(FileSystem fs, Path dir) throws IOException {
     Path target = dir.resolve(FileNames.MANIFEST);
-    Path tmp = dir.resolve("." + FileNames.MANIFEST + "." + ProcessHandle.current().pid() + "." + System.nanoTime()
-        + AtomicFiles.TEMP_SUFFIX);
+    Path tmp =
+        dir.resolve(
+            "."
+                + FileNames.MANIFEST
+                + "."
+                + ProcessHandle.current().pid()
+                + "."
+                + System.nanoTime()
+                + AtomicFiles.TEMP_SUFFIX);
     try (WritableFile f = fs.create(tmp)) {
       f.write(ByteBuffer.wrap(encode()));
       f.force();

@@ -9,9 +9,9 @@ import java.util.Arrays;
  * a byte budget; the index freezes it when {@link #isFull}. A value of -2 is a tombstone.
  *
  * <p>The slot arrays start small and double as entries arrive, up to the budget's size: an empty or
- * small table costs little memory and a lookup into it stays in the CPU's caches (a read-only store,
- * after a bulk load, probes it on every lookup). Doubling copies every entry, so a table filled to
- * its budget was copied about once over in all.
+ * small table costs little memory and a lookup into it stays in the CPU's caches (a read-only
+ * store, after a bulk load, probes it on every lookup). Doubling copies every entry, so a table
+ * filled to its budget was copied about once over in all.
  *
  * <p>Thread-safety: one writer ({@link #put}) and any number of concurrent readers ({@link #get}),
  * without locks. Keys are stored as {@code ~id} (never 0, so 0 marks an empty slot). The writer
@@ -32,7 +32,11 @@ public final class MemTable {
   private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
   private static final double LOAD_FACTOR = 0.6;
   private static final int MIN_SLOTS = 64;
-  /** Entries whose slots {@link #putAll} loads before inserting them: enough misses in flight, all still cached. */
+
+  /**
+   * Entries whose slots {@link #putAll} loads before inserting them: enough misses in flight, all
+   * still cached.
+   */
   private static final int TOUCH_AHEAD = 32;
 
   /** One generation of slot arrays; replaced, never changed after, when the table doubles. */
@@ -49,14 +53,18 @@ public final class MemTable {
   }
 
   private volatile Slots slots;
+
   /** The size the arrays may double to: the budget's, or more to hold a recovery replay. */
   private final int maxSlots;
+
   private final int maxEntries;
   private final long walNumber;
   private volatile int count;
+
   /** Where {@link #putAll} leaves the sum of the slots it touched, so the JIT keeps those loads. */
   @SuppressWarnings("unused")
   private long sink;
+
   private Sorted sorted;
   private boolean frozen;
 
@@ -116,17 +124,17 @@ public final class MemTable {
   }
 
   /**
-   * True if {@code n} more new ids still fit in the slot arrays (at most 90% load), past
-   * {@link #maxEntries} if need be: a batch kept in one table for atomicity may overshoot the
-   * budget, never the arrays (a full open-addressing table would make {@link #put} spin).
+   * True if {@code n} more new ids still fit in the slot arrays (at most 90% load), past {@link
+   * #maxEntries} if need be: a batch kept in one table for atomicity may overshoot the budget,
+   * never the arrays (a full open-addressing table would make {@link #put} spin).
    */
   public boolean canHold(int n) {
     return count + (long) n <= maxSlots * 9L / 10;
   }
 
   /**
-   * Doubles the arrays until {@code entries} fit at the load factor, or they reach {@link #maxSlots}
-   * (past that load a table fills up to 90%, see {@link #canHold}). Writer only.
+   * Doubles the arrays until {@code entries} fit at the load factor, or they reach {@link
+   * #maxSlots} (past that load a table fills up to 90%, see {@link #canHold}). Writer only.
    */
   private Slots ensureRoom(long entries) {
     Slots s = slots;
@@ -189,7 +197,10 @@ public final class MemTable {
     count = count + added;
   }
 
-  /** Stores the entry; 1 if the id is new to the table, 0 if it overwrote. Does not touch {@link #count}. */
+  /**
+   * Stores the entry; 1 if the id is new to the table, 0 if it overwrote. Does not touch {@link
+   * #count}.
+   */
   private static int insert(Slots t, long id, long value) {
     long key = ~id;
     int i = slot(id) & t.mask;
@@ -208,7 +219,9 @@ public final class MemTable {
     }
   }
 
-  /** The value (or -2 tombstone) for {@code id}, or {@link #MISSING}. Lock-free, allocation-free. */
+  /**
+   * The value (or -2 tombstone) for {@code id}, or {@link #MISSING}. Lock-free, allocation-free.
+   */
   public long get(long id) {
     Slots t = slots;
     long key = ~id;
@@ -226,8 +239,8 @@ public final class MemTable {
   }
 
   /**
-   * The entries in id order. For a frozen table the result is built once and cached; for the
-   * active table the caller must hold the writer lock (it is a point-in-time copy).
+   * The entries in id order. For a frozen table the result is built once and cached; for the active
+   * table the caller must hold the writer lock (it is a point-in-time copy).
    */
   public synchronized Sorted sorted() {
     if (sorted != null) {

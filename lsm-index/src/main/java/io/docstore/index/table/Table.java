@@ -17,8 +17,8 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An open, immutable on-disk index table with its fence index (first id of each page) in memory,
- * so a lookup reads one 4 KiB page: from the table's read-only mapping ({@link MappedFile}, advised
+ * An open, immutable on-disk index table with its fence index (first id of each page) in memory, so
+ * a lookup reads one 4 KiB page: from the table's read-only mapping ({@link MappedFile}, advised
  * {@code MADV_RANDOM}: a page fault reads that page alone) when the table was opened mapped, else
  * with one positional read. Opening verifies the header and the trailer checksum (which covers
  * fences and page checksums). Every page read, by a lookup or an iteration, is checked against its
@@ -47,8 +47,20 @@ public final class Table {
   private final AtomicInteger refs = new AtomicInteger(1);
   private volatile boolean obsolete;
 
-  private Table(FileSystem fs, long number, Path path, FileChannel ch, boolean mapped, BloomFilter bloom, long[] fences,
-      int[] pageCrcs, long entryCount, long tombstones, long minId, long maxId, long bytes) {
+  private Table(
+      FileSystem fs,
+      long number,
+      Path path,
+      FileChannel ch,
+      boolean mapped,
+      BloomFilter bloom,
+      long[] fences,
+      int[] pageCrcs,
+      long entryCount,
+      long tombstones,
+      long minId,
+      long maxId,
+      long bytes) {
     this.fs = fs;
     this.number = number;
     this.path = path;
@@ -65,8 +77,12 @@ public final class Table {
     this.bytes = bytes;
   }
 
-  /** Opens and verifies a table file for positional reads; {@code bloom} may be null (tools). Holds one reference. */
-  public static Table open(FileSystem fs, Path path, long number, BloomFilter bloom) throws IOException {
+  /**
+   * Opens and verifies a table file for positional reads; {@code bloom} may be null (tools). Holds
+   * one reference.
+   */
+  public static Table open(FileSystem fs, Path path, long number, BloomFilter bloom)
+      throws IOException {
     return open(fs, path, number, bloom, false);
   }
 
@@ -74,16 +90,22 @@ public final class Table {
    * As {@link #open(FileSystem, Path, long, BloomFilter)}; with {@code mapped}, lookups read pages
    * from a mapping of the file (made on the first lookup; released with the last reference).
    */
-  public static Table open(FileSystem fs, Path path, long number, BloomFilter bloom, boolean mapped) throws IOException {
+  public static Table open(FileSystem fs, Path path, long number, BloomFilter bloom, boolean mapped)
+      throws IOException {
     FileChannel ch = fs.openRead(path);
     try {
       long size = ch.size();
       ByteBuffer head = ByteBuffer.allocate(FileHeader.SIZE).order(ByteOrder.LITTLE_ENDIAN);
       readFully(ch, head, 0, path);
       head.flip();
-      FileHeader.Header h = FileHeader.read(head, 0, path, TableFormat.FORMAT, TableFormat.VERSION, TableFormat.VERSION);
+      FileHeader.Header h =
+          FileHeader.read(
+              head, 0, path, TableFormat.FORMAT, TableFormat.VERSION, TableFormat.VERSION);
       if (h.param1() != TableFormat.PAGE_SIZE || h.param2() != TableFormat.ENTRY_SIZE) {
-        throw new CorruptionException(path, FileHeader.PARAM1_OFFSET, "unexpected page size " + h.param1() + " / entry size " + h.param2());
+        throw new CorruptionException(
+            path,
+            FileHeader.PARAM1_OFFSET,
+            "unexpected page size " + h.param1() + " / entry size " + h.param2());
       }
       if (size < TableFormat.FIRST_PAGE_OFFSET + TableFormat.TRAILER_SIZE) {
         throw new CorruptionException(path, size, "table truncated to " + size + " bytes");
@@ -93,16 +115,27 @@ public final class Table {
       readFully(ch, tr, trailerAt, path);
       long indexOffset = tr.getLong(TableFormat.T_INDEX_OFFSET);
       int pages = tr.getInt(TableFormat.T_PAGE_COUNT);
-      if (pages < 1 || indexOffset != TableFormat.pageOffset(pages) || indexOffset + pages * 12L != trailerAt) {
-        throw new CorruptionException(path, trailerAt, "trailer (index offset " + indexOffset + ", " + pages
-            + " pages) does not match file size " + size);
+      if (pages < 1
+          || indexOffset != TableFormat.pageOffset(pages)
+          || indexOffset + pages * 12L != trailerAt) {
+        throw new CorruptionException(
+            path,
+            trailerAt,
+            "trailer (index offset "
+                + indexOffset
+                + ", "
+                + pages
+                + " pages) does not match file size "
+                + size);
       }
-      ByteBuffer block = ByteBuffer.allocate(pages * 12 + TableFormat.TRAILER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+      ByteBuffer block =
+          ByteBuffer.allocate(pages * 12 + TableFormat.TRAILER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
       readFully(ch, block, indexOffset, path);
       int expected = block.getInt(block.limit() - 4);
       int actual = Checksums.crc32c(block, 0, block.limit() - 4);
       if (expected != actual) {
-        throw CorruptionException.checksum(path, size - 4, "table index block and trailer", expected, actual);
+        throw CorruptionException.checksum(
+            path, size - 4, "table index block and trailer", expected, actual);
       }
       long[] fences = new long[pages];
       int[] crcs = new int[pages];
@@ -112,11 +145,27 @@ public final class Table {
       }
       int t = pages * 12;
       long entries = block.getLong(t + TableFormat.T_ENTRY_COUNT);
-      if (entries <= (long) (pages - 1) * TableFormat.ENTRIES_PER_PAGE || entries > (long) pages * TableFormat.ENTRIES_PER_PAGE) {
-        throw new CorruptionException(path, trailerAt + TableFormat.T_ENTRY_COUNT, "entry count " + entries + " does not fit " + pages + " pages");
+      if (entries <= (long) (pages - 1) * TableFormat.ENTRIES_PER_PAGE
+          || entries > (long) pages * TableFormat.ENTRIES_PER_PAGE) {
+        throw new CorruptionException(
+            path,
+            trailerAt + TableFormat.T_ENTRY_COUNT,
+            "entry count " + entries + " does not fit " + pages + " pages");
       }
-      return new Table(fs, number, path, ch, mapped, bloom, fences, crcs, entries, block.getLong(t + TableFormat.T_TOMBSTONES),
-          block.getLong(t + TableFormat.T_MIN_ID), block.getLong(t + TableFormat.T_MAX_ID), size);
+      return new Table(
+          fs,
+          number,
+          path,
+          ch,
+          mapped,
+          bloom,
+          fences,
+          crcs,
+          entries,
+          block.getLong(t + TableFormat.T_TOMBSTONES),
+          block.getLong(t + TableFormat.T_MIN_ID),
+          block.getLong(t + TableFormat.T_MAX_ID),
+          size);
     } catch (IOException | RuntimeException e) {
       ch.close();
       throw e;
@@ -182,10 +231,14 @@ public final class Table {
   }
 
   int entriesInPage(int p) {
-    return p < pageCount - 1 ? TableFormat.ENTRIES_PER_PAGE : (int) (entryCount - (long) p * TableFormat.ENTRIES_PER_PAGE);
+    return p < pageCount - 1
+        ? TableFormat.ENTRIES_PER_PAGE
+        : (int) (entryCount - (long) p * TableFormat.ENTRIES_PER_PAGE);
   }
 
-  /** The page that holds {@code id} if any: the last page whose fence is at most {@code id}, or -1. */
+  /**
+   * The page that holds {@code id} if any: the last page whose fence is at most {@code id}, or -1.
+   */
   int pageFor(long id) {
     int lo = 0;
     int hi = pageCount - 1;
@@ -204,8 +257,9 @@ public final class Table {
   }
 
   /** Each thread's buffer for a page read with a positional read (mapping off or not possible). */
-  private static final ThreadLocal<ByteBuffer> PAGE = ThreadLocal.withInitial(
-      () -> ByteBuffer.allocateDirect(TableFormat.PAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN));
+  private static final ThreadLocal<ByteBuffer> PAGE =
+      ThreadLocal.withInitial(
+          () -> ByteBuffer.allocateDirect(TableFormat.PAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN));
 
   /**
    * Looks {@code id} up in its page, read from the mapping or with one positional read. Returns the
@@ -217,9 +271,9 @@ public final class Table {
   }
 
   /**
-   * As {@link #find(long)}, with a cache of verified pages ({@code cache}: slots of
-   * {@link TableFormat#PAGE_SIZE} bytes, little-endian; null for none) and a judge of whether this
-   * table's mapping is warm ({@code coldReads}; null: always use the cache).
+   * As {@link #find(long)}, with a cache of verified pages ({@code cache}: slots of {@link
+   * TableFormat#PAGE_SIZE} bytes, little-endian; null for none) and a judge of whether this table's
+   * mapping is warm ({@code coldReads}; null: always use the cache).
    *
    * <p>While mapped reads are warm the page is read and verified in place and the cache is not
    * asked: a hit there would save only the page's checksum, and costs a lookup, and a miss a copy
@@ -234,7 +288,8 @@ public final class Table {
       return -1L;
     }
     long offset = TableFormat.pageOffset(p);
-    ByteBuffer src = mapped == null ? null : mapped.chunk(offset, TableFormat.PAGE_SIZE, bytes, true);
+    ByteBuffer src =
+        mapped == null ? null : mapped.chunk(offset, TableFormat.PAGE_SIZE, bytes, true);
     int base = MappedFile.indexInChunk(offset);
     if (src != null && (cache == null || (coldReads != null && coldReads.useMapping()))) {
       long started = coldReads == null ? 0 : coldReads.started();
@@ -281,7 +336,9 @@ public final class Table {
     return search(slab, offset, length / TableFormat.ENTRY_SIZE, id);
   }
 
-  /** Binary search of {@code entries} sorted (id, value) pairs from {@code offset}; the value or -1. */
+  /**
+   * Binary search of {@code entries} sorted (id, value) pairs from {@code offset}; the value or -1.
+   */
   private static long search(ByteBuffer buf, int offset, int entries, long id) {
     int lo = 0;
     int hi = entries - 1;

@@ -14,6 +14,7 @@ import io.docstore.index.file.FileHeader;
  * trailer     := indexOffset u64 | pageCount u32 | reserved u32 | entryCount u64 | minId i64 | maxId i64
  *                | tombstones u64 | crc u32 (masked CRC32C of index block and trailer bytes before it)
  * </pre>
+ *
  * Data pages are 4 KiB aligned, so a lookup touches exactly one 4 KiB page of the file.
  */
 public final class TableFormat {

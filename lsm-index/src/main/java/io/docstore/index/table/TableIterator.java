@@ -8,9 +8,9 @@ import java.nio.ByteOrder;
 
 /**
  * Sequential reader of a table from a starting id, 64 pages per positional read. Every page's
- * checksum is verified before its entries are returned, so a merge never copies a damaged page
- * into a new table and a scan never returns damaged data. Single-threaded; the caller holds a
- * reference to the table for the iterator's lifetime.
+ * checksum is verified before its entries are returned, so a merge never copies a damaged page into
+ * a new table and a scan never returns damaged data. Single-threaded; the caller holds a reference
+ * to the table for the iterator's lifetime.
  */
 final class TableIterator implements EntryIterator {
 
@@ -18,7 +18,8 @@ final class TableIterator implements EntryIterator {
 
   private final Table table;
   private final long fromId;
-  private final ByteBuffer buf = ByteBuffer.allocate(CHUNK_PAGES * TableFormat.PAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+  private final ByteBuffer buf =
+      ByteBuffer.allocate(CHUNK_PAGES * TableFormat.PAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
   private int nextPage;
   private int chunkFirstPage;
   private int chunkPages;
@@ -71,7 +72,12 @@ final class TableIterator implements EntryIterator {
       int expected = table.pageCrc(first + i);
       int actual = Checksums.crc32c(buf, i * TableFormat.PAGE_SIZE, TableFormat.PAGE_SIZE);
       if (expected != actual) {
-        throw CorruptionException.checksum(table.path(), TableFormat.pageOffset(first + i), "table page " + (first + i), expected, actual);
+        throw CorruptionException.checksum(
+            table.path(),
+            TableFormat.pageOffset(first + i),
+            "table page " + (first + i),
+            expected,
+            actual);
       }
     }
     chunkFirstPage = first;

@@ -24,7 +24,9 @@ public final class TableWriter {
   private final Path path;
   private final WritableFile file;
   private final BloomBuilder bloom;
-  private final ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER_PAGES * TableFormat.PAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+  private final ByteBuffer buf =
+      ByteBuffer.allocateDirect(BUFFER_PAGES * TableFormat.PAGE_SIZE)
+          .order(ByteOrder.LITTLE_ENDIAN);
   private long[] fences = new long[64];
   private int[] crcs = new int[64];
   private int pages;
@@ -43,7 +45,12 @@ public final class TableWriter {
     this.bloom = bloom;
     this.file = fs.create(path);
     ByteBuffer head = ByteBuffer.allocate(TableFormat.PAGE_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-    FileHeader.write(head, TableFormat.FORMAT, TableFormat.VERSION, TableFormat.PAGE_SIZE, TableFormat.ENTRY_SIZE);
+    FileHeader.write(
+        head,
+        TableFormat.FORMAT,
+        TableFormat.VERSION,
+        TableFormat.PAGE_SIZE,
+        TableFormat.ENTRY_SIZE);
     head.clear();
     try {
       file.write(head);
@@ -120,14 +127,21 @@ public final class TableWriter {
     }
     flushBuffer();
     long indexOffset = TableFormat.pageOffset(pages);
-    ByteBuffer tail = ByteBuffer.allocate(pages * 12 + TableFormat.TRAILER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer tail =
+        ByteBuffer.allocate(pages * 12 + TableFormat.TRAILER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
     for (int p = 0; p < pages; p++) {
       tail.putLong(fences[p]);
     }
     for (int p = 0; p < pages; p++) {
       tail.putInt(crcs[p]);
     }
-    tail.putLong(indexOffset).putInt(pages).putInt(0).putLong(entries).putLong(minId).putLong(maxId).putLong(tombstones);
+    tail.putLong(indexOffset)
+        .putInt(pages)
+        .putInt(0)
+        .putLong(entries)
+        .putLong(minId)
+        .putLong(maxId)
+        .putLong(tombstones);
     tail.putInt(Checksums.crc32c(tail, 0, tail.position()));
     tail.flip();
     file.write(tail);

@@ -19,21 +19,33 @@ import java.nio.file.Path;
 /**
  * Prints any lsm-index file in readable form: a table (trailer summary and entries), a bloom file
  * of either format version (geometry, bits per key, per-page fill and, for version 2, the emptiest
- * and fullest 64-byte block of each page), a WAL (entries in log order, and any torn tail) or the manifest.
- * The kind is taken from the file name. Read-only; corruption surfaces as the exception naming
- * file and offset.
+ * and fullest 64-byte block of each page), a WAL (entries in log order, and any torn tail) or the
+ * manifest. The kind is taken from the file name. Read-only; corruption surfaces as the exception
+ * naming file and offset.
  */
 public final class IndexDump {
 
   private IndexDump() {}
 
   /** Dumps {@code file}; at most {@code maxEntries} entries are listed for tables and WALs. */
-  public static void dump(FileSystem fs, Path file, PrintStream out, long maxEntries) throws IOException {
+  public static void dump(FileSystem fs, Path file, PrintStream out, long maxEntries)
+      throws IOException {
     if (file.getFileName().toString().equals(FileNames.MANIFEST)) {
       Manifest m = Manifest.read(fs, file.toAbsolutePath().getParent());
-      out.println("manifest " + file + ": format " + io.docstore.index.manifest.ManifestFormat.FORMAT + " v"
-          + io.docstore.index.manifest.ManifestFormat.VERSION);
-      out.println("  nextFileNumber=" + m.nextFileNumber() + " minLiveWal=" + m.minLiveWal() + " tables=" + m.tables().size());
+      out.println(
+          "manifest "
+              + file
+              + ": format "
+              + io.docstore.index.manifest.ManifestFormat.FORMAT
+              + " v"
+              + io.docstore.index.manifest.ManifestFormat.VERSION);
+      out.println(
+          "  nextFileNumber="
+              + m.nextFileNumber()
+              + " minLiveWal="
+              + m.minLiveWal()
+              + " tables="
+              + m.tables().size());
       for (Manifest.TableRef t : m.tables()) {
         out.println("  table " + t.number() + " entries=" + t.entries());
       }
@@ -41,7 +53,8 @@ public final class IndexDump {
     }
     FileNames.Parsed n = FileNames.parse(file);
     if (n == null) {
-      throw new IOException(file + ": not an lsm-index file name (expected NNNNNNNNNN.idx/.bloom/.wal or MANIFEST)");
+      throw new IOException(
+          file + ": not an lsm-index file name (expected NNNNNNNNNN.idx/.bloom/.wal or MANIFEST)");
     }
     switch (n.kind()) {
       case TABLE -> dumpTable(fs, file, n.number(), out, maxEntries);
@@ -50,16 +63,34 @@ public final class IndexDump {
     }
   }
 
-  private static void dumpTable(FileSystem fs, Path file, long number, PrintStream out, long max) throws IOException {
+  private static void dumpTable(FileSystem fs, Path file, long number, PrintStream out, long max)
+      throws IOException {
     Table t = Table.open(fs, file, number, null);
     try {
       out.println("table " + file + ": format " + TableFormat.FORMAT + " v" + TableFormat.VERSION);
-      out.println("  entries=" + t.entryCount() + " tombstones=" + t.tombstones() + " pages=" + t.pageCount()
-          + " minId=" + t.minId() + " maxId=" + t.maxId() + " bytes=" + t.bytes());
+      out.println(
+          "  entries="
+              + t.entryCount()
+              + " tombstones="
+              + t.tombstones()
+              + " pages="
+              + t.pageCount()
+              + " minId="
+              + t.minId()
+              + " maxId="
+              + t.maxId()
+              + " bytes="
+              + t.bytes());
       long shown = 0;
       try (EntryIterator it = t.iterator(0)) {
         while (shown < max && it.next()) {
-          out.println("  " + it.id() + " -> " + (it.value() == TableFormat.TOMBSTONE ? "tombstone" : Long.toString(it.value())));
+          out.println(
+              "  "
+                  + it.id()
+                  + " -> "
+                  + (it.value() == TableFormat.TOMBSTONE
+                      ? "tombstone"
+                      : Long.toString(it.value())));
           shown++;
         }
       }
@@ -78,14 +109,31 @@ public final class IndexDump {
         // read the whole file
       }
       all.flip();
-      FileHeader.Header h = FileHeader.read(all, 0, file, BloomFormat.FORMAT, BloomFormat.MIN_VERSION, BloomFormat.VERSION);
+      FileHeader.Header h =
+          FileHeader.read(
+              all, 0, file, BloomFormat.FORMAT, BloomFormat.MIN_VERSION, BloomFormat.VERSION);
       int size = all.limit();
       int pages = all.getInt(size - BloomFormat.TRAILER_SIZE + BloomFormat.T_PAGE_COUNT);
       long keys = all.getLong(size - BloomFormat.TRAILER_SIZE + BloomFormat.T_KEYS);
       boolean blocked = h.version() >= 2;
-      out.println("bloom " + file + ": format " + BloomFormat.FORMAT + " v" + h.version() + " pageBytes=" + h.param1()
-          + (blocked ? " blockBytes=" + BloomFormat.BLOCK_SIZE : "") + " probes=" + h.param2() + " pages=" + pages
-          + " keys=" + keys + String.format(" bitsPerKey=%.2f", pages * (double) BloomFormat.PAGE_BITS / Math.max(1, keys)));
+      out.println(
+          "bloom "
+              + file
+              + ": format "
+              + BloomFormat.FORMAT
+              + " v"
+              + h.version()
+              + " pageBytes="
+              + h.param1()
+              + (blocked ? " blockBytes=" + BloomFormat.BLOCK_SIZE : "")
+              + " probes="
+              + h.param2()
+              + " pages="
+              + pages
+              + " keys="
+              + keys
+              + String.format(
+                  " bitsPerKey=%.2f", pages * (double) BloomFormat.PAGE_BITS / Math.max(1, keys)));
       for (int p = 0; p < pages && BloomFormat.pageOffset(p + 1) <= size; p++) {
         int ones = 0;
         int minBlock = Integer.MAX_VALUE;
@@ -101,8 +149,12 @@ public final class IndexDump {
         }
         if (blocked) {
           // A key's probes stay in one block: the fullest block answers "maybe" most often.
-          out.printf("  page %d fill=%.3f blockFill=%.3f..%.3f%n", p, ones / (double) BloomFormat.PAGE_BITS,
-              minBlock / (double) BloomFormat.BLOCK_BITS, maxBlock / (double) BloomFormat.BLOCK_BITS);
+          out.printf(
+              "  page %d fill=%.3f blockFill=%.3f..%.3f%n",
+              p,
+              ones / (double) BloomFormat.PAGE_BITS,
+              minBlock / (double) BloomFormat.BLOCK_BITS,
+              maxBlock / (double) BloomFormat.BLOCK_BITS);
         } else {
           out.printf("  page %d fill=%.3f%n", p, ones / (double) BloomFormat.PAGE_BITS);
         }
@@ -110,15 +162,37 @@ public final class IndexDump {
     }
   }
 
-  private static void dumpWal(FileSystem fs, Path file, PrintStream out, long max) throws IOException {
-    out.println("wal " + file + ": format " + io.docstore.index.wal.WalFormat.FORMAT + " v" + io.docstore.index.wal.WalFormat.VERSION);
+  private static void dumpWal(FileSystem fs, Path file, PrintStream out, long max)
+      throws IOException {
+    out.println(
+        "wal "
+            + file
+            + ": format "
+            + io.docstore.index.wal.WalFormat.FORMAT
+            + " v"
+            + io.docstore.index.wal.WalFormat.VERSION);
     long[] shown = new long[1];
-    WalReader.Result r = WalReader.replay(fs, file, true, (id, v) -> {
-      if (shown[0]++ < max) {
-        out.println("  " + id + " -> " + (v == TableFormat.TOMBSTONE ? "tombstone" : Long.toString(v)));
-      }
-    });
-    out.println("  entries=" + r.entries() + " validBytes=" + r.validBytes()
-        + (r.droppedBytes() > 0 ? " tornTail=" + r.droppedBytes() + " bytes (" + r.dropReason() + ")" : ""));
+    WalReader.Result r =
+        WalReader.replay(
+            fs,
+            file,
+            true,
+            (id, v) -> {
+              if (shown[0]++ < max) {
+                out.println(
+                    "  "
+                        + id
+                        + " -> "
+                        + (v == TableFormat.TOMBSTONE ? "tombstone" : Long.toString(v)));
+              }
+            });
+    out.println(
+        "  entries="
+            + r.entries()
+            + " validBytes="
+            + r.validBytes()
+            + (r.droppedBytes() > 0
+                ? " tornTail=" + r.droppedBytes() + " bytes (" + r.dropReason() + ")"
+                : ""));
   }
 }

@@ -64,7 +64,7 @@ public final class IndexVerifier {
     for (long w : wals) {
       Path wp = FileNames.path(dir, FileNames.Kind.WAL, w);
       try {
-        WalReader.replay(fs, wp, w == wals.last(), (id, v) -> { });
+        WalReader.replay(fs, wp, w == wals.last(), (id, v) -> {});
       } catch (CorruptionException e) {
         problems.add(new Problem(e.file(), e.offset(), e.getMessage()));
       }
@@ -72,7 +72,8 @@ public final class IndexVerifier {
     return problems;
   }
 
-  private static void verifyTable(FileSystem fs, Path path, Manifest.TableRef ref, List<Problem> problems) throws IOException {
+  private static void verifyTable(
+      FileSystem fs, Path path, Manifest.TableRef ref, List<Problem> problems) throws IOException {
     if (!fs.exists(path)) {
       problems.add(new Problem(path, -1, "table listed in the manifest is missing"));
       return;
@@ -81,7 +82,9 @@ public final class IndexVerifier {
     try {
       t = Table.open(fs, path, ref.number(), null);
       if (t.entryCount() != ref.entries()) {
-        problems.add(new Problem(path, -1, "holds " + t.entryCount() + " entries, manifest says " + ref.entries()));
+        problems.add(
+            new Problem(
+                path, -1, "holds " + t.entryCount() + " entries, manifest says " + ref.entries()));
       }
       long n = 0;
       long last = -1;
@@ -96,7 +99,8 @@ public final class IndexVerifier {
         }
       }
       if (n != t.entryCount()) {
-        problems.add(new Problem(path, -1, "iterated " + n + " entries, trailer says " + t.entryCount()));
+        problems.add(
+            new Problem(path, -1, "iterated " + n + " entries, trailer says " + t.entryCount()));
       }
     } catch (CorruptionException e) {
       problems.add(new Problem(e.file(), e.offset(), e.getMessage()));
@@ -107,7 +111,8 @@ public final class IndexVerifier {
     }
   }
 
-  private static void verifyBloom(FileSystem fs, Path path, List<Problem> problems) throws IOException {
+  private static void verifyBloom(FileSystem fs, Path path, List<Problem> problems)
+      throws IOException {
     if (!fs.exists(path)) {
       problems.add(new Problem(path, -1, "bloom file listed in the manifest is missing"));
       return;
@@ -121,7 +126,8 @@ public final class IndexVerifier {
       all.flip();
     }
     try {
-      FileHeader.read(all, 0, path, BloomFormat.FORMAT, BloomFormat.MIN_VERSION, BloomFormat.VERSION);
+      FileHeader.read(
+          all, 0, path, BloomFormat.FORMAT, BloomFormat.MIN_VERSION, BloomFormat.VERSION);
       int size = all.limit();
       if (size < BloomFormat.FIRST_PAGE_OFFSET + BloomFormat.TRAILER_SIZE) {
         throw new CorruptionException(path, size, "bloom file truncated");
@@ -129,7 +135,10 @@ public final class IndexVerifier {
       int pages = all.getInt(size - BloomFormat.TRAILER_SIZE + BloomFormat.T_PAGE_COUNT);
       long crcsAt = BloomFormat.pageOffset(Math.max(0, pages));
       if (pages < 1 || crcsAt + 4L * pages + BloomFormat.TRAILER_SIZE != size) {
-        throw new CorruptionException(path, size - BloomFormat.TRAILER_SIZE, "page count " + pages + " does not match file size " + size);
+        throw new CorruptionException(
+            path,
+            size - BloomFormat.TRAILER_SIZE,
+            "page count " + pages + " does not match file size " + size);
       }
       int expected = all.getInt(size - 4);
       int actual = Checksums.crc32c(all, (int) crcsAt, size - 4 - (int) crcsAt);
@@ -140,8 +149,12 @@ public final class IndexVerifier {
         int e = all.getInt((int) crcsAt + 4 * p);
         int a = Checksums.crc32c(all, (int) BloomFormat.pageOffset(p), BloomFormat.PAGE_SIZE);
         if (e != a) {
-          problems.add(new Problem(path, BloomFormat.pageOffset(p), String.format(
-              "bloom page %d checksum mismatch (expected %08x, actual %08x)", p, e, a)));
+          problems.add(
+              new Problem(
+                  path,
+                  BloomFormat.pageOffset(p),
+                  String.format(
+                      "bloom page %d checksum mismatch (expected %08x, actual %08x)", p, e, a)));
         }
       }
     } catch (CorruptionException e) {

@@ -9,8 +9,9 @@ import io.docstore.index.file.FileHeader;
  * file   := header(32, format "IDXWAL", version 1) record*
  * record := crc u32 | count u32 | count x (id i64 | value i64)
  * </pre>
- * {@code crc} is the masked CRC32C of the count and entry bytes. {@code value} is a value
- * {@code >= 0} or -2 for a tombstone. {@code count} is 1..{@link #MAX_COUNT}.
+ *
+ * {@code crc} is the masked CRC32C of the count and entry bytes. {@code value} is a value {@code >=
+ * 0} or -2 for a tombstone. {@code count} is 1..{@link #MAX_COUNT}.
  */
 public final class WalFormat {
 

@@ -14,10 +14,9 @@ import java.nio.file.Path;
  * Replays a WAL file. Torn-tail policy (docs/formats/wal.md): in the newest WAL file, the first
  * record that is incomplete, has an impossible count or fails its checksum ends the log; it and
  * every byte after it are reported as dropped (the caller truncates them), unless a whole valid
- * record follows a record failing its checksum: that is damage in the middle of the log, a
- * {@link CorruptionException}, never a tail to cut. In an older WAL file,
- * which was complete before a newer one was created, the same damage is a
- * {@link CorruptionException}.
+ * record follows a record failing its checksum: that is damage in the middle of the log, a {@link
+ * CorruptionException}, never a tail to cut. In an older WAL file, which was complete before a
+ * newer one was created, the same damage is a {@link CorruptionException}.
  */
 public final class WalReader {
 
@@ -32,12 +31,14 @@ public final class WalReader {
 
   private WalReader() {}
 
-  public static Result replay(FileSystem fs, Path path, boolean newest, Sink sink) throws IOException {
+  public static Result replay(FileSystem fs, Path path, boolean newest, Sink sink)
+      throws IOException {
     ByteBuffer all;
     try (FileChannel ch = fs.openRead(path)) {
       long size = ch.size();
       if (size > Integer.MAX_VALUE) {
-        throw new CorruptionException(path, 0, "WAL file of " + size + " bytes is larger than any WAL written");
+        throw new CorruptionException(
+            path, 0, "WAL file of " + size + " bytes is larger than any WAL written");
       }
       all = ByteBuffer.allocate((int) size).order(ByteOrder.LITTLE_ENDIAN);
       while (all.hasRemaining() && ch.read(all, all.position()) >= 0) {
@@ -70,14 +71,17 @@ public final class WalReader {
         } else {
           int len = WalFormat.RECORD_HEADER + count * WalFormat.ENTRY_SIZE;
           int expected = all.getInt(pos + WalFormat.CRC_OFFSET);
-          int actual = Checksums.crc32c(all, pos + WalFormat.COUNT_OFFSET, len - WalFormat.COUNT_OFFSET);
+          int actual =
+              Checksums.crc32c(all, pos + WalFormat.COUNT_OFFSET, len - WalFormat.COUNT_OFFSET);
           if (expected != actual) {
             if (!newest || validRecordAt(all, pos + len)) {
               // A torn write can only be the last record: a whole valid record after it means the
               // damage is in the middle of the log, and cutting there would silently lose it.
               throw CorruptionException.checksum(path, pos, "WAL record", expected, actual);
             }
-            bad = String.format("record checksum mismatch (expected %08x, actual %08x)", expected, actual);
+            bad =
+                String.format(
+                    "record checksum mismatch (expected %08x, actual %08x)", expected, actual);
           }
         }
       }
@@ -92,7 +96,8 @@ public final class WalReader {
         long id = all.getLong(e + WalFormat.ENTRY_ID_OFFSET);
         long value = all.getLong(e + WalFormat.ENTRY_VALUE_OFFSET);
         if (id < 0 || (value < 0 && value != -2L)) {
-          throw new CorruptionException(path, e, "checksummed WAL entry holds impossible id " + id + " / value " + value);
+          throw new CorruptionException(
+              path, e, "checksummed WAL entry holds impossible id " + id + " / value " + value);
         }
         sink.accept(id, value);
       }
@@ -109,10 +114,13 @@ public final class WalReader {
       return false;
     }
     int count = all.getInt(pos + WalFormat.COUNT_OFFSET);
-    if (count < 1 || count > WalFormat.MAX_COUNT || size - pos < WalFormat.RECORD_HEADER + (long) count * WalFormat.ENTRY_SIZE) {
+    if (count < 1
+        || count > WalFormat.MAX_COUNT
+        || size - pos < WalFormat.RECORD_HEADER + (long) count * WalFormat.ENTRY_SIZE) {
       return false;
     }
     int len = WalFormat.RECORD_HEADER + count * WalFormat.ENTRY_SIZE;
-    return all.getInt(pos + WalFormat.CRC_OFFSET) == Checksums.crc32c(all, pos + WalFormat.COUNT_OFFSET, len - WalFormat.COUNT_OFFSET);
+    return all.getInt(pos + WalFormat.CRC_OFFSET)
+        == Checksums.crc32c(all, pos + WalFormat.COUNT_OFFSET, len - WalFormat.COUNT_OFFSET);
   }
 }

@@ -18,16 +18,16 @@ import java.util.zip.CRC32C;
 /**
  * Appends records to one WAL file (layout in {@link WalFormat}). Records are staged in a 64 KiB
  * in-process buffer and handed to the file when it fills, when {@link GroupCommit} forces (the
- * force drains the buffer first, so a position reported durable was really written), and on
- * {@link #close}.
+ * force drains the buffer first, so a position reported durable was really written), and on {@link
+ * #close}.
  *
  * <p>Durability per policy: {@code always} waits for a group-committed fsync; {@code interval:N}
- * returns at once and the fsync thread makes records durable within N ms; {@code none} leaves it
- * to the OS and may lose up to one buffer of records on a process kill (see docs/decisions.md).
+ * returns at once and the fsync thread makes records durable within N ms; {@code none} leaves it to
+ * the OS and may lose up to one buffer of records on a process kill (see docs/decisions.md).
  *
  * <p>A full disk ({@link NoSpaceException}) is not sticky: a write of the buffer that fails is cut
- * back to the file's previous length and the buffer kept, so the next drain or fsync retries it;
- * a record that could not be staged is not counted (its {@code append} throws). A failed fsync is
+ * back to the file's previous length and the buffer kept, so the next drain or fsync retries it; a
+ * record that could not be staged is not counted (its {@code append} throws). A failed fsync is
  * sticky ({@link GroupCommit}).
  *
  * <p>Thread-safety: {@link #append} and {@link #close} are called by the single writer; the buffer
@@ -36,25 +36,36 @@ import java.util.zip.CRC32C;
 public final class WalWriter implements java.io.Closeable {
 
   private static final int BUFFER_BYTES = 64 * 1024;
+
   /** Count and entry bytes of a single-entry record (what its checksum covers). */
-  private static final int SINGLE_BYTES = WalFormat.RECORD_HEADER - WalFormat.COUNT_OFFSET + WalFormat.ENTRY_SIZE;
+  private static final int SINGLE_BYTES =
+      WalFormat.RECORD_HEADER - WalFormat.COUNT_OFFSET + WalFormat.ENTRY_SIZE;
 
   private final long number;
   private final WritableFile file;
   private final GroupCommit commit;
   private final ReentrantLock lock = new ReentrantLock();
-  private final ByteBuffer buf = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  private final ByteBuffer buf =
+      ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+
   /** Scratch for single-entry records and a reused CRC32C: both guarded by {@link #lock}. */
-  private final ByteBuffer single = ByteBuffer.allocate(SINGLE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+  private final ByteBuffer single =
+      ByteBuffer.allocate(SINGLE_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+
   private final CRC32C crc = new CRC32C();
-  /** Logical bytes appended (written to the file or still buffered); only the writer advances it. */
+
+  /**
+   * Logical bytes appended (written to the file or still buffered); only the writer advances it.
+   */
   private volatile long appended;
 
   private WalWriter(long number, WritableFile file, SyncPolicy policy, LongConsumer fsyncNanos) {
     this.number = number;
     this.file = file;
     this.appended = file.position();
-    this.commit = new GroupCommit("index-wal-" + number, policy, () -> appended, this::drainAndForce, appended);
+    this.commit =
+        new GroupCommit(
+            "index-wal-" + number, policy, () -> appended, this::drainAndForce, appended);
     this.commit.onSync(fsyncNanos);
   }
 
@@ -62,7 +73,8 @@ public final class WalWriter implements java.io.Closeable {
    * Creates a new WAL file, writes its header and makes file and directory entry durable, so that
    * records forced later cannot vanish with an undurable create.
    */
-  public static WalWriter create(FileSystem fs, Path path, long number, SyncPolicy policy, LongConsumer fsyncNanos)
+  public static WalWriter create(
+      FileSystem fs, Path path, long number, SyncPolicy policy, LongConsumer fsyncNanos)
       throws IOException {
     WritableFile f = fs.create(path);
     try {
@@ -107,7 +119,9 @@ public final class WalWriter implements java.io.Closeable {
         for (int i = from; i < from + count; i++) {
           buf.putLong(ids[i]).putLong(values[i]);
         }
-        buf.putInt(start, Checksums.crc32c(buf, start + WalFormat.COUNT_OFFSET, size - WalFormat.COUNT_OFFSET));
+        buf.putInt(
+            start,
+            Checksums.crc32c(buf, start + WalFormat.COUNT_OFFSET, size - WalFormat.COUNT_OFFSET));
       }
       long pos = appended + size;
       appended = pos;
@@ -139,7 +153,8 @@ public final class WalWriter implements java.io.Closeable {
     }
   }
 
-  private void writeDirect(long[] ids, long[] values, int from, int count, int size) throws IOException {
+  private void writeDirect(long[] ids, long[] values, int from, int count, int size)
+      throws IOException {
     ByteBuffer big = ByteBuffer.allocate(size).order(ByteOrder.LITTLE_ENDIAN);
     big.position(WalFormat.COUNT_OFFSET);
     big.putInt(count);
@@ -160,8 +175,14 @@ public final class WalWriter implements java.io.Closeable {
       try {
         file.truncate(before);
       } catch (IOException | RuntimeException t) {
-        IOException fatal = new IOException("could not cut " + file.path() + " back to " + before
-            + " bytes after a write failed for lack of space", t);
+        IOException fatal =
+            new IOException(
+                "could not cut "
+                    + file.path()
+                    + " back to "
+                    + before
+                    + " bytes after a write failed for lack of space",
+                t);
         fatal.addSuppressed(e);
         throw fatal;
       }
@@ -169,7 +190,10 @@ public final class WalWriter implements java.io.Closeable {
     }
   }
 
-  /** Waits until {@code position} is durable as the policy requires ({@code interval}: does not wait). */
+  /**
+   * Waits until {@code position} is durable as the policy requires ({@code interval}: does not
+   * wait).
+   */
   public void awaitDurable(long position) throws IOException {
     if (commit.policy().mode() == SyncPolicy.Mode.ALWAYS) {
       commit.awaitDurable(position);
@@ -213,8 +237,8 @@ public final class WalWriter implements java.io.Closeable {
   }
 
   /**
-   * Like {@link #close}, but leaves this writer open and usable when draining or syncing fails
-   * (a full disk: the caller keeps appending here and retries later).
+   * Like {@link #close}, but leaves this writer open and usable when draining or syncing fails (a
+   * full disk: the caller keeps appending here and retries later).
    */
   public void finish() throws IOException {
     if (commit.policy().mode() == SyncPolicy.Mode.NONE) {

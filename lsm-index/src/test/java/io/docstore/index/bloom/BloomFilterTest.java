@@ -21,13 +21,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 class BloomFilterTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private int files;
 
-  /** Builds a filter of format {@code version} over {@code keys}, writes it and opens it with a budget that holds it. */
-  private BloomFilter build(int version, Set<Long> keys, long expected, double target, BloomPager pager) throws IOException {
+  /**
+   * Builds a filter of format {@code version} over {@code keys}, writes it and opens it with a
+   * budget that holds it.
+   */
+  private BloomFilter build(
+      int version, Set<Long> keys, long expected, double target, BloomPager pager)
+      throws IOException {
     BloomBuilder b = new BloomBuilder(version, expected, target);
     for (long id : keys) {
       b.add(id);
@@ -37,8 +41,12 @@ class BloomFilterTest {
     return BloomFilter.open(FileSystem.real(), file, pager);
   }
 
-  /** The measured false-positive rate of {@code f} over {@code trials} random ids not in {@code keys}. */
-  private static double falsePositiveRate(BloomFilter f, Set<Long> keys, SplittableRandom rnd, int trials) {
+  /**
+   * The measured false-positive rate of {@code f} over {@code trials} random ids not in {@code
+   * keys}.
+   */
+  private static double falsePositiveRate(
+      BloomFilter f, Set<Long> keys, SplittableRandom rnd, int trials) {
     int fp = 0;
     int asked = 0;
     while (asked < trials) {
@@ -69,13 +77,22 @@ class BloomFilterTest {
       int n = 100_000 + rnd.nextInt(100_000);
       Set<Long> keys = randomKeys(rnd, n);
       try (BloomPager pager = new BloomPager(64L << 20, BloomPolicy.USEFULNESS);
-           BloomFilter f = build(BloomFormat.VERSION, keys, n, target, pager)) {
+          BloomFilter f = build(BloomFormat.VERSION, keys, n, target, pager)) {
         assertThat(f.version()).isEqualTo(2);
         assertThat(pager.residentBytes()).isEqualTo((long) f.pageCount() * BloomFormat.PAGE_SIZE);
         double rate = falsePositiveRate(f, keys, rnd, 400_000);
-        System.out.printf("bloom v2 target %.3f measured %.4f (%d keys, %d pages, %.2f bits/key, %d probes, seed %d)%n",
-            target, rate, n, f.pageCount(), f.pageCount() * (double) BloomFormat.PAGE_BITS / n, f.probes(), seed);
-        assertThat(rate).as("v2 false-positive rate for target %s (seed %d)", target, seed).isLessThanOrEqualTo(target);
+        System.out.printf(
+            "bloom v2 target %.3f measured %.4f (%d keys, %d pages, %.2f bits/key, %d probes, seed %d)%n",
+            target,
+            rate,
+            n,
+            f.pageCount(),
+            f.pageCount() * (double) BloomFormat.PAGE_BITS / n,
+            f.probes(),
+            seed);
+        assertThat(rate)
+            .as("v2 false-positive rate for target %s (seed %d)", target, seed)
+            .isLessThanOrEqualTo(target);
       }
     }
   }
@@ -87,14 +104,18 @@ class BloomFilterTest {
     int n = 50_000 + rnd.nextInt(50_000);
     Set<Long> keys = randomKeys(rnd, n);
     try (BloomPager pager = new BloomPager(64L << 20, BloomPolicy.USEFULNESS);
-         BloomFilter f = build(1, keys, n, 0.01, pager)) {
+        BloomFilter f = build(1, keys, n, 0.01, pager)) {
       assertThat(f.version()).isEqualTo(1);
       assertThat(f.probes()).isEqualTo(7);
       for (long id : keys) {
-        assertThat(f.query(id)).as("v1 false negative for %d (seed %d)", id, seed).isEqualTo(BloomFilter.MAYBE);
+        assertThat(f.query(id))
+            .as("v1 false negative for %d (seed %d)", id, seed)
+            .isEqualTo(BloomFilter.MAYBE);
       }
       double rate = falsePositiveRate(f, keys, rnd, 200_000);
-      System.out.printf("bloom v1 target 0.010 measured %.4f (%d keys, %d pages, seed %d)%n", rate, n, f.pageCount(), seed);
+      System.out.printf(
+          "bloom v1 target 0.010 measured %.4f (%d keys, %d pages, seed %d)%n",
+          rate, n, f.pageCount(), seed);
       // Version 1 is sized by the standard formula, which puts it at its target, not below.
       assertThat(rate).as("v1 false-positive rate (seed %d)", seed).isBetween(0.005, 0.0125);
     }
@@ -123,13 +144,15 @@ class BloomFilterTest {
         try (BloomFilter f = build(version, model, expected, target, pager)) {
           assertThat(f.keys()).isEqualTo(n);
           for (long id : model) {
-            assertThat(f.query(id)).as("v%d false negative for %d (round %d, seed %d)", version, id, round, seed)
+            assertThat(f.query(id))
+                .as("v%d false negative for %d (round %d, seed %d)", version, id, round, seed)
                 .isEqualTo(BloomFilter.MAYBE);
           }
           for (int i = 0; i < 20_000; i++) {
             long id = rnd.nextLong(range);
             if (f.query(id) == BloomFilter.NO) {
-              assertThat(model.contains(id)).as("v%d said no to added id %d (round %d, seed %d)", version, id, round, seed)
+              assertThat(model.contains(id))
+                  .as("v%d said no to added id %d (round %d, seed %d)", version, id, round, seed)
                   .isFalse();
             }
           }
@@ -159,7 +182,9 @@ class BloomFilterTest {
       int first = -1;
       int last = -1;
       int ones = 0;
-      for (int at = BloomFormat.FIRST_PAGE_OFFSET; at < BloomFormat.pageOffset(b.pageCount()); at++) {
+      for (int at = BloomFormat.FIRST_PAGE_OFFSET;
+          at < BloomFormat.pageOffset(b.pageCount());
+          at++) {
         if (bytes[at] != 0) {
           first = first < 0 ? at : first;
           last = at;
@@ -169,14 +194,19 @@ class BloomFilterTest {
       assertThat(b.pageCount()).isGreaterThan(1);
       assertThat(ones).as("bits set by id %d (seed %d)", id, seed).isBetween(1, b.probes());
       if (version == 2) {
-        assertThat(ones).as("v2 probes of id %d should be distinct bits (seed %d)", id, seed).isGreaterThan(b.probes() - 3);
-        assertThat(first / BloomFormat.BLOCK_SIZE).as("v2 bits of id %d span blocks (seed %d)", id, seed)
+        assertThat(ones)
+            .as("v2 probes of id %d should be distinct bits (seed %d)", id, seed)
+            .isGreaterThan(b.probes() - 3);
+        assertThat(first / BloomFormat.BLOCK_SIZE)
+            .as("v2 bits of id %d span blocks (seed %d)", id, seed)
             .isEqualTo(last / BloomFormat.BLOCK_SIZE);
       } else if (first / BloomFormat.BLOCK_SIZE != last / BloomFormat.BLOCK_SIZE) {
         v1Spread++;
       }
     }
-    assertThat(v1Spread).as("v1 keys whose bits span more than one block (seed %d)", seed).isGreaterThan(40);
+    assertThat(v1Spread)
+        .as("v1 keys whose bits span more than one block (seed %d)", seed)
+        .isGreaterThan(40);
   }
 
   @Test
@@ -188,13 +218,17 @@ class BloomFilterTest {
     assertThat(v2.probes()).isEqualTo(7);
     assertThat(v2.bitsPerKey()).isEqualTo(10.25);
     assertThat(BloomSizing.forVersion(2, 0.02)).isEqualTo(new BloomSizing.Sizing(8.625, 6));
-    // The blocked model at v1's bits: the rate cache-line blocking would cost without the extra bits.
+    // The blocked model at v1's bits: the rate cache-line blocking would cost without the extra
+    // bits.
     assertThat(BloomSizing.blockedFpRate(v1.bitsPerKey(), 7)).isBetween(0.011, 0.013);
     for (double p : new double[] {1e-6, 0.001, 0.05, 0.3, 0.49}) {
       BloomSizing.Sizing s = BloomSizing.forVersion(2, p);
-      assertThat(s.bitsPerKey()).as("v2 bits per key at %s", p).isGreaterThan(BloomSizing.forVersion(1, p).bitsPerKey());
+      assertThat(s.bitsPerKey())
+          .as("v2 bits per key at %s", p)
+          .isGreaterThan(BloomSizing.forVersion(1, p).bitsPerKey());
       assertThat(s.probes()).isBetween(1, 16);
-      assertThat(BloomSizing.blockedFpRate(s.bitsPerKey(), s.probes())).isLessThanOrEqualTo(p * BloomSizing.V2_DESIGN_FRACTION);
+      assertThat(BloomSizing.blockedFpRate(s.bitsPerKey(), s.probes()))
+          .isLessThanOrEqualTo(p * BloomSizing.V2_DESIGN_FRACTION);
     }
   }
 
@@ -210,7 +244,8 @@ class BloomFilterTest {
     h.putInt(FileHeader.CRC_OFFSET, Checksums.crc32c(h, 0, FileHeader.CRC_OFFSET));
     Files.write(file, bytes);
     try (BloomPager pager = new BloomPager(1 << 20, BloomPolicy.USEFULNESS)) {
-      assertThatThrownBy(() -> BloomFilter.open(FileSystem.real(), file, pager)).isInstanceOf(UnsupportedFormatException.class)
+      assertThatThrownBy(() -> BloomFilter.open(FileSystem.real(), file, pager))
+          .isInstanceOf(UnsupportedFormatException.class)
           .hasMessageContaining("IDXBLOOM format version 3 is too new (this build reads 1..2)");
       assertThat(pager.residentBytes()).isZero();
     }
@@ -225,7 +260,7 @@ class BloomFilterTest {
     Path file = dir.resolve("x.bloom");
     b.writeTo(FileSystem.real(), file);
     try (BloomPager pager = new BloomPager(0, BloomPolicy.USEFULNESS);
-         BloomFilter f = BloomFilter.open(FileSystem.real(), file, pager)) {
+        BloomFilter f = BloomFilter.open(FileSystem.real(), file, pager)) {
       pager.rebalance();
       for (long i = 0; i < 2000; i++) {
         assertThat(f.query(i)).isEqualTo(BloomFilter.NOT_RESIDENT);

@@ -13,24 +13,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The usefulness policy (article Figures 13-14): under a budget smaller than the filters, the
- * pager must move into memory the pages that answer "no" to many requests, whichever pages happen
- * to be resident, rank them by those answers and not by requests alone, remember what an evicted
- * page taught it, and so answer "no" far more often than a random choice of resident pages.
+ * The usefulness policy (article Figures 13-14): under a budget smaller than the filters, the pager
+ * must move into memory the pages that answer "no" to many requests, whichever pages happen to be
+ * resident, rank them by those answers and not by requests alone, remember what an evicted page
+ * taught it, and so answer "no" far more often than a random choice of resident pages.
  */
 class BloomPagerTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static final int KEYS = 60_000;
+
   /** Keys of a filter of the small tests: 24,000 x 10.25 bits at 1% fill 8 pages. */
   private static final int SMALL_KEYS = 24_000;
 
   /**
-   * Workload: 60% of requests are for absent ids whose pages are the last eighth of the filter;
-   * 30% are for present ids (never "no") on another eighth; 10% uniform absent ids. The first
-   * quarter of the pages is resident at the start, so the pager has to load the useful ones.
+   * Workload: 60% of requests are for absent ids whose pages are the last eighth of the filter; 30%
+   * are for present ids (never "no") on another eighth; 10% uniform absent ids. The first quarter
+   * of the pages is resident at the start, so the pager has to load the useful ones.
    */
   @Test
   void skewedWorkloadKeepsUsefulPagesResidentAndBeatsRandomResidency() throws Exception {
@@ -46,7 +46,8 @@ class BloomPagerTest {
     int budgetPages = pages / 4;
     double usefulness = noRate(file, budgetPages, BloomPolicy.USEFULNESS, seed);
     double random = noRate(file, budgetPages, BloomPolicy.RANDOM, seed);
-    System.out.printf("bloom pager: %d pages, %d resident: \"no\" rate usefulness %.3f vs random %.3f%n",
+    System.out.printf(
+        "bloom pager: %d pages, %d resident: \"no\" rate usefulness %.3f vs random %.3f%n",
         pages, budgetPages, usefulness, random);
     assertThat(usefulness).as("seed %d", seed).isGreaterThan(random + 0.25);
     assertThat(usefulness).as("seed %d", seed).isGreaterThan(0.5);
@@ -68,9 +69,9 @@ class BloomPagerTest {
     Path fb = writeSmallFilter("0000000002.bloom", 1);
     Path fc = writeSmallFilter("0000000003.bloom", 2);
     try (BloomPager pager = new BloomPager(4L * BloomFormat.PAGE_SIZE, BloomPolicy.USEFULNESS);
-         BloomFilter a = BloomFilter.open(FileSystem.real(), fa, pager);
-         BloomFilter b = BloomFilter.open(FileSystem.real(), fb, pager);
-         BloomFilter c = BloomFilter.open(FileSystem.real(), fc, pager)) {
+        BloomFilter a = BloomFilter.open(FileSystem.real(), fa, pager);
+        BloomFilter b = BloomFilter.open(FileSystem.real(), fb, pager);
+        BloomFilter c = BloomFilter.open(FileSystem.real(), fc, pager)) {
       assertThat(resident(a)).containsExactly(0, 1, 2, 3);
       assertThat(resident(b)).isEmpty();
       assertThat(resident(c)).isEmpty();
@@ -109,7 +110,7 @@ class BloomPagerTest {
     SplittableRandom rnd = new SplittableRandom(seed);
     Path file = writeSmallFilter("0000000001.bloom", 0);
     try (BloomPager pager = new BloomPager(2L * BloomFormat.PAGE_SIZE, BloomPolicy.USEFULNESS);
-         BloomFilter f = BloomFilter.open(FileSystem.real(), file, pager)) {
+        BloomFilter f = BloomFilter.open(FileSystem.real(), file, pager)) {
       assertThat(resident(f)).containsExactly(0, 1);
       long[] present = ids(f, 0, p -> p == 0, rnd);
       long[] absent = ids(f, 3, p -> p == 5 || p == 6, rnd);
@@ -117,7 +118,10 @@ class BloomPagerTest {
       long evictions = 0;
       for (int round = 0; round < 40; round++) {
         for (int i = 0; i < 5_000; i++) {
-          f.query(rnd.nextInt(10) < 7 ? present[rnd.nextInt(present.length)] : absent[rnd.nextInt(absent.length)]);
+          f.query(
+              rnd.nextInt(10) < 7
+                  ? present[rnd.nextInt(present.length)]
+                  : absent[rnd.nextInt(absent.length)]);
         }
         pager.rebalance();
         if (round == 1) {
@@ -128,15 +132,22 @@ class BloomPagerTest {
           assertThat(resident(f)).as("round %d (seed %d)", round, seed).containsExactly(5, 6);
         }
       }
-      assertThat(pager.loads()).as("pages loaded after the pager settled (seed %d)", seed).isEqualTo(loads);
-      assertThat(pager.evictions()).as("pages evicted after the pager settled (seed %d)", seed).isEqualTo(evictions);
+      assertThat(pager.loads())
+          .as("pages loaded after the pager settled (seed %d)", seed)
+          .isEqualTo(loads);
+      assertThat(pager.evictions())
+          .as("pages evicted after the pager settled (seed %d)", seed)
+          .isEqualTo(evictions);
     }
   }
 
   /** A version-2 block is one cache line only if the slots holding pages start on one. */
   @Test
   void slotsStartOnPageBoundariesSoEveryBlockIsOneCacheLine() {
-    try (BloomPager pager = new BloomPager((1L << 14) * BloomFormat.PAGE_SIZE + 3 * BloomFormat.PAGE_SIZE, BloomPolicy.USEFULNESS)) {
+    try (BloomPager pager =
+        new BloomPager(
+            (1L << 14) * BloomFormat.PAGE_SIZE + 3 * BloomFormat.PAGE_SIZE,
+            BloomPolicy.USEFULNESS)) {
       for (int s : new int[] {0, 1, 2, (1 << 14) - 1, 1 << 14, (1 << 14) + 2}) {
         assertThat(pager.slotMisalignment(s, BloomFormat.PAGE_SIZE)).as("slot %d", s).isZero();
       }
@@ -155,7 +166,10 @@ class BloomPagerTest {
     return file;
   }
 
-  /** 500 ids {@code 4i + residue} (i < {@link #SMALL_KEYS}) whose page in {@code f} passes {@code onPage}. */
+  /**
+   * 500 ids {@code 4i + residue} (i < {@link #SMALL_KEYS}) whose page in {@code f} passes {@code
+   * onPage}.
+   */
   private static long[] ids(BloomFilter f, int residue, IntPredicate onPage, SplittableRandom rnd) {
     long[] ids = new long[500];
     for (int n = 0; n < ids.length; ) {
@@ -178,10 +192,11 @@ class BloomPagerTest {
     return pages;
   }
 
-  private static double noRate(Path file, int budgetPages, BloomPolicy policy, long seed) throws Exception {
+  private static double noRate(Path file, int budgetPages, BloomPolicy policy, long seed)
+      throws Exception {
     SplittableRandom rnd = new SplittableRandom(seed);
     try (BloomPager pager = new BloomPager((long) budgetPages * BloomFormat.PAGE_SIZE, policy);
-         BloomFilter f = BloomFilter.open(FileSystem.real(), file, pager)) {
+        BloomFilter f = BloomFilter.open(FileSystem.real(), file, pager)) {
       int pages = f.pageCount();
       List<Long> hotAbsent = new ArrayList<>();
       List<Long> hotPresent = new ArrayList<>();
@@ -190,7 +205,10 @@ class BloomPagerTest {
         int page = Hashing.page(Hashing.mix64(id), pages);
         if (id % 2 == 1 && page >= pages - pages / 8 && hotAbsent.size() < 2000) {
           hotAbsent.add(id);
-        } else if (id % 2 == 0 && page >= pages / 2 && page < pages / 2 + pages / 8 && hotPresent.size() < 2000) {
+        } else if (id % 2 == 0
+            && page >= pages / 2
+            && page < pages / 2 + pages / 8
+            && hotPresent.size() < 2000) {
           hotPresent.add(id);
         }
       }
@@ -199,8 +217,12 @@ class BloomPagerTest {
       for (int round = 0; round < 30; round++) {
         for (int i = 0; i < 20_000; i++) {
           int kind = rnd.nextInt(10);
-          long id = kind < 6 ? hotAbsent.get(rnd.nextInt(hotAbsent.size()))
-              : kind < 9 ? hotPresent.get(rnd.nextInt(hotPresent.size())) : rnd.nextLong(KEYS) * 2 + 1;
+          long id =
+              kind < 6
+                  ? hotAbsent.get(rnd.nextInt(hotAbsent.size()))
+                  : kind < 9
+                      ? hotPresent.get(rnd.nextInt(hotPresent.size()))
+                      : rnd.nextLong(KEYS) * 2 + 1;
           int a = f.query(id);
           if (round >= 10) {
             asked++;

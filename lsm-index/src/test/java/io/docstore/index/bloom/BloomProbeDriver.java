@@ -9,13 +9,13 @@ import java.util.stream.Stream;
 
 /**
  * Not a test: the driver behind the cache-miss and instruction counts of docs/formats/bloom.md,
- * "Cost of a lookup". Builds a filter of format {@code version} over {@code keys} even ids, opens it
- * with all pages resident, asks it about {@code warmup} absent (odd) ids, then about {@code probes}
- * other absent ids, in calls of {@value #CHUNK} lookups, and prints the answers and the time per
- * lookup. Run it under valgrind twice with the same warmup and two lookup counts, and divide the
- * difference of the counts by the difference of the lookups: building the filter, starting the JVM,
- * compiling the probe loop and anything the first measured call does once cost the same in both
- * runs and cancel.
+ * "Cost of a lookup". Builds a filter of format {@code version} over {@code keys} even ids, opens
+ * it with all pages resident, asks it about {@code warmup} absent (odd) ids, then about {@code
+ * probes} other absent ids, in calls of {@value #CHUNK} lookups, and prints the answers and the
+ * time per lookup. Run it under valgrind twice with the same warmup and two lookup counts, and
+ * divide the difference of the counts by the difference of the lookups: building the filter,
+ * starting the JVM, compiling the probe loop and anything the first measured call does once cost
+ * the same in both runs and cancel.
  *
  * <p>Arguments: {@code version keys warmup probes}, e.g. {@code 2 1000000 200000 200000}.
  */
@@ -38,15 +38,28 @@ public final class BloomProbeDriver {
       }
       Path file = dir.resolve("0000000001.bloom");
       b.writeTo(FileSystem.real(), file);
-      try (BloomPager pager = new BloomPager((long) (b.pageCount() + 1) * BloomFormat.PAGE_SIZE, BloomPolicy.USEFULNESS);
-           BloomFilter f = BloomFilter.open(FileSystem.real(), file, pager)) {
+      try (BloomPager pager =
+              new BloomPager(
+                  (long) (b.pageCount() + 1) * BloomFormat.PAGE_SIZE, BloomPolicy.USEFULNESS);
+          BloomFilter f = BloomFilter.open(FileSystem.real(), file, pager)) {
         long maybeWarm = ask(f, 0, warmup);
         long t0 = System.nanoTime();
         long maybe = ask(f, warmup, probes);
         long nanos = System.nanoTime() - t0;
-        System.out.printf(Locale.ROOT, "v%d keys=%d pages=%d probes/key=%d warmup=%d (maybe %d) lookups=%d maybe=%d"
-                + " (%.4f) %.1f ns/lookup%n", version, keys, f.pageCount(), f.probes(), warmup, maybeWarm, probes, maybe,
-            maybe / (double) Math.max(1, probes), nanos / (double) Math.max(1, probes));
+        System.out.printf(
+            Locale.ROOT,
+            "v%d keys=%d pages=%d probes/key=%d warmup=%d (maybe %d) lookups=%d maybe=%d"
+                + " (%.4f) %.1f ns/lookup%n",
+            version,
+            keys,
+            f.pageCount(),
+            f.probes(),
+            warmup,
+            maybeWarm,
+            probes,
+            maybe,
+            maybe / (double) Math.max(1, probes),
+            nanos / (double) Math.max(1, probes));
       }
     } finally {
       try (Stream<Path> s = Files.walk(dir)) {
@@ -57,7 +70,10 @@ public final class BloomProbeDriver {
     }
   }
 
-  /** Asks about the absent ids 2j+1 for j in [from, from+n), {@value #CHUNK} a call; returns how many answered "maybe". */
+  /**
+   * Asks about the absent ids 2j+1 for j in [from, from+n), {@value #CHUNK} a call; returns how
+   * many answered "maybe".
+   */
   private static long ask(BloomFilter f, long from, long n) {
     long maybe = 0;
     for (long at = from; at < from + n; at += CHUNK) {

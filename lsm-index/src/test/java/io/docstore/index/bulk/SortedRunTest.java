@@ -30,7 +30,9 @@ class SortedRunTest {
       int i = 0;
       for (Map.Entry<Long, Long> e : model.entrySet()) {
         assertThat(run.id(i)).as("seed %d round %d at %d", seed, round, i).isEqualTo(e.getKey());
-        assertThat(run.value(i)).as("seed %d round %d at %d", seed, round, i).isEqualTo(e.getValue());
+        assertThat(run.value(i))
+            .as("seed %d round %d at %d", seed, round, i)
+            .isEqualTo(e.getValue());
         i++;
       }
     }

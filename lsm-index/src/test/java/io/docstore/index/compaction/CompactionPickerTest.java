@@ -6,12 +6,18 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Table tests of the article's compaction rule (docs/background.md), replaying its walk-through (its Figures 6-12). */
+/**
+ * Table tests of the article's compaction rule (docs/background.md), replaying its walk-through
+ * (its Figures 6-12).
+ */
 class CompactionPickerTest {
 
   private static final long BATCH = 100_000;
 
-  /** Simulates n flushes of BATCH entries of distinct ids; returns total entry writes, leaves the disk list in {@code disk}. */
+  /**
+   * Simulates n flushes of BATCH entries of distinct ids; returns total entry writes, leaves the
+   * disk list in {@code disk}.
+   */
   private static long simulate(int flushes, List<Long> disk) {
     long writes = 0;
     for (int f = 0; f < flushes; f++) {
@@ -91,7 +97,9 @@ class CompactionPickerTest {
     List<Long> disk = new ArrayList<>();
     for (int f = 1; f <= 1024; f++) {
       simulate(1, disk);
-      assertThat(disk.size()).as("indexes after %d flushes", f).isLessThanOrEqualTo(Integer.bitCount(f));
+      assertThat(disk.size())
+          .as("indexes after %d flushes", f)
+          .isLessThanOrEqualTo(Integer.bitCount(f));
     }
     assertThat(disk).containsExactly(102_400_000L);
   }

@@ -23,12 +23,25 @@ class MergingIteratorTest {
     long[] newVals = {10, -2, 50};
     long[] oldIds = {1, 2, 3, 6};
     long[] oldVals = {1, 2, 3, 6};
-    List<long[]> keep = drain(new MergingIterator(List.of(new ArrayIterator(newIds, newVals, 0),
-        new ArrayIterator(oldIds, oldVals, 0)), false));
-    assertThat(keep).containsExactly(new long[] {1, 10}, new long[] {2, 2}, new long[] {3, -2}, new long[] {5, 50},
-        new long[] {6, 6});
-    List<long[]> drop = drain(new MergingIterator(List.of(new ArrayIterator(newIds, newVals, 2),
-        new ArrayIterator(oldIds, oldVals, 2)), true));
+    List<long[]> keep =
+        drain(
+            new MergingIterator(
+                List.of(
+                    new ArrayIterator(newIds, newVals, 0), new ArrayIterator(oldIds, oldVals, 0)),
+                false));
+    assertThat(keep)
+        .containsExactly(
+            new long[] {1, 10},
+            new long[] {2, 2},
+            new long[] {3, -2},
+            new long[] {5, 50},
+            new long[] {6, 6});
+    List<long[]> drop =
+        drain(
+            new MergingIterator(
+                List.of(
+                    new ArrayIterator(newIds, newVals, 2), new ArrayIterator(oldIds, oldVals, 2)),
+                true));
     assertThat(drop).containsExactly(new long[] {2, 2}, new long[] {5, 50}, new long[] {6, 6});
   }
 }

@@ -14,7 +14,8 @@ class FileNamesTest {
       Path p = FileNames.path(d, k, 42);
       assertThat(FileNames.parse(p)).isEqualTo(new FileNames.Parsed(k, 42));
     }
-    assertThat(FileNames.path(d, FileNames.Kind.TABLE, 7).getFileName().toString()).isEqualTo("0000000007.idx");
+    assertThat(FileNames.path(d, FileNames.Kind.TABLE, 7).getFileName().toString())
+        .isEqualTo("0000000007.idx");
     assertThat(FileNames.parse(Path.of("MANIFEST"))).isNull();
     assertThat(FileNames.parse(Path.of(".MANIFEST.1.2.tmp"))).isNull();
     assertThat(FileNames.parse(Path.of("123.idx"))).isNull();

@@ -12,12 +12,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ManifestTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void encodeDecodeAndPublishSurvivesCrashAsOldOrNew() throws Exception {
-    Manifest a = new Manifest(10, 4, List.of(new Manifest.TableRef(9, 100), new Manifest.TableRef(3, 800)));
+    Manifest a =
+        new Manifest(10, 4, List.of(new Manifest.TableRef(9, 100), new Manifest.TableRef(3, 800)));
     assertThat(Manifest.decode(ByteBuffer.wrap(a.encode()), dir)).isEqualTo(a);
     assertThat(Manifest.read(FileSystem.real(), dir)).isNull();
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();

@@ -51,7 +51,10 @@ class MemTableTest {
       long[] values = new long[from + n];
       for (int i = from; i < from + n; i++) {
         // Repeats inside a batch (the last one wins) and across batches.
-        ids[i] = rnd.nextInt(4) == 0 && i > from ? ids[from + rnd.nextInt(i - from)] : rnd.nextLong(20_000);
+        ids[i] =
+            rnd.nextInt(4) == 0 && i > from
+                ? ids[from + rnd.nextInt(i - from)]
+                : rnd.nextLong(20_000);
         values[i] = rnd.nextInt(5) == 0 ? -2L : rnd.nextLong(Long.MAX_VALUE);
         single.put(ids[i], values[i]);
         model.put(ids[i], values[i]);
@@ -75,21 +78,24 @@ class MemTableTest {
     assertThat(m.bytes()).as("an empty table takes almost nothing").isLessThanOrEqualTo(4096);
     int n = m.maxEntries();
     java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
-    java.util.concurrent.atomic.AtomicReference<String> failure = new java.util.concurrent.atomic.AtomicReference<>();
-    Thread reader = new Thread(() -> {
-      java.util.Random rnd = new java.util.Random(3);
-      while (written.get() < n && failure.get() == null) {
-        long w = written.get();
-        if (w == 0) {
-          continue;
-        }
-        long id = (rnd.nextLong() & Long.MAX_VALUE) % w;
-        long v = m.get(id * 7);
-        if (v != id) {
-          failure.set("id " + id * 7 + " written before the read was " + v);
-        }
-      }
-    });
+    java.util.concurrent.atomic.AtomicReference<String> failure =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread reader =
+        new Thread(
+            () -> {
+              java.util.Random rnd = new java.util.Random(3);
+              while (written.get() < n && failure.get() == null) {
+                long w = written.get();
+                if (w == 0) {
+                  continue;
+                }
+                long id = (rnd.nextLong() & Long.MAX_VALUE) % w;
+                long v = m.get(id * 7);
+                if (v != id) {
+                  failure.set("id " + id * 7 + " written before the read was " + v);
+                }
+              }
+            });
     reader.start();
     long[] ids = new long[100];
     long[] values = new long[100];

@@ -15,8 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** TableWriter, Table and TableIterator: every lookup, every iteration start, obsolete deletion. */
 class TableTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void findsEveryEntryAndIteratesFromAnyId() throws Exception {
@@ -25,7 +24,8 @@ class TableTest {
     TreeMap<Long, Long> model = new TreeMap<>();
     int n = 1 + rnd.nextInt(3000);
     while (model.size() < n) {
-      model.put(rnd.nextLong(Long.MAX_VALUE), rnd.nextInt(9) == 0 ? -2L : rnd.nextLong(Long.MAX_VALUE));
+      model.put(
+          rnd.nextLong(Long.MAX_VALUE), rnd.nextInt(9) == 0 ? -2L : rnd.nextLong(Long.MAX_VALUE));
     }
     Path p = dir.resolve("0000000001.idx");
     TableWriter w = new TableWriter(FileSystem.real(), p, new BloomBuilder(n, 0.01));
@@ -72,7 +72,8 @@ class TableTest {
   /**
    * The index page cache is asked only while mapped reads are cold: warm lookups read the page in
    * place; after a read that waited for the disk, the next lookups go to the cache (which fills as
-   * usual, on a page's second miss) until the mapping is tried again. Answers are the same either way.
+   * usual, on a page's second miss) until the mapping is tried again. Answers are the same either
+   * way.
    */
   @Test
   void warmMappedLookupsSkipThePageCacheAndColdOnesUseIt() throws Exception {
@@ -85,8 +86,9 @@ class TableTest {
     }
     w.finish();
     Table t = Table.open(FileSystem.real(), p, 2, null, true);
-    io.docstore.io.cache.SlotCache cache = new io.docstore.io.cache.SlotCache(1 << 20, TableFormat.PAGE_SIZE,
-        java.nio.ByteOrder.LITTLE_ENDIAN);
+    io.docstore.io.cache.SlotCache cache =
+        new io.docstore.io.cache.SlotCache(
+            1 << 20, TableFormat.PAGE_SIZE, java.nio.ByteOrder.LITTLE_ENDIAN);
     io.docstore.io.ColdReads warm = new io.docstore.io.ColdReads(Long.MAX_VALUE, 1024, 1, () -> 0);
     for (int round = 0; round < 2; round++) {
       for (long id = 0; id < n; id++) {
@@ -96,21 +98,26 @@ class TableTest {
     }
     assertThat(cache.hits() + cache.misses()).as("warm: the cache is never asked").isZero();
     assertThat(warm.coldReads()).isZero();
-    // Every mapped read slow, and a fault count that grows at each look: every one waited for the disk.
+    // Every mapped read slow, and a fault count that grows at each look: every one waited for the
+    // disk.
     java.util.concurrent.atomic.AtomicLong faults = new java.util.concurrent.atomic.AtomicLong();
-    io.docstore.io.ColdReads cold = new io.docstore.io.ColdReads(-1, 1_000_000, 1, faults::incrementAndGet);
+    io.docstore.io.ColdReads cold =
+        new io.docstore.io.ColdReads(-1, 1_000_000, 1, faults::incrementAndGet);
     for (int round = 0; round < 3; round++) {
       for (long id = 0; id < n; id++) {
         assertThat(t.find(id * 3, cache, cold)).isEqualTo(id + 100);
       }
     }
-    assertThat(cold.coldReads()).as("one cold mapped read, then the cache for the next million").isEqualTo(1);
+    assertThat(cold.coldReads())
+        .as("one cold mapped read, then the cache for the next million")
+        .isEqualTo(1);
     assertThat(cache.hits()).as("third round from the cache").isGreaterThanOrEqualTo(n - 1);
     t.release();
   }
 
   private static boolean mappedIn(Path file) throws java.io.IOException {
     String name = file.toRealPath().toString();
-    return java.nio.file.Files.readAllLines(Path.of("/proc/self/maps")).stream().anyMatch(l -> l.endsWith(" " + name));
+    return java.nio.file.Files.readAllLines(Path.of("/proc/self/maps")).stream()
+        .anyMatch(l -> l.endsWith(" " + name));
   }
 }

@@ -20,12 +20,12 @@ import org.junit.jupiter.api.io.TempDir;
 /** IndexDump and IndexVerifier over a real index directory. */
 class IndexToolsTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void dumpsEveryFileKindAndVerifiesAHealthyIndex() throws Exception {
-    try (LsmIndex index = LsmIndex.open(dir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
+    try (LsmIndex index =
+        LsmIndex.open(dir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
       for (long i = 0; i < 300; i++) {
         index.put(i, i + 1);
       }
@@ -36,7 +36,13 @@ class IndexToolsTest {
     assertThat(IndexVerifier.verify(FileSystem.real(), dir)).isEmpty();
     List<Path> files;
     try (Stream<Path> s = Files.list(dir)) {
-      files = s.filter(p -> FileNames.parse(p) != null || p.getFileName().toString().equals(FileNames.MANIFEST)).sorted().toList();
+      files =
+          s.filter(
+                  p ->
+                      FileNames.parse(p) != null
+                          || p.getFileName().toString().equals(FileNames.MANIFEST))
+              .sorted()
+              .toList();
     }
     assertThat(files).hasSizeGreaterThanOrEqualTo(4);
     StringBuilder all = new StringBuilder();
@@ -45,14 +51,29 @@ class IndexToolsTest {
       IndexDump.dump(FileSystem.real(), f, new PrintStream(bytes, true, StandardCharsets.UTF_8), 5);
       all.append(bytes.toString(StandardCharsets.UTF_8));
     }
-    assertThat(all.toString()).contains("table ", "entries=299", "tombstones=0", "bloom ", "format IDXBLOOM v2",
-        "blockBytes=64", "probes=7", "bitsPerKey=", "page 0 fill=", "blockFill=", "wal ",
-        "1000 -> 5", "manifest ", "  0 -> 1", "... 294 more");
+    assertThat(all.toString())
+        .contains(
+            "table ",
+            "entries=299",
+            "tombstones=0",
+            "bloom ",
+            "format IDXBLOOM v2",
+            "blockBytes=64",
+            "probes=7",
+            "bitsPerKey=",
+            "page 0 fill=",
+            "blockFill=",
+            "wal ",
+            "1000 -> 5",
+            "manifest ",
+            "  0 -> 1",
+            "... 294 more");
   }
 
   @Test
   void verifierReportsMissingFiles() throws Exception {
-    try (LsmIndex index = LsmIndex.open(dir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
+    try (LsmIndex index =
+        LsmIndex.open(dir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
       index.put(1, 1);
       index.flush();
     }
@@ -64,7 +85,8 @@ class IndexToolsTest {
         }
       }
     }
-    assertThat(IndexVerifier.verify(FileSystem.real(), dir)).singleElement()
+    assertThat(IndexVerifier.verify(FileSystem.real(), dir))
+        .singleElement()
         .satisfies(p -> assertThat(p.message()).contains("missing"));
   }
 }
