@@ -39,16 +39,23 @@ public final class MemTable {
    */
   private static final int TOUCH_AHEAD = 32;
 
-  /** One generation of slot arrays; replaced, never changed after, when the table doubles. */
+  /**
+   * One generation of slots; replaced, never changed after, when the table doubles. Slot {@code i}
+   * is {@code kv[2i]} (the key: {@code ~id}, 0 when empty) and {@code kv[2i+1]} (its value), side
+   * by side, so an insert or a lookup touches one cache line, not one in a key array and another in
+   * a value array.
+   */
   private static final class Slots {
-    final long[] keys;
-    final long[] values;
+    final long[] kv;
     final int mask;
 
     Slots(int n) {
-      keys = new long[n];
-      values = new long[n];
+      kv = new long[2 * n];
       mask = n - 1;
+    }
+
+    int slots() {
+      return mask + 1;
     }
   }
 
@@ -72,7 +79,8 @@ public final class MemTable {
   public record Sorted(long[] ids, long[] values) {}
 
   /**
-   * @param budgetBytes bytes for the two slot arrays (16 per slot); the table is full at 60% load
+   * @param budgetBytes bytes for the slots (16 each: a key and its value); the table is full at 60%
+   *     load
    * @param minEntries entries it must be able to hold even if the budget is smaller (a recovery
    *     replay); such a table is full at once and frozen after the replay
    */
@@ -82,7 +90,7 @@ public final class MemTable {
     while (slots * LOAD_FACTOR < minEntries + 1) {
       slots <<= 1;
     }
-    if (slots > (1 << 30)) {
+    if (slots > (1 << 29)) {
       throw new IllegalArgumentException("memory table of " + slots + " slots is too large");
     }
     this.maxSlots = (int) slots;
@@ -111,7 +119,7 @@ public final class MemTable {
 
   /** Bytes of heap the slot arrays take now. */
   public long bytes() {
-    return 16L * slots.keys.length;
+    return 8L * slots.kv.length;
   }
 
   public boolean isFull() {
@@ -138,23 +146,25 @@ public final class MemTable {
    */
   private Slots ensureRoom(long entries) {
     Slots s = slots;
-    if (entries <= s.keys.length * LOAD_FACTOR || s.keys.length >= maxSlots) {
+    if (entries <= s.slots() * LOAD_FACTOR || s.slots() >= maxSlots) {
       return s;
     }
-    int n = s.keys.length;
+    int n = s.slots();
     while (n < maxSlots && entries > n * LOAD_FACTOR) {
       n <<= 1;
     }
     Slots bigger = new Slots(n);
-    for (int i = 0; i < s.keys.length; i++) {
-      long k = s.keys[i];
+    long[] from = s.kv;
+    long[] to = bigger.kv;
+    for (int i = 0; i < from.length; i += 2) {
+      long k = from[i];
       if (k != 0) {
         int j = slot(~k) & bigger.mask;
-        while (bigger.keys[j] != 0) {
+        while (to[2 * j] != 0) {
           j = (j + 1) & bigger.mask;
         }
-        bigger.keys[j] = k;
-        bigger.values[j] = s.values[i];
+        to[2 * j] = k;
+        to[2 * j + 1] = from[i + 1];
       }
     }
     slots = bigger;
@@ -186,8 +196,7 @@ public final class MemTable {
     for (int base = from; base < end; base += TOUCH_AHEAD) {
       int stop = Math.min(end, base + TOUCH_AHEAD);
       for (int i = base; i < stop; i++) {
-        int s = slot(ids[i]) & t.mask;
-        touched += t.keys[s] + t.values[s];
+        touched += t.kv[2 * (slot(ids[i]) & t.mask)];
       }
       for (int i = base; i < stop; i++) {
         added += insert(t, ids[i], values[i]);
@@ -203,16 +212,17 @@ public final class MemTable {
    */
   private static int insert(Slots t, long id, long value) {
     long key = ~id;
+    long[] kv = t.kv;
     int i = slot(id) & t.mask;
     while (true) {
-      long k = t.keys[i];
+      long k = kv[2 * i];
       if (k == key) {
-        LONGS.setRelease(t.values, i, value);
+        LONGS.setRelease(kv, 2 * i + 1, value);
         return 0;
       }
       if (k == 0) {
-        t.values[i] = value;
-        LONGS.setRelease(t.keys, i, key);
+        kv[2 * i + 1] = value;
+        LONGS.setRelease(kv, 2 * i, key);
         return 1;
       }
       i = (i + 1) & t.mask;
@@ -224,12 +234,13 @@ public final class MemTable {
    */
   public long get(long id) {
     Slots t = slots;
+    long[] kv = t.kv;
     long key = ~id;
     int i = slot(id) & t.mask;
     while (true) {
-      long k = (long) LONGS.getAcquire(t.keys, i);
+      long k = (long) LONGS.getAcquire(kv, 2 * i);
       if (k == key) {
-        return (long) LONGS.getAcquire(t.values, i);
+        return (long) LONGS.getAcquire(kv, 2 * i + 1);
       }
       if (k == 0) {
         return MISSING;
@@ -247,10 +258,10 @@ public final class MemTable {
       return sorted;
     }
     long[] ids = new long[count];
-    long[] keys = slots.keys;
+    long[] kv = slots.kv;
     int n = 0;
-    for (int i = 0; i < keys.length; i++) {
-      long k = (long) LONGS.getAcquire(keys, i);
+    for (int i = 0; i < kv.length; i += 2) {
+      long k = (long) LONGS.getAcquire(kv, i);
       if (k != 0 && n < ids.length) {
         ids[n++] = ~k;
       }
