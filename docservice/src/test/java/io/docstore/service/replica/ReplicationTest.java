@@ -300,7 +300,7 @@ class ReplicationTest {
       assertThat(sealed).exists();
       // Same size and mtime afterwards: rsync's quick check would never re-fetch it on its own.
       java.nio.file.attribute.FileTime mtime = Files.getLastModifiedTime(sealed);
-      flip(sealed, Address.blockOffset(address) + BlockFormat.HEADER_LENGTH + 3);
+      flip(sealed, insideRecord(sealed, address));
       Files.setLastModifiedTime(sealed, mtime);
       try {
         r.get(victim);
@@ -326,10 +326,18 @@ class ReplicationTest {
       writeBatch(300, 5000, 2000);
       await("replica at " + lastAcked, 30_000, () -> r.appliedThrough() >= lastAcked);
       assertMatchesModel(r);
-      try (var files = Files.list(r.follower().directory())) {
-        assertThat(files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(".")))
-            .isEmpty();
-      }
+      // The killed transfers' temp files are gone (a pull running now may have one of its own, so
+      // wait for a moment between pulls).
+      await(
+          "no rsync temp files left",
+          30_000,
+          () -> {
+            try (var files = Files.list(r.follower().directory())) {
+              return files.noneMatch(p -> p.getFileName().toString().startsWith("."));
+            } catch (java.io.IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            }
+          });
     } finally {
       r.close();
     }
@@ -340,6 +348,27 @@ class ReplicationTest {
       return r.get(id) != null;
     } catch (java.io.IOException | RuntimeException e) {
       return false;
+    }
+  }
+
+  /**
+   * A byte of the record at {@code address} itself: a read checks that record (in a block of
+   * records stored one by one, only that record), so damage there must be detected. In any other
+   * block, a byte of its payload.
+   */
+  private static long insideRecord(Path file, long address) throws Exception {
+    long block = Address.blockOffset(address);
+    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+      raf.seek(block + BlockFormat.FLAGS);
+      if ((raf.read() & BlockFormat.FLAG_ZSTD_RECORDS) == 0) {
+        return block + BlockFormat.HEADER_LENGTH + 3;
+      }
+      long payload = block + BlockFormat.HEADER_LENGTH;
+      raf.seek(
+          payload
+              + BlockFormat.ZSTD_TABLE
+              + (long) Address.index(address) * BlockFormat.OFFSET_ENTRY);
+      return payload + raf.readInt() + BlockFormat.RECORD_ID + 3; // inside the record's id
     }
   }
 
