@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
@@ -36,14 +37,24 @@ import org.junit.jupiter.api.io.TempDir;
  * (random bytes and mutated valid HTTP requests and RPC frames, a fixed number of iterations),
  * slow-loris connections up to near the connection cap, clients that pipeline requests and never
  * read, and oversized frames and headers. Meanwhile well-behaved HTTP and RPC clients must keep
- * succeeding; their p99 under attack must stay below max(2 x baseline p99, 50 ms). The attackers
- * run at nice 19 (see {@link #thread}).
+ * succeeding, at no less than half the rate they had alone, and once the attack ends the process
+ * holds no more file descriptors or direct memory than before it (within small slack). Their p99
+ * under attack is measured and printed, not bounded: on one 2-core box the attackers' CPU is the
+ * service's CPU, so "within 2x of quiet" is not a property of the service (docs/reliability.md).
+ * The attackers run at nice 19 (see {@link #thread}).
  */
 class TortureHostileClientTest {
 
   private static final int MAX_CONNECTIONS = 64;
   private static final int DOCS = 200;
-  private static final long BOUND_FLOOR_US = 50_000;
+
+  /** Descriptors the process may hold after the attack beyond before it (pools, the JIT, logs). */
+  private static final int FD_SLACK = 16;
+
+  /**
+   * Direct memory Netty's pools may keep after the attack beyond before it (one chunk per arena).
+   */
+  private static final long DIRECT_SLACK = 64L << 20;
 
   @TempDir Path dir;
 
@@ -78,7 +89,11 @@ class TortureHostileClientTest {
               .build()) {
         Good good = new Good(s.service.readUrl(), client);
         good.run(500, null); // warm-up (JIT, connection pools): not part of the baseline
+        long fdsBefore = openFds();
+        long directBefore = nettyDirect();
+        long t0 = System.nanoTime();
         Histogram baseline = good.run(1000, null);
+        double quietRate = baseline.getTotalCount() * 1e9 / (System.nanoTime() - t0);
         assertThat(good.failures.get()).as("baseline: %s", good.lastFailure).isZero();
 
         AtomicBoolean stop = new AtomicBoolean();
@@ -95,11 +110,20 @@ class TortureHostileClientTest {
         attackers.add(
             thread("oversized", () -> oversized(read, admin, rpc, stop, hostileRequests)));
         attackers.forEach(Thread::start);
+        long t1 = System.nanoTime();
         Histogram attacked = good.run(0, attackers.get(0));
+        double attackedRate = attacked.getTotalCount() * 1e9 / (System.nanoTime() - t1);
         stop.set(true);
         for (Thread t : attackers) {
           t.join(30_000);
         }
+        // The service closes what the attackers left open (idle and request timeouts of 1-3 s).
+        long settle = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (openFds() > fdsBefore + FD_SLACK && System.nanoTime() < settle) {
+          Thread.sleep(100);
+        }
+        long fdsAfter = openFds();
+        long directAfter = nettyDirect();
         long p99Base = baseline.getValueAtPercentile(99);
         long p99Attack = attacked.getValueAtPercentile(99);
         new Verdict(
@@ -114,6 +138,17 @@ class TortureHostileClientTest {
                     + p99Base
                     + " good_p99_attacked_us="
                     + p99Attack
+                    + String.format(
+                        " good_rate_quiet=%.0f/s good_rate_attacked=%.0f/s",
+                        quietRate, attackedRate)
+                    + " fds_before="
+                    + fdsBefore
+                    + " fds_after="
+                    + fdsAfter
+                    + " netty_direct_mb_before="
+                    + (directBefore >> 20)
+                    + " netty_direct_mb_after="
+                    + (directAfter >> 20)
                     + " seed="
                     + seed)
             .print();
@@ -121,14 +156,15 @@ class TortureHostileClientTest {
             .as("well-behaved requests failed: %s", good.lastFailure)
             .isZero();
         assertThat(attacked.getTotalCount()).isPositive();
-        // The bound (docs/reliability.md): within 2x the normal p99, with a 50 ms floor for timer
-        // and scheduling
-        // noise on a loaded 2-core box (a baseline p99 of a few ms would otherwise make one
-        // descheduled request fail the run).
-        long bound = Math.max(2 * p99Base, BOUND_FLOOR_US);
-        assertThat(p99Attack)
-            .as("good p99 under attack (us) vs max(2 x baseline %d us, 50 ms)", p99Base)
-            .isLessThan(bound);
+        assertThat(attackedRate)
+            .as("well-behaved requests/s under attack vs alone (%.0f/s)", quietRate)
+            .isGreaterThanOrEqualTo(quietRate / 2);
+        assertThat(fdsAfter)
+            .as("file descriptors after the attack (before: %d)", fdsBefore)
+            .isLessThanOrEqualTo(fdsBefore + FD_SLACK);
+        assertThat(directAfter)
+            .as("Netty's direct memory after the attack (before: %d MiB)", directBefore >> 20)
+            .isLessThanOrEqualTo(directBefore + DIRECT_SLACK);
         assertThat(s.adminGet("/healthz").statusCode()).isEqualTo(200);
         assertThat(s.get("/docs/7").statusCode()).isEqualTo(200);
       }
@@ -394,5 +430,20 @@ class TortureHostileClientTest {
       }
       count.incrementAndGet();
     }
+  }
+
+  /** Descriptors this process holds (the service runs in it), or -1 where /proc is missing. */
+  private static long openFds() throws IOException {
+    try (var f = java.nio.file.Files.list(Path.of("/proc/self/fd"))) {
+      return f.count();
+    }
+  }
+
+  /** Direct memory held by Netty's default allocator (the service's requests and answers). */
+  private static long nettyDirect() {
+    return ((io.netty.buffer.ByteBufAllocatorMetricProvider)
+            io.netty.buffer.ByteBufAllocator.DEFAULT)
+        .metric()
+        .usedDirectMemory();
   }
 }
