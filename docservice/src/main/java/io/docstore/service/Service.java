@@ -65,6 +65,7 @@ public final class Service implements Closeable {
     HttpServer adminServer = null;
     RpcServer rpcServer = null;
     Inbox in = null;
+    String opening = "docstore.http.read.port";
     try {
       readServer =
           new HttpServer(
@@ -74,6 +75,7 @@ public final class Service implements Closeable {
                   new ReadRoutes(store, config.maxIdsPerRequest(), config.maxResponseBytes()))
               .start();
       if (config.rpcEnabled()) {
+        opening = "docstore.rpc.port";
         rpcServer =
             new RpcServer(
                 store,
@@ -90,6 +92,7 @@ public final class Service implements Closeable {
         rpcServer.start();
       }
       UpdateParser parser = new UpdateParser(config.maxBodyBytes());
+      opening = "docstore.http.admin.port";
       adminServer =
           new HttpServer(
                   "admin",
@@ -132,6 +135,9 @@ public final class Service implements Closeable {
       store.close();
       cache.close();
       Metrics.close(registry);
+      if (e instanceof io.docstore.service.http.PortInUseException) {
+        throw new io.docstore.service.config.ConfigError(opening, e.getMessage());
+      }
       throw e;
     }
     this.read = readServer;

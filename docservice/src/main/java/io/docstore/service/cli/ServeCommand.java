@@ -59,7 +59,13 @@ final class ServeCommand implements Callable<Integer> {
       log.warn(
           "sync = none: acknowledged writes survive a process crash but NOT a power failure or kernel crash");
     }
-    Service service = Service.start(cfg);
+    Service service;
+    try {
+      service = Service.start(cfg);
+    } catch (ConfigError e) {
+      System.err.println("docstore: " + e.getMessage());
+      return 2;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

@@ -77,8 +77,12 @@ public final class HttpServer implements Closeable {
     this.limiter = new ConnectionLimiter(limits.maxConnections());
   }
 
-  /** Binds and starts accepting; returns when the port is open. */
-  public HttpServer start() throws InterruptedException {
+  /**
+   * Binds and starts accepting; returns when the port is open.
+   *
+   * @throws PortInUseException if the port cannot be opened (its threads are stopped again)
+   */
+  public HttpServer start() throws InterruptedException, PortInUseException {
     HttpDecoderConfig decoder =
         new HttpDecoderConfig()
             .setMaxInitialLineLength(limits.maxRequestLine())
@@ -105,7 +109,15 @@ public final class HttpServer implements Closeable {
                     p.addLast(new HttpDispatcher(routes, workers, budget));
                   }
                 });
-    channel = b.bind(bind).sync().channel();
+    try {
+      channel = b.bind(bind).sync().channel();
+    } catch (Exception e) {
+      close(Duration.ZERO);
+      if (e instanceof java.net.BindException) {
+        throw new PortInUseException(name, bind, e);
+      }
+      throw e;
+    }
     return this;
   }
 

@@ -280,6 +280,13 @@ public final class RpcServer implements Closeable {
     } catch (RuntimeException e) {
       close();
       throw new IOException("cannot bind RPC port " + options.host + ":" + options.port, e);
+    } catch (Exception e) {
+      close();
+      if (e instanceof java.net.BindException) {
+        throw new io.docstore.service.http.PortInUseException(
+            "RPC", new InetSocketAddress(options.host, options.port), e);
+      }
+      throw e;
     }
   }
 
