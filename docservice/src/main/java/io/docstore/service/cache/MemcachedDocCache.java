@@ -85,6 +85,9 @@ public final class MemcachedDocCache implements DocCache {
   private final LongAdder bypassed = new LongAdder();
   private final LongAdder renewals = new LongAdder();
 
+  /** Set by {@link #close}: the disconnects that follow are ours, not an outage. */
+  private volatile boolean closing;
+
   /**
    * Per ID, the sequence of its newest write that was dropped. A fill of an older version of that
    * ID is refused: its body may have been read from disk before the write, and the generation the
@@ -369,6 +372,7 @@ public final class MemcachedDocCache implements DocCache {
 
   @Override
   public void close() {
+    closing = true;
     healer.shutdownNow();
     try {
       client.shutdown();
@@ -388,7 +392,11 @@ public final class MemcachedDocCache implements DocCache {
     @Override
     public void onDisconnected(MemcachedClient c, InetSocketAddress server) {
       events.incrementAndGet();
-      log.warn("memcached {} disconnected; reads fall back to disk until it returns", server);
+      if (closing) {
+        log.debug("memcached {} disconnected (closing)", server);
+      } else {
+        log.warn("memcached {} disconnected; reads fall back to disk until it returns", server);
+      }
     }
 
     @Override
