@@ -522,6 +522,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     if (lastNoSpace != null) {
       m.put("lastNoSpace", lastNoSpace);
     }
+    m.put("segments", queue.segmentCount());
+    m.put("segmentBytes", queue.segmentBytes());
     m.put("queue", queue.stats());
     m.put("index", index.stats());
     m.put("cache", cache.stats());

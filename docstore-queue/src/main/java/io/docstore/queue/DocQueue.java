@@ -215,6 +215,19 @@ public final class DocQueue implements java.io.Closeable {
     return commit.durablePosition();
   }
 
+  /** Segment files of the queue now (sealed and active). */
+  public int segmentCount() {
+    return segments.count();
+  }
+
+  /**
+   * Bytes of blocks in the queue's segments now (the queue's size on disk, less headers and
+   * footers).
+   */
+  public long segmentBytes() {
+    return segments.blockBytes();
+  }
+
   public QueueStats stats() {
     QueueCounters c = counters;
     return new QueueStats(

@@ -44,6 +44,34 @@ class LsmIndexTest {
     }
   }
 
+  /** Opening to read and closing (an offline get or stats) leaves no file behind, however often. */
+  @Test
+  void anOpenWithoutWritesLeavesNoWalBehind() throws IOException {
+    try (LsmIndex index = LsmIndex.open(dir, small())) {
+      index.put(7, 70);
+    }
+    long walsAfterWrite = walFiles();
+    for (int i = 0; i < 5; i++) {
+      try (LsmIndex index = LsmIndex.open(dir, small())) {
+        assertThat(index.get(7)).isEqualTo(70);
+      }
+      assertThat(walFiles()).as("WAL files after read-only open %d", i).isEqualTo(walsAfterWrite);
+    }
+    try (LsmIndex index = LsmIndex.open(dir, small())) {
+      index.put(8, 80);
+    }
+    try (LsmIndex index = LsmIndex.open(dir, small())) {
+      assertThat(index.get(7)).isEqualTo(70);
+      assertThat(index.get(8)).isEqualTo(80);
+    }
+  }
+
+  private long walFiles() throws IOException {
+    try (var files = java.nio.file.Files.list(dir)) {
+      return files.filter(p -> p.getFileName().toString().endsWith(".wal")).count();
+    }
+  }
+
   @Test
   void absentDeletedAndBatches() throws IOException {
     try (LsmIndex index = LsmIndex.open(dir, IndexOptions.defaults())) {

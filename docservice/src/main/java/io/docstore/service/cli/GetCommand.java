@@ -54,7 +54,7 @@ final class GetCommand implements Callable<Integer> {
       return 1;
     }
     DocstoreConfig cfg = OfflineStore.config(config, source.data);
-    try (DocStore store = OfflineStore.open(cfg)) {
+    try (DocStore store = OfflineStore.openExisting(cfg)) {
       Document d = store.get(id);
       if (d == null) {
         System.err.println("get: document " + id + " not found");

@@ -1,5 +1,6 @@
 package io.docstore.service.cli;
 
+import io.docstore.queue.format.SegmentFileName;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
 import io.docstore.service.Service;
@@ -26,6 +27,25 @@ final class OfflineStore {
   /** Opens the store; fails with a hint when a server holds the directory. */
   static DocStore open(DocstoreConfig cfg) throws IOException {
     return withHint(() -> DocStore.open(cfg.dataDir(), storeOptions(cfg)));
+  }
+
+  /**
+   * {@link #open} for a command that only reads (get, stats): refuses a directory that holds no
+   * docstore data rather than creating a store there.
+   */
+  static DocStore openExisting(DocstoreConfig cfg) throws IOException {
+    Path queue = cfg.dataDir().resolve("queue");
+    boolean holdsData;
+    try (var files = java.nio.file.Files.list(queue)) {
+      holdsData = files.anyMatch(p -> SegmentFileName.parse(p).isPresent());
+    } catch (java.nio.file.NoSuchFileException | java.nio.file.NotDirectoryException e) {
+      holdsData = false;
+    }
+    if (!holdsData) {
+      throw new java.io.FileNotFoundException(
+          "no docstore data under " + cfg.dataDir() + " (no queue segments in " + queue + ")");
+    }
+    return open(cfg);
   }
 
   /** The store's options for an offline command. */

@@ -44,7 +44,7 @@ final class StatsCommand implements Callable<Integer> {
       System.out.println(body);
       return 0;
     }
-    try (DocStore store = OfflineStore.open(OfflineStore.config(config, source.data))) {
+    try (DocStore store = OfflineStore.openExisting(OfflineStore.config(config, source.data))) {
       System.out.println(StatsJson.pretty(store.stats()));
       return 0;
     }

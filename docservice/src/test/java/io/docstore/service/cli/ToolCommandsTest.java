@@ -211,4 +211,41 @@ class ToolCommandsTest {
     assertThat(run("verify", data.toString()).exit()).isEqualTo(2);
     assertThat(run("verify", data.resolve("missing").toString()).exit()).isEqualTo(2);
   }
+
+  /**
+   * The commands that only read leave the data directory as they found it (no new WAL each time),
+   * report what it holds (segments on disk, not just this process's counters), and refuse a
+   * directory without docstore data instead of creating a store in it.
+   */
+  @Test
+  void offlineGetAndStatsOnlyRead() throws IOException {
+    Path store = data.resolve("store");
+    Path input = Files.writeString(data.resolve("in.ndjson"), "{\"id\":1,\"doc\":{\"a\":1}}\n");
+    assertThat(run("import", input.toString(), "--data", store.toString()).exit()).isZero();
+    List<String> before = tree(store);
+    for (int i = 0; i < 3; i++) {
+      Run get = run("get", "--data", store.toString(), "1");
+      assertThat(get.exit()).as(get.out()).isZero();
+      assertThat(get.out()).contains("{\"a\":1}");
+      Run stats = run("stats", "--data", store.toString());
+      assertThat(stats.exit()).as(stats.out()).isZero();
+      assertThat(stats.out()).containsPattern("\"segments\" ?: ?1");
+    }
+    assertThat(tree(store)).as("files and sizes after offline reads").isEqualTo(before);
+
+    Path empty = data.resolve("nothing-here");
+    assertThat(run("get", "--data", empty.toString(), "1").exit()).isEqualTo(1);
+    assertThat(run("stats", "--data", empty.toString()).exit()).isEqualTo(1);
+    assertThat(empty).doesNotExist();
+  }
+
+  /** Every file under {@code dir} with its size. */
+  private static List<String> tree(Path dir) throws IOException {
+    try (var s = Files.walk(dir)) {
+      return s.filter(Files::isRegularFile)
+          .map(p -> dir.relativize(p) + " " + p.toFile().length())
+          .sorted()
+          .toList();
+    }
+  }
 }

@@ -1,5 +1,6 @@
 package io.docstore.queue.segment;
 
+import io.docstore.queue.format.SegmentFormat;
 import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -47,6 +48,20 @@ public final class SegmentSet {
       }
     }
     return found != null ? found : first();
+  }
+
+  /** Segments (sealed and active). */
+  public int count() {
+    return byNumber.size();
+  }
+
+  /** Bytes of the segments' blocks: what they hold on disk, headers and footers aside. */
+  public long blockBytes() {
+    long sum = 0;
+    for (SegmentInfo s : byNumber.values()) {
+      sum += s.blocksEnd() - SegmentFormat.HEADER_LENGTH;
+    }
+    return sum;
   }
 
   public void closeAll() throws IOException {

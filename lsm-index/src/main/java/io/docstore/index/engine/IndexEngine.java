@@ -615,6 +615,10 @@ public final class IndexEngine implements java.io.Closeable {
       }
       try {
         wal.close();
+        if (!wal.holdsRecords()) {
+          // Opened and closed without a write (an offline get or stats): leave no file behind.
+          options.fileSystem().delete(wal.path());
+        }
       } finally {
         synchronized (stateLock) {
           current.release();

@@ -59,10 +59,14 @@ public final class WalWriter implements java.io.Closeable {
    */
   private volatile long appended;
 
+  /** Where records start (after the header): nothing appended while {@code appended} is here. */
+  private final long start;
+
   private WalWriter(long number, WritableFile file, SyncPolicy policy, LongConsumer fsyncNanos) {
     this.number = number;
     this.file = file;
     this.appended = file.position();
+    this.start = appended;
     this.commit =
         new GroupCommit(
             "index-wal-" + number, policy, () -> appended, this::drainAndForce, appended);
@@ -94,6 +98,11 @@ public final class WalWriter implements java.io.Closeable {
 
   public Path path() {
     return file.path();
+  }
+
+  /** Whether any record was appended to this WAL (a file holding only its header holds nothing). */
+  public boolean holdsRecords() {
+    return appended > start;
   }
 
   /**
