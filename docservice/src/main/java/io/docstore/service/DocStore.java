@@ -156,7 +156,12 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
 
                 @Override
                 public long lookup(long id) throws IOException {
-                  return index.get(id);
+                  try {
+                    return index.get(id);
+                  } catch (CorruptionException e) {
+                    metrics.corruption(); // an index page that fails its checksum
+                    throw e;
+                  }
                 }
 
                 @Override
@@ -404,7 +409,13 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   }
 
   private QueueRecord load(long id, long address) throws IOException {
-    QueueRecord r = reader.get(address);
+    QueueRecord r;
+    try {
+      r = reader.get(address);
+    } catch (CorruptionException e) {
+      metrics.corruption(); // a record that fails its checksum: every detection is counted
+      throw e;
+    }
     checkMapping(id, address, r.id(), r.op());
     return r;
   }
@@ -415,13 +426,27 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
    */
   private long loadInto(long id, long address, io.netty.buffer.ByteBuf out) throws IOException {
     long[] sequence = new long[1];
-    reader.read(
-        address,
-        (rid, seq, op, acceptedAt, buf, at, length) -> {
-          checkMapping(id, address, rid, op);
-          out.writeBytes(buf.duplicate().limit(at + length).position(at));
-          sequence[0] = seq;
-        });
+    int before = out.writerIndex();
+    try {
+      reader.read(
+          address,
+          (rid, seq, op, acceptedAt, buf, at, length) -> {
+            if (rid != id || op != Op.PUT) {
+              sequence[0] = -1; // checked below, outside the reader's buffer
+              return;
+            }
+            out.writeBytes(buf.duplicate().limit(at + length).position(at));
+            sequence[0] = seq;
+          });
+    } catch (CorruptionException e) {
+      metrics.corruption();
+      out.writerIndex(before);
+      throw e;
+    }
+    if (sequence[0] < 0) {
+      QueueRecord r = reader.get(address);
+      checkMapping(id, address, r.id(), r.op());
+    }
     return sequence[0];
   }
 

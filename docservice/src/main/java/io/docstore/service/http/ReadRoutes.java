@@ -29,6 +29,7 @@ public final class ReadRoutes implements Routes {
   private static final Logger log = LoggerFactory.getLogger(ReadRoutes.class);
   private static final byte[] FOUND_OPEN = "{\"found\":{".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] MISSING_OPEN = "},\"missing\":[".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] DAMAGED_OPEN = ",\"damaged\":[".getBytes(StandardCharsets.US_ASCII);
 
   /** The default of {@code http.max-response-bytes}. */
   public static final long DEFAULT_MAX_RESPONSE_BYTES = 16 << 20;
@@ -61,10 +62,12 @@ public final class ReadRoutes implements Routes {
     } catch (BadRequest e) {
       return Responses.error(HttpResponseStatus.valueOf(e.status()), e.getMessage());
     } catch (CorruptionException e) {
+      // The log names the file and offset; a client is not told where the server keeps its files.
       log.error("corrupt document data: {}", e.getMessage());
       return Responses.json(
           HttpResponseStatus.INTERNAL_SERVER_ERROR,
-          "{\"error\":\"corrupt\",\"detail\":\"" + Responses.escape(e.getMessage()) + "\"}");
+          "{\"error\":\"corrupt\",\"detail\":\"this document's stored record is damaged (the"
+              + " server's log says where); other documents are not affected\"}");
     } catch (IOException e) {
       log.error("read failed: {}", e.toString());
       return Responses.error(
@@ -208,7 +211,16 @@ public final class ReadRoutes implements Routes {
       out.writeBytes(FOUND_OPEN);
       long[] missing = null;
       int missed = 0;
-      Document[] docs = source.cachesInProcess() ? null : source.getAll(ids);
+      long[] damaged = null;
+      int broken = 0;
+      Document[] docs = null;
+      if (!source.cachesInProcess()) {
+        try {
+          docs = source.getAll(ids);
+        } catch (CorruptionException e) {
+          docs = null; // one of them is damaged: read them one by one below, naming it
+        }
+      }
       for (int i = 0; i < ids.length; i++) {
         int mark = out.writerIndex();
         if (mark > FOUND_OPEN.length) {
@@ -219,7 +231,18 @@ public final class ReadRoutes implements Routes {
         out.writeByte('"').writeByte(':');
         boolean found;
         if (docs == null) {
-          found = source.copyIfCached(ids[i], out) >= 0 || source.copy(ids[i], out) >= 0;
+          try {
+            found = source.copyIfCached(ids[i], out) >= 0 || source.copy(ids[i], out) >= 0;
+          } catch (CorruptionException e) {
+            // The others are still answered; this one is named, and the log says where it lies.
+            log.error("corrupt document data: {}", e.getMessage());
+            out.writerIndex(mark);
+            if (damaged == null) {
+              damaged = new long[ids.length - i];
+            }
+            damaged[broken++] = ids[i];
+            continue;
+          }
         } else {
           found = docs[i] != null;
           if (found) {
@@ -246,7 +269,18 @@ public final class ReadRoutes implements Routes {
         }
         writeDecimal(out, missing[i]);
       }
-      out.writeByte(']').writeByte('}');
+      out.writeByte(']');
+      if (broken > 0) {
+        out.writeBytes(DAMAGED_OPEN);
+        for (int i = 0; i < broken; i++) {
+          if (i > 0) {
+            out.writeByte(',');
+          }
+          writeDecimal(out, damaged[i]);
+        }
+        out.writeByte(']');
+      }
+      out.writeByte('}');
       FullHttpResponse r = Responses.json(HttpResponseStatus.OK, out);
       out = null;
       return r;
