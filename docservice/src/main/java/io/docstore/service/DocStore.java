@@ -105,6 +105,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     this.metrics = new StoreMetrics(o.registry);
     DocQueue q = null;
     LsmIndex idx = null;
+    Path rebuiltFrom = null;
     try {
       q = DocQueue.open(dir.resolve("queue"), o.queueOptions);
       long last = q.lastSequence();
@@ -138,6 +139,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         through = IndexCheckpoint.read(fs, dir);
       }
       this.indexMovedAside = aside;
+      // Moved aside here because it was damaged (an asked-for rebuild is undone by the caller).
+      rebuiltFrom = aside != movedAside ? aside : null;
       this.queue = q;
       this.index = idx;
       this.writer = q.writer();
@@ -187,6 +190,10 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     } catch (IOException | RuntimeException e) {
       closeQuietly(idx);
       closeQuietly(q);
+      if (rebuiltFrom != null && e instanceof CorruptionException) {
+        putIndexBack(fs, dir, rebuiltFrom); // leave no less than was found
+        throw rebuildStopped(dir, (CorruptionException) e);
+      }
       throw e;
     }
     Gauge.builder("docstore.queue.last.sequence", queue, DocQueue::lastSequence)
@@ -243,6 +250,48 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return aside;
   }
 
+  private static CorruptionException rebuildStopped(Path dir, CorruptionException e) {
+    return new CorruptionException(
+        dir.resolve("queue"),
+        0,
+        "rebuilding the index stopped at damaged queue data ("
+            + e.getMessage()
+            + "); the index from before the rebuild is back in place, so the store is as it was"
+            + " before the rebuild (see docs/reliability.md, \"Damaged segments\")");
+  }
+
+  /**
+   * Undoes {@link #moveDamagedIndexAside}: removes the partial index a failed rebuild wrote and
+   * moves the old index and checkpoint back from {@code aside}.
+   */
+  static void putIndexBack(FileSystem fs, Path dir, Path aside) throws IOException {
+    Path index = dir.resolve("index");
+    if (fs.exists(index)) {
+      Path partial = dir.resolve("index.partial-" + System.currentTimeMillis());
+      fs.rename(index, partial);
+      deleteTree(fs, partial);
+    }
+    if (fs.exists(aside.resolve("index"))) {
+      fs.rename(aside.resolve("index"), index);
+    }
+    Path checkpoint = dir.resolve(CheckpointFormat.FILE_NAME);
+    if (fs.exists(aside.resolve(CheckpointFormat.FILE_NAME))) {
+      fs.rename(aside.resolve(CheckpointFormat.FILE_NAME), checkpoint);
+    } else if (fs.exists(checkpoint)) {
+      fs.delete(checkpoint); // the failed rebuild's own
+    }
+    fs.syncDirectory(dir);
+    fs.delete(aside);
+    fs.syncDirectory(dir);
+  }
+
+  private static void deleteTree(FileSystem fs, Path d) throws IOException {
+    for (Path p : fs.list(d)) {
+      fs.delete(p);
+    }
+    fs.delete(d);
+  }
+
   /**
    * Where this open moved the index before rebuilding it from the queue (damage found, or asked
    * to), or null.
@@ -279,7 +328,20 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         aside = moveDamagedIndexAside(options.fileSystem, dir, System.currentTimeMillis());
         log.warn("index moved aside to {} on request; rebuilding it from the queue", aside);
       }
-      return new DocStore(dir, options, lock, aside);
+      try {
+        return new DocStore(dir, options, lock, aside);
+      } catch (IOException | RuntimeException e) {
+        if (aside == null) {
+          throw e;
+        }
+        // A rebuild that cannot read the queue through must not leave less than it found: the
+        // index it moved aside goes back, so the store opens as it did before the rebuild.
+        putIndexBack(options.fileSystem, dir, aside);
+        if (e instanceof CorruptionException c) {
+          throw rebuildStopped(dir, c);
+        }
+        throw e;
+      }
     } catch (IOException | RuntimeException e) {
       lock.close();
       throw e;
