@@ -61,7 +61,7 @@ public final class AdminRoutes implements Routes {
     this.bulkMaxLines = bulkMaxLines;
     this.expectedAuth =
         token.isEmpty() ? null : ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
-    this.health = new HealthRoutes(stats, ready, "starting", registry);
+    this.health = new HealthRoutes(stats, () -> ready.getAsBoolean() ? null : "starting", registry);
   }
 
   @Override

@@ -7,12 +7,11 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
  * The ops endpoints of an admin port, the same on a primary ({@link AdminRoutes}) and a replica:
- * {@code /healthz} (200 while the process answers), {@code /readyz} (200 once ready, else 503 with
+ * {@code /healthz} (200 while the process answers), {@code /readyz} (200 while ready, else 503 with
  * the owner's word for why not), {@code /stats} (the owner's document as JSON) and {@code /metrics}
  * (the registry in the Prometheus text format). GET and HEAD only. Thread-safe.
  */
@@ -21,23 +20,18 @@ public final class HealthRoutes {
   private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
   private final Supplier<Object> stats;
-  private final BooleanSupplier ready;
-  private final String notReady;
+  private final Supplier<String> notReady;
   private final PrometheusMeterRegistry registry;
 
   /**
    * @param stats the {@code /stats} document (serialised with Jackson)
-   * @param ready whether {@code /readyz} answers 200
-   * @param notReady the {@code status} of {@code /readyz}'s 503 ({@code "starting"}, {@code
-   *     "catching up"})
+   * @param notReady null while {@code /readyz} answers 200, else the {@code status} of its 503, a
+   *     word or two that need no JSON escaping ({@code "starting"}, {@code "catching up"}, {@code
+   *     "stale"})
    */
   public HealthRoutes(
-      Supplier<Object> stats,
-      BooleanSupplier ready,
-      String notReady,
-      PrometheusMeterRegistry registry) {
+      Supplier<Object> stats, Supplier<String> notReady, PrometheusMeterRegistry registry) {
     this.stats = stats;
-    this.ready = ready;
     this.notReady = notReady;
     this.registry = registry;
   }
@@ -63,10 +57,11 @@ public final class HealthRoutes {
       }
       case "/readyz" -> {
         requireGet(method);
-        yield ready.getAsBoolean()
+        String why = notReady.get();
+        yield why == null
             ? Responses.json(HttpResponseStatus.OK, "{\"status\":\"ready\"}")
             : Responses.json(
-                HttpResponseStatus.SERVICE_UNAVAILABLE, "{\"status\":\"" + notReady + "\"}");
+                HttpResponseStatus.SERVICE_UNAVAILABLE, "{\"status\":\"" + why + "\"}");
       }
       case "/stats" -> {
         requireGet(method);

@@ -1,6 +1,7 @@
 package io.docstore.service.replica;
 
 import io.docstore.io.NoSpaceException;
+import io.docstore.queue.follow.QueueFollower;
 import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
@@ -12,7 +13,9 @@ import org.slf4j.LoggerFactory;
  * longer than the interval is followed by the next at once). A round reopens a failed index, puts a
  * batch the index refused last round, runs one rsync pull, one ingestion pass over what the copied
  * manifest declares durable, and a checkpoint when one is due. A failed round is logged and the
- * next one tries again. Owns the thread and the pull figures.
+ * next one tries again. Owns the thread and the pull figures, and tells {@link Freshness} what each
+ * round achieved. A run of failed pulls is logged by {@link PullFailureLog}: once, then a summary
+ * at most every 30 s.
  *
  * <p>Thread-safety: {@link #start} and {@link #stop} from the owner, once each; the figures from
  * any thread.
@@ -24,6 +27,8 @@ final class PullLoop {
   private final RsyncPuller puller;
   private final ReplicaIngester ingester;
   private final ReplicaCheckpoint checkpoint;
+  private final Freshness freshness;
+  private final PullFailureLog failureLog;
   private final Timer pullTimer;
   private final String source;
   private final long intervalMillis;
@@ -49,13 +54,16 @@ final class PullLoop {
       RsyncPuller puller,
       ReplicaIngester ingester,
       ReplicaCheckpoint checkpoint,
+      Freshness freshness,
       Timer pullTimer) {
     this.puller = puller;
     this.ingester = ingester;
     this.checkpoint = checkpoint;
+    this.freshness = freshness;
     this.pullTimer = pullTimer;
     this.source = options.source;
     this.intervalMillis = options.pullInterval.toMillis();
+    this.failureLog = new PullFailureLog(source, intervalMillis);
     this.stopMillis = TimeUnit.SECONDS.toMillis(2L * options.rsyncTimeout.toSeconds() + 10);
     this.thread = new Thread(this::run, "replica-ingest");
     this.thread.setDaemon(true);
@@ -110,17 +118,34 @@ final class PullLoop {
   private void round() throws IOException, InterruptedException {
     ingester.reopenIfBroken();
     ingester.flush(); // a batch the index refused last round goes first
+    long started = freshness.now();
     RsyncPuller.Pull pull = puller.pull();
     pulls++;
     pullTimer.record(pull.nanos(), TimeUnit.NANOSECONDS);
     if (!pull.ok()) {
       pullFailures++;
-      lastPullError = "rsync exit " + pull.exitCode() + ": " + pull.output();
-      LOG.warn("pull from {} failed: {}", source, lastPullError);
+      lastPullError =
+          "rsync exit " + pull.exitCode() + ": " + pull.output().replaceAll("\\s*\n\\s*", " | ");
+      String warning =
+          failureLog.failed(
+              freshness.now(), lastPullError, ingester.appliedThrough(), freshness.lagMillis());
+      if (warning != null) {
+        LOG.warn(warning);
+      }
     } else {
       lastPullError = null;
+      freshness.pulled(started);
+      String recovered = failureLog.succeeded(freshness.now());
+      if (recovered != null) {
+        LOG.info(recovered);
+      }
     }
-    ingester.poll();
+    QueueFollower.Result ingested = ingester.poll();
+    if (pull.ok() && ingested.error() == null) {
+      // The copied manifest is at least what the primary had published when this pull started.
+      freshness.claim(started, ingester.follower().manifest());
+    }
+    freshness.applied(ingester.appliedThrough());
     if (checkpoint.due()) {
       ingester.checkpoint();
     }

@@ -8,7 +8,6 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -23,11 +22,12 @@ final class ReplicaAdminRoutes implements Routes {
 
   /**
    * @param stats the {@code /stats} document
-   * @param ready whether {@code /readyz} answers 200 (else 503, "catching up")
+   * @param notReady null while {@code /readyz} answers 200, else its 503 status ({@link
+   *     ReplicaNode#notReady})
    */
   ReplicaAdminRoutes(
-      Supplier<Object> stats, BooleanSupplier ready, PrometheusMeterRegistry registry) {
-    this.health = new HealthRoutes(stats, ready, "catching up", registry);
+      Supplier<Object> stats, Supplier<String> notReady, PrometheusMeterRegistry registry) {
+    this.health = new HealthRoutes(stats, notReady, registry);
   }
 
   @Override

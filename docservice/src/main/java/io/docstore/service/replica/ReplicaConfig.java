@@ -9,8 +9,9 @@ import java.time.Duration;
 
 /**
  * The {@code docstore.replica} section of the configuration (documented in config/docstore.conf):
- * where to pull from and how often. Everything else (ports, limits, data directory) comes from
- * {@link io.docstore.service.config.DocstoreConfig}, which validates the same file.
+ * where to pull from, how often, and how stale it may be and still be ready. Everything else
+ * (ports, limits, data directory) comes from {@link io.docstore.service.config.DocstoreConfig},
+ * which validates the same file.
  *
  * @param source rsync source: {@code rsync://host:port/module/}, {@code host:path/} or a local path
  */
@@ -19,6 +20,7 @@ public record ReplicaConfig(
     Duration pullInterval,
     Duration rsyncTimeout,
     Duration checkpointInterval,
+    Duration maxStaleness,
     String rsync) {
 
   /** Reads and checks the section; a bad value fails with the key and the reason. */
@@ -50,6 +52,7 @@ public record ReplicaConfig(
           pull,
           timeout,
           positive(c, key + "checkpoint-interval"),
+          positive(c, key + "max-staleness"),
           c.getString(key + "rsync"));
     } catch (ConfigException e) {
       throw new ConfigError(key, e.getMessage());

@@ -10,7 +10,7 @@ import io.docstore.queue.follow.QueueFollower;
 import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.store.CachedReads;
-import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Timer;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -50,7 +50,7 @@ final class ReplicaIngester implements Closeable {
   private final Path queueDir;
   private final ReplicaOptions options;
   private final ReplicaCheckpoint checkpoint;
-  private final DistributionSummary lag;
+  private final Timer lag;
 
   /** Replaced when a failed index is reopened and the follower rewound. */
   private volatile QueueFollower follower;
@@ -90,11 +90,7 @@ final class ReplicaIngester implements Closeable {
    * @param lag records, per ingested record, the time from its acceptance on the primary to now
    */
   ReplicaIngester(
-      FileSystem fs,
-      Path queueDir,
-      ReplicaOptions options,
-      ReplicaCheckpoint checkpoint,
-      DistributionSummary lag)
+      FileSystem fs, Path queueDir, ReplicaOptions options, ReplicaCheckpoint checkpoint, Timer lag)
       throws IOException {
     this.fs = fs;
     this.queueDir = queueDir;
@@ -105,6 +101,7 @@ final class ReplicaIngester implements Closeable {
     this.appliedThrough = start.ingestedThrough();
     this.index = openIndex();
     this.follower = new QueueFollower(fs, queueDir, start, options.expectedBlockBytes);
+    follower.loadManifest(); // what the primary last declared, known before the first pull
     this.cache = new OffHeapDocCache(options.cacheBytes);
   }
 
@@ -115,11 +112,14 @@ final class ReplicaIngester implements Closeable {
   /**
    * One ingestion pass: everything the follower delivers now, up to the last complete batch
    * flushed.
+   *
+   * @return the follower's result: the records handed on, and the error that stopped it, if any
    */
-  void poll() throws IOException {
-    follower.poll(this::apply);
+  QueueFollower.Result poll() throws IOException {
+    QueueFollower.Result r = follower.poll(this::apply);
     flush();
     appliedThrough = follower.point().ingestedThrough();
+    return r;
   }
 
   private void apply(QueueRecord r) throws IOException {
@@ -129,7 +129,7 @@ final class ReplicaIngester implements Closeable {
     pending++;
     long millis = System.currentTimeMillis() - r.acceptedAtMillis();
     lastLagMillis = millis;
-    lag.record(millis);
+    lag.record(Math.max(0, millis), TimeUnit.MILLISECONDS);
     if (pending == BATCH) {
       flush();
     }
@@ -200,6 +200,7 @@ final class ReplicaIngester implements Closeable {
     FollowPoint p = checkpoint.point();
     QueueFollower old = follower;
     follower = new QueueFollower(fs, queueDir, p, options.expectedBlockBytes);
+    follower.loadManifest();
     old.close();
     Arrays.fill(batch, null);
     pending = 0;

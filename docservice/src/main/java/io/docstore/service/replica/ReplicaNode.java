@@ -11,12 +11,12 @@ import io.docstore.service.Document;
 import io.docstore.service.DocumentSource;
 import io.docstore.service.store.CachedReads;
 import io.docstore.service.store.StoreMetrics;
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
  *       recovery in place when the index refuses a batch (retry on a full disk, else reopen and
  *       rewind);
  *   <li>{@link ReplicaCheckpoint}: {@code replica.point}, where ingestion resumes after a restart;
+ *   <li>{@link Freshness}: how current the replica is known to be, its lag and readiness;
  *   <li>{@link ReplicaMeters}: the {@code docstore.replica.*} meters.
  * </ul>
  *
@@ -56,6 +57,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   private final ReplicaCheckpoint checkpoint;
   private final ReplicaIngester ingester;
   private final CachedReads reads;
+  private final Freshness freshness;
   private final PullLoop loop;
 
   private ReplicaNode(ReplicaOptions options, MeterRegistry registry) throws IOException {
@@ -74,8 +76,11 @@ public final class ReplicaNode implements DocumentSource, Closeable {
         new ReplicaCheckpoint(fs, options.dir.resolve(POINT_FILE), options.checkpointInterval);
     StoreMetrics readMetrics = new StoreMetrics(registry);
     Timer pullTimer = ReplicaMeters.pullTimer(registry);
-    DistributionSummary lag = ReplicaMeters.lag(registry);
-    this.ingester = new ReplicaIngester(fs, queueDir, options, checkpoint, lag);
+    this.ingester =
+        new ReplicaIngester(fs, queueDir, options, checkpoint, ReplicaMeters.recordLag(registry));
+    this.freshness =
+        new Freshness(
+            System::currentTimeMillis, options.maxStaleness, ingester.follower().manifest());
     this.reads =
         new CachedReads(
             ingester.cache(),
@@ -96,8 +101,8 @@ public final class ReplicaNode implements DocumentSource, Closeable {
                 return read(id, address);
               }
             });
-    this.loop = new PullLoop(options, puller, ingester, checkpoint, pullTimer);
-    ReplicaMeters.bind(registry, ingester, loop);
+    this.loop = new PullLoop(options, puller, ingester, checkpoint, freshness, pullTimer);
+    ReplicaMeters.bind(registry, ingester, loop, freshness);
   }
 
   /** Opens the replica's index and point and starts pulling. */
@@ -179,6 +184,23 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     return true;
   }
 
+  /**
+   * Null while the replica is ready: it was current (everything the primary had published applied)
+   * within {@code max-staleness}; else why not: {@code "catching up"} (never current since it
+   * started) or {@code "stale"} (its lag passed the bound: pulls fail or ingestion stalls).
+   */
+  public String notReady() {
+    return freshness.notReady();
+  }
+
+  /**
+   * Milliseconds since the time this replica is known to be current as of (docs/replication.md,
+   * "Lag and freshness"); grows while pulls fail.
+   */
+  public long lagMillis() {
+    return freshness.lagMillis();
+  }
+
   public QueueFollower follower() {
     return ingester.follower();
   }
@@ -198,9 +220,19 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     s.put("source", options.source);
     s.put("appliedSequence", ingester.appliedThrough());
     s.put("primaryDurableSequence", m == null ? 0 : m.lastSequence());
+    s.put(
+        "primaryPublishedAt",
+        m == null ? null : Instant.ofEpochMilli(m.publishedAtMillis()).toString());
     s.put("behindSequences", ingester.sequencesBehind());
     s.put("behindBytes", ingester.bytesBehind());
-    s.put("lastLagMillis", ingester.lastLagMillis());
+    long asOf = freshness.currentAsOf();
+    s.put("currentAsOf", asOf < 0 ? null : Instant.ofEpochMilli(asOf).toString());
+    s.put("lagSeconds", freshness.lagMillis() / 1000.0);
+    s.put("secondsSinceLastSuccessfulPull", freshness.sinceLastSuccessfulPullMillis() / 1000.0);
+    s.put("maxStalenessSeconds", freshness.maxStalenessMillis() / 1000.0);
+    String notReady = freshness.notReady();
+    s.put("ready", notReady == null ? "ready" : notReady);
+    s.put("lastRecordLagMillis", ingester.lastLagMillis());
     s.put("point", follower.point().toString());
     s.put("checkpoint", checkpoint.point().toString());
     s.put("pulls", loop.pulls());

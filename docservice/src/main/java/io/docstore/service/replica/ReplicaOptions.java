@@ -23,6 +23,7 @@ public final class ReplicaOptions {
   final Duration pullInterval;
   final Duration rsyncTimeout;
   final Duration checkpointInterval;
+  final Duration maxStaleness;
   final int expectedBlockBytes;
   final String rsyncBinary;
   final IndexOptions indexOptions;
@@ -34,6 +35,7 @@ public final class ReplicaOptions {
     this.pullInterval = b.pullInterval;
     this.rsyncTimeout = b.rsyncTimeout;
     this.checkpointInterval = b.checkpointInterval;
+    this.maxStaleness = b.maxStaleness;
     this.expectedBlockBytes = b.expectedBlockBytes;
     this.rsyncBinary = b.rsyncBinary;
     this.indexOptions = b.indexOptions;
@@ -56,6 +58,7 @@ public final class ReplicaOptions {
     private Duration pullInterval = Duration.ofMillis(200);
     private Duration rsyncTimeout = Duration.ofSeconds(30);
     private Duration checkpointInterval = Duration.ofSeconds(1);
+    private Duration maxStaleness = Duration.ofSeconds(10);
     private int expectedBlockBytes = BlockFormat.HEADER_LENGTH + QueueOptions.DEFAULT_BLOCK_SIZE;
     private String rsyncBinary = "rsync";
     private IndexOptions indexOptions;
@@ -94,6 +97,15 @@ public final class ReplicaOptions {
      */
     public Builder checkpointInterval(Duration d) {
       this.checkpointInterval = positive(d, "checkpoint interval");
+      return this;
+    }
+
+    /**
+     * Default: 10 s. The replica is ready ({@code /readyz} 200) only while its lag (the time since
+     * it is known to be current, docs/replication.md) is at most this.
+     */
+    public Builder maxStaleness(Duration d) {
+      this.maxStaleness = positive(d, "max staleness");
       return this;
     }
 

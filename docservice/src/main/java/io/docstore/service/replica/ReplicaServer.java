@@ -38,6 +38,7 @@ public final class ReplicaServer implements Closeable {
             .pullInterval(rc.pullInterval())
             .rsyncTimeout(rc.rsyncTimeout())
             .checkpointInterval(rc.checkpointInterval())
+            .maxStaleness(rc.maxStaleness())
             .expectedBlockBytes(
                 BlockFormat.HEADER_LENGTH
                     + Math.max(cfg.queueBlockSize(), QueueOptions.MIN_BLOCK_SIZE))
@@ -88,8 +89,7 @@ public final class ReplicaServer implements Closeable {
                   "admin",
                   cfg.adminAddress(),
                   limits(cfg),
-                  new ReplicaAdminRoutes(
-                      node::stats, () -> node.follower().manifest() != null, registry))
+                  new ReplicaAdminRoutes(node::stats, node::notReady, registry))
               .start();
     } catch (IOException | InterruptedException | RuntimeException e) {
       if (p != null) {

@@ -5,6 +5,7 @@ import io.docstore.queue.replication.ManifestFormat;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -26,8 +27,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code --delete-after}: an {@code .active} copy goes only after its {@code .sealed}
  *       successor has arrived; {@code --fuzzy}: that successor is built from the {@code .active}
  *       copy as the basis, so sealing does not re-send the segment;
- *   <li>the manifest is deleted locally before each pull, so it is always fetched (same size, and
- *       possibly the same mtime, as the previous one);
+ *   <li>the local manifest's mtime is set to 0 before each pull, so it is always fetched (the
+ *       primary rewrites it at the same size, possibly within one mtime tick); it is never deleted,
+ *       so a failed pull leaves the last one copied in place (what the primary last declared, for
+ *       the replica's figures, also after a restart);
  *   <li>{@code --safe-links}, {@code --timeout}/{@code --contimeout}, and {@code --fsync} where the
  *       binary has it (rsync 3.2.4+); the directory is fsynced after every pull either way.
  * </ul>
@@ -132,9 +135,13 @@ public final class RsyncPuller {
   public Pull pull() throws IOException, InterruptedException {
     removeStaleTempFiles();
     // The manifest is rewritten in place of itself at a fixed size, possibly twice within rsync's
-    // mtime resolution, so the quick check (size + mtime) could skip a changed one forever: drop
-    // the local copy so that every pull fetches it. Ingestion reads it only after the pull.
-    fs.delete(target.resolve(ManifestFormat.FILE_NAME));
+    // mtime resolution, so the quick check (size + mtime) could skip a changed one forever: give
+    // the local copy an mtime no primary's has, so that every pull fetches it (into a temp file,
+    // renamed over the old one). Until then the old one stays: a pull that fails keeps it.
+    Path manifest = target.resolve(ManifestFormat.FILE_NAME);
+    if (fs.exists(manifest)) {
+      java.nio.file.Files.setLastModifiedTime(manifest, FileTime.fromMillis(0));
+    }
     long t0 = System.nanoTime();
     // Output to a file, not a pipe: an rsync child orphaned by a kill would hold a pipe open.
     Process p =

@@ -23,7 +23,8 @@ class HealthRoutesTest {
   private final PrometheusMeterRegistry registry = Metrics.newRegistry();
   private final AtomicBoolean ready = new AtomicBoolean();
   private final HealthRoutes routes =
-      new HealthRoutes(() -> Map.of("role", "test"), ready::get, "warming up", registry);
+      new HealthRoutes(
+          () -> Map.of("role", "test"), () -> ready.get() ? null : "warming up", registry);
 
   @AfterEach
   void close() {

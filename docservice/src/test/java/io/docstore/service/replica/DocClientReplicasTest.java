@@ -90,6 +90,7 @@ class DocClientReplicasTest {
               Duration.ofMillis(50),
               Duration.ofSeconds(5),
               Duration.ofMillis(200),
+              Duration.ofSeconds(10),
               "rsync");
       try (ReplicaServer a =
               ReplicaServer.start(DocstoreConfig.load(null, config(tmp.resolve("a"))), rc);

@@ -21,7 +21,8 @@ class PullLoopTest {
 
   @TempDir Path tmp;
 
-  private record Running(PullLoop loop, Timer timer, ReplicaIngester ingester) {}
+  private record Running(
+      PullLoop loop, Timer timer, ReplicaIngester ingester, Freshness freshness) {}
 
   private Running start(String rsyncBinary) throws Exception {
     ReplicaOptions o =
@@ -39,11 +40,12 @@ class PullLoopTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     ReplicaIngester ingester =
         new ReplicaIngester(
-            FileSystem.real(), queueDir, o, checkpoint, ReplicaMeters.lag(registry));
+            FileSystem.real(), queueDir, o, checkpoint, ReplicaMeters.recordLag(registry));
     Timer timer = ReplicaMeters.pullTimer(registry);
-    PullLoop loop = new PullLoop(o, puller, ingester, checkpoint, timer);
+    Freshness freshness = new Freshness(System::currentTimeMillis, Duration.ofMillis(300), null);
+    PullLoop loop = new PullLoop(o, puller, ingester, checkpoint, freshness, timer);
     loop.start();
-    return new Running(loop, timer, ingester);
+    return new Running(loop, timer, ingester, freshness);
   }
 
   @Test
@@ -52,6 +54,9 @@ class PullLoopTest {
     try {
       await(() -> r.loop().pullFailures() >= 3);
       assertThat(r.loop().lastPullError()).startsWith("rsync exit 1");
+      await(() -> r.freshness().lagMillis() > 300);
+      assertThat(r.freshness().notReady()).as("never current").isEqualTo("catching up");
+      assertThat(r.freshness().sinceLastSuccessfulPullMillis()).isGreaterThan(300);
     } finally {
       stop(r);
     }
@@ -65,6 +70,10 @@ class PullLoopTest {
     try {
       await(() -> r.loop().pulls() >= 3);
       assertThat(r.loop().lastPullError()).isNull();
+      assertThat(r.freshness().notReady())
+          .as("a primary without a manifest has published nothing to apply")
+          .isNull();
+      assertThat(r.freshness().lagMillis()).isLessThan(300);
       assertThat(r.loop().pullFailures()).isZero();
     } finally {
       stop(r);

@@ -18,7 +18,7 @@ class ReplicaAdminRoutesTest {
 
   private final PrometheusMeterRegistry registry = Metrics.newRegistry();
   private final ReplicaAdminRoutes routes =
-      new ReplicaAdminRoutes(() -> Map.of("role", "replica"), () -> false, registry);
+      new ReplicaAdminRoutes(() -> Map.of("role", "replica"), () -> "catching up", registry);
 
   @AfterEach
   void close() {

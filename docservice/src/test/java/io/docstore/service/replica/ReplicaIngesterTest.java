@@ -79,7 +79,7 @@ class ReplicaIngesterTest {
             .cacheBytes(1 << 20)
             .build();
     return new ReplicaIngester(
-        FileSystem.real(), copyDir, o, c, ReplicaMeters.lag(new SimpleMeterRegistry()));
+        FileSystem.real(), copyDir, o, c, ReplicaMeters.recordLag(new SimpleMeterRegistry()));
   }
 
   @Test

@@ -87,6 +87,7 @@ class ReplicaServerTest {
                     Duration.ofMillis(50),
                     Duration.ofSeconds(5),
                     Duration.ofMillis(200),
+                    Duration.ofSeconds(10),
                     "rsync"))) {
       String doc = "{\"title\":\"replicated\",\"n\":1}";
       assertThat(send("PUT", primary.adminUrl() + "/docs/7", doc).statusCode()).isEqualTo(200);
@@ -110,7 +111,8 @@ class ReplicaServerTest {
       assertThat(stats.statusCode()).isEqualTo(200);
       assertThat(stats.body()).contains("\"role\"").contains("\"appliedSequence\"");
       assertThat(send("GET", replicaAdmin + "/metrics", null).body())
-          .contains("docstore_replica_lag_millis");
+          .contains("docstore_replica_record_lag_seconds")
+          .contains("docstore_replica_lag_seconds");
       assertThat(send("GET", replicaAdmin + "/readyz", null).statusCode()).isEqualTo(200);
     }
   }

@@ -24,12 +24,18 @@ final class RsyncDaemon implements AutoCloseable {
   }
 
   static RsyncDaemon start(Path queueDir, Path stateDir) throws IOException, InterruptedException {
-    requireRsync();
-    Path script = scripts().resolve("rsync-primary");
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
+    return start(queueDir, stateDir, port);
+  }
+
+  /** On a given port: a daemon restarted where the replicas look for it. */
+  static RsyncDaemon start(Path queueDir, Path stateDir, int port)
+      throws IOException, InterruptedException {
+    requireRsync();
+    Path script = scripts().resolve("rsync-primary");
     Process p =
         new ProcessBuilder(
                 script.toString(),
@@ -97,6 +103,11 @@ final class RsyncDaemon implements AutoCloseable {
     return "rsync://127.0.0.1:" + port + "/docstore/";
   }
 
+  int port() {
+    return port;
+  }
+
+  /** SIGKILLs the daemon and its children (transfers in progress), as {@code kill -9} would. */
   @Override
   public void close() throws InterruptedException {
     process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);

@@ -127,6 +127,24 @@ public final class QueueFollower implements Closeable {
     return counters;
   }
 
+  /**
+   * Reads the copy's manifest into {@link #manifest} without ingesting anything, so that what the
+   * primary last declared durable is known before the first {@link #poll} (a restarted replica
+   * whose primary is unreachable). A missing manifest leaves {@link #manifest} as it was, and so
+   * does a damaged one: the next poll counts it and deletes it for re-fetch. From the ingesting
+   * thread, or before it starts.
+   */
+  public void loadManifest() throws IOException {
+    try {
+      ReplicationManifest m = ReplicationManifest.read(fs, dir);
+      if (m != null) {
+        manifest = m;
+      }
+    } catch (CorruptionException e) {
+      // left to poll, which counts and repairs it
+    }
+  }
+
   /** The error that stopped the last poll, or null if it ended cleanly. */
   public String lastError() {
     return lastError;
