@@ -1,6 +1,7 @@
 package io.docstore.service.replica;
 
 import io.docstore.queue.follow.FollowerCounters;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -9,9 +10,9 @@ import io.micrometer.core.instrument.Timer;
 import java.util.function.ToDoubleFunction;
 
 /**
- * A replica's meters ({@code docstore.replica.*}): the two the pull loop and the ingester record
- * into ({@link #pullTimer}, {@link #lag}), and gauges and counters over their figures and over the
- * current follower's counters ({@link #bind}). Stateless.
+ * A replica's meters ({@code docstore.replica.*}): the three the pull loop and the ingester record
+ * into ({@link #pullTimer}, {@link #lag}, {@link #divergences}), and gauges and counters over their
+ * figures and over the current follower's counters ({@link #bind}). Stateless.
  */
 final class ReplicaMeters {
 
@@ -28,6 +29,14 @@ final class ReplicaMeters {
         .description("accepted on the primary to indexed on this replica, per record")
         .baseUnit("milliseconds")
         .publishPercentiles(0.5, 0.99)
+        .register(r);
+  }
+
+  /** Re-syncs after the replica found its history diverged from the primary's. */
+  static Counter divergences(MeterRegistry r) {
+    return Counter.builder("docstore.replica.divergences")
+        .description(
+            "re-syncs after this replica's history was found not to be a prefix of the primary's")
         .register(r);
   }
 

@@ -75,7 +75,9 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     StoreMetrics readMetrics = new StoreMetrics(registry);
     Timer pullTimer = ReplicaMeters.pullTimer(registry);
     DistributionSummary lag = ReplicaMeters.lag(registry);
-    this.ingester = new ReplicaIngester(fs, queueDir, options, checkpoint, lag);
+    this.ingester =
+        new ReplicaIngester(
+            fs, queueDir, options, checkpoint, lag, ReplicaMeters.divergences(registry));
     this.reads =
         new CachedReads(
             ingester.cache(),

@@ -39,7 +39,12 @@ class PullLoopTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     ReplicaIngester ingester =
         new ReplicaIngester(
-            FileSystem.real(), queueDir, o, checkpoint, ReplicaMeters.lag(registry));
+            FileSystem.real(),
+            queueDir,
+            o,
+            checkpoint,
+            ReplicaMeters.lag(registry),
+            ReplicaMeters.divergences(registry));
     Timer timer = ReplicaMeters.pullTimer(registry);
     PullLoop loop = new PullLoop(o, puller, ingester, checkpoint, timer);
     loop.start();
