@@ -162,12 +162,11 @@ final class ReplicaIngester implements Closeable {
   private void resync(QueueFollower.Divergence d) throws IOException {
     divergences.increment();
     LOG.warn(
-        "replica re-sync: dropping its index and its copies of segments {} and later, ingesting again"
-            + " from the start (diverged at segment {} offset {}: {})",
-        d.segment(),
+        "replica re-sync after the divergence at segment {} offset {}: dropping its index and its"
+            + " copies of segments {} and later, ingesting again from the start",
         d.segment(),
         d.offset(),
-        d.reason());
+        d.segment());
     Arrays.fill(batch, null);
     pending = 0;
     ingestFailure = null;
