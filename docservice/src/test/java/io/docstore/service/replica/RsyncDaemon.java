@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * the script and its config template are what the tests exercise) on a free loopback port, and
  * stopped by its pid.
  */
-final class RsyncDaemon implements AutoCloseable {
+public final class RsyncDaemon implements AutoCloseable {
 
   private final Process process;
   private final int port;
@@ -23,7 +23,8 @@ final class RsyncDaemon implements AutoCloseable {
     this.port = port;
   }
 
-  static RsyncDaemon start(Path queueDir, Path stateDir) throws IOException, InterruptedException {
+  public static RsyncDaemon start(Path queueDir, Path stateDir)
+      throws IOException, InterruptedException {
     requireRsync();
     Path script = scripts().resolve("rsync-primary");
     int port;
@@ -93,7 +94,7 @@ final class RsyncDaemon implements AutoCloseable {
     return process.toHandle().children().toList();
   }
 
-  String url() {
+  public String url() {
     return "rsync://127.0.0.1:" + port + "/docstore/";
   }
 
