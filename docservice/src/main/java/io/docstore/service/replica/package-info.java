@@ -3,9 +3,10 @@
  * primary's queue with the real {@code rsync} binary ({@link
  * io.docstore.service.replica.RsyncPuller}), the pull loop that runs it every interval ({@link
  * io.docstore.service.replica.PullLoop}), an ingester that follows the copy ({@link
- * io.docstore.queue.follow.QueueFollower}) into the replica's own LSM index and recovers in place
- * from index failures ({@link io.docstore.service.replica.ReplicaIngester}), the persisted
- * ingestion point ({@link io.docstore.service.replica.ReplicaCheckpoint}), its lag metrics ({@link
+ * io.docstore.queue.follow.QueueFollower}) into the replica's own LSM index, recovers in place from
+ * index failures and re-syncs when the primary's history diverged from what it ingested ({@link
+ * io.docstore.service.replica.ReplicaIngester}), the persisted ingestion point ({@link
+ * io.docstore.service.replica.ReplicaCheckpoint}), its lag metrics ({@link
  * io.docstore.service.replica.ReplicaMeters}) and the replica's {@code DocumentSource} for the read
  * APIs; {@link io.docstore.service.replica.ReplicaServer} serves it, configured by the {@code
  * replica} section ({@link io.docstore.service.replica.ReplicaConfig}).

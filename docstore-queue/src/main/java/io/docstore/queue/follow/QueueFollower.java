@@ -41,6 +41,11 @@ import org.slf4j.LoggerFactory;
  * ingestion stops there until then. So no record of a half-copied or damaged block is ever handed
  * on.
  *
+ * <p>A history that is no longer the primary's is not an error of the copy: when the manifest
+ * declares less than was ingested, or the copy verifies against the manifest (or in full, sealed)
+ * but not at the point's offset, chain and sequence, {@link #poll} stops with a {@link Divergence}
+ * (logged as a WARN naming segment and offset) and hands nothing on; the caller re-syncs.
+ *
  * <p>Reads by address ({@link #read}) go to the newest verified copy of each segment; rsync
  * replacing a file by rename is seen by comparing file keys and the copy is reopened (readers that
  * raced with the close retry once). A read that finds damage reports the segment, which the next
