@@ -223,12 +223,9 @@ public final class QueueFollower implements Closeable {
         if (!copy.sealed()) {
           break; // the sealed copy has not arrived yet
         }
-        Object problem = ingestSealed(copy, sink);
-        if (problem instanceof Divergence d) {
-          return diverged(d.segment(), d.offset(), d.reason());
-        }
-        if (problem != null) {
-          return fail((String) problem, copy.path(), copy);
+        Result stopped = ingestSealed(copy, sink);
+        if (stopped != null) {
+          return stopped;
         }
         continue;
       }
@@ -414,12 +411,12 @@ public final class QueueFollower implements Closeable {
   }
 
   /**
-   * Verifies a whole sealed copy, then hands on its blocks from the point. Null, the problem (a
-   * damaged copy), or a {@link Divergence}: the copy verifies but does not continue the history
-   * ingested so far (another start sequence, or no block boundary, another chain or another
-   * sequence at the point's offset).
+   * Verifies a whole sealed copy, then hands on its blocks from the point. Null if it went on to
+   * the next segment, else what stopped it: a damaged copy ({@link #fail}), or a {@link
+   * Divergence}: the copy verifies but does not continue the history ingested so far (another start
+   * sequence, or no block boundary, another chain or another sequence at the point's offset).
    */
-  private Object ingestSealed(SegmentCopy copy, RecordSink sink) throws IOException {
+  private Result ingestSealed(SegmentCopy copy, RecordSink sink) throws IOException {
     FollowPoint p = point;
     long size = copy.channel().size();
     SegmentScanner scan;
@@ -442,11 +439,11 @@ public final class QueueFollower implements Closeable {
       }
     } catch (CorruptionException e) {
       counters.checksumFailures.increment();
-      return "sealed copy failed verification: " + e.getMessage();
+      return fail("sealed copy failed verification: " + e.getMessage(), copy.path(), copy);
     }
     if (p.nextSequence() != 0 && (nextAtPoint != p.nextSequence() || chainAtPoint != p.chain())) {
       long segment = p.offset() == HEADER_LENGTH ? Math.max(1, p.segment() - 1) : p.segment();
-      return new Divergence(
+      return diverged(
           segment,
           p.offset(),
           "the primary's sealed "
@@ -468,7 +465,7 @@ public final class QueueFollower implements Closeable {
     long end = scan.footer().blocksEnd();
     String problem = emit(copy, p.offset(), end, sink);
     if (problem != null) {
-      return problem;
+      return fail(problem, copy.path(), copy);
     }
     FollowPoint q = point;
     point = new FollowPoint(q.segment() + 1, HEADER_LENGTH, q.nextSequence(), BlockCrcChain.START);
