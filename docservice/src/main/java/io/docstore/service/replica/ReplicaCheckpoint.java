@@ -43,6 +43,16 @@ final class ReplicaCheckpoint {
   }
 
   /**
+   * Persists {@link FollowPoint#START}: after a divergence, once the index was dropped, so that a
+   * restart ingests from the start too.
+   */
+  void reset() throws IOException {
+    lastNanos = System.nanoTime();
+    FollowPoint.START.publish(fs, file, System.currentTimeMillis());
+    point = FollowPoint.START;
+  }
+
+  /**
    * Whether a checkpoint interval has passed since the last {@link #publish} (or since the start).
    */
   boolean due() {

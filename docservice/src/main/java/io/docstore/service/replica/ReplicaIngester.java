@@ -10,9 +10,11 @@ import io.docstore.queue.follow.QueueFollower;
 import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.store.CachedReads;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -38,8 +40,17 @@ import org.slf4j.LoggerFactory;
  * may lack what came after it), then ingestion goes on. A rewind clears the cache, which then
  * follows the reopened index again.
  *
- * <p>Thread-safety: ingestion, rewinds, checkpoints and close from the ingest thread (close once it
- * stopped); the accessors from any thread.
+ * <p>When the follower finds that the replica's history is not a prefix of the primary's any more
+ * (a {@link QueueFollower.Divergence}: the primary lost what it had declared durable), the replica
+ * re-syncs in place ({@link #resync}): it drops its index (the index cannot take back a version),
+ * persists the start as its point, deletes its copies of the diverged segment and later ones (and
+ * the copied manifest), clears the cache and ingests again from the first segment; the next pulls
+ * re-fetch what was deleted. Reads answer from the re-ingested state meanwhile, like a replica
+ * catching up from empty. Counted in {@code docstore.replica.divergences}, logged as a WARN naming
+ * segment and offset. A restart in the middle of it finds no index and starts from the start too.
+ *
+ * <p>Thread-safety: ingestion, rewinds, re-syncs, checkpoints and close from the ingest thread
+ * (close once it stopped); the accessors from any thread.
  */
 final class ReplicaIngester implements Closeable {
 
@@ -51,6 +62,7 @@ final class ReplicaIngester implements Closeable {
   private final ReplicaOptions options;
   private final ReplicaCheckpoint checkpoint;
   private final Timer lag;
+  private final Counter divergences;
 
   /** Replaced when a failed index is reopened and the follower rewound. */
   private volatile QueueFollower follower;
@@ -88,15 +100,31 @@ final class ReplicaIngester implements Closeable {
    * point.
    *
    * @param lag records, per ingested record, the time from its acceptance on the primary to now
+   * @param divergences counts the re-syncs after a divergence from the primary
    */
   ReplicaIngester(
-      FileSystem fs, Path queueDir, ReplicaOptions options, ReplicaCheckpoint checkpoint, Timer lag)
+      FileSystem fs,
+      Path queueDir,
+      ReplicaOptions options,
+      ReplicaCheckpoint checkpoint,
+      Timer lag,
+      Counter divergences)
       throws IOException {
     this.fs = fs;
     this.queueDir = queueDir;
     this.options = options;
     this.checkpoint = checkpoint;
     this.lag = lag;
+    this.divergences = divergences;
+    if (!fs.exists(indexDir()) && !checkpoint.point().equals(FollowPoint.START)) {
+      // A re-sync dropped the index and stopped before it persisted the start (or the index was
+      // removed by hand): nothing is indexed, so ingestion starts over.
+      LOG.warn(
+          "replica index {} is missing but the point is {}; ingesting again from the start",
+          indexDir(),
+          checkpoint.point());
+      checkpoint.reset();
+    }
     FollowPoint start = checkpoint.point();
     this.appliedThrough = start.ingestedThrough();
     this.index = openIndex();
@@ -105,21 +133,75 @@ final class ReplicaIngester implements Closeable {
     this.cache = new OffHeapDocCache(options.cacheBytes);
   }
 
+  private Path indexDir() {
+    return options.dir.resolve("index");
+  }
+
   private LsmIndex openIndex() throws IOException {
-    return LsmIndex.open(options.dir.resolve("index"), options.indexOptions);
+    return LsmIndex.open(indexDir(), options.indexOptions);
   }
 
   /**
    * One ingestion pass: everything the follower delivers now, up to the last complete batch
-   * flushed.
+   * flushed; a re-sync instead if the follower found a divergence.
    *
    * @return the follower's result: the records handed on, and the error that stopped it, if any
    */
   QueueFollower.Result poll() throws IOException {
     QueueFollower.Result r = follower.poll(this::apply);
+    if (r.divergence() != null) {
+      resync(r.divergence());
+      return r;
+    }
     flush();
     appliedThrough = follower.point().ingestedThrough();
     return r;
+  }
+
+  /**
+   * Drops everything derived from a history the primary no longer has (see the class comment). The
+   * index goes first, moved aside by a rename and then deleted, so that a crash at any step leaves
+   * either the old state with a point a restart re-checks, or no index (ingest from the start).
+   */
+  private void resync(QueueFollower.Divergence d) throws IOException {
+    divergences.increment();
+    LOG.warn(
+        "replica re-sync after the divergence at segment {} offset {}: dropping its index and its"
+            + " copies of segments {} and later, ingesting again from the start",
+        d.segment(),
+        d.offset(),
+        d.segment());
+    Arrays.fill(batch, null);
+    pending = 0;
+    ingestFailure = null;
+    indexBroken = false;
+    try {
+      index.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("closing the diverged replica index: {}", e.toString());
+    }
+    Path aside = options.dir.resolve("index.diverged-" + System.currentTimeMillis());
+    fs.rename(indexDir(), aside);
+    fs.syncDirectory(options.dir);
+    checkpoint.reset();
+    deleteTree(aside);
+    follower.dropCopiesFrom(d.segment());
+    index = openIndex();
+    follower = new QueueFollower(fs, queueDir, FollowPoint.START, options.expectedBlockBytes);
+    cache.clear();
+    appliedVersion++;
+    appliedThrough = 0;
+  }
+
+  private void deleteTree(Path dir) throws IOException {
+    for (Path f : fs.list(dir)) {
+      if (Files.isDirectory(f)) {
+        deleteTree(f);
+      } else {
+        fs.delete(f);
+      }
+    }
+    fs.delete(dir);
   }
 
   private void apply(QueueRecord r) throws IOException {

@@ -2,6 +2,7 @@ package io.docstore.service.replica;
 
 import io.docstore.queue.follow.FollowerCounters;
 import io.docstore.queue.replication.ReplicationManifest;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,9 +11,10 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * A replica's meters ({@code docstore.replica.*}, each with a description; Prometheus names in
- * docs/replication.md, "Lag and freshness"): the two the pull loop and the ingester record into
- * ({@link #pullTimer}, {@link #recordLag}), and gauges and counters over their figures, over {@link
- * Freshness} and over the current follower's counters ({@link #bind}). Stateless.
+ * docs/replication.md, "Lag and freshness"): the three the pull loop and the ingester record into
+ * ({@link #pullTimer}, {@link #recordLag}, {@link #divergences}), and gauges and counters over
+ * their figures, over {@link Freshness} and over the current follower's counters ({@link #bind}).
+ * Stateless.
  */
 final class ReplicaMeters {
 
@@ -32,6 +34,14 @@ final class ReplicaMeters {
             "per record: accepted on the primary to indexed on this replica (both machines' clocks);"
                 + " records only while records arrive, see docstore_replica_lag_seconds for staleness")
         .publishPercentiles(0.5, 0.99)
+        .register(r);
+  }
+
+  /** Re-syncs after the replica found its history diverged from the primary's. */
+  static Counter divergences(MeterRegistry r) {
+    return Counter.builder("docstore.replica.divergences")
+        .description(
+            "re-syncs after this replica's history was found not to be a prefix of the primary's")
         .register(r);
   }
 

@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@link RsyncPuller}: one pull with the rsync binary;
  *   <li>{@link ReplicaIngester}: the follower, the index and the document cache, the batches, and
  *       recovery in place when the index refuses a batch (retry on a full disk, else reopen and
- *       rewind);
+ *       rewind), and the re-sync when the primary's history diverged from what was ingested;
  *   <li>{@link ReplicaCheckpoint}: {@code replica.point}, where ingestion resumes after a restart;
  *   <li>{@link Freshness}: how current the replica is known to be, its lag and readiness;
  *   <li>{@link ReplicaMeters}: the {@code docstore.replica.*} meters.
@@ -77,7 +77,13 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     StoreMetrics readMetrics = new StoreMetrics(registry);
     Timer pullTimer = ReplicaMeters.pullTimer(registry);
     this.ingester =
-        new ReplicaIngester(fs, queueDir, options, checkpoint, ReplicaMeters.recordLag(registry));
+        new ReplicaIngester(
+            fs,
+            queueDir,
+            options,
+            checkpoint,
+            ReplicaMeters.recordLag(registry),
+            ReplicaMeters.divergences(registry));
     this.freshness =
         new Freshness(
             System::currentTimeMillis, options.maxStaleness, ingester.follower().manifest());

@@ -40,7 +40,12 @@ class PullLoopTest {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     ReplicaIngester ingester =
         new ReplicaIngester(
-            FileSystem.real(), queueDir, o, checkpoint, ReplicaMeters.recordLag(registry));
+            FileSystem.real(),
+            queueDir,
+            o,
+            checkpoint,
+            ReplicaMeters.recordLag(registry),
+            ReplicaMeters.divergences(registry));
     Timer timer = ReplicaMeters.pullTimer(registry);
     Freshness freshness = new Freshness(System::currentTimeMillis, Duration.ofMillis(300), null);
     PullLoop loop = new PullLoop(o, puller, ingester, checkpoint, freshness, timer);

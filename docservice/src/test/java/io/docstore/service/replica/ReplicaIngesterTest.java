@@ -33,8 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link ReplicaIngester} with its {@link ReplicaCheckpoint}, without rsync: a primary queue and
  * its manifest, copied the way rsync copies (whole files renamed in), ingested into index and
- * cache, checkpointed, resumed, and rewound after an index failure; checked against a model of what
- * the primary acknowledged.
+ * cache, checkpointed, resumed, rewound after an index failure, and re-synced after the primary
+ * lost what the replica had ingested; checked against a model of what the primary acknowledged.
  */
 class ReplicaIngesterTest {
 
@@ -48,6 +48,7 @@ class ReplicaIngesterTest {
   private ManifestPublisher publisher;
   private final Map<Long, byte[]> model = new HashMap<>();
   private Random rnd;
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
   @BeforeEach
   void open() throws Exception {
@@ -79,7 +80,12 @@ class ReplicaIngesterTest {
             .cacheBytes(1 << 20)
             .build();
     return new ReplicaIngester(
-        FileSystem.real(), copyDir, o, c, ReplicaMeters.recordLag(new SimpleMeterRegistry()));
+        FileSystem.real(),
+        copyDir,
+        o,
+        c,
+        ReplicaMeters.recordLag(registry),
+        ReplicaMeters.divergences(registry));
   }
 
   @Test
@@ -172,8 +178,123 @@ class ReplicaIngesterTest {
     }
   }
 
+  /**
+   * The primary loses the tail of its active segment that the replica already ingested (a power
+   * loss on a disk that did not keep what was fsynced), comes back and takes other writes, which
+   * land at the offsets the replica holds, so the copy's bytes there differ; the new manifest
+   * verifies against the new copy. The replica must see that its history is not the primary's, drop
+   * it and ingest the primary's. (Without the check it refused the new copy as damaged, deleting
+   * and re-fetching it forever, and kept serving the lost versions.)
+   */
+  @Test
+  void aReplicaWhosePrimaryLostAndRewroteWhatItIngestedReSyncsToThePrimary() throws Exception {
+    reSyncsAfterThePrimaryLostAndRewrote(40);
+  }
+
+  /**
+   * The same, but the primary's new writes also fill and seal the segment: the replica finds the
+   * divergence in the sealed copy (verified in full, but another chain at the replica's offset).
+   */
+  @Test
+  void aReplicaWhosePrimaryRewroteAndSealedWhatItIngestedReSyncsToThePrimary() throws Exception {
+    reSyncsAfterThePrimaryLostAndRewrote(300);
+  }
+
+  private void reSyncsAfterThePrimaryLostAndRewrote(int newWrites) throws Exception {
+    ReplicaCheckpoint c = checkpoint();
+    try (ReplicaIngester in = ingester(c)) {
+      write(20);
+      long keptLength = publisher.lastPublished().durableLength();
+      Map<Long, byte[]> kept = new HashMap<>(model);
+      long lost = write(20);
+      pull();
+      in.poll();
+      in.checkpoint();
+      assertThat(in.appliedThrough()).isEqualTo(lost);
+      long replicaOffset = c.point().offset();
+
+      losePrimaryTailTo(keptLength, kept);
+      long last = write(newWrites); // other records at the offsets the replica holds
+      assertThat(
+              publisher.lastPublished().segment() > 1
+                  || publisher.lastPublished().durableLength() > replicaOffset)
+          .as("the primary declares more than the replica's offset again")
+          .isTrue();
+      pull();
+      in.poll();
+      FollowPoint afterFirstPoll = c.point();
+      pull(); // re-fetches the dropped copies
+      in.poll();
+      assertThat(in.appliedThrough())
+          .as("caught up with the primary (follower: %s)", in.follower().lastError())
+          .isEqualTo(last);
+      assertThat(in.follower().lastError()).isNull();
+      assertIndexAndCacheMatchModel(in);
+      assertThat(registry.counter("docstore.replica.divergences").count()).isEqualTo(1);
+      assertThat(afterFirstPoll)
+          .as("the start was persisted: a restart starts over too")
+          .isEqualTo(FollowPoint.START);
+    }
+  }
+
+  /**
+   * The primary loses the tail the replica ingested and takes no more writes: its manifest declares
+   * less than the replica holds. The replica is ahead of its primary, serving versions the primary
+   * no longer has; it must re-sync down to the primary's state. (Without the check it kept them.)
+   */
+  @Test
+  void aReplicaAheadOfItsPrimaryReSyncsDownToIt() throws Exception {
+    try (ReplicaIngester in = ingester(checkpoint())) {
+      long keptSequence = write(20);
+      long keptLength = publisher.lastPublished().durableLength();
+      Map<Long, byte[]> kept = new HashMap<>(model);
+      write(20);
+      pull();
+      in.poll();
+      losePrimaryTailTo(keptLength, kept);
+      publisher.publishOnce();
+      pull();
+      in.poll();
+      pull();
+      in.poll();
+      assertThat(in.appliedThrough()).as("the primary's last sequence").isEqualTo(keptSequence);
+      assertIndexAndCacheMatchModel(in);
+      assertThat(registry.counter("docstore.replica.divergences").count()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * Closes the primary, cuts its newest segment to {@code length} (a block boundary the manifest
+   * declared), reopens it (recovery keeps what is left) and rolls the model back to {@code kept}.
+   */
+  private void losePrimaryTailTo(long length, Map<Long, byte[]> kept) throws Exception {
+    publisher.close();
+    queue.close();
+    Path newest;
+    try (Stream<Path> s = Files.list(primaryDir)) {
+      newest =
+          s.filter(f -> SegmentFileName.parse(f).isPresent())
+              .max(java.util.Comparator.naturalOrder())
+              .orElseThrow();
+    }
+    assertThat(newest.getFileName().toString()).endsWith(".active");
+    try (var ch =
+        java.nio.channels.FileChannel.open(newest, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.truncate(length);
+    }
+    open();
+    model.clear();
+    model.putAll(kept);
+  }
+
   /** Every model document is in the index; the cache holds those ingested since the last rewind. */
   private void assertIndexAndCacheMatchModel(ReplicaIngester in) throws IOException {
+    for (long id = 0; id < 50; id++) {
+      if (!model.containsKey(id)) {
+        assertThat(in.index().get(id)).as("never written %d", id).isEqualTo(LsmIndex.ABSENT);
+        assertThat(in.cache().get(id)).as("never written %d", id).isNull();
+      }
+    }
     for (Map.Entry<Long, byte[]> e : model.entrySet()) {
       long id = e.getKey();
       CachedDoc cached = in.cache().get(id);

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * the script and its config template are what the tests exercise) on a free loopback port, and
  * stopped by its pid.
  */
-final class RsyncDaemon implements AutoCloseable {
+public final class RsyncDaemon implements AutoCloseable {
 
   private final Process process;
   private final int port;
@@ -23,7 +23,8 @@ final class RsyncDaemon implements AutoCloseable {
     this.port = port;
   }
 
-  static RsyncDaemon start(Path queueDir, Path stateDir) throws IOException, InterruptedException {
+  public static RsyncDaemon start(Path queueDir, Path stateDir)
+      throws IOException, InterruptedException {
     int port;
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
@@ -99,7 +100,7 @@ final class RsyncDaemon implements AutoCloseable {
     return process.toHandle().children().toList();
   }
 
-  String url() {
+  public String url() {
     return "rsync://127.0.0.1:" + port + "/docstore/";
   }
 

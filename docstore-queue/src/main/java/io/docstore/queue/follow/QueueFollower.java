@@ -41,6 +41,11 @@ import org.slf4j.LoggerFactory;
  * ingestion stops there until then. So no record of a half-copied or damaged block is ever handed
  * on.
  *
+ * <p>A history that is no longer the primary's is not an error of the copy: when the manifest
+ * declares less than was ingested, or the copy verifies against the manifest (or in full, sealed)
+ * but not at the point's offset, chain and sequence, {@link #poll} stops with a {@link Divergence}
+ * (logged as a WARN naming segment and offset) and hands nothing on; the caller re-syncs.
+ *
  * <p>Reads by address ({@link #read}) go to the newest verified copy of each segment; rsync
  * replacing a file by rename is seen by comparing file keys and the copy is reopened (readers that
  * raced with the close retry once). A read that finds damage reports the segment, which the next
@@ -53,8 +58,22 @@ public final class QueueFollower implements Closeable {
 
   private static final Logger LOG = LoggerFactory.getLogger(QueueFollower.class);
 
-  /** What one {@link #poll} did: records handed on, and the error that stopped it, if any. */
-  public record Result(long records, String error) {}
+  /**
+   * What one {@link #poll} did: records handed on, and what stopped it, if anything: an error (the
+   * copy is being re-fetched) or a divergence (the caller must re-sync, see {@link Divergence}).
+   */
+  public record Result(long records, String error, Divergence divergence) {}
+
+  /**
+   * This replica's ingested history is not a prefix of the primary's: the primary's copy (as the
+   * copied manifest and a verified copy show it) differs from what was ingested, at or before
+   * {@code offset} of {@code segment}, or the primary declares less than was ingested (it lost what
+   * this replica holds, e.g. to a power loss on a disk that did not keep what it had fsynced). The
+   * ingested records are not the primary's any more: the caller drops what it derived from them and
+   * the copies from {@code segment} on ({@link #dropCopiesFrom}) and ingests again from the start.
+   * Nothing is handed on once it is found.
+   */
+  public record Divergence(long segment, long offset, String reason) {}
 
   private final FileSystem fs;
   private final Path dir;
@@ -174,7 +193,25 @@ public final class QueueFollower implements Closeable {
     while (true) {
       FollowPoint p = point;
       if (p.segment() > m.segment()) {
-        break; // the copied manifest is older than what was already ingested
+        // Manifests never move backwards on a primary that kept what it fsynced; this one's newest
+        // segment is older than what was ingested (fetched fresh by every pull).
+        return diverged(
+            m.segment(),
+            m.durableLength(),
+            "the primary's newest segment is "
+                + m.segment()
+                + " (durable to offset "
+                + m.durableLength()
+                + "), this replica ingested up to segment "
+                + p.segment()
+                + " offset "
+                + p.offset());
+      }
+      if (p.segment() == m.segment()) {
+        Divergence d = behind(p, m);
+        if (d != null) {
+          return diverged(d.segment(), d.offset(), d.reason());
+        }
       }
       SegmentCopy copy;
       try {
@@ -204,9 +241,9 @@ public final class QueueFollower implements Closeable {
         if (!copy.sealed()) {
           break; // the sealed copy has not arrived yet
         }
-        String problem = ingestSealed(copy, sink);
-        if (problem != null) {
-          return fail(problem, copy.path(), copy);
+        Result stopped = ingestSealed(copy, sink);
+        if (stopped != null) {
+          return stopped;
         }
         continue;
       }
@@ -215,6 +252,10 @@ public final class QueueFollower implements Closeable {
       }
       String problem = ingestActive(copy, m, sink);
       if (problem != null) {
+        Divergence d = divergedBefore(copy, m, point);
+        if (d != null) {
+          return diverged(d.segment(), d.offset(), d.reason() + " (found as: " + problem + ")");
+        }
         return fail(problem, copy.path(), copy);
       }
       break;
@@ -224,7 +265,121 @@ public final class QueueFollower implements Closeable {
 
   private Result done(long records) {
     lastError = null;
-    return new Result(records, null);
+    return new Result(records, null, null);
+  }
+
+  private Result diverged(long segment, long offset, String reason) {
+    LOG.warn(
+        "replica diverged from its primary at segment {} offset {}: {}; re-syncing",
+        segment,
+        offset,
+        reason);
+    lastError = "diverged at segment " + segment + " offset " + offset + ": " + reason;
+    return new Result(0, lastError, new Divergence(segment, offset, reason));
+  }
+
+  /**
+   * The manifest's segment is the point's: the divergence the point and the manifest alone show
+   * (the primary declares less than was ingested, or, at the same offset, another chain or
+   * sequence), or null.
+   */
+  private static Divergence behind(FollowPoint p, ReplicationManifest m) {
+    String why = null;
+    if (p.offset() > m.durableLength()) {
+      why = "the primary declares only " + m.durableLength() + " bytes of it durable";
+    } else if (p.offset() == m.durableLength()
+        && p.nextSequence() != 0
+        && (p.chain() != m.chain() || p.nextSequence() != m.lastSequence() + 1)) {
+      why =
+          "same offset, but the primary's chain "
+              + Integer.toHexString(m.chain())
+              + " ends at sequence "
+              + m.lastSequence()
+              + " and this replica's chain "
+              + Integer.toHexString(p.chain())
+              + " at "
+              + p.ingestedThrough();
+    }
+    if (why == null) {
+      return null;
+    }
+    // At the header the previous segment already differed: its end is not where this one starts.
+    long segment = p.offset() == HEADER_LENGTH ? Math.max(1, p.segment() - 1) : p.segment();
+    return new Divergence(
+        segment,
+        p.offset(),
+        "this replica ingested segment "
+            + p.segment()
+            + " up to offset "
+            + p.offset()
+            + " (sequence "
+            + p.ingestedThrough()
+            + "); "
+            + why);
+  }
+
+  /**
+   * After ingesting the manifest's segment failed: whether the copy agrees with the manifest from
+   * its header (every block verifies and chains to the manifest's value), and this replica's point
+   * is not where the copy has it (not a block boundary, or another chain or sequence there). Then
+   * the copy is the primary's and the history this replica ingested differs from it; otherwise the
+   * copy is damaged (null).
+   */
+  private Divergence divergedBefore(SegmentCopy copy, ReplicationManifest m, FollowPoint p)
+      throws IOException {
+    long[] atEnd = walk(copy, m.baseSequence(), m.durableLength());
+    if (atEnd == null || (int) atEnd[0] != m.chain() || atEnd[1] != m.lastSequence() + 1) {
+      return null; // the copy itself does not match the manifest: damage, re-fetched
+    }
+    long[] atPoint = walk(copy, m.baseSequence(), p.offset());
+    if (atPoint != null
+        && (int) atPoint[0] == p.chain()
+        && (p.nextSequence() == 0 || atPoint[1] == p.nextSequence())) {
+      return null;
+    }
+    long segment = p.offset() == HEADER_LENGTH ? Math.max(1, p.segment() - 1) : p.segment();
+    return new Divergence(
+        segment,
+        p.offset(),
+        "the primary's copy verifies against its manifest but "
+            + (atPoint == null
+                ? "has no block boundary at offset " + p.offset()
+                : "chains to "
+                    + Integer.toHexString((int) atPoint[0])
+                    + " before sequence "
+                    + atPoint[1]
+                    + " at offset "
+                    + p.offset()
+                    + " where this replica has "
+                    + Integer.toHexString(p.chain())
+                    + " before sequence "
+                    + p.nextSequence()));
+  }
+
+  /**
+   * The block chain and the next sequence after the copy's blocks in [header, end), starting at
+   * {@code baseSequence}; null if a block there fails, the sequences do not follow, or {@code end}
+   * is not a block boundary.
+   */
+  private long[] walk(SegmentCopy copy, long baseSequence, long end) throws IOException {
+    long pos = HEADER_LENGTH;
+    int chain = BlockCrcChain.START;
+    long next = baseSequence;
+    DecodedBlock scratch = new DecodedBlock();
+    while (pos < end) {
+      try {
+        reader.read(copy.channel(), copy.path(), pos, end, scratch);
+      } catch (CorruptionException e) {
+        return null;
+      }
+      if (scratch.firstSequence() != next) {
+        return null;
+      }
+      chain = BlockCrcChain.next(chain, scratch.crc());
+      next = scratch.lastSequence() + 1;
+      pos = scratch.end();
+    }
+    return pos == end ? new long[] {chain, next} : null;
   }
 
   private Result fail(String problem, Path file, SegmentCopy copy) throws IOException {
@@ -235,7 +390,7 @@ public final class QueueFollower implements Closeable {
       fs.syncDirectory(dir);
       counters.refetches.increment();
     }
-    return new Result(0, problem);
+    return new Result(0, problem, null);
   }
 
   /** The newest copy of a segment, reopened if rsync replaced the file; null if none exists. */
@@ -273,35 +428,62 @@ public final class QueueFollower implements Closeable {
     }
   }
 
-  /** Verifies a whole sealed copy, then hands on its blocks from the point. Null or the problem. */
-  private String ingestSealed(SegmentCopy copy, RecordSink sink) throws IOException {
+  /**
+   * Verifies a whole sealed copy, then hands on its blocks from the point. Null if it went on to
+   * the next segment, else what stopped it: a damaged copy ({@link #fail}), or a {@link
+   * Divergence}: the copy verifies but does not continue the history ingested so far (another start
+   * sequence, or no block boundary, another chain or another sequence at the point's offset).
+   */
+  private Result ingestSealed(SegmentCopy copy, RecordSink sink) throws IOException {
     FollowPoint p = point;
     long size = copy.channel().size();
     SegmentScanner scan;
+    int chainAtPoint = BlockCrcChain.START;
+    long nextAtPoint = -1;
     try {
       scan = new SegmentScanner(copy.path(), copy.channel(), size, reader);
       DecodedBlock scratch = new DecodedBlock();
-      if (p.nextSequence() != 0
-          && p.offset() == HEADER_LENGTH
-          && scan.header().baseSequence() != p.nextSequence()) {
-        counters.gaps.increment();
-        return copy.path()
-            + " starts at sequence "
-            + scan.header().baseSequence()
-            + ", expected "
-            + p.nextSequence();
+      int chain = BlockCrcChain.START;
+      if (scan.position() == p.offset()) {
+        nextAtPoint = scan.nextSequence();
       }
       while (scan.next(scratch) == SegmentScanner.Kind.BLOCK) {
         // verifying every block, the sequences and the footer's digest
+        chain = BlockCrcChain.next(chain, scratch.crc());
+        if (scan.position() == p.offset()) {
+          chainAtPoint = chain;
+          nextAtPoint = scan.nextSequence();
+        }
       }
     } catch (CorruptionException e) {
       counters.checksumFailures.increment();
-      return "sealed copy failed verification: " + e.getMessage();
+      return fail("sealed copy failed verification: " + e.getMessage(), copy.path(), copy);
+    }
+    if (p.nextSequence() != 0 && (nextAtPoint != p.nextSequence() || chainAtPoint != p.chain())) {
+      long segment = p.offset() == HEADER_LENGTH ? Math.max(1, p.segment() - 1) : p.segment();
+      return diverged(
+          segment,
+          p.offset(),
+          "the primary's sealed "
+              + copy.path().getFileName()
+              + " (verified in full) "
+              + (nextAtPoint < 0
+                  ? "has no block boundary at offset " + p.offset()
+                  : "has chain "
+                      + Integer.toHexString(chainAtPoint)
+                      + " before sequence "
+                      + nextAtPoint
+                      + " at offset "
+                      + p.offset())
+              + ", this replica ingested chain "
+              + Integer.toHexString(p.chain())
+              + " before sequence "
+              + p.nextSequence());
     }
     long end = scan.footer().blocksEnd();
     String problem = emit(copy, p.offset(), end, sink);
     if (problem != null) {
-      return problem;
+      return fail(problem, copy.path(), copy);
     }
     FollowPoint q = point;
     point = new FollowPoint(q.segment() + 1, HEADER_LENGTH, q.nextSequence(), BlockCrcChain.START);
@@ -564,6 +746,25 @@ public final class QueueFollower implements Closeable {
     } catch (CorruptionException e) {
       return false;
     }
+  }
+
+  /**
+   * After a {@link Divergence}: closes every open copy and deletes the copies of segments {@code
+   * segment} and later, and the copied manifest, so that the next pull fetches them whole (rsync's
+   * quick check could otherwise keep a diverged copy of the same size and mtime). Copies of earlier
+   * segments stay: the pull before the next ingestion replaces any that differ on the primary, and
+   * ingestion verifies them again. Call on a follower that no longer polls.
+   */
+  public void dropCopiesFrom(long segment) throws IOException {
+    close();
+    for (Path f : fs.list(dir)) {
+      var name = io.docstore.queue.format.SegmentFileName.parse(f);
+      if (name.isPresent() && name.get().segment() >= segment) {
+        fs.delete(f);
+      }
+    }
+    fs.delete(dir.resolve(io.docstore.queue.replication.ManifestFormat.FILE_NAME));
+    fs.syncDirectory(dir);
   }
 
   /** Closes every open copy. */
