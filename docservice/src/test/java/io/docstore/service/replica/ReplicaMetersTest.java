@@ -33,7 +33,12 @@ class ReplicaMetersTest {
             FileSystem.real(), tmp.resolve("replica.point"), o.checkpointInterval);
     try (ReplicaIngester ingester =
         new ReplicaIngester(
-            FileSystem.real(), queueDir, o, checkpoint, ReplicaMeters.recordLag(registry))) {
+            FileSystem.real(),
+            queueDir,
+            o,
+            checkpoint,
+            ReplicaMeters.recordLag(registry),
+            ReplicaMeters.divergences(registry))) {
       Freshness freshness = new Freshness(System::currentTimeMillis, o.maxStaleness, null);
       PullLoop loop =
           new PullLoop(
