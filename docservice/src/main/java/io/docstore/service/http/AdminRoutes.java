@@ -12,14 +12,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -40,7 +38,7 @@ public final class AdminRoutes implements Routes {
   private final DocumentSink sink;
   private final UpdateParser parser;
   private final int bulkMaxLines;
-  private final byte[] expectedAuth;
+  private final AdminToken token;
   private final HealthRoutes health;
 
   /**
@@ -59,21 +57,15 @@ public final class AdminRoutes implements Routes {
     this.sink = sink;
     this.parser = parser;
     this.bulkMaxLines = bulkMaxLines;
-    this.expectedAuth =
-        token.isEmpty() ? null : ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
+    this.token = new AdminToken(token);
     this.health = new HealthRoutes(stats, () -> ready.getAsBoolean() ? null : "starting", registry);
   }
 
   @Override
   public FullHttpResponse handle(FullHttpRequest req) throws Exception {
-    if (expectedAuth != null) {
-      String auth = req.headers().get(HttpHeaderNames.AUTHORIZATION, "");
-      if (!MessageDigest.isEqual(auth.getBytes(StandardCharsets.UTF_8), expectedAuth)) {
-        FullHttpResponse r =
-            Responses.error(HttpResponseStatus.UNAUTHORIZED, "missing or wrong admin token");
-        r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
-        return r;
-      }
+    FullHttpResponse refused = token.refuse(req);
+    if (refused != null) {
+      return refused;
     }
     try {
       return route(req);

@@ -1,5 +1,6 @@
 package io.docstore.service.replica;
 
+import io.docstore.service.http.AdminToken;
 import io.docstore.service.http.HealthRoutes;
 import io.docstore.service.http.Responses;
 import io.docstore.service.http.Routes;
@@ -19,19 +20,30 @@ import java.util.function.Supplier;
 final class ReplicaAdminRoutes implements Routes {
 
   private final HealthRoutes health;
+  private final AdminToken token;
 
   /**
    * @param stats the {@code /stats} document
    * @param notReady null while {@code /readyz} answers 200, else its 503 status ({@link
    *     ReplicaNode#notReady})
+   * @param token {@code http.admin.token}: every request must carry it, as on a primary (empty:
+   *     none)
    */
   ReplicaAdminRoutes(
-      Supplier<Object> stats, Supplier<String> notReady, PrometheusMeterRegistry registry) {
+      Supplier<Object> stats,
+      Supplier<String> notReady,
+      PrometheusMeterRegistry registry,
+      String token) {
     this.health = new HealthRoutes(stats, notReady, registry);
+    this.token = new AdminToken(token);
   }
 
   @Override
   public FullHttpResponse handle(FullHttpRequest req) throws Exception {
+    FullHttpResponse refused = token.refuse(req);
+    if (refused != null) {
+      return refused;
+    }
     HttpMethod m = req.method();
     if (!m.equals(HttpMethod.GET) && !m.equals(HttpMethod.HEAD)) {
       return readOnly();

@@ -89,7 +89,7 @@ public final class ReplicaServer implements Closeable {
                   "admin",
                   cfg.adminAddress(),
                   limits(cfg),
-                  new ReplicaAdminRoutes(node::stats, node::notReady, registry))
+                  new ReplicaAdminRoutes(node::stats, node::notReady, registry, cfg.adminToken()))
               .start();
     } catch (IOException | InterruptedException | RuntimeException e) {
       if (p != null) {

@@ -13,12 +13,14 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** {@link ReplicaAdminRoutes}: the shared ops endpoints, and 403 for every write. */
+/**
+ * {@link ReplicaAdminRoutes}: the shared ops endpoints, 403 for every write, and the admin token.
+ */
 class ReplicaAdminRoutesTest {
 
   private final PrometheusMeterRegistry registry = Metrics.newRegistry();
   private final ReplicaAdminRoutes routes =
-      new ReplicaAdminRoutes(() -> Map.of("role", "replica"), () -> "catching up", registry);
+      new ReplicaAdminRoutes(() -> Map.of("role", "replica"), () -> "catching up", registry, "");
 
   @AfterEach
   void close() {
@@ -46,8 +48,28 @@ class ReplicaAdminRoutesTest {
         .isEqualTo("404 {\"error\":\"no such endpoint; try /stats, /metrics, /healthz, /readyz\"}");
   }
 
+  /** A configured admin token guards the replica's admin port as it does the primary's. */
+  @Test
+  void theConfiguredTokenIsRequired() throws Exception {
+    ReplicaAdminRoutes guarded =
+        new ReplicaAdminRoutes(() -> Map.of("role", "replica"), () -> null, registry, "s3cret");
+    assertThat(send(guarded, HttpMethod.GET, "/stats", null))
+        .isEqualTo("401 {\"error\":\"missing or wrong admin token\"}");
+    assertThat(send(guarded, HttpMethod.GET, "/metrics", "Bearer wrong")).startsWith("401 ");
+    assertThat(send(guarded, HttpMethod.GET, "/stats", "Bearer s3cret"))
+        .isEqualTo("200 {\"role\":\"replica\"}");
+  }
+
   private String send(HttpMethod method, String uri) throws Exception {
+    return send(routes, method, uri, null);
+  }
+
+  private static String send(ReplicaAdminRoutes routes, HttpMethod method, String uri, String auth)
+      throws Exception {
     DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, uri);
+    if (auth != null) {
+      req.headers().set("Authorization", auth);
+    }
     try {
       FullHttpResponse r = routes.handle(req);
       try {
