@@ -48,6 +48,9 @@ class TortureHostileClientTest {
   private static final int MAX_CONNECTIONS = 64;
   private static final int DOCS = 200;
 
+  /** The shortest time the good clients are measured under attack. */
+  private static final long ATTACKED_MILLIS = 4_000;
+
   /** Descriptors the process may hold after the attack beyond before it (pools, the JIT, logs). */
   private static final int FD_SLACK = 16;
 
@@ -92,7 +95,7 @@ class TortureHostileClientTest {
         long fdsBefore = openFds();
         long directBefore = nettyDirect();
         long t0 = System.nanoTime();
-        Histogram baseline = good.run(1000, null);
+        Histogram baseline = good.run(0, null); // as long as the attacked run, for a fair rate
         double quietRate = baseline.getTotalCount() * 1e9 / (System.nanoTime() - t0);
         assertThat(good.failures.get()).as("baseline: %s", good.lastFailure).isZero();
 
@@ -214,11 +217,21 @@ class TortureHostileClientTest {
       this.client = client;
     }
 
-    /** {@code n} requests, or until {@code until} has finished (and at least 200). */
+    /**
+     * {@code n} requests; or, with {@code n} 0, until {@code until} (if any) has finished and at
+     * least {@link #ATTACKED_MILLIS} have passed (a rate over a short window would be mostly
+     * noise).
+     */
     Histogram run(int n, Thread until) throws InterruptedException {
       Histogram h = new Histogram(3);
       Random rnd = new Random(42);
-      for (int i = 0; n > 0 ? i < n : (i < 200 || until.isAlive()) && i < 1_000_000; i++) {
+      long minEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ATTACKED_MILLIS);
+      for (int i = 0;
+          n > 0
+              ? i < n
+              : (i < 200 || (until != null && until.isAlive()) || System.nanoTime() < minEnd)
+                  && i < 1_000_000;
+          i++) {
         long id = rnd.nextInt(DOCS);
         long t0 = System.nanoTime();
         try {
