@@ -40,6 +40,7 @@ public final class ReadRoutes implements Routes {
   private final DocumentSource source;
   private final int maxIds;
   private final long maxResponseBytes;
+  private final String whereUpdatesGo;
 
   public ReadRoutes(DocumentSource source, int maxIds) {
     this(source, maxIds, DEFAULT_MAX_RESPONSE_BYTES);
@@ -50,9 +51,19 @@ public final class ReadRoutes implements Routes {
    *     with 400 (ask for fewer IDs), so no request makes the server hold more
    */
   public ReadRoutes(DocumentSource source, int maxIds, long maxResponseBytes) {
+    this(source, maxIds, maxResponseBytes, "updates go to the admin port");
+  }
+
+  /**
+   * @param whereUpdatesGo what a refused update is told: on a replica, that updates go to the
+   *     primary
+   */
+  public ReadRoutes(
+      DocumentSource source, int maxIds, long maxResponseBytes, String whereUpdatesGo) {
     this.source = source;
     this.maxIds = maxIds;
     this.maxResponseBytes = maxResponseBytes;
+    this.whereUpdatesGo = whereUpdatesGo;
   }
 
   @Override
@@ -140,7 +151,7 @@ public final class ReadRoutes implements Routes {
       FullHttpResponse r =
           Responses.error(
               HttpResponseStatus.METHOD_NOT_ALLOWED,
-              "the read port serves GET and HEAD only; updates go to the admin port");
+              "the read port serves GET and HEAD only; " + whereUpdatesGo);
       r.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
       return r;
     }

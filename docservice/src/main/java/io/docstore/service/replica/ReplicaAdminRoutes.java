@@ -54,7 +54,9 @@ final class ReplicaAdminRoutes implements Routes {
       return ops;
     }
     return path.startsWith("/docs")
-        ? readOnly()
+        ? Responses.error(
+            HttpResponseStatus.NOT_FOUND,
+            "documents are read on this replica's read port; updates go to the primary's admin port")
         : Responses.error(
             HttpResponseStatus.NOT_FOUND,
             "no such endpoint; try /stats, /metrics, /healthz, /readyz");

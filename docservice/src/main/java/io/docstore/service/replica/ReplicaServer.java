@@ -66,7 +66,11 @@ public final class ReplicaServer implements Closeable {
                   "read",
                   cfg.readAddress(),
                   limits(cfg),
-                  new ReadRoutes(node, cfg.maxIdsPerRequest(), cfg.maxResponseBytes()))
+                  new ReadRoutes(
+                      node,
+                      cfg.maxIdsPerRequest(),
+                      cfg.maxResponseBytes(),
+                      "this is a read replica: updates go to the primary's admin port"))
               .start();
       if (cfg.rpcEnabled()) {
         p =

@@ -43,7 +43,9 @@ class ReplicaAdminRoutesTest {
         .isEqualTo(readOnly);
     assertThat(send(HttpMethod.GET, "/docs/1"))
         .as("documents are read on the read port")
-        .isEqualTo(readOnly);
+        .isEqualTo(
+            "404 {\"error\":\"documents are read on this replica's read port; updates go to the"
+                + " primary's admin port\"}");
     assertThat(send(HttpMethod.GET, "/nope"))
         .isEqualTo("404 {\"error\":\"no such endpoint; try /stats, /metrics, /healthz, /readyz\"}");
   }

@@ -105,7 +105,11 @@ class ReplicaServerTest {
       assertThat(send("DELETE", replicaAdmin + "/docs/7", null).statusCode()).isEqualTo(403);
       assertThat(send("POST", replicaAdmin + "/docs/_bulk", "{\"id\":1,\"doc\":{}}\n").statusCode())
           .isEqualTo(403);
-      assertThat(send("PUT", replicaRead + "/docs/9", doc).statusCode()).isEqualTo(405);
+      HttpResponse<String> refused = send("PUT", replicaRead + "/docs/9", doc);
+      assertThat(refused.statusCode()).isEqualTo(405);
+      assertThat(refused.body())
+          .as("sends updates where they are taken")
+          .contains("primary's admin port");
       assertThat(send("GET", replicaRead + "/docs/9", null).statusCode()).isEqualTo(404);
       HttpResponse<String> stats = send("GET", replicaAdmin + "/stats", null);
       assertThat(stats.statusCode()).isEqualTo(200);
