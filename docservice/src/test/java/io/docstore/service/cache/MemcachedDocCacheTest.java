@@ -336,4 +336,32 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
       assertThat(raw(own, "get other-service:session:42", null)).contains("theirs");
     }
   }
+
+  /** The memcached of these tests is started by the operator's script: UDP off, loopback only. */
+  @Test
+  void theOperatorsScriptRunsMemcachedSafely() throws IOException {
+    String settings = raw(memcached, "stats settings", null);
+    assertThat(settings).contains("STAT udpport 0");
+    assertThat(memcached.address().getAddress().isLoopbackAddress()).isTrue();
+    try (java.net.Socket other = new java.net.Socket()) {
+      java.net.InetAddress external = nonLoopbackAddress();
+      if (external != null) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> other.connect(new InetSocketAddress(external, memcached.port()), 1000))
+            .as("memcached reachable on %s", external)
+            .isInstanceOf(IOException.class);
+      }
+    }
+  }
+
+  private static java.net.InetAddress nonLoopbackAddress() throws IOException {
+    for (var nif : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
+      for (var a : java.util.Collections.list(nif.getInetAddresses())) {
+        if (!a.isLoopbackAddress() && a instanceof java.net.Inet4Address) {
+          return a;
+        }
+      }
+    }
+    return null;
+  }
 }

@@ -53,19 +53,38 @@ public final class MemcachedProcess implements AutoCloseable {
             + " (or apt-get install -y memcached)");
   }
 
+  /** {@code scripts/memcached-local} of this repository. */
+  static java.nio.file.Path script() {
+    for (java.nio.file.Path d = java.nio.file.Path.of("").toAbsolutePath();
+        d != null;
+        d = d.getParent()) {
+      java.nio.file.Path f = d.resolve("scripts/memcached-local");
+      if (java.nio.file.Files.isExecutable(f)) {
+        return f;
+      }
+    }
+    throw new IllegalStateException(
+        "scripts/memcached-local not found above " + java.nio.file.Path.of("").toAbsolutePath());
+  }
+
   /** (Re)starts memcached on the same port, empty. */
   public void restart() throws IOException, InterruptedException {
     if (process != null && process.isAlive()) {
       throw new IllegalStateException("memcached on port " + port + " is still running");
     }
+    binary(); // a clear message when memcached is missing
+    // The operator's script, so that the safe settings it gives (loopback, UDP off) are what the
+    // tests run; it execs memcached, so this process is memcached itself (kill, pause).
     List<String> cmd =
         new ArrayList<>(
             List.of(
-                binary(), "-l", "127.0.0.1", "-p", Integer.toString(port), "-U", "0", "-m", "64"));
-    if ("root".equals(System.getProperty("user.name"))) {
-      cmd.add("-u");
-      cmd.add("nobody");
-    }
+                script().toString(),
+                "--address",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(port),
+                "--memory-mb",
+                "64"));
     process =
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
