@@ -37,6 +37,10 @@ public final class SegmentScanner {
   private final CRC32C digest = new CRC32C();
   private long position = HEADER_LENGTH;
   private long nextSequence;
+
+  /** Set by {@link #skipDamage}: blocks were skipped, so the footer is not compared with them. */
+  private boolean skippedDamage;
+
   private long blockCount;
   private SegmentFooter footer;
 
@@ -93,10 +97,11 @@ public final class SegmentScanner {
     }
     if (end - position == FOOTER_LENGTH && footerMagicAt(position)) {
       SegmentFooter f = SegmentFooter.read(ch, file, position);
-      if (f.blockCount() != blockCount
-          || f.lastSequence() != nextSequence - 1
-          || f.firstSequence() != header.baseSequence()
-          || f.blockCrcDigest() != SegmentAppender.digestValue(digest)) {
+      if (!skippedDamage
+          && (f.blockCount() != blockCount
+              || f.lastSequence() != nextSequence - 1
+              || f.firstSequence() != header.baseSequence()
+              || f.blockCrcDigest() != SegmentAppender.digestValue(digest))) {
         throw new CorruptionException(
             file,
             position,
@@ -143,6 +148,39 @@ public final class SegmentScanner {
    * last good one, length within the file) before the full checksum.
    */
   public boolean validDataAfterDamage() throws IOException {
+    return nextValidAfterDamage() >= 0;
+  }
+
+  /**
+   * After {@link #next} failed in the middle of the file: moves past the damage to the next
+   * verifiable block (or the footer), so that a verifier can go on and report every damaged place,
+   * not only the first. Returns false (and stays put) if nothing verifiable follows. The records
+   * between stay unaccounted for, so the footer is then read but no longer compared with the blocks
+   * (its own checksum still is).
+   */
+  public boolean skipDamage() throws IOException {
+    long at = nextValidAfterDamage();
+    if (at < 0) {
+      return false;
+    }
+    skippedDamage = true;
+    if (end - at == FOOTER_LENGTH && footerMagicAt(at)) {
+      position = at;
+      return true;
+    }
+    ByteBuffer seq = ByteBuffer.allocate(8);
+    while (seq.hasRemaining()) {
+      if (ch.read(seq, at + BlockFormat.FIRST_SEQUENCE + seq.position()) < 0) {
+        return false;
+      }
+    }
+    position = at; // its checksum verified: the next call decodes it (and reports what fails)
+    nextSequence = seq.getLong(0);
+    return true;
+  }
+
+  /** Where the next verifiable block or footer after {@link #position()} starts, or -1. */
+  private long nextValidAfterDamage() throws IOException {
     final int window = 1 << 20;
     ByteBuffer b = ByteBuffer.allocate(window);
     DecodedBlock scratch = new DecodedBlock();
@@ -164,7 +202,7 @@ public final class SegmentScanner {
           f.position(i).limit(i + FOOTER_LENGTH);
           try {
             SegmentFooter.parse(f.slice(), file, at);
-            return true;
+            return at;
           } catch (CorruptionException notAFooter) {
             continue;
           }
@@ -179,10 +217,10 @@ public final class SegmentScanner {
           continue;
         }
         if (reader.verifiable(ch, file, at, end)) {
-          return true;
+          return at;
         }
       }
     }
-    return false;
+    return -1;
   }
 }

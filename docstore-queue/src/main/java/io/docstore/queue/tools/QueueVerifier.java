@@ -5,6 +5,7 @@ import io.docstore.io.FileSystem;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
 import io.docstore.queue.format.SegmentFileName;
+import io.docstore.queue.format.SegmentFormat;
 import io.docstore.queue.segment.SegmentScanner;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -98,6 +99,7 @@ public final class QueueVerifier {
                     + previousLast));
       }
       DecodedBlock block = new DecodedBlock();
+      boolean damaged = false;
       while (true) {
         SegmentScanner.Kind kind;
         try {
@@ -114,6 +116,16 @@ public final class QueueVerifier {
                               + (ch.size() - scan.position())
                               + " bytes (recovery truncates it): ")
                       + e.getMessage()));
+          // Go on past a block damaged in itself, to report every damaged place; not past damage
+          // that every later block depends on (the first block: a segment's dictionary), which
+          // would only repeat it.
+          if (middle
+              && e.offset() == scan.position()
+              && scan.position() > SegmentFormat.HEADER_LENGTH
+              && scan.skipDamage()) {
+            damaged = true;
+            continue;
+          }
           return -1;
         }
         int version = scan.header().version();
@@ -150,7 +162,7 @@ public final class QueueVerifier {
           if (name.sealed()) {
             problems.add(new Problem(path, scan.position(), "sealed segment has no footer"));
           }
-          return scan.nextSequence() - 1;
+          return damaged ? -1 : scan.nextSequence() - 1;
         }
         if (kind == SegmentScanner.Kind.FOOTER) {
           if (!name.sealed()) {
@@ -160,7 +172,7 @@ public final class QueueVerifier {
                     scan.footer().blocksEnd(),
                     "active segment has a footer: an interrupted seal (recovery finishes it)"));
           }
-          return scan.nextSequence() - 1;
+          return damaged ? -1 : scan.nextSequence() - 1;
         }
       }
     }

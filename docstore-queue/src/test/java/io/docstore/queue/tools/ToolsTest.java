@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -95,5 +96,43 @@ class ToolsTest {
     Files.write(dir.resolve("seg-0000009999.sealed"), new byte[3]);
     assertThat(QueueVerifier.verify(dir))
         .anySatisfy(p -> assertThat(p.description()).contains("missing"));
+  }
+
+  /** Two damaged blocks in one sealed segment: the verifier reports both, not only the first. */
+  @Test
+  void verifierReportsEveryDamagedBlockOfASegment() throws IOException {
+    try (DocQueue q =
+        DocQueue.open(
+            dir,
+            QueueOptions.builder()
+                .syncPolicy(SyncPolicy.NONE)
+                .blockSize(1024)
+                .segmentSize(64 * 1024)
+                .dictionaryBytes(0)
+                .build())) {
+      java.util.Random rnd = new java.util.Random(3);
+      for (int i = 0; i < 2000; i++) {
+        byte[] body = new byte[40 + rnd.nextInt(80)];
+        rnd.nextBytes(body);
+        q.writer().append(i, Op.PUT, i, body);
+      }
+    }
+    Path sealed = dir.resolve("seg-0000000001.sealed");
+    long size = Files.size(sealed);
+    long first = size / 4;
+    long second = size * 3 / 4;
+    for (long at : new long[] {first, second}) {
+      try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(sealed.toFile(), "rw")) {
+        raf.seek(at);
+        int v = raf.read();
+        raf.seek(at);
+        raf.write(v ^ 0x20);
+      }
+    }
+    List<Problem> problems = QueueVerifier.verify(dir);
+    assertThat(problems).as("%s", problems).hasSize(2);
+    assertThat(problems.get(0).offset()).isLessThanOrEqualTo(first).isGreaterThan(first - 4096);
+    assertThat(problems.get(1).offset()).isLessThanOrEqualTo(second).isGreaterThan(second - 4096);
+    assertThat(problems).allMatch(p -> p.file().equals(sealed));
   }
 }
