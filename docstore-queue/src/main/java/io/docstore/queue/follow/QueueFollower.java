@@ -79,6 +79,7 @@ public final class QueueFollower implements Closeable {
   private final Path dir;
   private final int expectedBlockBytes;
   private final BlockReader reader;
+  private final HistoryCheck history;
   private final DecodedBlock block = new DecodedBlock();
   private final FollowerCounters counters = new FollowerCounters();
   private final Map<Long, SegmentCopy> copies = new ConcurrentHashMap<>();
@@ -124,6 +125,7 @@ public final class QueueFollower implements Closeable {
     this.dir = dir;
     this.expectedBlockBytes = expectedBlockBytes;
     this.reader = new BlockReader(expectedBlockBytes);
+    this.history = new HistoryCheck(reader);
     this.readBuffers = ThreadLocal.withInitial(() -> new ReadBuffers(expectedBlockBytes));
     this.point = start;
   }
@@ -208,7 +210,7 @@ public final class QueueFollower implements Closeable {
                 + p.offset());
       }
       if (p.segment() == m.segment()) {
-        Divergence d = behind(p, m);
+        Divergence d = HistoryCheck.behind(p, m);
         if (d != null) {
           return diverged(d.segment(), d.offset(), d.reason());
         }
@@ -252,7 +254,7 @@ public final class QueueFollower implements Closeable {
       }
       String problem = ingestActive(copy, m, sink);
       if (problem != null) {
-        Divergence d = divergedBefore(copy, m, point);
+        Divergence d = history.divergedBefore(copy, m, point);
         if (d != null) {
           return diverged(d.segment(), d.offset(), d.reason() + " (found as: " + problem + ")");
         }
@@ -276,110 +278,6 @@ public final class QueueFollower implements Closeable {
         reason);
     lastError = "diverged at segment " + segment + " offset " + offset + ": " + reason;
     return new Result(0, lastError, new Divergence(segment, offset, reason));
-  }
-
-  /**
-   * The manifest's segment is the point's: the divergence the point and the manifest alone show
-   * (the primary declares less than was ingested, or, at the same offset, another chain or
-   * sequence), or null.
-   */
-  private static Divergence behind(FollowPoint p, ReplicationManifest m) {
-    String why = null;
-    if (p.offset() > m.durableLength()) {
-      why = "the primary declares only " + m.durableLength() + " bytes of it durable";
-    } else if (p.offset() == m.durableLength()
-        && p.nextSequence() != 0
-        && (p.chain() != m.chain() || p.nextSequence() != m.lastSequence() + 1)) {
-      why =
-          "same offset, but the primary's chain "
-              + Integer.toHexString(m.chain())
-              + " ends at sequence "
-              + m.lastSequence()
-              + " and this replica's chain "
-              + Integer.toHexString(p.chain())
-              + " at "
-              + p.ingestedThrough();
-    }
-    if (why == null) {
-      return null;
-    }
-    // At the header the previous segment already differed: its end is not where this one starts.
-    long segment = p.offset() == HEADER_LENGTH ? Math.max(1, p.segment() - 1) : p.segment();
-    return new Divergence(
-        segment,
-        p.offset(),
-        "this replica ingested segment "
-            + p.segment()
-            + " up to offset "
-            + p.offset()
-            + " (sequence "
-            + p.ingestedThrough()
-            + "); "
-            + why);
-  }
-
-  /**
-   * After ingesting the manifest's segment failed: whether the copy agrees with the manifest from
-   * its header (every block verifies and chains to the manifest's value), and this replica's point
-   * is not where the copy has it (not a block boundary, or another chain or sequence there). Then
-   * the copy is the primary's and the history this replica ingested differs from it; otherwise the
-   * copy is damaged (null).
-   */
-  private Divergence divergedBefore(SegmentCopy copy, ReplicationManifest m, FollowPoint p)
-      throws IOException {
-    long[] atEnd = walk(copy, m.baseSequence(), m.durableLength());
-    if (atEnd == null || (int) atEnd[0] != m.chain() || atEnd[1] != m.lastSequence() + 1) {
-      return null; // the copy itself does not match the manifest: damage, re-fetched
-    }
-    long[] atPoint = walk(copy, m.baseSequence(), p.offset());
-    if (atPoint != null
-        && (int) atPoint[0] == p.chain()
-        && (p.nextSequence() == 0 || atPoint[1] == p.nextSequence())) {
-      return null;
-    }
-    long segment = p.offset() == HEADER_LENGTH ? Math.max(1, p.segment() - 1) : p.segment();
-    return new Divergence(
-        segment,
-        p.offset(),
-        "the primary's copy verifies against its manifest but "
-            + (atPoint == null
-                ? "has no block boundary at offset " + p.offset()
-                : "chains to "
-                    + Integer.toHexString((int) atPoint[0])
-                    + " before sequence "
-                    + atPoint[1]
-                    + " at offset "
-                    + p.offset()
-                    + " where this replica has "
-                    + Integer.toHexString(p.chain())
-                    + " before sequence "
-                    + p.nextSequence()));
-  }
-
-  /**
-   * The block chain and the next sequence after the copy's blocks in [header, end), starting at
-   * {@code baseSequence}; null if a block there fails, the sequences do not follow, or {@code end}
-   * is not a block boundary.
-   */
-  private long[] walk(SegmentCopy copy, long baseSequence, long end) throws IOException {
-    long pos = HEADER_LENGTH;
-    int chain = BlockCrcChain.START;
-    long next = baseSequence;
-    DecodedBlock scratch = new DecodedBlock();
-    while (pos < end) {
-      try {
-        reader.read(copy.channel(), copy.path(), pos, end, scratch);
-      } catch (CorruptionException e) {
-        return null;
-      }
-      if (scratch.firstSequence() != next) {
-        return null;
-      }
-      chain = BlockCrcChain.next(chain, scratch.crc());
-      next = scratch.lastSequence() + 1;
-      pos = scratch.end();
-    }
-    return pos == end ? new long[] {chain, next} : null;
   }
 
   private Result fail(String problem, Path file, SegmentCopy copy) throws IOException {
@@ -460,7 +358,7 @@ public final class QueueFollower implements Closeable {
       return fail("sealed copy failed verification: " + e.getMessage(), copy.path(), copy);
     }
     if (p.nextSequence() != 0 && (nextAtPoint != p.nextSequence() || chainAtPoint != p.chain())) {
-      long segment = p.offset() == HEADER_LENGTH ? Math.max(1, p.segment() - 1) : p.segment();
+      long segment = HistoryCheck.segmentOf(p);
       return diverged(
           segment,
           p.offset(),
