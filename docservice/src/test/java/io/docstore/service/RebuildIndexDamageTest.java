@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.docstore.io.CorruptionException;
 import io.docstore.service.cache.OffHeapDocCache;
+import io.docstore.service.testing.RecordDamage;
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,7 +51,7 @@ class RebuildIndexDamageTest {
       }
       s.checkpoint();
     }
-    flipInsideId(dir.resolve("queue"), VICTIM);
+    RecordDamage.flipInsideId(dir.resolve("queue"), VICTIM, ".sealed");
     List<String> before = tree(dir);
 
     assertThatThrownBy(
@@ -71,26 +69,6 @@ class RebuildIndexDamageTest {
       }
       assertThatThrownBy(() -> s.get(VICTIM)).isInstanceOf(CorruptionException.class);
     }
-  }
-
-  private static void flipInsideId(Path queue, long id) throws IOException {
-    byte[] pattern = ByteBuffer.allocate(8).putLong(id).array();
-    try (var files = Files.list(queue)) {
-      for (Path seg :
-          files.filter(p -> p.getFileName().toString().endsWith(".sealed")).sorted().toList()) {
-        byte[] bytes = Files.readAllBytes(seg);
-        for (int i = 0; i + 8 <= bytes.length; i++) {
-          if (Arrays.equals(bytes, i, i + 8, pattern, 0, 8)) {
-            try (RandomAccessFile raf = new RandomAccessFile(seg.toFile(), "rw")) {
-              raf.seek(i + 7);
-              raf.write(bytes[i + 7] ^ 0x01);
-            }
-            return;
-          }
-        }
-      }
-    }
-    throw new AssertionError("id not found in " + queue);
   }
 
   /** Every file under {@code dir} (relative, with its size), lock files aside. */

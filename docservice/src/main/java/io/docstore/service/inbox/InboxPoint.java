@@ -53,8 +53,9 @@ public record InboxPoint(FileId file, long offset, long sequence) {
       try {
         device = ((Number) Files.getAttribute(f, "unix:dev")).longValue();
         inode = ((Number) Files.getAttribute(f, "unix:ino")).longValue();
-      } catch (UnsupportedOperationException | IllegalArgumentException e) {
-        // not a Unix file system: size and modification time alone
+      } catch (UnsupportedOperationException | IllegalArgumentException noUnixAttributes) {
+        // A file system without device and inode (not Unix): by design the identity is then size
+        // and modification time alone (docs/formats/inbox-point.md).
       }
       return new FileId(device, inode, a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS));
     }

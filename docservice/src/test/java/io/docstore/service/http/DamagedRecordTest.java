@@ -3,12 +3,9 @@ package io.docstore.service.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.service.ServiceFixture;
-import java.io.RandomAccessFile;
+import io.docstore.service.testing.RecordDamage;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,7 +32,7 @@ class DamagedRecordTest {
       assertThat(s.put(2, "{\"n\":2}").statusCode()).isEqualTo(200);
       assertThat(s.put(VICTIM, "{\"n\":\"victim\"}").statusCode()).isEqualTo(200);
       assertThat(s.put(3, "{\"n\":3}").statusCode()).isEqualTo(200);
-      flipInsideId(dir.resolve("queue"), VICTIM);
+      RecordDamage.flipInsideId(dir.resolve("queue"), VICTIM, "");
 
       HttpResponse<String> one = s.get("/docs/" + VICTIM);
       assertThat(one.statusCode()).isEqualTo(500);
@@ -60,27 +57,5 @@ class DamagedRecordTest {
           .as("corruptions counted")
           .isGreaterThanOrEqualTo(2);
     }
-  }
-
-  /** Flips the last byte of {@code id}'s big-endian bytes where they occur in a segment file. */
-  private static void flipInsideId(Path queue, long id) throws Exception {
-    byte[] pattern = ByteBuffer.allocate(8).putLong(id).array();
-    List<Path> segments;
-    try (var files = Files.list(queue)) {
-      segments = files.filter(p -> p.getFileName().toString().startsWith("seg-")).toList();
-    }
-    for (Path seg : segments) {
-      byte[] bytes = Files.readAllBytes(seg);
-      for (int i = 0; i + 8 <= bytes.length; i++) {
-        if (java.util.Arrays.equals(bytes, i, i + 8, pattern, 0, 8)) {
-          try (RandomAccessFile raf = new RandomAccessFile(seg.toFile(), "rw")) {
-            raf.seek(i + 7);
-            raf.write(bytes[i + 7] ^ 0x01);
-          }
-          return;
-        }
-      }
-    }
-    throw new AssertionError("id " + id + " not found in " + segments);
   }
 }
