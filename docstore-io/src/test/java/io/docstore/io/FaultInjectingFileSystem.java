@@ -23,6 +23,11 @@ import java.util.Set;
  * last fsync of their directory (the old names and contents come back). Deletes are taken as
  * immediate. Files that existed before this object saw them count as fully durable.
  *
+ * <p>{@link #crash()} drops every unforced byte. {@link #crash(Writeback)} models the kernel's
+ * writeback instead: each 4 KiB page written since the last force survives or not on its own, in
+ * any order, so a later page can be on disk while an earlier one is not (a lost page reads as
+ * zeros), and the file keeps its full length or ends after its last surviving page.
+ *
  * <p>Thread-safe: all bookkeeping is under one lock; the I/O itself goes to the real files.
  */
 public final class FaultInjectingFileSystem implements FileSystem {
@@ -88,6 +93,83 @@ public final class FaultInjectingFileSystem implements FileSystem {
     }
   }
 
+  /** The page size of the writeback model: what the kernel writes back as one unit. */
+  public static final int PAGE = 4096;
+
+  /**
+   * Which pages written since a file's last force reach the disk before a power loss. Page 0 is the
+   * page holding the file's durable length (its durable bytes are kept whatever the answer); the
+   * pages after it count up to the one holding the file's last byte.
+   */
+  public interface Writeback {
+    /** Whether unforced page {@code page} of {@code file} reached the disk. */
+    boolean keeps(Path file, int page);
+
+    /**
+     * Whether {@code file}'s new length reached the disk: if so it keeps its full length and a lost
+     * page reads as zeros; if not it ends after its last surviving page (or at its durable length).
+     */
+    boolean keepsLength(Path file);
+
+    /** Nothing unforced survives: what {@link #crash()} does. */
+    static Writeback none() {
+      return mask(0, false);
+    }
+
+    /** Page k of every file survives iff bit k of {@code pages} is set (pages past 63 never do). */
+    static Writeback mask(long pages, boolean keepsLength) {
+      return new Writeback() {
+        @Override
+        public boolean keeps(Path file, int page) {
+          return page < 64 && (pages >>> page & 1) != 0;
+        }
+
+        @Override
+        public boolean keepsLength(Path file) {
+          return keepsLength;
+        }
+      };
+    }
+
+    /** Each page and each file's length survives with probability 1/2, by {@code seed}. */
+    static Writeback random(long seed) {
+      return new Writeback() {
+        @Override
+        public boolean keeps(Path file, int page) {
+          return coin(file, page);
+        }
+
+        @Override
+        public boolean keepsLength(Path file) {
+          return coin(file, -1);
+        }
+
+        private boolean coin(Path file, int page) {
+          long h = seed * 0x9E3779B97F4A7C15L + file.getFileName().toString().hashCode();
+          h = (h ^ page) * 0xBF58476D1CE4E5B9L;
+          h ^= h >>> 31;
+          h *= 0x94D049BB133111EBL;
+          return ((h ^ h >>> 29) & 1) != 0;
+        }
+      };
+    }
+  }
+
+  /**
+   * The number of pages of {@code file} holding bytes written since its last force (0 when it has
+   * none): the pages a {@link Writeback} decides about.
+   */
+  public int unsyncedPages(Path file) throws IOException {
+    synchronized (lock) {
+      Long synced = syncedLength.get(file);
+      if (synced == null || !Files.exists(file)) {
+        return 0;
+      }
+      long size = Files.size(file);
+      return size <= synced ? 0 : (int) ((size - 1) / PAGE - synced / PAGE + 1);
+    }
+  }
+
   /** Number of {@link #crash()} calls so far. */
   public int crashes() {
     synchronized (lock) {
@@ -100,6 +182,15 @@ public final class FaultInjectingFileSystem implements FileSystem {
    * renames are rolled back on disk. The object is reusable afterwards, as after a reboot.
    */
   public void crash() throws IOException {
+    crash(Writeback.none());
+  }
+
+  /**
+   * Simulates a power loss after which the pages {@code writeback} names had been written back: as
+   * {@link #crash()}, except that the bytes written since a file's last force are dropped page by
+   * page, not all at once.
+   */
+  public void crash(Writeback writeback) throws IOException {
     synchronized (lock) {
       crashes++;
       for (Handle h : openHandles) {
@@ -110,9 +201,7 @@ public final class FaultInjectingFileSystem implements FileSystem {
       for (Map.Entry<Path, Long> e : syncedLength.entrySet()) {
         Path p = e.getKey();
         if (Files.exists(p) && Files.size(p) > e.getValue()) {
-          try (FileChannel ch = FileChannel.open(p, java.nio.file.StandardOpenOption.WRITE)) {
-            ch.truncate(e.getValue());
-          }
+          writeBack(p, e.getValue(), writeback);
         }
       }
       for (int i = pendingRenames.size() - 1; i >= 0; i--) {
@@ -135,6 +224,34 @@ public final class FaultInjectingFileSystem implements FileSystem {
       syncedLength.clear();
       failAfter.clear();
       spaceLeft = Long.MAX_VALUE;
+    }
+  }
+
+  /**
+   * Leaves on disk what {@code writeback} says survived of {@code p}'s bytes past {@code synced}.
+   */
+  private static void writeBack(Path p, long synced, Writeback writeback) throws IOException {
+    try (FileChannel ch =
+        FileChannel.open(
+            p, java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+      long size = ch.size();
+      long firstPage = synced / PAGE;
+      long end = synced;
+      ByteBuffer zeros = ByteBuffer.allocate(PAGE);
+      for (long page = firstPage; page * PAGE < size; page++) {
+        long from = Math.max(synced, page * PAGE);
+        long to = Math.min(size, (page + 1) * PAGE);
+        if (writeback.keeps(p, (int) (page - firstPage))) {
+          end = to;
+        } else {
+          zeros.clear().limit((int) (to - from));
+          long at = from;
+          while (zeros.hasRemaining()) {
+            at += ch.write(zeros, at);
+          }
+        }
+      }
+      ch.truncate(writeback.keepsLength(p) ? size : end);
     }
   }
 

@@ -35,6 +35,52 @@ class FaultInjectingFileSystemTest {
   }
 
   @Test
+  void writebackKeepsALaterPageWhileAnEarlierOneIsLost() throws IOException {
+    Path f = dir.resolve("w");
+    WritableFile w = fs.create(f);
+    fs.syncDirectory(dir);
+    w.write(bytes(100, 1));
+    w.force();
+    w.write(bytes(3 * FaultInjectingFileSystem.PAGE, 2)); // pages 0 (from byte 100), 1, 2 and 3
+    assertThat(fs.unsyncedPages(f)).isEqualTo(4);
+    fs.crash(FaultInjectingFileSystem.Writeback.mask(0b0100, true)); // only page 2 survives
+    byte[] after = Files.readAllBytes(f);
+    assertThat(after).hasSize(100 + 3 * FaultInjectingFileSystem.PAGE);
+    int page = FaultInjectingFileSystem.PAGE;
+    for (int i = 0; i < after.length; i++) {
+      int expected = i < 100 ? 1 : i >= 2 * page && i < 3 * page ? 2 : 0;
+      assertThat(after[i]).as("byte %d", i).isEqualTo((byte) expected);
+    }
+  }
+
+  @Test
+  void writebackWithoutTheLengthEndsAfterTheLastSurvivingPage() throws IOException {
+    Path f = dir.resolve("l");
+    WritableFile w = fs.create(f);
+    fs.syncDirectory(dir);
+    w.write(bytes(100, 1));
+    w.force();
+    w.write(bytes(3 * FaultInjectingFileSystem.PAGE, 2));
+    fs.crash(FaultInjectingFileSystem.Writeback.mask(0b0011, false));
+    assertThat(Files.size(f)).isEqualTo(2L * FaultInjectingFileSystem.PAGE);
+    fs.crash(FaultInjectingFileSystem.Writeback.none());
+    assertThat(Files.size(f)).isEqualTo(2L * FaultInjectingFileSystem.PAGE); // nothing unforced
+  }
+
+  @Test
+  void writebackNeverTouchesForcedBytes() throws IOException {
+    Path f = dir.resolve("f");
+    WritableFile w = fs.create(f);
+    fs.syncDirectory(dir);
+    w.write(bytes(5000, 1));
+    w.force();
+    w.write(bytes(10, 2));
+    fs.crash(FaultInjectingFileSystem.Writeback.none());
+    byte[] after = Files.readAllBytes(f);
+    assertThat(after).hasSize(5000).containsOnly(1);
+  }
+
+  @Test
   void crashDeletesFilesWhoseDirectoryWasNeverSynced() throws IOException {
     Path f = dir.resolve("b");
     try (WritableFile w = fs.create(f)) {
