@@ -262,6 +262,7 @@ public final class DocQueue implements java.io.Closeable {
       writer.close();
       if (!writer.failed()) {
         commit.syncNow();
+        writer.markForced();
       }
     } finally {
       commit.close();

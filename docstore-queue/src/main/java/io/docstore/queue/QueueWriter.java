@@ -6,6 +6,7 @@ import io.docstore.queue.block.BlockBuilder;
 import io.docstore.queue.block.RecordDictionary;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
+import io.docstore.queue.format.SegmentFormat;
 import io.docstore.queue.segment.QueueCounters;
 import io.docstore.queue.segment.SegmentAppender;
 import java.io.IOException;
@@ -65,6 +66,12 @@ public final class QueueWriter {
   private long lastAssigned;
   private volatile long lastWritten;
   private long openBlockSegment;
+
+  /** The segment of the last sync mark ({@link #markDurable}) and the length it claimed. */
+  private long markedSegment;
+
+  private long markedEnd;
+
   private long openBlockOffset;
 
   /** Records mode: bytes the open block may take from its offset (to the end of its last page). */
@@ -268,6 +275,25 @@ public final class QueueWriter {
     }
   }
 
+  /**
+   * Lock held, before a block is addressed: if the active segment was forced further than the last
+   * sync mark in it says, adds a sync mark claiming that length (at most one per force). After a
+   * power loss recovery tells by the marks that survived whether damage lies before the durable
+   * point (corruption) or after it (pages written back out of order: a torn tail).
+   */
+  private void markDurable(long nextSequence) {
+    long forcedEnd = appender.forcedEnd();
+    if (appender.segment() != markedSegment) {
+      markedSegment = appender.segment();
+      markedEnd = SegmentFormat.HEADER_LENGTH; // forced at creation; claiming it says nothing
+    }
+    if (forcedEnd > markedEnd) {
+      ByteBuffer mark = BlockBuilder.markBlock(forcedEnd, nextSequence);
+      pending.add(mark, mark.getInt(BlockFormat.CRC), 0, 0, false);
+      markedEnd = forcedEnd;
+    }
+  }
+
   /** Lock held: the dictionary once trained, else null. */
   RecordDictionary dictionary() {
     return dictionary;
@@ -329,6 +355,7 @@ public final class QueueWriter {
         cost = builder.stage(body, 0, body.length);
       }
       if (builder.isEmpty()) {
+        markDurable(lastAssigned + 1);
         if (cost >= 0) {
           alignFor(cost);
         }
@@ -481,6 +508,29 @@ public final class QueueWriter {
   void bulkSync() throws IOException {
     checkUsable();
     commit.syncNow();
+    markForced();
+  }
+
+  /**
+   * After a force that covered everything written (a clean close, the end of a bulk load): writes a
+   * sync mark claiming it and forces that too, so that a later recovery knows the whole segment was
+   * durable and calls any damage in it corruption, never a torn tail. Nothing if the writer failed
+   * or the last mark already says as much.
+   */
+  void markForced() throws IOException {
+    lock.lock();
+    try {
+      if (failure != null || !builder.isEmpty() || !pending.isEmpty()) {
+        return;
+      }
+      markDurable(lastWritten + 1);
+      if (!pending.isEmpty()) {
+        writePending();
+        commit.syncNow();
+      }
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Ends a bulk load: the next append follows {@code lastSequence}; releases the lock. */

@@ -108,10 +108,16 @@ class GoldenFormatTest {
         .getBytes(StandardCharsets.US_ASCII);
   }
 
+  /** Records after which the version 4 golden queue is forced, so that sync marks follow. */
+  static final java.util.Set<Integer> FORCED_AFTER = java.util.Set.of(99, 100, 114);
+
   static void write(Path dir) throws IOException {
     try (DocQueue q = DocQueue.open(dir, options())) {
       for (int i = 0; i < RECORDS_V3; i++) {
         q.writer().append(1000 + i, op(i), 1_700_000_000_000L + i, body(i));
+        if (FORCED_AFTER.contains(i)) {
+          q.writer().sync();
+        }
       }
     }
   }
@@ -132,7 +138,7 @@ class GoldenFormatTest {
   }
 
   @ParameterizedTest(name = "version {0}")
-  @ValueSource(ints = {1, 2, 3})
+  @ValueSource(ints = {1, 2, 3, 4})
   void readsEveryVersion(int version) throws IOException {
     copyGolden(version);
     assertThat(QueueVerifier.verify(dir)).isEmpty();
@@ -149,6 +155,9 @@ class GoldenFormatTest {
         .contains("footer @");
     if (version >= 3) {
       assertThat(dump).contains(", zstd dictionary,");
+    }
+    if (version >= 4) {
+      assertThat(dump).contains(", sync mark: the first ");
     }
     int records = version >= 3 ? RECORDS_V3 : RECORDS;
     try (DocQueue q = DocQueue.open(dir, options())) {

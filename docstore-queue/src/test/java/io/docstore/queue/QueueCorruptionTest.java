@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.docstore.io.Checksums;
 import io.docstore.io.CorruptionException;
+import io.docstore.io.FaultInjectingFileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.io.UnsupportedFormatException;
 import io.docstore.queue.block.BlockReader;
@@ -33,30 +34,50 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Enumerated damage and its documented outcome (docs/formats/segment.md, "Damage and what it
  * means"): damage at the end of the active segment is a torn tail, cut and counted at open; damage
- * followed by valid data, or in a sealed segment, is a CorruptionException naming file and offset,
- * and nothing is truncated.
+ * before the durable point that a later sync mark claims, or in a sealed segment, is a
+ * CorruptionException naming file and offset, and nothing is truncated.
  */
 class QueueCorruptionTest {
 
   @TempDir Path dir;
 
-  private static final QueueOptions OPTIONS =
-      QueueOptions.builder().blockSize(512).segmentSize(4096).syncPolicy(SyncPolicy.NONE).build();
+  private static final QueueOptions OPTIONS = options().build();
+
+  private static QueueOptions.Builder options() {
+    return QueueOptions.builder().blockSize(512).segmentSize(4096).syncPolicy(SyncPolicy.NONE);
+  }
+
   private static final int RECORDS = 60;
   private final List<Appended> appended = new ArrayList<>();
   private Path active;
   private Path sealed;
   private List<long[]> activeBlocks;
 
+  /**
+   * Appends {@link #RECORDS} records, then loses the power with every page written back (so no
+   * clean close marks the whole segment durable): the last blocks are a tail that may be torn.
+   */
   @BeforeEach
   void fill() throws IOException {
     Random rnd = new Random(42);
-    try (DocQueue q = DocQueue.open(dir, OPTIONS)) {
-      for (int i = 0; i < RECORDS; i++) {
-        byte[] body = new byte[100];
-        rnd.nextBytes(body);
-        appended.add(q.writer().append(i, Op.PUT, i, body));
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    DocQueue q = DocQueue.open(dir, options().fileSystem(fs).build());
+    for (int i = 0; i < RECORDS; i++) {
+      byte[] body = new byte[100];
+      rnd.nextBytes(body);
+      if (i == RECORDS - 1) {
+        // As an acknowledgement under sync=always does: the sync mark before the last record
+        // says that every earlier block was on disk, so damage there is damage, not a torn write.
+        q.writer().sync();
       }
+      appended.add(q.writer().append(i, Op.PUT, i, body));
+    }
+    q.writer().flush();
+    fs.crash(FaultInjectingFileSystem.Writeback.mask(-1L, true));
+    try {
+      q.close();
+    } catch (IOException expected) {
+      // its handles died with the power
     }
     active = segments(false).get(0);
     sealed = segments(true).get(0);

@@ -196,6 +196,22 @@ public final class BlockBuilder implements Closeable {
     return ByteBuffer.wrap(b);
   }
 
+  /**
+   * A sync mark (format 4): a record-free block saying that every byte of its segment before {@code
+   * syncedEnd} had been forced when it was written; its sequence field is the next record's.
+   */
+  public static ByteBuffer markBlock(long syncedEnd, long nextSequence) {
+    byte[] b = new byte[HEADER_LENGTH + MARK_PAYLOAD];
+    BigEndian.putInt(b, STORED_LENGTH, MARK_PAYLOAD);
+    BigEndian.putInt(b, RAW_LENGTH, MARK_PAYLOAD);
+    BigEndian.putShort(b, RECORD_COUNT, 0);
+    b[FLAGS] = (byte) FLAG_SYNC_MARK;
+    BigEndian.putLong(b, FIRST_SEQUENCE, nextSequence);
+    BigEndian.putLong(b, HEADER_LENGTH + MARK_SYNCED_END, syncedEnd);
+    BigEndian.putInt(b, CRC, Checksums.crc32c(b, STORED_LENGTH, b.length - STORED_LENGTH));
+    return ByteBuffer.wrap(b);
+  }
+
   public boolean isEmpty() {
     return count == 0;
   }

@@ -206,7 +206,8 @@ public final class BlockReader {
     int count = Short.toUnsignedInt(src.getShort(base + RECORD_COUNT));
     int flags = src.get(base + FLAGS);
     boolean dictionary = flags == FLAG_DICTIONARY;
-    boolean recordless = dictionary || flags == FLAG_PADDING;
+    boolean mark = flags == FLAG_SYNC_MARK;
+    boolean recordless = dictionary || flags == FLAG_PADDING || mark;
     if (storedLength <= 0
         || storedLength > MAX_PAYLOAD
         || rawLength <= 0
@@ -220,6 +221,7 @@ public final class BlockReader {
             && !recordless)
         || (recordless && rawLength != storedLength)
         || (dictionary && offset != SegmentFormat.HEADER_LENGTH)
+        || (mark && storedLength != MARK_PAYLOAD)
         || (flags == FLAG_ZSTD_RECORDS
             && storedLength
                 < ZSTD_TABLE + OFFSET_ENTRY + count * (OFFSET_ENTRY + ZRECORD_BODY + RECORD_CRC))
@@ -253,7 +255,10 @@ public final class BlockReader {
   public static ByteBuffer inPlace(ByteBuffer src, int base, Path file, long offset)
       throws CorruptionException {
     int flags = src.get(base + FLAGS);
-    if (flags == FLAG_LZ4 || flags == FLAG_DICTIONARY || flags == FLAG_PADDING) {
+    if (flags == FLAG_LZ4
+        || flags == FLAG_DICTIONARY
+        || flags == FLAG_PADDING
+        || flags == FLAG_SYNC_MARK) {
       return null;
     }
     int total = HEADER_LENGTH + src.getInt(base + STORED_LENGTH);
@@ -380,7 +385,11 @@ public final class BlockReader {
     int flags = src.get(base + FLAGS);
     boolean lz4 = flags == FLAG_LZ4;
     boolean whole =
-        lz4 || flags == FLAG_ZSTD_RECORDS || flags == FLAG_DICTIONARY || flags == FLAG_PADDING;
+        lz4
+            || flags == FLAG_ZSTD_RECORDS
+            || flags == FLAG_DICTIONARY
+            || flags == FLAG_PADDING
+            || flags == FLAG_SYNC_MARK;
     int expected = verify(src, base, total, whole, crc, file, offset);
     into.offset = offset;
     into.storedLength = storedLength;
@@ -392,7 +401,15 @@ public final class BlockReader {
     into.zstd = flags == FLAG_ZSTD_RECORDS;
     into.dictionary = flags == FLAG_DICTIONARY;
     into.padding = flags == FLAG_PADDING;
-    if (into.dictionary || into.padding) {
+    into.syncedEnd =
+        flags == FLAG_SYNC_MARK ? src.getLong(base + HEADER_LENGTH + MARK_SYNCED_END) : -1;
+    if (into.syncedEnd >= 0 && into.syncedEnd > offset) {
+      throw new CorruptionException(
+          file,
+          offset,
+          "sync mark claims " + into.syncedEnd + " bytes were durable, past its own offset");
+    }
+    if (into.dictionary || into.padding || flags == FLAG_SYNC_MARK) {
       into.count = 0;
       into.rawLength = 0;
       return;

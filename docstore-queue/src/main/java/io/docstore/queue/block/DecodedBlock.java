@@ -36,6 +36,9 @@ public final class DecodedBlock {
   boolean dictionary;
   boolean padding;
 
+  /** A sync mark's claim, else -1. */
+  long syncedEnd = -1;
+
   public int count() {
     return count;
   }
@@ -95,6 +98,14 @@ public final class DecodedBlock {
   /** Whether the block only pads to the end of a page (version 3): it holds no record. */
   public boolean padding() {
     return padding;
+  }
+
+  /**
+   * For a sync mark (version 4; it holds no record): the length of its segment that had been forced
+   * to disk when it was written. -1 for any other block.
+   */
+  public long syncedEnd() {
+    return syncedEnd;
   }
 
   /**
@@ -167,6 +178,7 @@ public final class DecodedBlock {
     c.zstd = zstd;
     c.dictionary = dictionary;
     c.padding = padding;
+    c.syncedEnd = syncedEnd;
     return c;
   }
 

@@ -11,6 +11,7 @@ package io.docstore.queue.format;
  *            zrecords when flags bit 2 is set (segment version 3);
  *            a zstd dictionary when flags bit 3 is set (segment version 3, recordCount 0, first block only);
  *            zero bytes when flags bit 4 is set (segment version 3, recordCount 0: padding to a page end);
+ *            syncedEnd:u64 when flags bit 5 is set (segment version 4, recordCount 0: a sync mark);
  *            raw alone when none is set (segment version 1)
  * zrecords:= dictId:u32 zstart:u32 * (recordCount + 1) recordCrc:u32 * recordCount zrecord * recordCount pad
  *            (zstart from the payload start; zstart[recordCount] = end of the last zrecord; pad = zero bytes)
@@ -66,6 +67,20 @@ public final class BlockFormat {
    * storedLength == rawLength}): it fills the rest of a page so that the next block starts on one.
    */
   public static final int FLAG_PADDING = 16;
+
+  /**
+   * Flags bit 5 (segment version 4): a sync mark. The block holds no record, only {@link
+   * #MARK_SYNCED_END}: every byte of its segment before that offset had been forced to disk when
+   * the mark was written. Recovery uses it to tell damage before the durable point (corruption)
+   * from pages written back out of order after a power loss (a torn tail).
+   */
+  public static final int FLAG_SYNC_MARK = 32;
+
+  /** Offset, in a sync mark's payload, of the durable length it claims (u64). */
+  public static final int MARK_SYNCED_END = 0;
+
+  /** Payload bytes of a sync mark. */
+  public static final int MARK_PAYLOAD = MARK_SYNCED_END + 8;
 
   /**
    * Bytes before the offset table of a {@link #FLAG_ZSTD_RECORDS} payload: the dictionary's id (0:

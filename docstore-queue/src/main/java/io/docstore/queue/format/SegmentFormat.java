@@ -29,7 +29,7 @@ public final class SegmentFormat {
    * read, and a version 1 active segment is sealed at open so that new blocks go to a version 2
    * one.
    */
-  public static final int VERSION = 3;
+  public static final int VERSION = 4;
 
   public static final int MIN_SUPPORTED_VERSION = 1;
 

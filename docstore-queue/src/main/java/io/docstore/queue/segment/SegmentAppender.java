@@ -48,6 +48,13 @@ public final class SegmentAppender implements Closeable {
   private CRC32C digest;
   private long blockCount;
 
+  /**
+   * The last force: the segment's number in the high 32 bits, the length of it forced in the low 32
+   * (a segment is under 2 GiB). One field, so a reader never pairs one segment's length with
+   * another segment.
+   */
+  private volatile long forced;
+
   /** The active segment was sealed but the next one could not be created yet (full disk). */
   private boolean nextPending;
 
@@ -242,10 +249,22 @@ public final class SegmentAppender implements Closeable {
         }
         throw new IOException("queue segment file is closed");
       }
+      long end = file.position(); // every byte before it was written before the force began
       file.force();
+      forced = info.number() << 32 | end;
     } finally {
       fileLock.unlock();
     }
+  }
+
+  /**
+   * How much of the active segment is known to be on disk: the length forced by the last {@link
+   * #force} or at its creation; 0 if nothing is known (a segment resumed at open, until its first
+   * force). Writer thread only.
+   */
+  public long forcedEnd() {
+    long f = forced;
+    return f >>> 32 == info.number() ? f & 0xFFFF_FFFFL : 0;
   }
 
   /**
@@ -333,6 +352,7 @@ public final class SegmentAppender implements Closeable {
             number, baseSequence, path, fs.openRead(path), f.position(), baseSequence - 1, false);
     file = f;
     info = next;
+    forced = number << 32 | f.position();
     digest = new CRC32C();
     blockCount = 0;
     counters.segmentsCreated.increment();

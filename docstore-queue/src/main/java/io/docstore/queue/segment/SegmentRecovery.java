@@ -30,10 +30,11 @@ import org.slf4j.LoggerFactory;
  * replaced by an empty one), so that every block appended goes to a segment of the version this
  * build writes and a segment never mixes versions.
  *
- * <p>Torn tail policy: damage in the active segment after which no verifiable block or footer
- * exists is a torn tail, cut off (logged at WARN, counted). Damage followed by valid data, any
- * damage in a sealed segment, a gap in segment numbers or sequences: {@link CorruptionException},
- * never truncated.
+ * <p>Torn tail policy: damage in the active segment past its durable point is a torn tail, cut off
+ * (logged at WARN, counted): after a power loss, pages written since the last force may survive or
+ * not in any order, so verifiable blocks may follow it. The durable point is the largest length a
+ * surviving sync mark claims (format 4). Damage before it, any damage in a sealed segment, a gap in
+ * segment numbers or sequences: {@link CorruptionException}, never truncated.
  */
 public final class SegmentRecovery {
 
@@ -251,16 +252,34 @@ public final class SegmentRecovery {
       try {
         kind = scan.next(block);
       } catch (CorruptionException e) {
-        if (scan.validDataAfterDamage()) {
-          throw e;
+        long claim = scan.durableClaimAfterDamage();
+        if (claim > scan.position()) {
+          throw new CorruptionException(
+              path,
+              scan.position(),
+              e.getMessage()
+                  + "; a sync mark after it says the first "
+                  + claim
+                  + " bytes were on disk, so this is damage, not a torn write");
         }
         long dropped = size - scan.position();
-        LOG.warn(
-            "{}: torn tail of {} bytes at offset {} truncated ({})",
-            path,
-            dropped,
-            scan.position(),
-            e.getMessage());
+        if (claim > scan.position()) {
+          LOG.warn(
+              "{}: torn tail of {} bytes at offset {} truncated ({}); blocks after it verify, but"
+                  + " no sync mark says any of it was ever forced: pages written back out of order"
+                  + " before a power loss, nothing acknowledged",
+              path,
+              dropped,
+              scan.position(),
+              e.getMessage());
+        } else {
+          LOG.warn(
+              "{}: torn tail of {} bytes at offset {} truncated ({})",
+              path,
+              dropped,
+              scan.position(),
+              e.getMessage());
+        }
         counters.tornTailBytesDropped.add(dropped);
         fs.truncate(path, scan.position());
         kind = SegmentScanner.Kind.END;

@@ -142,13 +142,41 @@ public final class SegmentScanner {
   }
 
   /**
-   * After {@link #next} failed: whether a verifiable block or footer lies anywhere after the
-   * damage. If so the damage is in the middle of the file (corruption); if not it is a torn tail.
-   * Candidates are found by trying every offset, filtered by a plausible header (sequence after the
-   * last good one, length within the file) before the full checksum.
+   * After {@link #next} failed: walks every verifiable block after the damage (by checksum, nothing
+   * decoded) and returns the largest durable length that a sync mark among them claims; 0 if
+   * verifiable blocks or a footer follow but no mark claims anything; -1 if nothing verifiable
+   * follows. The damage lies before the durable point iff the result is greater than {@link
+   * #position()}, which this leaves where it was.
    */
-  public boolean validDataAfterDamage() throws IOException {
-    return nextValidAfterDamage() >= 0;
+  public long durableClaimAfterDamage() throws IOException {
+    long damageAt = position;
+    long sequenceAt = nextSequence;
+    long claim = -1;
+    try {
+      while (position < end) {
+        long at = nextValidAfterDamage();
+        if (at < 0) {
+          break;
+        }
+        claim = Math.max(claim, 0);
+        position = at;
+        while (position < end && reader.verifiable(ch, file, position, end)) {
+          ByteBuffer b = reader.readStored(ch, file, position, end);
+          if (b.get(BlockFormat.FLAGS) == BlockFormat.FLAG_SYNC_MARK) {
+            claim =
+                Math.max(claim, b.getLong(BlockFormat.HEADER_LENGTH + BlockFormat.MARK_SYNCED_END));
+          }
+          nextSequence =
+              b.getLong(BlockFormat.FIRST_SEQUENCE)
+                  + Short.toUnsignedInt(b.getShort(BlockFormat.RECORD_COUNT));
+          position += BlockFormat.HEADER_LENGTH + b.getInt(BlockFormat.STORED_LENGTH);
+        }
+      }
+    } finally {
+      position = damageAt;
+      nextSequence = sequenceAt;
+    }
+    return claim;
   }
 
   /**

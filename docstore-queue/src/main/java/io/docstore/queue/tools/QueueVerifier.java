@@ -105,7 +105,9 @@ public final class QueueVerifier {
         try {
           kind = scan.next(block);
         } catch (CorruptionException e) {
-          boolean middle = name.sealed() || scan.validDataAfterDamage();
+          // As recovery decides: in the active segment, damage past the durable point that the
+          // sync marks after it claim is a torn tail (pages written back out of order included).
+          boolean middle = name.sealed() || scan.durableClaimAfterDamage() > scan.position();
           problems.add(
               new Problem(
                   path,
@@ -133,6 +135,7 @@ public final class QueueVerifier {
             && !block.compressed()
             && !block.dictionary()
             && !block.padding()
+            && block.syncedEnd() < 0
             && block.recordChecksums() != version >= 2) {
           problems.add(
               new Problem(
@@ -157,6 +160,10 @@ public final class QueueVerifier {
                       + " in a version "
                       + version
                       + " segment"));
+        }
+        if (kind == SegmentScanner.Kind.BLOCK && block.syncedEnd() >= 0 && version < 4) {
+          problems.add(
+              new Problem(path, block.offset(), "sync mark in a version " + version + " segment"));
         }
         if (kind == SegmentScanner.Kind.END) {
           if (name.sealed()) {

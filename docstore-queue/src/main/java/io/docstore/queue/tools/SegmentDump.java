@@ -86,11 +86,13 @@ public final class SegmentDump {
                     ? "zstd dictionary"
                     : block.padding()
                         ? "padding to the page end"
-                        : block.zstd()
-                            ? "records one by one with record crcs"
-                            : block.compressed()
-                                ? "lz4"
-                                : block.recordChecksums() ? "raw with record crcs" : "raw",
+                        : block.syncedEnd() >= 0
+                            ? "sync mark: the first " + block.syncedEnd() + " bytes were on disk"
+                            : block.zstd()
+                                ? "records one by one with record crcs"
+                                : block.compressed()
+                                    ? "lz4"
+                                    : block.recordChecksums() ? "raw with record crcs" : "raw",
                 block.firstSequence(),
                 block.lastSequence(),
                 block.crc());

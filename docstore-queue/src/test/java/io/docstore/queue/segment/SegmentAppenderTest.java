@@ -50,7 +50,7 @@ class SegmentAppenderTest {
       assertThat(s.footer().blockCount()).isEqualTo(blocks);
       assertThat(s.footer().firstSequence()).isEqualTo(1);
       assertThat(s.footer().lastSequence()).isEqualTo(set.get(1).lastSequence());
-      assertThat(s.validDataAfterDamage()).isFalse();
+      assertThat(s.durableClaimAfterDamage()).isEqualTo(-1);
     }
     assertThat(Files.exists(dir.resolve("seg-0000000001.active"))).isFalse();
     set.closeAll();
