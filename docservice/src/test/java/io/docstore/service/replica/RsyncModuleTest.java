@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The primary's rsync module, as the real daemon started by {@code scripts/rsync-primary} serves it
  * (not a reading of its template): only segments and the replication manifest are listed or served
  * (a stray file, a subdirectory and a lock file in the queue directory are not), a path that climbs
- * out of the module stays in it, a write is refused, and a port that is taken is named on stderr.
+ * out of the module stays in it, a write is refused, a host outside {@code hosts allow} is turned
+ * away, and a port that is taken is named on stderr.
  */
 class RsyncModuleTest {
 
@@ -51,6 +52,19 @@ class RsyncModuleTest {
       assertThat(write.exit).isNotZero();
       assertThat(write.out).contains("read only");
       assertThat(queue.resolve("upload.txt")).doesNotExist();
+
+      // A connection from an address outside "hosts allow" (127.0.0.1 by default): Linux routes
+      // all of 127.0.0.0/8 to the loopback, so binding the client to 127.0.0.2 is a different
+      // source host without a network namespace.
+      Result denied = rsync("--address=127.0.0.2", daemon.url());
+      assertThat(denied.exit).as(denied.out).isNotZero();
+      assertThat(denied.out).contains("@ERROR").doesNotContain("seg-0000000001.sealed");
+      Path deniedInto = Files.createDirectories(tmp.resolve("denied"));
+      Result deniedFetch =
+          rsync(
+              "--address=127.0.0.2", daemon.url() + "seg-0000000001.sealed", deniedInto.toString());
+      assertThat(deniedFetch.exit).as(deniedFetch.out).isNotZero();
+      assertThat(deniedInto.resolve("seg-0000000001.sealed")).doesNotExist();
 
       int port = Integer.parseInt(daemon.url().replaceAll(".*:(\\d+)/.*", "$1"));
       Process second =
