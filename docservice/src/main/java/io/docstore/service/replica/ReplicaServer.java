@@ -60,6 +60,7 @@ public final class ReplicaServer implements Closeable {
     }
     HttpServer r = null;
     RpcServer p = null;
+    String opening = "docstore.http.read.port"; // the key of the port being opened, for errors
     try {
       r =
           new HttpServer(
@@ -73,6 +74,7 @@ public final class ReplicaServer implements Closeable {
                       "this is a read replica: updates go to the primary's admin port"))
               .start();
       if (cfg.rpcEnabled()) {
+        opening = "docstore.rpc.port";
         p =
             new RpcServer(
                 node,
@@ -88,6 +90,7 @@ public final class ReplicaServer implements Closeable {
                 registry);
         p.start();
       }
+      opening = "docstore.http.admin.port";
       admin =
           new HttpServer(
                   "admin",
@@ -104,6 +107,9 @@ public final class ReplicaServer implements Closeable {
       }
       node.close();
       Metrics.close(registry);
+      if (e instanceof io.docstore.service.http.PortInUseException) {
+        throw new io.docstore.service.config.ConfigError(opening, e.getMessage());
+      }
       throw e;
     }
     read = r;

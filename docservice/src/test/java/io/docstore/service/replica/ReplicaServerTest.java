@@ -73,6 +73,39 @@ class ReplicaServerTest {
     }
   }
 
+  /**
+   * A replica whose port is taken says which port and which configuration key, as {@code serve}
+   * does, and leaves its data directory free for the next start.
+   */
+  @Test
+  void aTakenPortIsNamedWithItsConfigurationKey() throws Exception {
+    ReplicaConfig rc =
+        new ReplicaConfig(
+            "rsync://127.0.0.1:1/docstore/",
+            Duration.ofMillis(50),
+            Duration.ofSeconds(5),
+            Duration.ofMillis(200),
+            Duration.ofSeconds(10),
+            "rsync");
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      for (String key : new String[] {"docstore.http.read.port", "docstore.http.admin.port"}) {
+        Map<String, Object> c = config(tmp.resolve("replica"));
+        c.put(key, taken.getLocalPort());
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> ReplicaServer.start(DocstoreConfig.load(null, c), rc).close())
+            .isInstanceOf(io.docstore.service.config.ConfigError.class)
+            .hasMessageContaining(key)
+            .hasMessageContaining("127.0.0.1:" + taken.getLocalPort())
+            .hasMessageContaining("choose another port");
+      }
+    }
+    try (ReplicaServer replica =
+        ReplicaServer.start(DocstoreConfig.load(null, config(tmp.resolve("replica"))), rc)) {
+      assertThat(replica.readPort()).isPositive();
+    }
+  }
+
   @Test
   void aReplicaServesThePrimarysDocumentsAndRefusesWrites() throws Exception {
     try (Service primary =
