@@ -67,6 +67,14 @@ public final class QueueWriter {
   private volatile long lastWritten;
   private long openBlockSegment;
 
+  /**
+   * The active segment and its length at open: a close that finds them unchanged wrote nothing and
+   * adds no mark (a read-only use of the queue leaves its files as they were).
+   */
+  private final long openedSegment;
+
+  private final long openedEnd;
+
   /** The segment of the last sync mark ({@link #markDurable}) and the length it claimed. */
   private long markedSegment;
 
@@ -120,6 +128,8 @@ public final class QueueWriter {
     this.signal = signal;
     this.lastAssigned = lastSequence;
     this.lastWritten = lastSequence;
+    this.openedSegment = appender.segment();
+    this.openedEnd = appender.position();
     this.writeback =
         options.bytesPerSync() == 0
             ? null
@@ -520,7 +530,10 @@ public final class QueueWriter {
   void markForced() throws IOException {
     lock.lock();
     try {
-      if (failure != null || !builder.isEmpty() || !pending.isEmpty()) {
+      if (failure != null
+          || !builder.isEmpty()
+          || !pending.isEmpty()
+          || (appender.segment() == openedSegment && appender.position() == openedEnd)) {
         return;
       }
       markDurable(lastWritten + 1);
