@@ -117,7 +117,18 @@ final class Recovery {
       for (long w : new ArrayList<>(wals)) {
         Path wp = FileNames.path(dir, FileNames.Kind.WAL, w);
         WalReader.Result r = WalReader.replay(fs, wp, w == wals.last(), (id, v) -> counted[0]++);
-        if (r.droppedBytes() > 0) {
+        if (r.droppedBytes() > 0 && r.laterRecordsVerify()) {
+          LOG.warn(
+              "WAL {}: dropping a torn tail of {} bytes at offset {} ({}): whole records after it"
+                  + " verify, so later records were written back before earlier ones (a power loss"
+                  + " with out-of-order writeback); no sync mark says the damaged record had been"
+                  + " fsynced, so none of it was acknowledged",
+              wp.getFileName(),
+              r.droppedBytes(),
+              r.validBytes(),
+              r.dropReason());
+          engine.counters.walBytesDropped.addAndGet(r.droppedBytes());
+        } else if (r.droppedBytes() > 0) {
           LOG.warn(
               "WAL {}: dropping a torn tail of {} bytes at offset {} ({})",
               wp.getFileName(),
