@@ -99,7 +99,7 @@ class WalWritebackTest {
 
   /**
    * Acknowledged puts (each synced, so marks follow them), then unacknowledged single puts and
-   * batches of 300 entries (a batch longer than a page) handed to the OS without fsync.
+   * batches, one covering a whole page, handed to the OS without fsync.
    */
   private static Model write(LsmIndex index, long seed) throws IOException {
     SplittableRandom rnd = new SplittableRandom(seed);
@@ -126,7 +126,8 @@ class WalWritebackTest {
     index.putAll(ids, values, ids.length);
     index.sync();
     long next = 1_000_000;
-    int[] shape = {60, -300, 80, -300, 60, -50};
+    // Negative: a batch. 600 entries (9,608 bytes) cover at least one whole page.
+    int[] shape = {40, -600, 60, -300, 40};
     for (int s : shape) {
       if (s > 0) {
         for (int i = 0; i < s; i++) {
@@ -259,7 +260,7 @@ class WalWritebackTest {
 
   @Test
   void damageBeforeTheDurablePointIsCorruptionAfterAPowerLoss() throws Exception {
-    for (int variant = 0; variant < 2; variant++) {
+    for (int variant = 0; variant < 3; variant++) {
       Path dir = tmp.resolve("damage-" + variant);
       FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
       AtomicBoolean dead = new AtomicBoolean();
@@ -272,10 +273,10 @@ class WalWritebackTest {
       // Put 20 was acknowledged, so fsynced; the marks after it say so.
       int at = putRecord(20);
       byte[] b = Files.readAllBytes(wal);
-      if (variant == 0) {
-        b[at + WalFormat.COUNT_OFFSET] ^= 0x10; // count 17: the reader loses the record chain
-      } else {
-        b[at + WalFormat.ENTRIES_OFFSET] ^= 0x01; // one bit of the id
+      switch (variant) {
+        case 0 -> b[at + WalFormat.COUNT_OFFSET] ^= 0x20; // count 33: the record chain is lost
+        case 1 -> b[at + WalFormat.ENTRIES_OFFSET] ^= 0x01; // one bit of the id
+        default -> java.util.Arrays.fill(b, at, at + 512, (byte) 0); // a lost sector
       }
       Files.write(wal, b);
       assertThatThrownBy(() -> LsmIndex.open(dir, options(fs, SyncPolicy.ALWAYS)))
