@@ -193,7 +193,12 @@ public final class IndexDump {
                 }
               }
             });
-    out.println("wal " + file + ": format " + WalFormat.FORMAT + " v" + r.version());
+    out.println(
+        "wal "
+            + file
+            + ": format "
+            + WalFormat.FORMAT
+            + (r.version() > 0 ? " v" + r.version() : " (torn create: no whole header)"));
     lines.forEach(out::println);
     out.println(
         "  entries="
