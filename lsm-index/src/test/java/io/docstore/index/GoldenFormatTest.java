@@ -13,6 +13,7 @@ import io.docstore.index.manifest.Manifest;
 import io.docstore.index.table.EntryIterator;
 import io.docstore.index.table.Table;
 import io.docstore.index.table.TableWriter;
+import io.docstore.index.wal.WalFormat;
 import io.docstore.index.wal.WalReader;
 import io.docstore.index.wal.WalWriter;
 import io.docstore.io.Checksums;
@@ -25,6 +26,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -36,11 +38,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Freezes the formats of every index file: files written today must equal the golden bytes in
  * {@code src/test/resources/golden/}, and the golden bytes of every version this build reads must
  * read back as the documented content. {@code golden/v1/} holds version 1 of every file; {@code
- * golden/vN/} holds only the files whose format has reached version N (so far the bloom file,
- * version 2). A deliberate format change bumps that file's version and adds a golden file; the old
- * one stays, read by {@link #goldenFilesReadBackAsDocumented}. To regenerate, run with {@code
- * -Ddocstore.golden.write=<dir>}, which writes {@code <dir>/vN/} for each version, and copy the new
- * files into the resources.
+ * golden/vN/} holds only the files whose format has reached version N (so far the bloom file and
+ * the WAL, version 2). A deliberate format change bumps that file's version and adds a golden file;
+ * the old one stays, read by {@link #goldenFilesReadBackAsDocumented}. To regenerate, run with
+ * {@code -Ddocstore.golden.write=<dir>}, which writes into {@code <dir>/vN/} every file this build
+ * writes in version N (the version-1 WAL is frozen: this build no longer writes it), and copy the
+ * new files into the resources.
  */
 class GoldenFormatTest {
 
@@ -63,6 +66,7 @@ class GoldenFormatTest {
     try (WalWriter wal =
         WalWriter.create(fs, out.resolve("0000000003.wal"), 3, SyncPolicy.NONE, n -> {})) {
       wal.append(10, 100);
+      wal.sync(); // the next record is preceded by a sync mark claiming the 56 bytes forced
       wal.append(11, -2);
       wal.append(new long[] {12, 13, 14}, new long[] {120, 130, -2}, 0, 3);
     }
@@ -72,11 +76,21 @@ class GoldenFormatTest {
   }
 
   private static final String BLOOM = "0000000002.bloom";
-  private static final String[] FILES = {"0000000002.idx", BLOOM, "0000000003.wal", "MANIFEST"};
+  private static final String WAL = "0000000003.wal";
+  private static final String[] FILES = {"0000000002.idx", BLOOM, WAL, "MANIFEST"};
 
   /** The format version this build writes for each of {@link #FILES}. */
   private static int writtenVersion(String name) {
-    return name.equals(BLOOM) ? BloomFormat.VERSION : 1;
+    return switch (name) {
+      case BLOOM -> BloomFormat.VERSION;
+      case WAL -> WalFormat.VERSION;
+      default -> 1;
+    };
+  }
+
+  /** The golden version of {@code name} read back in the run for {@code version}. */
+  private static int goldenVersion(String name, int version) {
+    return name.equals(BLOOM) || name.equals(WAL) ? version : 1;
   }
 
   private static byte[] golden(int version, String name) throws IOException {
@@ -95,12 +109,15 @@ class GoldenFormatTest {
     String regen = System.getProperty("docstore.golden.write");
     if (regen != null) {
       Path out = Path.of(regen);
-      writeAll(Files.createDirectories(out.resolve("v1")), 1);
-      Path current = Files.createDirectories(out.resolve("v" + BloomFormat.VERSION));
-      writeAll(current, BloomFormat.VERSION);
-      for (String f : FILES) {
-        if (writtenVersion(f) != BloomFormat.VERSION) {
-          Files.delete(current.resolve(f));
+      for (int bloomVersion = 1; bloomVersion <= BloomFormat.VERSION; bloomVersion++) {
+        Path written = Files.createDirectories(dir.resolve("regen-" + bloomVersion));
+        writeAll(written, bloomVersion);
+        for (String f : FILES) {
+          int v = f.equals(BLOOM) ? bloomVersion : writtenVersion(f);
+          Files.copy(
+              written.resolve(f),
+              Files.createDirectories(out.resolve("v" + v)).resolve(f),
+              StandardCopyOption.REPLACE_EXISTING);
         }
       }
     }
@@ -115,11 +132,11 @@ class GoldenFormatTest {
         .isEqualTo(golden(1, BLOOM));
   }
 
-  @ParameterizedTest(name = "bloom v{0}")
+  @ParameterizedTest(name = "bloom and WAL v{0}")
   @ValueSource(ints = {1, 2})
   void goldenFilesReadBackAsDocumented(int bloomVersion) throws IOException {
     for (String f : FILES) {
-      Files.write(dir.resolve(f), golden(f.equals(BLOOM) ? bloomVersion : 1, f));
+      Files.write(dir.resolve(f), golden(goldenVersion(f, bloomVersion), f));
     }
     FileSystem fs = FileSystem.real();
     try (BloomPager pager = new BloomPager(1 << 20, BloomPolicy.USEFULNESS)) {
@@ -165,10 +182,31 @@ class GoldenFormatTest {
       }
     }
     List<long[]> wal = new ArrayList<>();
+    List<long[]> marks = new ArrayList<>();
     WalReader.Result r =
         WalReader.replay(
-            fs, dir.resolve("0000000003.wal"), true, (id, v) -> wal.add(new long[] {id, v}));
+            fs,
+            dir.resolve(WAL),
+            true,
+            new WalReader.Sink() {
+              @Override
+              public void accept(long id, long value) {
+                wal.add(new long[] {id, value});
+              }
+
+              @Override
+              public void mark(long offset, long syncedEnd) {
+                marks.add(new long[] {offset, syncedEnd});
+              }
+            });
     assertThat(r.droppedBytes()).isZero();
+    assertThat(r.version()).isEqualTo(bloomVersion);
+    if (bloomVersion == 1) {
+      assertThat(marks).isEmpty();
+    } else {
+      // put(10, 100) forced at 56 bytes; the mark right after it claims them (docs/formats/wal.md).
+      assertThat(marks).containsExactly(new long[] {56, 56});
+    }
     assertThat(wal)
         .containsExactly(
             new long[] {10, 100},
@@ -196,6 +234,15 @@ class GoldenFormatTest {
             e ->
                 assertThat(((UnsupportedFormatException) e).kind())
                     .isEqualTo(UnsupportedFormatException.Kind.TOO_NEW));
+  }
+
+  /** A build that reads only WAL version 1 refuses a version-2 WAL as too new, not as corrupt. */
+  @Test
+  void aVersionOneReaderRefusesTheVersionTwoWalAsTooNew() throws IOException {
+    ByteBuffer head = ByteBuffer.wrap(golden(2, WAL)).order(ByteOrder.LITTLE_ENDIAN);
+    assertThatThrownBy(() -> FileHeader.read(head, 0, dir.resolve(WAL), WalFormat.FORMAT, 1, 1))
+        .isInstanceOf(UnsupportedFormatException.class)
+        .hasMessageContaining(WAL + ": IDXWAL format version 2 is too new (this build reads 1..1)");
   }
 
   @Test

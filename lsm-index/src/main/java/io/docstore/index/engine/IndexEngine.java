@@ -12,6 +12,7 @@ import io.docstore.index.table.Table;
 import io.docstore.index.wal.WalWriter;
 import io.docstore.io.ColdReads;
 import io.docstore.io.NoSpaceException;
+import io.docstore.io.SyncPolicy;
 import io.docstore.io.ThreadPriority;
 import io.docstore.io.cache.SlotCache;
 import java.io.IOException;
@@ -334,8 +335,13 @@ public final class IndexEngine implements java.io.Closeable {
       }
     }
     // The new WAL is created before the old one is closed, so that a full disk at either step
-    // leaves the old WAL open and the writer usable (the next freeze retries).
+    // leaves the old WAL open and the writer usable (the next freeze retries). The old WAL is
+    // forced first (unless the policy is none): once a newer WAL is durable, an older one must be
+    // whole, and a power loss may write back its unforced pages in any order.
     WalWriter old = wal;
+    if (options.syncPolicy().mode() != SyncPolicy.Mode.NONE) {
+      old.sync();
+    }
     long number = allocateFileNumber();
     Path next = FileNames.path(dir, FileNames.Kind.WAL, number);
     WalWriter created;

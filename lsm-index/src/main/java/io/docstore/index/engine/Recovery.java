@@ -12,6 +12,7 @@ import io.docstore.index.wal.WalWriter;
 import io.docstore.io.AtomicFiles;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
+import io.docstore.io.WritableFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * Opens an index directory: reads the manifest, deletes orphans (temp files, tables not in the
  * manifest, WALs the manifest says are covered), opens and verifies the live tables, replays the
  * remaining WALs in order into a new memory table (cutting a torn tail off the newest one, with the
- * dropped bytes logged and counted), then starts a fresh WAL: it never appends after a torn tail.
- * The replayed WAL files stay until the memory table holding their entries is flushed.
+ * dropped bytes logged and counted), forces the WALs it keeps, then starts a fresh WAL: it never
+ * appends after a torn tail. The replayed WAL files stay until the memory table holding their
+ * entries is flushed.
  */
 final class Recovery {
 
@@ -117,7 +119,18 @@ final class Recovery {
       for (long w : new ArrayList<>(wals)) {
         Path wp = FileNames.path(dir, FileNames.Kind.WAL, w);
         WalReader.Result r = WalReader.replay(fs, wp, w == wals.last(), (id, v) -> counted[0]++);
-        if (r.droppedBytes() > 0) {
+        if (r.droppedBytes() > 0 && r.laterRecordsVerify()) {
+          LOG.warn(
+              "WAL {}: dropping a torn tail of {} bytes at offset {} ({}): whole records after it"
+                  + " verify, so later records were written back before earlier ones (a power loss"
+                  + " with out-of-order writeback); no sync mark says the damaged record had been"
+                  + " fsynced, so none of it was acknowledged",
+              wp.getFileName(),
+              r.droppedBytes(),
+              r.validBytes(),
+              r.dropReason());
+          engine.counters.walBytesDropped.addAndGet(r.droppedBytes());
+        } else if (r.droppedBytes() > 0) {
           LOG.warn(
               "WAL {}: dropping a torn tail of {} bytes at offset {} ({})",
               wp.getFileName(),
@@ -133,6 +146,14 @@ final class Recovery {
           wals.remove(w);
         } else if (r.droppedBytes() > 0) {
           fs.truncate(wp, r.validBytes());
+        }
+      }
+      // Every WAL kept becomes an older WAL once the new one below exists, and an older WAL must
+      // be whole: make what the previous process wrote without fsync (policy none, or the final
+      // sync mark of a close under none) durable first.
+      for (long w : wals) {
+        try (WritableFile f = fs.openAppend(FileNames.path(dir, FileNames.Kind.WAL, w))) {
+          f.force();
         }
       }
       long nextFile = Math.max(manifest.nextFileNumber(), maxSeen + 1);

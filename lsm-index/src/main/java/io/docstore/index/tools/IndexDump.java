@@ -7,6 +7,7 @@ import io.docstore.index.manifest.Manifest;
 import io.docstore.index.table.EntryIterator;
 import io.docstore.index.table.Table;
 import io.docstore.index.table.TableFormat;
+import io.docstore.index.wal.WalFormat;
 import io.docstore.index.wal.WalReader;
 import io.docstore.io.FileSystem;
 import java.io.IOException;
@@ -15,13 +16,15 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Prints any lsm-index file in readable form: a table (trailer summary and entries), a bloom file
  * of either format version (geometry, bits per key, per-page fill and, for version 2, the emptiest
- * and fullest 64-byte block of each page), a WAL (entries in log order, and any torn tail) or the
- * manifest. The kind is taken from the file name. Read-only; corruption surfaces as the exception
- * naming file and offset.
+ * and fullest 64-byte block of each page), a WAL (entries and sync marks in log order, and any torn
+ * tail) or the manifest. The kind is taken from the file name. Read-only; corruption surfaces as
+ * the exception naming file and offset.
  */
 public final class IndexDump {
 
@@ -164,35 +167,55 @@ public final class IndexDump {
 
   private static void dumpWal(FileSystem fs, Path file, PrintStream out, long max)
       throws IOException {
-    out.println(
-        "wal "
-            + file
-            + ": format "
-            + io.docstore.index.wal.WalFormat.FORMAT
-            + " v"
-            + io.docstore.index.wal.WalFormat.VERSION);
+    List<String> lines = new ArrayList<>();
     long[] shown = new long[1];
     WalReader.Result r =
         WalReader.replay(
             fs,
             file,
             true,
-            (id, v) -> {
-              if (shown[0]++ < max) {
-                out.println(
-                    "  "
-                        + id
-                        + " -> "
-                        + (v == TableFormat.TOMBSTONE ? "tombstone" : Long.toString(v)));
+            new WalReader.Sink() {
+              @Override
+              public void accept(long id, long v) {
+                if (shown[0]++ < max) {
+                  lines.add(
+                      "  "
+                          + id
+                          + " -> "
+                          + (v == TableFormat.TOMBSTONE ? "tombstone" : Long.toString(v)));
+                }
+              }
+
+              @Override
+              public void mark(long offset, long syncedEnd) {
+                if (shown[0] < max) {
+                  lines.add("  @" + offset + " sync mark: bytes before " + syncedEnd + " fsynced");
+                }
               }
             });
     out.println(
+        "wal "
+            + file
+            + ": format "
+            + WalFormat.FORMAT
+            + (r.version() > 0 ? " v" + r.version() : " (torn create: no whole header)"));
+    lines.forEach(out::println);
+    out.println(
         "  entries="
             + r.entries()
+            + " marks="
+            + r.marks()
             + " validBytes="
             + r.validBytes()
             + (r.droppedBytes() > 0
-                ? " tornTail=" + r.droppedBytes() + " bytes (" + r.dropReason() + ")"
+                ? " tornTail="
+                    + r.droppedBytes()
+                    + " bytes ("
+                    + r.dropReason()
+                    + (r.laterRecordsVerify()
+                        ? "; later records verify: written back before earlier ones"
+                        : "")
+                    + ")"
                 : ""));
   }
 }

@@ -22,8 +22,9 @@ import java.util.TreeSet;
 /**
  * Checks every checksum of an index directory without opening the index: the manifest, every live
  * table (header, trailer, every page, id order, entry count), every bloom file (header, trailer,
- * every page) and every WAL file (records; a torn tail of the newest WAL is normal after a crash
- * and is not reported, since recovery drops it). Read-only. An empty result means healthy.
+ * every page) and every WAL file (records and sync marks; a torn tail of the newest WAL is normal
+ * after a crash and is not reported, since recovery drops it, unless a sync mark after it says the
+ * damaged bytes had been fsynced). Read-only. An empty result means healthy.
  */
 public final class IndexVerifier {
 

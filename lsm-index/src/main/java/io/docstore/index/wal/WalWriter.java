@@ -21,6 +21,13 @@ import java.util.zip.CRC32C;
  * force drains the buffer first, so a position reported durable was really written), and on {@link
  * #close}.
  *
+ * <p>Sync marks: after a force that made bytes past the last mark durable, the next record appended
+ * is preceded by a 16-byte mark claiming the length that force covered (a record boundary), so a
+ * file holds at most one mark per fsync and none under {@code none} unless {@link #sync} forced.
+ * {@link #close} also writes a mark for the last force (and forces it, unless the policy is {@code
+ * none}), so a cleanly closed file claims everything in it but that mark; {@link #finish}, which
+ * closes a WAL a newer one already follows, does not (see docs/formats/wal.md).
+ *
  * <p>Durability per policy: {@code always} waits for a group-committed fsync; {@code interval:N}
  * returns at once and the fsync thread makes records durable within N ms; {@code none} leaves it to
  * the OS and may lose up to one buffer of records on a process kill (see docs/decisions.md).
@@ -62,11 +69,23 @@ public final class WalWriter implements java.io.Closeable {
   /** Where records start (after the header): nothing appended while {@code appended} is here. */
   private final long start;
 
+  /** The file length the last completed force covered (a record boundary). Guarded by lock. */
+  private long forcedEnd;
+
+  /** Where the last mark ends ({@code start} before the first). Guarded by lock. */
+  private long markedEnd;
+
+  /** Scratch for a mark, guarded by {@link #lock}. */
+  private final ByteBuffer mark =
+      ByteBuffer.allocate(WalFormat.MARK_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+
   private WalWriter(long number, WritableFile file, SyncPolicy policy, LongConsumer fsyncNanos) {
     this.number = number;
     this.file = file;
     this.appended = file.position();
     this.start = appended;
+    this.forcedEnd = appended;
+    this.markedEnd = appended;
     this.commit =
         new GroupCommit(
             "index-wal-" + number, policy, () -> appended, this::drainAndForce, appended);
@@ -116,8 +135,9 @@ public final class WalWriter implements java.io.Closeable {
     int size = WalFormat.RECORD_HEADER + count * WalFormat.ENTRY_SIZE;
     lock.lock();
     try {
+      stageDueMarkLocked();
       if (buf.remaining() < size) {
-        drainLocked();
+        drainLocked(); // also hands a staged mark to the file before a direct write
       }
       if (buf.remaining() < size) {
         writeDirect(ids, values, from, count, size);
@@ -145,6 +165,7 @@ public final class WalWriter implements java.io.Closeable {
     int size = WalFormat.RECORD_HEADER + WalFormat.ENTRY_SIZE;
     lock.lock();
     try {
+      stageDueMarkLocked();
       if (buf.remaining() < size) {
         drainLocked();
       }
@@ -160,6 +181,29 @@ public final class WalWriter implements java.io.Closeable {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Stages a sync mark if a force covered bytes past the last mark; returns whether it did. The
+   * mark counts as appended even if the record after it then fails to stage: alone it is still
+   * valid.
+   */
+  private boolean stageDueMarkLocked() throws IOException {
+    if (forcedEnd <= markedEnd) {
+      return false;
+    }
+    if (buf.remaining() < WalFormat.MARK_SIZE) {
+      drainLocked();
+    }
+    mark.putInt(WalFormat.COUNT_OFFSET, WalFormat.MARK_COUNT)
+        .putLong(WalFormat.MARK_SYNCED_END_OFFSET, forcedEnd);
+    crc.reset();
+    crc.update(mark.array(), WalFormat.COUNT_OFFSET, WalFormat.MARK_SIZE - WalFormat.COUNT_OFFSET);
+    mark.putInt(WalFormat.CRC_OFFSET, Checksums.mask((int) crc.getValue()));
+    buf.put(mark.array(), 0, WalFormat.MARK_SIZE);
+    appended += WalFormat.MARK_SIZE;
+    markedEnd = appended;
+    return true;
   }
 
   private void writeDirect(long[] ids, long[] values, int from, int count, int size)
@@ -236,8 +280,21 @@ public final class WalWriter implements java.io.Closeable {
   }
 
   private void drainAndForce() throws IOException {
-    drain();
+    long end;
+    lock.lock();
+    try {
+      drainLocked();
+      end = file.position(); // a record boundary: what this force is sure to cover
+    } finally {
+      lock.unlock();
+    }
     file.force();
+    lock.lock();
+    try {
+      forcedEnd = Math.max(forcedEnd, end);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Bytes appended so far, header included. */
@@ -246,8 +303,10 @@ public final class WalWriter implements java.io.Closeable {
   }
 
   /**
-   * Like {@link #close}, but leaves this writer open and usable when draining or syncing fails (a
-   * full disk: the caller keeps appending here and retries later).
+   * Closes a WAL that a newer one already follows: like {@link #close} without the final mark (a
+   * mark written now could still be lost after the newer WAL is durable, leaving this older one
+   * torn), and leaves this writer open and usable when draining or syncing fails (a full disk: the
+   * caller keeps appending here and retries later).
    */
   public void finish() throws IOException {
     if (commit.policy().mode() == SyncPolicy.Mode.NONE) {
@@ -255,21 +314,44 @@ public final class WalWriter implements java.io.Closeable {
     } else {
       commit.syncNow();
     }
-    close();
+    close(false);
   }
 
-  /** Drains the buffer, fsyncs unless the policy is {@code none}, and closes the file. */
+  /**
+   * Drains the buffer, fsyncs unless the policy is {@code none}, writes a mark for the last force
+   * if it covered bytes past the last mark (forced too, unless the policy is {@code none}), and
+   * closes the file.
+   */
   @Override
   public void close() throws IOException {
+    close(true);
+  }
+
+  private void close(boolean finalMark) throws IOException {
     try {
       if (commit.policy().mode() == SyncPolicy.Mode.NONE) {
+        if (finalMark) {
+          stageDueMark();
+        }
         drain();
       } else {
         commit.syncNow();
+        if (finalMark && stageDueMark()) {
+          commit.syncNow();
+        }
       }
     } finally {
       commit.close();
       file.close();
+    }
+  }
+
+  private boolean stageDueMark() throws IOException {
+    lock.lock();
+    try {
+      return stageDueMarkLocked();
+    } finally {
+      lock.unlock();
     }
   }
 }

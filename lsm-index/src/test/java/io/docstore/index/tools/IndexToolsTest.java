@@ -71,6 +71,51 @@ class IndexToolsTest {
   }
 
   @Test
+  void dumpShowsSyncMarksAndVerifyReportsDamageAMarkClaims() throws Exception {
+    try (LsmIndex index =
+        LsmIndex.open(dir, IndexOptions.builder().syncPolicy(SyncPolicy.ALWAYS).build())) {
+      for (long i = 1; i <= 3; i++) {
+        index.put(i, i * 10);
+      }
+    }
+    Path wal;
+    try (Stream<Path> s = Files.list(dir)) {
+      wal =
+          s.filter(
+                  p -> {
+                    FileNames.Parsed n = FileNames.parse(p);
+                    return n != null && n.kind() == FileNames.Kind.WAL;
+                  })
+              .max(Path::compareTo)
+              .orElseThrow();
+    }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    IndexDump.dump(
+        FileSystem.real(), wal, new PrintStream(bytes, true, StandardCharsets.UTF_8), 100);
+    // put 1 (32..56), mark, put 2 (72..96), mark, put 3 (112..136), the final mark of close.
+    assertThat(bytes.toString(StandardCharsets.UTF_8))
+        .contains(
+            "format IDXWAL v2",
+            "  1 -> 10",
+            "  @56 sync mark: bytes before 56 fsynced",
+            "  @96 sync mark: bytes before 96 fsynced",
+            "  @136 sync mark: bytes before 136 fsynced",
+            "entries=3 marks=3 validBytes=152");
+    assertThat(IndexVerifier.verify(FileSystem.real(), dir)).isEmpty();
+    byte[] b = Files.readAllBytes(wal);
+    b[72 + 8] ^= 1; // the id of put 2, claimed by the marks after it
+    Files.write(wal, b);
+    assertThat(IndexVerifier.verify(FileSystem.real(), dir))
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.file()).isEqualTo(wal);
+              assertThat(p.offset()).isEqualTo(72);
+              assertThat(p.message()).contains("had been fsynced");
+            });
+  }
+
+  @Test
   void verifierReportsMissingFiles() throws Exception {
     try (LsmIndex index =
         LsmIndex.open(dir, IndexOptions.builder().syncPolicy(SyncPolicy.NONE).build())) {
