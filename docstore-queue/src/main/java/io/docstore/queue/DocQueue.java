@@ -46,6 +46,11 @@ public final class DocQueue implements java.io.Closeable {
   private final AppendSignal signal = new AppendSignal();
   private boolean closed;
 
+  /** Opened by {@link #openReadOnly}: no writer; the last sequence found at open. */
+  private final boolean readOnly;
+
+  private final long readOnlyLast;
+
   /** The off-heap decoded-block cache, or null if off. */
   private final BlockCache cache;
 
@@ -62,6 +67,27 @@ public final class DocQueue implements java.io.Closeable {
     this.counters = counters;
     this.segments = r.segments();
     this.appender = r.appender();
+    this.readOnly = appender == null;
+    this.readOnlyLast = r.lastSequence();
+    this.cache =
+        options.blockCacheBytes() >= BlockCache.HEADER + options.blockSize()
+            ? new BlockCache(options.blockCacheBytes(), options.blockSize())
+            : null;
+    this.reader =
+        new QueueReader(
+            segments, counters, cache, expectedBlockBytes(options), options.mappedReads());
+    if (readOnly) {
+      this.writer = null;
+      this.commit = null;
+      if (segments.count() > 0) {
+        SegmentInfo last = segments.last();
+        RecordDictionary d = dictionaryOf(last);
+        if (d != null) {
+          last.dictionary(d);
+        }
+      }
+      return;
+    }
     // What recovery found may so far be only in the page cache (a process crash under sync=none):
     // force it once, so the durable position can start at the recovered end.
     appender.force();
@@ -77,14 +103,6 @@ public final class DocQueue implements java.io.Closeable {
     commit.onSync(nanos -> counters.fsyncs.increment());
     writer.attach(commit);
     startDictionary(segments, writer);
-    BlockCache cache =
-        options.blockCacheBytes() >= BlockCache.HEADER + options.blockSize()
-            ? new BlockCache(options.blockCacheBytes(), options.blockSize())
-            : null;
-    this.cache = cache;
-    this.reader =
-        new QueueReader(
-            segments, counters, cache, expectedBlockBytes(options), options.mappedReads());
   }
 
   /**
@@ -148,6 +166,30 @@ public final class DocQueue implements java.io.Closeable {
   }
 
   /**
+   * Opens the queue in {@code dir} for reading only: nothing in the directory changes (a torn tail
+   * stays where it is and readers stop before it; an interrupted seal is not finished; no segment
+   * is created). It takes the directory's lock like {@link #open}, so it fails while a writer has
+   * the queue open. {@link #writer} and {@link #bulkAppender} then fail.
+   */
+  public static DocQueue openReadOnly(Path dir, QueueOptions options) throws IOException {
+    if (!options.fileSystem().exists(dir)) {
+      throw new java.io.FileNotFoundException("no queue directory " + dir);
+    }
+    DirectoryLock lock = DirectoryLock.acquire(dir);
+    QueueCounters counters = new QueueCounters();
+    SegmentRecovery.Recovered r;
+    try {
+      r =
+          SegmentRecovery.openReadOnly(
+              options.fileSystem(), dir, counters, expectedBlockBytes(options));
+      return new DocQueue(dir, options, counters, r, lock);
+    } catch (IOException | RuntimeException e) {
+      lock.close();
+      throw e;
+    }
+  }
+
+  /**
    * Bytes a first read of a block asks for: every block but one holding an oversized record fits.
    */
   private static int expectedBlockBytes(QueueOptions options) {
@@ -162,8 +204,15 @@ public final class DocQueue implements java.io.Closeable {
     return options;
   }
 
-  /** The writer; shared by all appending threads. */
+  /**
+   * The writer; shared by all appending threads.
+   *
+   * @throws IllegalStateException if the queue was opened read-only
+   */
   public QueueWriter writer() {
+    if (writer == null) {
+      throw new IllegalStateException("the queue in " + dir + " was opened read-only");
+    }
     return writer;
   }
 
@@ -173,7 +222,7 @@ public final class DocQueue implements java.io.Closeable {
    * thread.
    */
   public BulkAppender bulkAppender(int threads, BulkAppender.Sink sink) throws IOException {
-    return writer.bulk(threads, sink);
+    return writer().bulk(threads, sink);
   }
 
   /** The reader; thread-safe and shareable. */
@@ -207,12 +256,17 @@ public final class DocQueue implements java.io.Closeable {
 
   /** Highest sequence written to a segment file (readable), 0 if empty. */
   public long lastSequence() {
-    return writer.lastWritten();
+    return readOnly ? readOnlyLast : writer.lastWritten();
   }
 
-  /** Highest sequence known durable (fsynced). */
+  /** Highest sequence known durable (fsynced); read-only: what was found on disk. */
   public long durableSequence() {
-    return commit.durablePosition();
+    return readOnly ? readOnlyLast : commit.durablePosition();
+  }
+
+  /** Whether the queue was opened with {@link #openReadOnly}. */
+  public boolean readOnly() {
+    return readOnly;
   }
 
   /** Segment files of the queue now (sealed and active). */
@@ -258,6 +312,14 @@ public final class DocQueue implements java.io.Closeable {
       return;
     }
     closed = true;
+    if (readOnly) {
+      try {
+        segments.closeAll();
+      } finally {
+        lock.close();
+      }
+      return;
+    }
     try {
       writer.close();
       if (!writer.failed()) {

@@ -49,6 +49,28 @@ public final class SegmentRecovery {
       FileSystem fs, Path dir, QueueCounters counters, long segmentSize, int expectedBlockBytes)
       throws IOException {
     fs.createDirectories(dir);
+    return open(fs, dir, counters, segmentSize, expectedBlockBytes, false);
+  }
+
+  /**
+   * Opens a queue directory for reading only: the same checks, but nothing on disk changes. A torn
+   * tail is left in place (readers stop before it), an interrupted seal is not finished, an
+   * incompletely created segment is ignored, an older version's active segment is not sealed, and
+   * no segment is created. The result has no appender.
+   */
+  public static Recovered openReadOnly(
+      FileSystem fs, Path dir, QueueCounters counters, int expectedBlockBytes) throws IOException {
+    return open(fs, dir, counters, Long.MAX_VALUE, expectedBlockBytes, true);
+  }
+
+  private static Recovered open(
+      FileSystem fs,
+      Path dir,
+      QueueCounters counters,
+      long segmentSize,
+      int expectedBlockBytes,
+      boolean readOnly)
+      throws IOException {
     List<SegmentFileName> names = new ArrayList<>();
     for (Path p : fs.list(dir)) {
       SegmentFileName.parse(p).ifPresent(names::add);
@@ -78,6 +100,9 @@ public final class SegmentRecovery {
             && last
             && fs.size(path) < HEADER_LENGTH + BlockFormat.HEADER_LENGTH
             && tornCreation(fs, path)) {
+          if (readOnly) {
+            break; // not a segment yet: nothing in it to read
+          }
           long dropped = fs.size(path);
           LOG.warn("{}: dropping an incompletely created segment ({} bytes)", path, dropped);
           counters.tornTailBytesDropped.add(dropped);
@@ -97,8 +122,12 @@ public final class SegmentRecovery {
               throw new CorruptionException(path, 0, "active segment is not the newest segment");
             }
             Active a =
-                recoverActive(fs, dir, path, ch, name.segment(), lastSequence, reader, counters);
-            if (a.version < SegmentFormat.VERSION && a.sealedPath == null && a.blockCount == 0) {
+                recoverActive(
+                    fs, dir, path, ch, name.segment(), lastSequence, reader, counters, readOnly);
+            if (!readOnly
+                && a.version < SegmentFormat.VERSION
+                && a.sealedPath == null
+                && a.blockCount == 0) {
               // Replaced atomically by a header of the current version (same number and base): a
               // crash leaves the old file or the new one, never neither.
               LOG.info(
@@ -120,12 +149,20 @@ public final class SegmentRecovery {
                       null,
                       SegmentFormat.VERSION);
             }
-            if (a.sealedPath != null) {
-              ch.close();
-              ch = fs.openRead(a.sealedPath);
+            if (a.sealedPath != null || readOnly) {
+              if (a.sealedPath != null && !a.sealedPath.equals(path)) {
+                ch.close();
+                ch = fs.openRead(a.sealedPath);
+              }
               SegmentInfo info =
                   new SegmentInfo(
-                      name.segment(), a.base, a.sealedPath, ch, a.blocksEnd, a.lastSequence, true);
+                      name.segment(),
+                      a.base,
+                      a.sealedPath != null ? a.sealedPath : path,
+                      ch,
+                      a.blocksEnd,
+                      a.lastSequence,
+                      a.sealedPath != null);
               segments.add(info);
             } else {
               SegmentInfo info =
@@ -144,6 +181,9 @@ public final class SegmentRecovery {
           ch.close();
           throw e;
         }
+      }
+      if (readOnly) {
+        return new Recovered(segments, null, lastSequence);
       }
       if (appender == null) {
         appender =
@@ -241,7 +281,8 @@ public final class SegmentRecovery {
       long number,
       long previousLast,
       BlockReader reader,
-      QueueCounters counters)
+      QueueCounters counters,
+      boolean readOnly)
       throws IOException {
     long size = ch.size();
     SegmentScanner scan = new SegmentScanner(path, ch, size, reader);
@@ -263,7 +304,17 @@ public final class SegmentRecovery {
                   + " bytes were on disk, so this is damage, not a torn write");
         }
         long dropped = size - scan.position();
-        if (claim > scan.position()) {
+        if (readOnly) {
+          LOG.warn(
+              "{}: {} bytes at offset {} are a torn tail ({}); read up to it and left in place"
+                  + " (opened read-only)",
+              path,
+              dropped,
+              scan.position(),
+              e.getMessage());
+          return active(scan, null);
+        }
+        if (claim >= 0) {
           LOG.warn(
               "{}: torn tail of {} bytes at offset {} truncated ({}); blocks after it verify, but"
                   + " no sync mark says any of it was ever forced: pages written back out of order"
@@ -285,29 +336,30 @@ public final class SegmentRecovery {
         kind = SegmentScanner.Kind.END;
       }
       if (kind == SegmentScanner.Kind.END) {
-        return new Active(
-            scan.header().baseSequence(),
-            scan.position(),
-            scan.nextSequence() - 1,
-            scan.digest(),
-            scan.blockCount(),
-            null,
-            scan.header().version());
+        return active(scan, null);
       }
       if (kind == SegmentScanner.Kind.FOOTER) {
+        if (readOnly) {
+          return active(scan, path); // sealed in all but its name: read as it is
+        }
         Path sealed = new SegmentFileName(number, true).in(dir);
         LOG.info("{}: finishing an interrupted seal", path);
         fs.rename(path, sealed);
         fs.syncDirectory(dir);
-        return new Active(
-            scan.header().baseSequence(),
-            scan.footer().blocksEnd(),
-            scan.nextSequence() - 1,
-            null,
-            scan.blockCount(),
-            sealed,
-            scan.header().version());
+        return active(scan, sealed);
       }
     }
+  }
+
+  /** What a scan of the active segment found, up to its position (or its footer, if sealed). */
+  private static Active active(SegmentScanner scan, Path sealedPath) {
+    return new Active(
+        scan.header().baseSequence(),
+        sealedPath == null ? scan.position() : scan.footer().blocksEnd(),
+        scan.nextSequence() - 1,
+        sealedPath == null ? scan.digest() : null,
+        scan.blockCount(),
+        sealedPath,
+        scan.header().version());
   }
 }
