@@ -53,6 +53,25 @@ public final class LsmIndex implements java.io.Closeable {
     }
   }
 
+  /**
+   * Opens an existing index for reading without changing its directory (no WAL started, no torn
+   * tail cut, no file deleted, no flush or compaction). Writes then stay in memory and are gone at
+   * close: an offline reader uses them to index what a checkpoint does not cover. Takes the
+   * directory's lock like {@link #open}.
+   */
+  public static LsmIndex openReadOnly(Path dir, IndexOptions options) throws IOException {
+    if (!options.fileSystem().exists(dir)) {
+      throw new java.io.FileNotFoundException("no index directory " + dir);
+    }
+    DirectoryLock lock = DirectoryLock.acquire(dir);
+    try {
+      return new LsmIndex(IndexEngine.openReadOnly(dir, options), lock);
+    } catch (IOException | RuntimeException e) {
+      lock.close();
+      throw e;
+    }
+  }
+
   private static void checkId(long id) {
     if (id < 0) {
       throw new IllegalArgumentException("id must be >= 0, got " + id);

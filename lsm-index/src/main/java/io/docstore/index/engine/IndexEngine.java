@@ -77,8 +77,14 @@ public final class IndexEngine implements java.io.Closeable {
   /** Guarded by stateLock. */
   long nextFileNumber;
 
-  /** Writer-owned. */
+  /** Writer-owned; null when opened read-only. */
   private WalWriter wal;
+
+  /**
+   * Opened read-only ({@link #openReadOnly}): writes go to memory tables only, nothing is logged,
+   * flushed or compacted, and nothing in the directory changes.
+   */
+  private boolean readOnly;
 
   volatile IOException backgroundFailure;
   volatile boolean closed;
@@ -130,13 +136,23 @@ public final class IndexEngine implements java.io.Closeable {
   }
 
   public static IndexEngine open(Path dir, IndexOptions options) throws IOException {
-    return Recovery.open(dir, options);
+    return Recovery.open(dir, options, false);
   }
 
-  /** Called by recovery once the first snapshot and WAL exist. */
+  /**
+   * Opens the index for reading without changing its directory: WALs are replayed into memory as
+   * far as they verify (a torn tail is left in place), no WAL is started, no file is deleted. Puts
+   * then go to memory only and are lost at close (an offline reader indexes the queue's tail so).
+   */
+  public static IndexEngine openReadOnly(Path dir, IndexOptions options) throws IOException {
+    return Recovery.open(dir, options, true);
+  }
+
+  /** Called by recovery once the first snapshot and WAL (null: read-only) exist. */
   void start(Snapshot first, WalWriter firstWal) {
     this.current = first;
     this.wal = firstWal;
+    this.readOnly = firstWal == null;
     long every = options.bloomRebalanceMillis();
     bloomTask.scheduleWithFixedDelay(this::rebalanceBloom, every, every, TimeUnit.MILLISECONDS);
     if (first.active.isFull()) {
@@ -228,8 +244,9 @@ public final class IndexEngine implements java.io.Closeable {
         freeze();
         m = current.active;
       }
-      long pos = wal.append(id, value);
-      wal.awaitDurable(pos);
+      if (!readOnly) {
+        wal.awaitDurable(wal.append(id, value));
+      }
       m.put(id, value);
       if (value == DELETED) {
         counters.deletes.increment();
@@ -269,7 +286,7 @@ public final class IndexEngine implements java.io.Closeable {
           staged = 0;
           freeze();
         }
-        pos = wal.append(ids, values, from, n);
+        pos = readOnly ? 0 : wal.append(ids, values, from, n);
         chunks.add(new int[] {from, n});
         staged += n;
         from += n;
@@ -285,7 +302,9 @@ public final class IndexEngine implements java.io.Closeable {
     if (chunks.isEmpty()) {
       return;
     }
-    wal.awaitDurable(pos);
+    if (!readOnly) {
+      wal.awaitDurable(pos);
+    }
     MemTable m = current.active;
     int deletes = 0;
     int total = 0;
@@ -308,6 +327,18 @@ public final class IndexEngine implements java.io.Closeable {
    * flusher is failing meanwhile. Caller holds writeLock.
    */
   void freeze() throws IOException {
+    if (readOnly) {
+      // Kept in memory: nothing is written. Searched like any frozen table until close.
+      synchronized (stateLock) {
+        Snapshot s = current;
+        MemTable[] frozen = new MemTable[s.frozen.length + 1];
+        frozen[0] = s.active;
+        System.arraycopy(s.frozen, 0, frozen, 1, s.frozen.length);
+        s.active.markFrozen();
+        installLocked(new Snapshot(new MemTable(options.memTableBytes(), 0, 0), frozen, s.tables));
+      }
+      return;
+    }
     synchronized (stateLock) {
       long failuresBefore = -1;
       while (current.frozen.length >= options.maxFrozenTables()) {
@@ -471,7 +502,9 @@ public final class IndexEngine implements java.io.Closeable {
     writeLock.lock();
     try {
       checkOpen();
-      wal.sync();
+      if (!readOnly) {
+        wal.sync();
+      }
     } finally {
       writeLock.unlock();
     }
@@ -482,7 +515,9 @@ public final class IndexEngine implements java.io.Closeable {
     writeLock.lock();
     try {
       checkOpen();
-      wal.drain();
+      if (!readOnly) {
+        wal.drain();
+      }
     } finally {
       writeLock.unlock();
     }
@@ -494,6 +529,9 @@ public final class IndexEngine implements java.io.Closeable {
    * and throws if an attempt started after this call fails.
    */
   public void flush() throws IOException {
+    if (readOnly) {
+      throw new IOException("index " + dir + " was opened read-only: nothing is flushed");
+    }
     awaitFlushes();
     writeLock.lock();
     try {
@@ -620,6 +658,9 @@ public final class IndexEngine implements java.io.Closeable {
         Thread.currentThread().interrupt();
       }
       try {
+        if (readOnly) {
+          return; // nothing was written; the finally below releases the tables
+        }
         wal.close();
         if (!wal.holdsRecords()) {
           // Opened and closed without a write (an offline get or stats): leave no file behind.

@@ -37,9 +37,18 @@ final class Recovery {
 
   private Recovery() {}
 
-  static IndexEngine open(Path dir, IndexOptions options) throws IOException {
+  /**
+   * Opens the index in {@code dir}; {@code readOnly}: without changing anything in it (no temp or
+   * orphan file deleted, no torn tail cut, no WAL forced or started, no manifest written), for an
+   * engine whose writes stay in memory.
+   */
+  static IndexEngine open(Path dir, IndexOptions options, boolean readOnly) throws IOException {
     FileSystem fs = options.fileSystem();
-    fs.createDirectories(dir);
+    if (!readOnly) {
+      fs.createDirectories(dir);
+    } else if (!fs.exists(dir)) {
+      throw new java.io.FileNotFoundException("no index directory " + dir);
+    }
     Manifest manifest = Manifest.read(fs, dir);
     boolean fresh = manifest == null;
     if (fresh) {
@@ -66,7 +75,9 @@ final class Recovery {
     TreeSet<Long> wals = new TreeSet<>();
     for (Path p : fs.list(dir)) {
       if (AtomicFiles.isTempFile(p)) {
-        fs.delete(p);
+        if (!readOnly) {
+          fs.delete(p);
+        }
         continue;
       }
       FileNames.Parsed n = FileNames.parse(p);
@@ -79,7 +90,9 @@ final class Recovery {
             case TABLE, BLOOM -> !live.contains(n.number());
             case WAL -> n.number() < manifest.minLiveWal();
           };
-      if (orphan) {
+      if (orphan && readOnly) {
+        continue; // not part of the index: read around it
+      } else if (orphan) {
         LOG.info(
             "deleting {}: not referenced by the manifest (left by an interrupted flush or compaction)",
             p.getFileName());
@@ -142,11 +155,28 @@ final class Recovery {
         if (r.validBytes() == 0) {
           // A torn create (not even a whole header): nothing to keep, and an empty file would
           // read as corrupt once it is no longer the newest WAL.
-          fs.delete(wp);
+          if (!readOnly) {
+            fs.delete(wp);
+          }
           wals.remove(w);
-        } else if (r.droppedBytes() > 0) {
+        } else if (r.droppedBytes() > 0 && !readOnly) {
           fs.truncate(wp, r.validBytes());
         }
+      }
+      if (readOnly) {
+        MemTable inMemory =
+            new MemTable(
+                options.memTableBytes(), (int) Math.min(Integer.MAX_VALUE / 2, counted[0]), 0);
+        for (long w : wals) {
+          // As far as it verifies: a torn tail of the newest WAL ends its replay.
+          WalReader.replay(fs, FileNames.path(dir, FileNames.Kind.WAL, w), true, inMemory::put);
+        }
+        Snapshot first = new Snapshot(inMemory, new MemTable[0], tables.toArray(new Table[0]));
+        for (Table t : tables) {
+          t.release();
+        }
+        engine.start(first, null);
+        return engine;
       }
       // Every WAL kept becomes an older WAL once the new one below exists, and an older WAL must
       // be whole: make what the previous process wrote without fsync (policy none, or the final
