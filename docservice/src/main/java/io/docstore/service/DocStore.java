@@ -381,22 +381,26 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     options.fileSystem.createDirectories(dir);
     DirectoryLock lock = DirectoryLock.acquire(dir);
     try {
+      SalvageRebuild.Report skipped = null;
+      if (skipDamage) {
+        try {
+          // Built next to the old index, which stays in place until the new one is whole.
+          skipped =
+              SalvageRebuild.build(
+                  options.fileSystem, dir, options.queueOptions, options.indexOptions, acceptStale);
+        } catch (CorruptionException c) {
+          throw rebuildStopped(dir, c, true);
+        }
+      }
       Path aside = null;
       if (rebuildIndex) {
         aside = moveDamagedIndexAside(options.fileSystem, dir, System.currentTimeMillis());
         log.warn("index moved aside to {} on request; rebuilding it from the queue", aside);
       }
       try {
-        SalvageRebuild.Report skipped =
-            skipDamage
-                ? SalvageRebuild.run(
-                    options.fileSystem,
-                    dir,
-                    aside,
-                    options.queueOptions,
-                    options.indexOptions,
-                    acceptStale)
-                : null;
+        if (skipped != null) {
+          SalvageRebuild.install(options.fileSystem, dir, aside, skipped);
+        }
         return new DocStore(dir, options, lock, aside, skipped);
       } catch (IOException | RuntimeException e) {
         if (aside == null) {

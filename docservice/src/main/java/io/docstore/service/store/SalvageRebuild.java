@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * sure that a skipped record never lets an older version of its document show through as current.
  *
  * <p>The records of a damaged stretch cannot be read, so which documents they held is taken from
- * the index that was moved aside (which maps every ID to the address of its newest version):
+ * the index in place before the rebuild (which maps every ID to the address of its newest version):
  *
  * <ul>
  *   <li><b>lost</b>: the old index maps the ID into a damaged stretch and nothing readable after
@@ -50,10 +50,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The passes: the queue once to find the damage (nothing else is done when there is none), the
  * old index once for the IDs it maps into damage, the queue again to index in sequence order, the
- * new index once to check every ID whose newest readable version precedes some damage. Then the
- * index is synced and checkpointed at the queue's last sequence, so the store opens without reading
- * the queue again (and never meets the damage at open). Run under the store's directory lock, with
- * the old index already moved aside.
+ * new index once to check every ID whose newest readable version precedes some damage. The new
+ * index is built in {@value #BUILDING} while the old one stays in place, untouched ({@link #build}:
+ * a rebuild interrupted there leaves the store as it was); then the caller moves the old one aside
+ * and {@link #install} renames the new one into place and checkpoints it at the queue's last
+ * sequence, so the store opens without reading the queue again (and never meets the damage at
+ * open). Run under the store's directory lock.
  */
 public final class SalvageRebuild {
 
@@ -138,22 +140,23 @@ public final class SalvageRebuild {
   }
 
   /**
-   * Rebuilds {@code dir/index} (the old one is in {@code aside}) from the queue, skipping damage,
-   * and checkpoints it at the queue's last sequence; the full report goes to {@code aside/}{@value
-   * #REPORT_FILE}.
+   * Builds a new index from the queue of {@code dir} in {@code dir/}{@value #BUILDING}, skipping
+   * damage, with the index in place ({@code dir/index} and its checkpoint, left as they are) as the
+   * old one. On failure nothing is left of the new one.
    *
    * @return the report, or null if the queue has no damage (then nothing was done: the ordinary
    *     rebuild is the right one)
    */
-  public static Report run(
+  public static Report build(
       FileSystem fs,
       Path dir,
-      Path aside,
       QueueOptions queueOptions,
       IndexOptions indexOptions,
       boolean acceptStale)
       throws IOException {
     Path queueDir = dir.resolve("queue");
+    Path building = dir.resolve(BUILDING);
+    deleteTree(fs, building); // left by an interrupted rebuild
     try (DocQueue queue = DocQueue.open(queueDir, queueOptions)) {
       long last = queue.lastSequence();
       List<Damage> damage = SalvageScan.walk(fs, queueDir, last, NO_VISITOR);
@@ -163,37 +166,35 @@ public final class SalvageRebuild {
       for (Damage d : damage) {
         log.error("skipping damaged queue data: {}", d);
       }
-      // Built aside and renamed into place whole, then checkpointed: a rebuild interrupted before
-      // that leaves no index (the next open re-indexes from the start and stops at the damage),
-      // never a partial one that a later rebuild would take for the old index.
-      Path building = dir.resolve(BUILDING);
-      deleteTree(fs, building);
-      Report r;
+      return new SalvageRebuild(fs, dir, damage, acceptStale).rebuild(indexOptions, last, building);
+    } catch (IOException | RuntimeException e) {
       try {
-        r =
-            new SalvageRebuild(fs, dir, aside, damage, acceptStale)
-                .rebuild(indexOptions, last, building);
-      } catch (IOException | RuntimeException e) {
-        try {
-          deleteTree(fs, building);
-        } catch (IOException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-        throw e;
+        deleteTree(fs, building);
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
       }
-      Path index = dir.resolve("index");
-      deleteTree(fs, index); // nothing, or an empty one: the old index is in aside
-      fs.rename(building, index);
-      fs.syncDirectory(dir);
-      IndexCheckpoint.publish(fs, dir, last, System.currentTimeMillis());
-      AtomicFiles.publish(
-          fs, aside.resolve(REPORT_FILE), r.format(-1).getBytes(StandardCharsets.UTF_8));
-      return r;
+      throw e;
     }
   }
 
+  /**
+   * Puts the index {@link #build} made in place of the old one, which the caller moved to {@code
+   * aside} ({@code index.damaged-<millis>/}), and checkpoints it at the queue's last sequence; the
+   * full report goes to {@code aside/}{@value #REPORT_FILE}.
+   */
+  public static void install(FileSystem fs, Path dir, Path aside, Report report)
+      throws IOException {
+    Path index = dir.resolve("index");
+    deleteTree(fs, index); // nothing: the old index was moved aside
+    fs.rename(dir.resolve(BUILDING), index);
+    fs.syncDirectory(dir);
+    IndexCheckpoint.publish(fs, dir, report.lastSequence(), System.currentTimeMillis());
+    AtomicFiles.publish(
+        fs, aside.resolve(REPORT_FILE), report.format(-1).getBytes(StandardCharsets.UTF_8));
+  }
+
   /** Where the new index is built, in the data directory, before it is renamed to {@code index}. */
-  static final String BUILDING = "index.rebuilding";
+  public static final String BUILDING = "index.rebuilding";
 
   private static void deleteTree(FileSystem fs, Path d) throws IOException {
     if (!fs.exists(d)) {
@@ -220,7 +221,6 @@ public final class SalvageRebuild {
 
   private final FileSystem fs;
   private final Path dir;
-  private final Path aside;
   private final List<Damage> damage;
   private final boolean acceptStale;
   private final List<String> limits = new ArrayList<>();
@@ -234,11 +234,9 @@ public final class SalvageRebuild {
   /** The highest address the old index holds, or 0. */
   private long oldMaxAddress;
 
-  private SalvageRebuild(
-      FileSystem fs, Path dir, Path aside, List<Damage> damage, boolean acceptStale) {
+  private SalvageRebuild(FileSystem fs, Path dir, List<Damage> damage, boolean acceptStale) {
     this.fs = fs;
     this.dir = dir;
-    this.aside = aside;
     this.damage = damage;
     this.acceptStale = acceptStale;
     for (int i = 0; i < damage.size(); i++) {
@@ -289,14 +287,14 @@ public final class SalvageRebuild {
    */
   private LsmIndex openOld(IndexOptions indexOptions) throws IOException {
     try {
-      oldCheckpoint = IndexCheckpoint.read(fs, aside);
+      oldCheckpoint = IndexCheckpoint.read(fs, dir);
     } catch (CorruptionException e) {
       limits.add(
           "the old index's checkpoint is damaged ("
               + e.getMessage()
               + "): only the addresses it holds show how far it had indexed");
     }
-    if (!fs.exists(aside.resolve("index"))) {
+    if (!fs.exists(dir.resolve("index"))) {
       limits.add(
           "there was no old index: the IDs whose newest version was in the damaged stretches"
               + " cannot be listed");
@@ -304,7 +302,7 @@ public final class SalvageRebuild {
     }
     LsmIndex old;
     try {
-      old = LsmIndex.open(aside.resolve("index"), indexOptions);
+      old = LsmIndex.open(dir.resolve("index"), indexOptions);
     } catch (IOException | RuntimeException e) {
       limits.add(
           "the old index cannot be opened ("

@@ -189,4 +189,27 @@ class RebuildIndexSkipDamagedTest {
       }
     }
   }
+
+  @Test
+  void damageTheRebuildCannotGoPastLeavesTheDirectoryAsItWasAndARepairFromAPeerFixesIt()
+      throws Exception {
+    Path dir = tmp.resolve("data");
+    write(dir, 0);
+    Path peer = tmp.resolve("peer");
+    copyTree(dir, peer);
+    Map<Long, QueueRecord> newest = newest(records(dir));
+    Path segment = damagedSegment(dir, records(dir));
+    flip(segment, 10); // in the header's format name: the queue does not open
+    List<String> before = tree(dir);
+
+    Run r = run("rebuild-index", "--skip-damaged", "--data", dir.toString());
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).contains("back in place").contains("repair-segments");
+    assertThat(tree(dir)).as("the data directory after the refused rebuild").isEqualTo(before);
+
+    Run repair = run("repair-segments", "--data", dir.toString(), "--from", peer.toString());
+    assertThat(repair.exit()).as(repair.out() + repair.err()).isZero();
+    assertThat(run("verify", dir.toString()).exit()).isZero();
+    assertAllExact(dir, newest);
+  }
 }

@@ -220,4 +220,20 @@ public final class DamagedStore {
     }
     return m;
   }
+
+  /**
+   * Every file under {@code dir} (relative) with its size and a digest of its bytes, lock files
+   * aside: to show that a command left a directory exactly as it was.
+   */
+  public static List<String> tree(Path dir) throws IOException {
+    try (Stream<Path> s = Files.walk(dir)) {
+      List<String> out = new ArrayList<>();
+      for (Path p : s.filter(Files::isRegularFile).sorted().toList()) {
+        if (!p.getFileName().toString().equals("LOCK")) {
+          out.add(dir.relativize(p) + " " + Arrays.hashCode(Files.readAllBytes(p)));
+        }
+      }
+      return out;
+    }
+  }
 }
