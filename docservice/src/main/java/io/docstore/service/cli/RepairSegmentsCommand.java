@@ -103,6 +103,10 @@ final class RepairSegmentsCommand implements Callable<Integer> {
       return 2;
     }
     Path localSource = local(from);
+    if (localSource != null && !Files.isDirectory(localSource)) {
+      System.err.println("repair-segments: --from: not a directory: " + localSource);
+      return 2;
+    }
     if (localSource != null && Files.isSameFile(localSource, queue)) {
       System.err.println("repair-segments: --from names this store's own queue");
       return 2;
@@ -185,9 +189,10 @@ final class RepairSegmentsCommand implements Callable<Integer> {
         damaged, repaired, damaged - repaired);
     if (repaired > 0 && hasSkippedDamage(fs, dir)) {
       System.out.println(
-          "repair-segments: an earlier `docstore rebuild-index --skip-damaged` left documents that"
-              + " read as errors; now that the queue verifies, run `docstore rebuild-index` to index"
-              + " them all again");
+          "repair-segments: `docstore rebuild-index --skip-damaged` ran on this store (its report is"
+              + " in an index.damaged-* directory): if no full rebuild followed it, run `docstore"
+              + " rebuild-index` once the queue verifies, so that the documents it listed as"
+              + " unverified read again");
     }
     return repaired == damaged ? 0 : 1;
   }
