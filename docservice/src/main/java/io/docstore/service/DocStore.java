@@ -20,6 +20,7 @@ import io.docstore.service.store.CachedReads;
 import io.docstore.service.store.CheckpointFormat;
 import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.service.store.Indexer;
+import io.docstore.service.store.SalvageRebuild;
 import io.docstore.service.store.StoreMetrics;
 import io.micrometer.core.instrument.Gauge;
 import java.io.Closeable;
@@ -84,6 +85,15 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
    */
   private final Path indexMovedAside;
 
+  /** What a rebuild that skipped damaged queue data did, or null. */
+  private final SalvageRebuild.Report skippedDamage;
+
+  /**
+   * The file a rebuild that skipped damaged queue data leaves in {@code index.damaged-<millis>/}:
+   * its full report (the damaged stretches and every ID it could not recover).
+   */
+  public static final String SKIPPED_DAMAGE_REPORT = SalvageRebuild.REPORT_FILE;
+
   /** The first write failure (fsync, queue damage); the queue and index refuse further writes. */
   private volatile IOException writeFailure;
 
@@ -95,9 +105,15 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private long checkpointNoSpaceLoggedNanos = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
   private volatile String lastNoSpace;
 
-  private DocStore(Path dir, DocStoreOptions o, DirectoryLock lock, Path movedAside)
+  private DocStore(
+      Path dir,
+      DocStoreOptions o,
+      DirectoryLock lock,
+      Path movedAside,
+      SalvageRebuild.Report skippedDamage)
       throws IOException {
     this.dir = dir;
+    this.skippedDamage = skippedDamage;
     this.fs = o.fileSystem;
     this.cache = o.cache;
     this.maxBodyBytes = o.maxBodyBytes;
@@ -192,7 +208,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       closeQuietly(q);
       if (rebuiltFrom != null && e instanceof CorruptionException) {
         putIndexBack(fs, dir, rebuiltFrom); // leave no less than was found
-        throw rebuildStopped(dir, (CorruptionException) e);
+        throw rebuildStopped(dir, (CorruptionException) e, false);
       }
       throw e;
     }
@@ -250,14 +266,24 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return aside;
   }
 
-  private static CorruptionException rebuildStopped(Path dir, CorruptionException e) {
+  private static CorruptionException rebuildStopped(
+      Path dir, CorruptionException e, boolean skipping) {
     return new CorruptionException(
         dir.resolve("queue"),
         0,
-        "rebuilding the index stopped at damaged queue data ("
+        (skipping
+                ? "rebuilding the index cannot go on past this damage even when skipping damaged"
+                    + " blocks ("
+                : "rebuilding the index stopped at damaged queue data (")
             + e.getMessage()
             + "); the index from before the rebuild is back in place, so the store is as it was"
-            + " before the rebuild (see docs/reliability.md, \"Damaged segments\")");
+            + " before the rebuild. Repair the damaged segment from a peer (docstore"
+            + " repair-segments --from ...)"
+            + (skipping
+                ? ""
+                : ", or as the last resort index around the damage (docstore rebuild-index"
+                    + " --skip-damaged)")
+            + "; see docs/reliability.md, \"Damaged segments\"");
   }
 
   /**
@@ -281,6 +307,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       fs.delete(checkpoint); // the failed rebuild's own
     }
     fs.syncDirectory(dir);
+    if (fs.exists(aside.resolve(SalvageRebuild.REPORT_FILE))) {
+      fs.delete(aside.resolve(SalvageRebuild.REPORT_FILE));
+    }
     fs.delete(aside);
     fs.syncDirectory(dir);
   }
@@ -301,11 +330,19 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   }
 
   /**
+   * What {@link #openRebuildingIndexSkippingDamage} skipped and could not recover, or null (no
+   * damage met, or another open).
+   */
+  public SalvageRebuild.Report skippedDamage() {
+    return skippedDamage;
+  }
+
+  /**
    * Opens (creating if needed) the store in {@code dir}; re-indexes queue records after the
    * checkpoint.
    */
   public static DocStore open(Path dir, DocStoreOptions options) throws IOException {
-    return open(dir, options, false);
+    return open(dir, options, false, false, false);
   }
 
   /**
@@ -315,21 +352,56 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
    * being asked).
    */
   public static DocStore openRebuildingIndex(Path dir, DocStoreOptions options) throws IOException {
-    return open(dir, options, true);
+    return open(dir, options, true, false, false);
   }
 
-  private static DocStore open(Path dir, DocStoreOptions options, boolean rebuildIndex)
+  /**
+   * {@link #openRebuildingIndex}, going on past damaged queue data instead of stopping at it: every
+   * record that verifies is indexed, and no document whose newest version was in a damaged stretch
+   * reads as an older version ({@link SalvageRebuild}; what was skipped and which IDs could not be
+   * recovered: {@link #skippedDamage()}, also kept in {@code index.damaged-<millis>/}{@value
+   * #SKIPPED_DAMAGE_REPORT}). The index is checkpointed at the queue's end, so later opens do not
+   * read the damage again. The last resort when no peer holds a good copy of the damaged segment.
+   *
+   * @param acceptStale serve the newest readable version of the documents the old index cannot
+   *     vouch for, instead of answering an error for them
+   */
+  public static DocStore openRebuildingIndexSkippingDamage(
+      Path dir, DocStoreOptions options, boolean acceptStale) throws IOException {
+    return open(dir, options, true, true, acceptStale);
+  }
+
+  private static DocStore open(
+      Path dir,
+      DocStoreOptions options,
+      boolean rebuildIndex,
+      boolean skipDamage,
+      boolean acceptStale)
       throws IOException {
     options.fileSystem.createDirectories(dir);
     DirectoryLock lock = DirectoryLock.acquire(dir);
     try {
+      SalvageRebuild.Report skipped = null;
+      if (skipDamage) {
+        try {
+          // Built next to the old index, which stays in place until the new one is whole.
+          skipped =
+              SalvageRebuild.build(
+                  options.fileSystem, dir, options.queueOptions, options.indexOptions, acceptStale);
+        } catch (CorruptionException c) {
+          throw rebuildStopped(dir, c, true);
+        }
+      }
       Path aside = null;
       if (rebuildIndex) {
         aside = moveDamagedIndexAside(options.fileSystem, dir, System.currentTimeMillis());
         log.warn("index moved aside to {} on request; rebuilding it from the queue", aside);
       }
       try {
-        return new DocStore(dir, options, lock, aside);
+        if (skipped != null) {
+          SalvageRebuild.install(options.fileSystem, dir, aside, skipped);
+        }
+        return new DocStore(dir, options, lock, aside, skipped);
       } catch (IOException | RuntimeException e) {
         if (aside == null) {
           throw e;
@@ -338,7 +410,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         // index it moved aside goes back, so the store opens as it did before the rebuild.
         putIndexBack(options.fileSystem, dir, aside);
         if (e instanceof CorruptionException c) {
-          throw rebuildStopped(dir, c);
+          throw rebuildStopped(dir, c, skipDamage);
         }
         throw e;
       }

@@ -42,6 +42,24 @@ public final class AtomicFiles {
   }
 
   /**
+   * Publishes a file written in full under a temp name in the target's directory (one too large to
+   * hold in memory, such as a segment copied from a peer) the same durable way: forces {@code
+   * temp}, renames it over {@code target}, fsyncs the directory. A reader sees the old file or the
+   * new one, never a mix.
+   */
+  public static void replace(FileSystem fs, Path temp, Path target) throws IOException {
+    Path dir = target.toAbsolutePath().getParent();
+    if (!temp.toAbsolutePath().getParent().equals(dir)) {
+      throw new IllegalArgumentException(temp + " is not in the directory of " + target);
+    }
+    try (WritableFile f = fs.openAppend(temp)) {
+      f.force();
+    }
+    fs.rename(temp, target);
+    fs.syncDirectory(dir);
+  }
+
+  /**
    * Reads a small state file of a fixed {@code length} whole, or returns null if there is none.
    *
    * @throws CorruptionException if the file has another size ({@code what} names it in the message)

@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       DumpCommand.class,
       VerifyCommand.class,
       RebuildIndexCommand.class,
+      RepairSegmentsCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main {

@@ -143,34 +143,90 @@ public final class RsyncPuller {
       java.nio.file.Files.setLastModifiedTime(manifest, FileTime.fromMillis(0));
     }
     long t0 = System.nanoTime();
-    // Output to a file, not a pipe: an rsync child orphaned by a kill would hold a pipe open.
-    Process p =
-        new ProcessBuilder(command())
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.to(outputFile.toFile()))
-            .start();
-    running = p;
     int code;
     try {
-      p.getOutputStream().close();
-      if (!p.waitFor(2L * timeoutSeconds + 5, TimeUnit.SECONDS)) {
-        killTree(p);
-        return new Pull(
-            false,
-            -1,
-            System.nanoTime() - t0,
-            "rsync did not finish within " + (2 * timeoutSeconds + 5) + " s");
-      }
-      code = p.exitValue();
+      code = run(command(), outputFile, timeoutSeconds, p -> running = p);
     } finally {
       running = null;
     }
+    long nanos = System.nanoTime() - t0;
+    if (code == TIMED_OUT) {
+      return new Pull(
+          false, -1, nanos, "rsync did not finish within " + (2 * timeoutSeconds + 5) + " s");
+    }
     boolean ok = code == 0 || code == PARTIAL_VANISHED;
-    if (!ok) {
+    fs.syncDirectory(target);
+    return new Pull(ok, code, nanos, ok ? "" : tail(outputFile));
+  }
+
+  /**
+   * Fetches one file of {@code source} ({@code rsync://host:port/module/}, {@code host:path/} or a
+   * local directory) with the rsync binary into {@code target}, under the same timeouts as a pull:
+   * rsync builds it in a temp file of its own next to {@code target} and renames it there. For
+   * {@code docstore repair-segments}, which verifies the copy before it uses it. The caller forces
+   * the file and its directory; rsync's output goes to {@code outputFile}.
+   *
+   * @throws IllegalStateException naming {@code scripts/install-deps} when the binary cannot run
+   */
+  public static Pull fetch(
+      String rsyncBinary,
+      String source,
+      String fileName,
+      Path target,
+      Path outputFile,
+      int timeoutSeconds)
+      throws IOException, InterruptedException {
+    String from = (source.endsWith("/") ? source : source + "/") + fileName;
+    List<String> cmd =
+        new ArrayList<>(List.of(rsyncBinary, "--times", "--timeout=" + timeoutSeconds));
+    if (from.startsWith("rsync://")) {
+      cmd.add("--contimeout=" + timeoutSeconds);
+    }
+    if (supportsFsync(rsyncBinary)) {
+      cmd.add("--fsync");
+    }
+    cmd.add(from);
+    cmd.add(target.toString());
+    long t0 = System.nanoTime();
+    int code = run(cmd, outputFile, timeoutSeconds, p -> {});
+    long nanos = System.nanoTime() - t0;
+    if (code == TIMED_OUT) {
+      return new Pull(
+          false, -1, nanos, "rsync did not finish within " + (2 * timeoutSeconds + 5) + " s");
+    }
+    return new Pull(code == 0, code, nanos, code == 0 ? "" : tail(outputFile));
+  }
+
+  /** {@link #run}'s answer when rsync did not finish in time (and was killed). */
+  private static final int TIMED_OUT = Integer.MIN_VALUE;
+
+  /**
+   * Runs one rsync command to completion, or kills it (and its forked children) after twice the I/O
+   * timeout; returns its exit code or {@link #TIMED_OUT}.
+   */
+  private static int run(
+      List<String> cmd,
+      Path outputFile,
+      int timeoutSeconds,
+      java.util.function.Consumer<Process> started)
+      throws IOException, InterruptedException {
+    // Output to a file, not a pipe: an rsync child orphaned by a kill would hold a pipe open.
+    Process p =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.to(outputFile.toFile()))
+            .start();
+    started.accept(p);
+    p.getOutputStream().close();
+    if (!p.waitFor(2L * timeoutSeconds + 5, TimeUnit.SECONDS)) {
+      killTree(p);
+      return TIMED_OUT;
+    }
+    int code = p.exitValue();
+    if (code != 0 && code != PARTIAL_VANISHED) {
       killTree(p); // the receiver's forked children, if the parent was killed
     }
-    fs.syncDirectory(target);
-    return new Pull(ok, code, System.nanoTime() - t0, ok ? "" : tail(outputFile));
+    return code;
   }
 
   private static void killTree(Process p) throws InterruptedException {

@@ -67,6 +67,18 @@ public final class QueueVerifier {
     return problems;
   }
 
+  /**
+   * Checks one segment file in full on its own, as {@link #verify} does (not its place in the chain
+   * of segments): {@code name} says which segment the file must be and whether it must be sealed,
+   * whatever the file is called (a copy being judged before it replaces a damaged one).
+   */
+  public static List<Problem> verifySegment(FileSystem fs, Path path, SegmentFileName name)
+      throws IOException {
+    List<Problem> problems = new ArrayList<>();
+    verifySegment(fs, path, name, -1, new BlockReader(64 * 1024, true), problems);
+    return problems;
+  }
+
   /** Returns the segment's last sequence, or -1 if it could not be established. */
   private static long verifySegment(
       FileSystem fs,
