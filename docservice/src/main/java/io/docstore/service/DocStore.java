@@ -74,7 +74,16 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private final StoreMetrics metrics;
   private final int maxBodyBytes;
   private final DirectoryLock lock;
+
+  /** Null when opened read-only. */
   private final ScheduledExecutorService checkpointer;
+
+  /**
+   * Opened by {@link #openReadOnly}: nothing on disk changes; writes are refused, and the queue's
+   * records past the checkpoint are indexed in memory only.
+   */
+  private final boolean readOnly;
+
   private final Object checkpointLock = new Object();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile long checkpointed;
@@ -110,9 +119,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       DocStoreOptions o,
       DirectoryLock lock,
       Path movedAside,
-      SalvageRebuild.Report skippedDamage)
+      SalvageRebuild.Report skippedDamage,
+      boolean readOnly)
       throws IOException {
     this.dir = dir;
+    this.readOnly = readOnly;
     this.skippedDamage = skippedDamage;
     this.fs = o.fileSystem;
     this.cache = o.cache;
@@ -123,13 +134,19 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     LsmIndex idx = null;
     Path rebuiltFrom = null;
     try {
-      q = DocQueue.open(dir.resolve("queue"), o.queueOptions);
+      q =
+          readOnly
+              ? DocQueue.openReadOnly(dir.resolve("queue"), o.queueOptions)
+              : DocQueue.open(dir.resolve("queue"), o.queueOptions);
       long last = q.lastSequence();
       long through = 0;
       String distrust;
       Path aside = movedAside;
       try {
-        idx = LsmIndex.open(dir.resolve("index"), o.indexOptions);
+        idx =
+            readOnly
+                ? LsmIndex.openReadOnly(dir.resolve("index"), o.indexOptions)
+                : LsmIndex.open(dir.resolve("index"), o.indexOptions);
         through = IndexCheckpoint.read(fs, dir);
         distrust =
             through > last
@@ -141,6 +158,13 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
                 : null;
       } catch (CorruptionException e) {
         distrust = "it is damaged: " + e.getMessage();
+      }
+      if (distrust != null && readOnly) {
+        throw new IOException(
+            "the index cannot be trusted ("
+                + distrust
+                + "); a read-only open does not repair it: start the server, which rebuilds it"
+                + " from the queue, or run docstore rebuild-index");
       }
       if (distrust != null) {
         closeQuietly(idx);
@@ -159,7 +183,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       rebuiltFrom = aside != movedAside ? aside : null;
       this.queue = q;
       this.index = idx;
-      this.writer = q.writer();
+      this.writer = readOnly ? null : q.writer();
       this.reader = q.reader();
       this.checkpointed = through;
       this.indexer = new Indexer(q.tailer(through + 1), idx, cache, metrics, through);
@@ -228,6 +252,10 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
             "1 while writes succeed; 0 after a write failure (reads continue; restart to recover)")
         .register(o.registry);
     StoreMeters.bind(o.registry, this, queue::stats, index::stats);
+    if (readOnly) {
+      checkpointer = null;
+      return;
+    }
     checkpointer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -371,6 +399,27 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return open(dir, options, true, true, acceptStale);
   }
 
+  /**
+   * Opens an existing store for reading without changing anything in its directory: the queue and
+   * the index are opened read-only ({@link DocQueue#openReadOnly}, {@link LsmIndex#openReadOnly}),
+   * the queue's records past the checkpoint are indexed in memory, no checkpoint is written, and
+   * writes are refused. A damaged or untrustworthy index is reported, not repaired. Takes the
+   * directory's lock, so it fails while a server has the store open. For the offline {@code get}
+   * and {@code stats}.
+   */
+  public static DocStore openReadOnly(Path dir, DocStoreOptions options) throws IOException {
+    if (!options.fileSystem.exists(dir)) {
+      throw new java.io.FileNotFoundException("no data directory " + dir);
+    }
+    DirectoryLock lock = DirectoryLock.acquire(dir);
+    try {
+      return new DocStore(dir, options, lock, null, null, true);
+    } catch (IOException | RuntimeException e) {
+      lock.close();
+      throw e;
+    }
+  }
+
   private static DocStore open(
       Path dir,
       DocStoreOptions options,
@@ -401,7 +450,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         if (skipped != null) {
           SalvageRebuild.install(options.fileSystem, dir, aside, skipped);
         }
-        return new DocStore(dir, options, lock, aside, skipped);
+        return new DocStore(dir, options, lock, aside, skipped, false);
       } catch (IOException | RuntimeException e) {
         if (aside == null) {
           throw e;
@@ -423,6 +472,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   @Override
   public List<Written> apply(List<Update> updates) throws IOException {
     ensureOpen();
+    if (readOnly) {
+      throw new IOException("the store in " + dir + " was opened read-only");
+    }
     for (Update u : updates) {
       checkId(u.id());
       if (!u.isDelete() && u.body().length > maxBodyBytes) {
@@ -644,7 +696,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
    * come). A failed fsync leaves the last durable sequence (and is sticky for writers, as always).
    */
   public long durableSequence() {
-    if (queue.options().syncPolicy().mode() == io.docstore.io.SyncPolicy.Mode.NONE
+    if (!readOnly
+        && queue.options().syncPolicy().mode() == io.docstore.io.SyncPolicy.Mode.NONE
         && queue.lastSequence() > queue.durableSequence()) {
       try {
         queue.writer().sync();
@@ -737,13 +790,17 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    if (readOnly) {
+      closeAll(null);
+      return;
+    }
+    IOException failure = null;
     checkpointer.shutdown();
     try {
       checkpointer.awaitTermination(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    IOException failure = null;
     try {
       writer.sync();
       checkpoint();
@@ -752,6 +809,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     } catch (RuntimeException e) {
       failure = new IOException("final sync or checkpoint failed", e);
     }
+    closeAll(failure);
+  }
+
+  /** Closes the indexer, the index and the queue, then the lock; throws the first failure. */
+  private void closeAll(IOException failure) throws IOException {
     try {
       for (Closeable c : new Closeable[] {indexer, index, queue}) {
         try {

@@ -30,8 +30,9 @@ final class OfflineStore {
   }
 
   /**
-   * {@link #open} for a command that only reads (get, stats): refuses a directory that holds no
-   * docstore data rather than creating a store there.
+   * For a command that only reads (get, stats): opens the store read-only ({@link
+   * DocStore#openReadOnly}: nothing in the directory changes), and refuses a directory that holds
+   * no docstore data rather than creating a store there.
    */
   static DocStore openExisting(DocstoreConfig cfg) throws IOException {
     Path queue = cfg.dataDir().resolve("queue");
@@ -45,7 +46,7 @@ final class OfflineStore {
       throw new java.io.FileNotFoundException(
           "no docstore data under " + cfg.dataDir() + " (no queue segments in " + queue + ")");
     }
-    return open(cfg);
+    return withHint(() -> DocStore.openReadOnly(cfg.dataDir(), storeOptions(cfg)));
   }
 
   /** The store's options for an offline command. */
