@@ -20,6 +20,7 @@ import io.docstore.service.store.CachedReads;
 import io.docstore.service.store.CheckpointFormat;
 import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.service.store.Indexer;
+import io.docstore.service.store.LiveRecords;
 import io.docstore.service.store.SalvageRebuild;
 import io.docstore.service.store.StoreMetrics;
 import io.micrometer.core.instrument.Gauge;
@@ -77,6 +78,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
 
   /** Null when opened read-only. */
   private final ScheduledExecutorService checkpointer;
+
+  /** Live records per queue segment: what space reclamation could give back. */
+  private final LiveRecords liveRecords;
 
   /**
    * Opened by {@link #openReadOnly}: nothing on disk changes; writes are refused, and the queue's
@@ -186,7 +190,14 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       this.writer = readOnly ? null : q.writer();
       this.reader = q.reader();
       this.checkpointed = through;
-      this.indexer = new Indexer(q.tailer(through + 1), idx, cache, metrics, through);
+      long scanStart = System.nanoTime();
+      this.liveRecords = LiveRecords.scan(idx);
+      log.info(
+          "counted {} live records over {} segments in {} ms",
+          liveRecords.total(),
+          q.segmentCount(),
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - scanStart));
+      this.indexer = new Indexer(q.tailer(through + 1), idx, cache, metrics, through, liveRecords);
       this.reads =
           new CachedReads(
               cache,
@@ -246,6 +257,19 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         .description(
             "1 if the index was found damaged at open and rebuilt from the queue (the damaged files are in"
                 + " index.damaged-*/ of the data directory)")
+        .register(o.registry);
+    Gauge.builder("docstore.queue.live.records", liveRecords, LiveRecords::total)
+        .description(
+            "Queue records the index points to (current versions); the rest of the queue is garbage"
+                + " that space reclamation can give back")
+        .register(o.registry);
+    Gauge.builder(
+            "docstore.queue.space.amplification",
+            this,
+            s -> ((Number) s.space().get("spaceAmplification")).doubleValue())
+        .description(
+            "Queue bytes on disk over the bytes of its live records (estimated per segment from its"
+                + " live share); 0 when nothing is live")
         .register(o.registry);
     Gauge.builder("docstore.writable", this, s -> s.writeFailure == null ? 1 : 0)
         .description(
@@ -736,11 +760,64 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     }
     m.put("segments", queue.segmentCount());
     m.put("segmentBytes", queue.segmentBytes());
+    m.put("space", space());
     m.put("queue", queue.stats());
     m.put("index", index.stats());
     m.put("cache", cache.stats());
     m.put("cacheHitRatio", cache.stats().hitRatio());
     return m;
+  }
+
+  /**
+   * The queue's garbage, for {@code /stats} and {@code docstore stats}: records and live records
+   * over every segment, the space amplification (stored bytes over live stored bytes, estimated per
+   * segment from its live share) and the sealed segments with the most garbage.
+   */
+  public Map<String, Object> space() {
+    List<LiveRecords.SegmentLiveness> segments = liveRecords.of(queue.segmentSummaries());
+    long records = 0;
+    long live = 0;
+    long bytes = 0;
+    long liveBytes = 0;
+    for (LiveRecords.SegmentLiveness s : segments) {
+      records += s.segment().records();
+      live += s.liveRecords();
+      bytes += s.segment().blockBytes();
+      liveBytes += s.liveBytesEstimate();
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("records", records);
+    m.put("liveRecords", live);
+    m.put("bytes", bytes);
+    m.put("liveBytesEstimate", liveBytes);
+    m.put("spaceAmplification", liveBytes == 0 ? 0.0 : (double) bytes / liveBytes);
+    List<Map<String, Object>> worst = new ArrayList<>();
+    segments.stream()
+        .filter(s -> s.segment().sealed())
+        .sorted(java.util.Comparator.comparingDouble(LiveRecords.SegmentLiveness::liveFraction))
+        .limit(10)
+        .forEach(
+            s -> {
+              Map<String, Object> e = new LinkedHashMap<>();
+              e.put("segment", s.segment().number());
+              e.put("records", s.segment().records());
+              e.put("liveRecords", s.liveRecords());
+              e.put("bytes", s.segment().blockBytes());
+              e.put("liveBytesEstimate", s.liveBytesEstimate());
+              worst.add(e);
+            });
+    m.put("mostGarbage", worst);
+    return m;
+  }
+
+  /** Live records per queue segment. */
+  public LiveRecords liveRecords() {
+    return liveRecords;
+  }
+
+  /** The queue's segments now, oldest first. */
+  public List<io.docstore.queue.SegmentSummary> queueSegments() {
+    return queue.segmentSummaries();
   }
 
   /**

@@ -269,6 +269,21 @@ public final class DocQueue implements java.io.Closeable {
     return readOnly;
   }
 
+  /** The segments of the queue now, oldest first. */
+  public java.util.List<SegmentSummary> segmentSummaries() {
+    java.util.List<SegmentSummary> out = new java.util.ArrayList<>();
+    for (SegmentInfo s : segments.all()) {
+      out.add(
+          new SegmentSummary(
+              s.number(),
+              s.baseSequence(),
+              s.lastSequence(),
+              s.blocksEnd() - io.docstore.queue.format.SegmentFormat.HEADER_LENGTH,
+              s.sealed()));
+    }
+    return out;
+  }
+
   /** Segment files of the queue now (sealed and active). */
   public int segmentCount() {
     return segments.count();

@@ -7,6 +7,7 @@ import io.docstore.queue.QueueTailer;
 import io.docstore.service.cache.DocCache;
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -36,6 +37,24 @@ public final class Indexer implements Closeable {
   private final QueueRecord[] batch = new QueueRecord[BATCH];
   private volatile long appliedThrough;
 
+  /** Live records per segment, kept up to date with each batch; null when not counted. */
+  private final LiveRecords liveRecords;
+
+  /** What each entry of the batch replaces (for {@link #liveRecords}). */
+  private final long[] previous = new long[BATCH];
+
+  /**
+   * The batch's IDs seen so far and their newest value, so a second record of an ID in one batch
+   * replaces the first, not what the index held before the batch: open addressing, reset by a new
+   * stamp per batch, no allocation.
+   */
+  private static final int SEEN = 4 * BATCH;
+
+  private final long[] seenIds = new long[SEEN];
+  private final long[] seenValues = new long[SEEN];
+  private final int[] seenStamps = new int[SEEN];
+  private int stamp;
+
   /**
    * Records read from the tailer into {@link #batch} but not yet applied: the index refused them (a
    * full disk), so the next {@link #catchUpTo} applies them first instead of skipping them.
@@ -45,13 +64,17 @@ public final class Indexer implements Closeable {
   /**
    * @param tailer positioned at {@code appliedThrough + 1}
    * @param appliedThrough the sequence already reflected in the index (the checkpoint)
+   * @param liveRecords the live records per segment to keep up to date (counted from {@code
+   *     index}), or null
    */
   public Indexer(
       QueueTailer tailer,
       LsmIndex index,
       DocCache cache,
       StoreMetrics metrics,
-      long appliedThrough) {
+      long appliedThrough,
+      LiveRecords liveRecords) {
+    this.liveRecords = liveRecords;
     this.tailer = tailer;
     this.index = index;
     this.cache = cache;
@@ -139,8 +162,14 @@ public final class Indexer implements Closeable {
       ids[i] = r.id();
       values[i] = r.op() == Op.DELETE ? LsmIndex.DELETED : r.address();
     }
+    if (liveRecords != null) {
+      lookUpPrevious(n);
+    }
     index.putAll(ids, values, n); // on failure the batch stays pending for the next call
     pending = 0;
+    if (liveRecords != null) {
+      liveRecords.replaced(previous, values, n);
+    }
     long now = System.currentTimeMillis();
     for (int i = 0; i < n; i++) {
       QueueRecord r = batch[i];
@@ -153,6 +182,37 @@ public final class Indexer implements Closeable {
     if (n > 0) {
       appliedThrough += n;
     }
+  }
+
+  /**
+   * Fills {@link #previous} with what each of the batch's {@code n} entries replaces: the value of
+   * the same ID earlier in the batch, else the index's (one lookup per ID of the batch).
+   */
+  private void lookUpPrevious(int n) throws IOException {
+    if (++stamp == 0) {
+      Arrays.fill(seenStamps, 0);
+      stamp = 1;
+    }
+    for (int i = 0; i < n; i++) {
+      long id = ids[i];
+      int slot = (int) (mix(id) & (SEEN - 1));
+      while (seenStamps[slot] == stamp && seenIds[slot] != id) {
+        slot = (slot + 1) & (SEEN - 1);
+      }
+      if (seenStamps[slot] == stamp) {
+        previous[i] = seenValues[slot];
+      } else {
+        previous[i] = index.get(id);
+        seenStamps[slot] = stamp;
+        seenIds[slot] = id;
+      }
+      seenValues[slot] = values[i];
+    }
+  }
+
+  private static long mix(long id) {
+    long h = id * 0x9E3779B97F4A7C15L;
+    return h ^ (h >>> 29);
   }
 
   @Override

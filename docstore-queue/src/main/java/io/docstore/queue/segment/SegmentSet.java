@@ -50,6 +50,11 @@ public final class SegmentSet {
     return found != null ? found : first();
   }
 
+  /** Every segment, oldest first (a copy). */
+  public java.util.List<SegmentInfo> all() {
+    return java.util.List.copyOf(byNumber.values());
+  }
+
   /** Segments (sealed and active). */
   public int count() {
     return byNumber.size();
