@@ -324,6 +324,66 @@ class WalWritebackTest {
    * back in any order, is a torn tail; were the new WAL created first, the old one would be an
    * older WAL with damage, which is corruption.
    */
+  /**
+   * Under policy none (the store's index) a rotation closes the old WAL without a force; the
+   * store's checkpoint calls {@code sync}, which must then force those older WALs too: an older WAL
+   * must be whole, and otherwise a power loss right after the checkpoint may write back its pages
+   * out of order, and the index would not open (the store would then rebuild it from the queue).
+   * Flushes are made to fail here, so the rotated WALs stay.
+   */
+  @Test
+  void aSyncUnderPolicyNoneForcesTheWalsRotationsClosed() throws Exception {
+    for (long seed = 1; seed <= 8; seed++) {
+      Path dir = tmp.resolve("none-" + seed);
+      FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+      AtomicBoolean dead = new AtomicBoolean();
+      FileSystem process =
+          new InterceptingFileSystem(
+              fs,
+              (op, p) -> {
+                if (dead.get() || (op == Op.CREATE && p.toString().endsWith(".idx"))) {
+                  throw new IOException("no table is written in this test: " + p);
+                }
+              });
+      LsmIndex index =
+          LsmIndex.open(
+              dir,
+              IndexOptions.builder()
+                  .fileSystem(process)
+                  .syncPolicy(SyncPolicy.NONE)
+                  .memTableBytes(64 * 1024)
+                  .bloomMemoryBytes(64 * 1024)
+                  .build());
+      Map<Long, Long> synced = new HashMap<>();
+      long[] ids = new long[1000];
+      long[] values = new long[ids.length];
+      for (int round = 0; round < 3; round++) { // about one rotation per round
+        for (int i = 0; i < ids.length; i++) {
+          ids[i] = round * 100_000L + i;
+          values[i] = round + 1;
+          synced.put(ids[i], values[i]);
+        }
+        index.putAll(ids, values, ids.length);
+      }
+      index.sync(); // what the store's checkpoint does
+      assertThat(walCount(dir)).as("WALs kept by the failing flushes").isGreaterThan(1);
+      powerLoss(fs, dead, index, Writeback.random(seed));
+      try (LsmIndex reopened = LsmIndex.open(dir, options(fs, SyncPolicy.NONE))) {
+        for (Map.Entry<Long, Long> e : synced.entrySet()) {
+          assertThat(reopened.get(e.getKey()))
+              .as("seed %d, id %d", seed, e.getKey())
+              .isEqualTo(e.getValue());
+        }
+      }
+    }
+  }
+
+  private static long walCount(Path dir) throws IOException {
+    try (var files = java.nio.file.Files.list(dir)) {
+      return files.filter(p -> p.toString().endsWith(".wal")).count();
+    }
+  }
+
   @Test
   void aPowerLossDuringARotationLeavesNoDamagedOlderWal() throws Exception {
     int pages = -1;

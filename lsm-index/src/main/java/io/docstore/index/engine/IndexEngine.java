@@ -64,6 +64,13 @@ public final class IndexEngine implements java.io.Closeable {
   /** WAL files on disk, by number; guarded by stateLock. */
   final TreeSet<Long> walFiles = new TreeSet<>();
 
+  /**
+   * WALs a rotation closed without a force (policy none), until {@link #sync} forces them or their
+   * table's flush deletes them; guarded by stateLock. A sync (the store's checkpoint) covers every
+   * put before it only if these are on disk too.
+   */
+  private final TreeSet<Path> unforcedWals = new TreeSet<>();
+
   private final ScheduledThreadPoolExecutor background;
   private final ScheduledThreadPoolExecutor bloomTask;
   final Flusher flusher;
@@ -396,6 +403,11 @@ public final class IndexEngine implements java.io.Closeable {
       throw e;
     }
     counters.walBytesWritten.addAndGet(old.size());
+    if (options.syncPolicy().mode() == SyncPolicy.Mode.NONE) {
+      synchronized (stateLock) {
+        unforcedWals.add(old.path());
+      }
+    }
     wal = created;
     synchronized (stateLock) {
       walFiles.add(number);
@@ -504,9 +516,33 @@ public final class IndexEngine implements java.io.Closeable {
       checkOpen();
       if (!readOnly) {
         wal.sync();
+        forceRotatedWals();
       }
     } finally {
       writeLock.unlock();
+    }
+  }
+
+  /**
+   * Forces the WALs rotations closed unforced (policy none), so that after a sync every older WAL
+   * is whole on disk, as recovery requires of any WAL but the newest: without it a power loss could
+   * write back their pages out of order and the index would not open. A WAL its flush deleted
+   * meanwhile needs nothing.
+   */
+  private void forceRotatedWals() throws IOException {
+    List<Path> toForce;
+    synchronized (stateLock) {
+      toForce = new ArrayList<>(unforcedWals);
+    }
+    for (Path p : toForce) {
+      try (io.docstore.io.WritableFile f = options.fileSystem().openAppend(p)) {
+        f.force();
+      } catch (java.nio.file.NoSuchFileException flushedAndDeleted) {
+        // its entries are in a table now
+      }
+      synchronized (stateLock) {
+        unforcedWals.remove(p);
+      }
     }
   }
 
