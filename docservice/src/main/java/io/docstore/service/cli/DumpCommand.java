@@ -41,6 +41,36 @@ final class DumpCommand implements Callable<Integer> {
           "Index tables and WALs: list at most this many entries (default ${DEFAULT-VALUE}).")
   long maxEntries;
 
+  /**
+   * For a segment of a data directory: how many of its records are live (the index points to them),
+   * from the store opened read-only; or why that cannot be said now.
+   */
+  private void printLiveness(long segment) {
+    Path queue = file.toAbsolutePath().getParent();
+    Path data = queue.getParent();
+    if (!queue.getFileName().toString().equals("queue")
+        || data == null
+        || !Files.isDirectory(data.resolve("index"))) {
+      return;
+    }
+    try (io.docstore.service.DocStore store =
+        io.docstore.service.DocStore.openReadOnly(
+            data, OfflineStore.storeOptions(OfflineStore.config(null, data)))) {
+      for (io.docstore.queue.SegmentSummary s : store.queueSegments()) {
+        if (s.number() == segment) {
+          long live = store.liveRecords().live(segment);
+          System.out.printf(
+              "live records: %d of %d (%.1f%% garbage: overwritten versions and deletes)%n",
+              live,
+              s.records(),
+              s.records() == 0 ? 0.0 : 100.0 * (s.records() - live) / s.records());
+        }
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      System.out.println("live records: not known (" + e.getMessage() + ")");
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
     if (!Files.isRegularFile(file)) {
@@ -49,7 +79,9 @@ final class DumpCommand implements Callable<Integer> {
     }
     FileSystem fs = FileSystem.real();
     if (SegmentFileName.parse(file).isPresent()) {
-      return SegmentDump.dump(fs, file, System.out, !noRecords) ? 0 : 1;
+      boolean ok = SegmentDump.dump(fs, file, System.out, !noRecords);
+      printLiveness(SegmentFileName.parse(file).get().segment());
+      return ok ? 0 : 1;
     }
     String name = file.getFileName().toString();
     Path dir = file.toAbsolutePath().getParent();

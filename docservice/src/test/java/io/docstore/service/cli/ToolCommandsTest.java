@@ -104,6 +104,32 @@ class ToolCommandsTest {
     assertThat(r.out()).containsIgnoringCase("block").contains("seq");
   }
 
+  @Test
+  void dumpOfAStoresSegmentSaysHowManyOfItsRecordsAreLive() throws IOException {
+    Path store = data.resolve("store");
+    try (io.docstore.service.DocStore s =
+        io.docstore.service.DocStore.open(
+            store,
+            io.docstore.service.DocStoreOptions.builder(
+                    new io.docstore.service.cache.OffHeapDocCache(1 << 20))
+                .build())) {
+      for (long id = 0; id < 100; id++) {
+        s.put(id, ("{\"v\":1,\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8));
+      }
+      for (long id = 0; id < 50; id++) {
+        s.put(id, ("{\"v\":2,\"id\":" + id + "}").getBytes(StandardCharsets.UTF_8));
+      }
+      for (long id = 90; id < 100; id++) {
+        s.delete(id);
+      }
+    }
+    Path segment = segments(store.resolve("queue")).get(0);
+    Run r = run("dump", segment.toString(), "--no-records");
+    assertThat(r.exit()).as(r.out()).isZero();
+    // 160 records: 100 first versions (50 overwritten, 10 deleted), 50 second versions, 10 deletes.
+    assertThat(r.out()).contains("live records: 90 of 160 (43.8% garbage");
+  }
+
   private Path fillIndex() throws IOException {
     Path indexDir = data.resolve("index");
     try (LsmIndex index =
