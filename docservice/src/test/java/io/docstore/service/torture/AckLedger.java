@@ -43,11 +43,17 @@ final class AckLedger {
 
     /** The hash of the write begun last (null = delete): what an acknowledgement acknowledges. */
     byte[] current;
+
+    /** Every version acknowledged before the current one (first 8 bytes of its hash). */
+    final java.util.Set<Long> older = new java.util.HashSet<>();
   }
 
   private final Map<Long, Entry> entries = new ConcurrentHashMap<>();
   private final AtomicLong acknowledged = new AtomicLong();
   private final List<String> failures = new ArrayList<>();
+
+  /** Of the failures, those that served an older version of a document or a deleted one. */
+  private final AtomicLong resurrected = new AtomicLong();
 
   /** Call before sending a write of {@code body} ({@code null} = delete) for {@code id}. */
   void begin(long id, byte[] body) {
@@ -63,6 +69,9 @@ final class AckLedger {
   /** Call when the write begun for {@code id} was acknowledged at {@code seq}. */
   void ack(long id, long seq) {
     Entry e = entries.get(id);
+    if (e.acked != null && e.acked.hash() != null) {
+      e.older.add(prefix(e.acked.hash()));
+    }
     e.acked = new Version(seq, e.current);
     e.pending.clear();
     e.pendingDelete = false;
@@ -133,8 +142,13 @@ final class AckLedger {
             e.acked = new Version(r.seq(), h);
           }
         } else {
+          boolean older = e.older.contains(prefix(h));
+          if (older) {
+            resurrected.incrementAndGet();
+          }
           problem =
-              "served seq "
+              (older ? "resurrected: " : "")
+                  + "served seq "
                   + r.seq()
                   + " ("
                   + r.body().length
@@ -160,6 +174,23 @@ final class AckLedger {
       }
     }
     return ok;
+  }
+
+  /**
+   * Of the {@link #failures}, those where a read served a version acknowledged before the last
+   * one (an overwritten version, or one a delete removed): a resurrection, not a loss.
+   */
+  long resurrected() {
+    return resurrected.get();
+  }
+
+  /** The {@link #failures} that are not resurrections: acknowledged versions gone or damaged. */
+  long lost() {
+    return failures().size() - resurrected.get();
+  }
+
+  private static long prefix(byte[] hash) {
+    return java.nio.ByteBuffer.wrap(hash).getLong();
   }
 
   /** Losses found by {@link #check} so far (at most the first 20 are worth printing). */

@@ -133,13 +133,12 @@ class TortureDiskTest {
     } finally {
       s.stop();
     }
-    new Verdict(
+    Verdict.of(
             "disk-full (" + mode + ")",
             1,
             1,
-            ledger.acknowledged(),
+            ledger,
             verified,
-            ledger.failures().size(),
             recovery,
             "writes_resume="
                 + resumed
@@ -238,13 +237,12 @@ class TortureDiskTest {
     } finally {
       s.stop();
     }
-    new Verdict(
+    Verdict.of(
             "fsync-failure (seam)",
             1,
             1,
-            ledger.acknowledged(),
+            ledger,
             verified,
-            ledger.failures().size(),
             recovery,
             "seed=" + seed)
         .print();

@@ -88,13 +88,12 @@ class TortureKillPointTest {
           .isGreaterThanOrEqualTo(20);
       verified += ledger.check(new HttpReader(serve.readUrl));
     }
-    new Verdict(
+    Verdict.of(
             "killpoint " + killPoint,
             1,
             1,
-            ledger.acknowledged(),
+            ledger,
             verified,
-            ledger.failures().size(),
             recovery,
             "died_after_ms=" + deathMillis + " seed=" + seed)
         .print();

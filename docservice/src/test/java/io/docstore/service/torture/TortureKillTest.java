@@ -67,13 +67,12 @@ class TortureKillTest {
             .isGreaterThan(ackedBefore);
       }
     }
-    new Verdict(
+    Verdict.of(
             "kill9-random",
             iterations,
             kills,
-            ledger.acknowledged(),
+            ledger,
             verified,
-            ledger.failures().size(),
             recoveryMax,
             "ids=" + ledger.ids() + " seed=" + seed)
         .print();

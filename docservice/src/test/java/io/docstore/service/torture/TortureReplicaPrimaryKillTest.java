@@ -123,13 +123,12 @@ class TortureReplicaPrimaryKillTest {
         r.close();
       }
     }
-    new Verdict(
+    Verdict.of(
             "primary-kill9-replicas",
             kills,
             kills,
-            ledger.acknowledged(),
+            ledger,
             verified,
-            ledger.failures().size(),
             recoveryMax,
             "replicas=2 ids="
                 + ledger.ids()

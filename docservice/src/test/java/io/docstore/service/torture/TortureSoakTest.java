@@ -150,13 +150,12 @@ class TortureSoakTest {
     long writesTotal = samples.stream().mapToLong(s -> s[1]).sum();
     long readsTotal = samples.stream().mapToLong(s -> s[2]).sum();
     long span = (long) samples.size() * WINDOW_SECONDS;
-    new Verdict(
+    Verdict.of(
             "soak",
             samples.size(),
             0,
-            ledger.acknowledged(),
+            ledger,
             verified,
-            ledger.failures().size(),
             0,
             "seconds="
                 + span

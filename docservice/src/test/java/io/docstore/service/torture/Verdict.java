@@ -12,19 +12,56 @@ record Verdict(
     long acknowledged,
     long verified,
     long lost,
+    long resurrected,
     long recoveryMillis,
     String extra) {
 
+  /** A scenario without a ledger of versions: it counts failures, not resurrections. */
+  Verdict(
+      String scenario,
+      int iterations,
+      long faults,
+      long acknowledged,
+      long verified,
+      long lost,
+      long recoveryMillis,
+      String extra) {
+    this(scenario, iterations, faults, acknowledged, verified, lost, -1, recoveryMillis, extra);
+  }
+
+  /** A scenario checked by {@code ledger}: its losses and resurrections counted apart. */
+  static Verdict of(
+      String scenario,
+      int iterations,
+      long faults,
+      AckLedger ledger,
+      long verified,
+      long recoveryMillis,
+      String extra) {
+    return new Verdict(
+        scenario,
+        iterations,
+        faults,
+        ledger.acknowledged(),
+        verified,
+        ledger.lost(),
+        ledger.resurrected(),
+        recoveryMillis,
+        extra);
+  }
+
   String line() {
     return String.format(
-        "TORTURE %-22s %s iterations=%d faults=%d acknowledged=%d verified=%d lost=%d recovery_max_ms=%d%s",
+        "TORTURE %-22s %s iterations=%d faults=%d acknowledged=%d verified=%d lost=%d%s"
+            + " recovery_max_ms=%d%s",
         scenario,
-        lost == 0 ? "PASS" : "FAIL",
+        lost == 0 && resurrected <= 0 ? "PASS" : "FAIL",
         iterations,
         faults,
         acknowledged,
         verified,
         lost,
+        resurrected < 0 ? "" : " resurrected=" + resurrected,
         recoveryMillis,
         extra.isEmpty() ? "" : " " + extra);
   }
