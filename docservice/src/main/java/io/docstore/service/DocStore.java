@@ -146,12 +146,16 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       long through = 0;
       String distrust;
       Path aside = movedAside;
+      LiveRecords counted = null;
       try {
         idx =
             readOnly
                 ? LsmIndex.openReadOnly(dir.resolve("index"), o.indexOptions)
                 : LsmIndex.open(dir.resolve("index"), o.indexOptions);
         through = IndexCheckpoint.read(fs, dir);
+        // Counting the live records reads every page of the index: a damaged page is found here,
+        // at open, and repaired like any damage found at open (rebuilt from the queue).
+        counted = countLive(idx, q);
         distrust =
             through > last
                 ? "its checkpoint says sequence "
@@ -181,6 +185,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
             aside);
         idx = LsmIndex.open(dir.resolve("index"), o.indexOptions);
         through = IndexCheckpoint.read(fs, dir);
+        counted = countLive(idx, q);
       }
       this.indexMovedAside = aside;
       // Moved aside here because it was damaged (an asked-for rebuild is undone by the caller).
@@ -190,13 +195,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       this.writer = readOnly ? null : q.writer();
       this.reader = q.reader();
       this.checkpointed = through;
-      long scanStart = System.nanoTime();
-      this.liveRecords = LiveRecords.scan(idx);
-      log.info(
-          "counted {} live records over {} segments in {} ms",
-          liveRecords.total(),
-          q.segmentCount(),
-          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - scanStart));
+      this.liveRecords = counted;
       this.indexer = new Indexer(q.tailer(through + 1), idx, cache, metrics, through, liveRecords);
       this.reads =
           new CachedReads(
@@ -290,6 +289,18 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     long every = o.checkpointInterval.toMillis();
     checkpointer.scheduleWithFixedDelay(
         this::checkpointQuietly, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  /** Counts the live records per segment from {@code index} (one scan of it), and logs it. */
+  private static LiveRecords countLive(LsmIndex index, DocQueue queue) throws IOException {
+    long t0 = System.nanoTime();
+    LiveRecords counted = LiveRecords.scan(index);
+    log.info(
+        "counted {} live records over {} segments in {} ms",
+        counted.total(),
+        queue.segmentCount(),
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+    return counted;
   }
 
   /**

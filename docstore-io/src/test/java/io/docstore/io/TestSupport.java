@@ -67,4 +67,37 @@ public final class TestSupport {
     p.destroyForcibly();
     p.waitFor();
   }
+
+  /**
+   * Every regular file under {@code dir} (lock files aside) as "relative-path size
+   * last-modified-millis sha256", sorted: equal lists mean nothing in the directory changed.
+   */
+  public static List<String> fileDigests(Path dir) throws java.io.IOException {
+    try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(dir)) {
+      List<String> out = new java.util.ArrayList<>();
+      for (Path p : files.filter(java.nio.file.Files::isRegularFile).toList()) {
+        if (p.getFileName().toString().equals("LOCK")) {
+          continue;
+        }
+        byte[] digest;
+        try {
+          digest =
+              java.security.MessageDigest.getInstance("SHA-256")
+                  .digest(java.nio.file.Files.readAllBytes(p));
+        } catch (java.security.NoSuchAlgorithmException e) {
+          throw new IllegalStateException(e);
+        }
+        out.add(
+            dir.relativize(p)
+                + " "
+                + java.nio.file.Files.size(p)
+                + " "
+                + java.nio.file.Files.getLastModifiedTime(p).toMillis()
+                + " "
+                + java.util.HexFormat.of().formatHex(digest));
+      }
+      out.sort(null);
+      return out;
+    }
+  }
 }

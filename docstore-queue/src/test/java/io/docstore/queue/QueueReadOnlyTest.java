@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.docstore.io.SyncPolicy;
+import io.docstore.io.TestSupport;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -41,26 +40,8 @@ class QueueReadOnlyTest {
     }
   }
 
-  /** Every file of the directory with a digest of its bytes, the lock file aside. */
-  private List<String> snapshot() throws Exception {
-    try (var files = Files.list(dir)) {
-      return files
-          .filter(p -> !p.getFileName().toString().equals("LOCK"))
-          .sorted()
-          .map(
-              p -> {
-                try {
-                  return p.getFileName()
-                      + " "
-                      + HexFormat.of()
-                          .formatHex(
-                              MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p)));
-                } catch (Exception e) {
-                  throw new IllegalStateException(e);
-                }
-              })
-          .toList();
-    }
+  private List<String> snapshot() throws IOException {
+    return TestSupport.fileDigests(dir);
   }
 
   private static void readsAll(DocQueue q, int records) throws IOException {

@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.docstore.io.SyncPolicy;
+import io.docstore.io.TestSupport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -28,25 +27,8 @@ class IndexReadOnlyTest {
     return IndexOptions.builder().syncPolicy(SyncPolicy.ALWAYS).memTableBytes(16 * 1024).build();
   }
 
-  private List<String> snapshot() throws Exception {
-    try (var files = Files.list(dir)) {
-      return files
-          .filter(p -> !p.getFileName().toString().equals("LOCK"))
-          .sorted()
-          .map(
-              p -> {
-                try {
-                  return p.getFileName()
-                      + " "
-                      + HexFormat.of()
-                          .formatHex(
-                              MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(p)));
-                } catch (Exception e) {
-                  throw new IllegalStateException(e);
-                }
-              })
-          .toList();
-    }
+  private List<String> snapshot() throws java.io.IOException {
+    return TestSupport.fileDigests(dir);
   }
 
   @Test

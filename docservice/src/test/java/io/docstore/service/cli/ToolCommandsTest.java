@@ -271,29 +271,8 @@ class ToolCommandsTest {
     assertThat(empty).doesNotExist();
   }
 
-  /** Every file under {@code dir} with its size, its last-modified time and a digest of it. */
+  /** Every file under {@code dir} (lock files aside) with its size, time and digest. */
   private static List<String> tree(Path dir) throws IOException {
-    try (var s = Files.walk(dir)) {
-      return s.filter(Files::isRegularFile)
-          .map(
-              p -> {
-                try {
-                  return dir.relativize(p)
-                      + " "
-                      + p.toFile().length()
-                      + " "
-                      + Files.getLastModifiedTime(p).toMillis()
-                      + " "
-                      + java.util.HexFormat.of()
-                          .formatHex(
-                              java.security.MessageDigest.getInstance("SHA-256")
-                                  .digest(Files.readAllBytes(p)));
-                } catch (IOException | java.security.NoSuchAlgorithmException e) {
-                  throw new IllegalStateException(e);
-                }
-              })
-          .sorted()
-          .toList();
-    }
+    return io.docstore.io.TestSupport.fileDigests(dir);
   }
 }

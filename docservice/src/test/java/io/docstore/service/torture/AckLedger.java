@@ -177,8 +177,8 @@ final class AckLedger {
   }
 
   /**
-   * Of the {@link #failures}, those where a read served a version acknowledged before the last
-   * one (an overwritten version, or one a delete removed): a resurrection, not a loss.
+   * Of the {@link #failures}, those where a read served a version acknowledged before the last one
+   * (an overwritten version, or one a delete removed): a resurrection, not a loss.
    */
   long resurrected() {
     return resurrected.get();

@@ -237,15 +237,7 @@ class TortureDiskTest {
     } finally {
       s.stop();
     }
-    Verdict.of(
-            "fsync-failure (seam)",
-            1,
-            1,
-            ledger,
-            verified,
-            recovery,
-            "seed=" + seed)
-        .print();
+    Verdict.of("fsync-failure (seam)", 1, 1, ledger, verified, recovery, "seed=" + seed).print();
     assertThat(ledger.failures()).isEmpty();
   }
 
