@@ -50,6 +50,9 @@ public final class Service implements Closeable {
   private volatile boolean ready;
   private volatile boolean closed;
 
+  /** Set by {@link #close}: {@code /readyz} says "draining" during the drain period. */
+  private volatile boolean draining;
+
   private Service(DocstoreConfig config) throws IOException, InterruptedException {
     this.config = config;
     this.registry = Metrics.newRegistry();
@@ -104,7 +107,7 @@ public final class Service implements Closeable {
                       config.bulkMaxLines(),
                       config.adminToken(),
                       this::stats,
-                      () -> ready,
+                      this::notReady,
                       registry))
               .start();
       if (config.inboxDir() != null) {
@@ -278,6 +281,11 @@ public final class Service implements Closeable {
     return ready;
   }
 
+  /** Why {@code /readyz} answers 503 now ("starting", "draining"), or null when ready. */
+  private String notReady() {
+    return ready ? null : draining ? "draining" : "starting";
+  }
+
   /**
    * Graceful stop within the configured shutdown timeout: not ready, stop the inbox and the admin
    * port (no new writes), drain and stop the read port, then sync and close the store and the
@@ -290,6 +298,18 @@ public final class Service implements Closeable {
     }
     closed = true;
     ready = false;
+    draining = true;
+    Duration drain = config.drainPeriod();
+    if (!drain.isZero()) {
+      // Load balancers see /readyz go 503 and stop sending requests while every port still
+      // answers; only then do the ports close.
+      log.info("draining for {} before closing the ports (/readyz answers 503)", drain);
+      try {
+        Thread.sleep(drain.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     Duration grace = config.shutdownTimeout();
     long t0 = System.nanoTime();
     if (inbox != null) {

@@ -79,6 +79,7 @@ public final class DocstoreConfig {
   private final Path inboxDir;
   private final Duration inboxPollInterval;
   private final Duration shutdownTimeout;
+  private final Duration drainPeriod;
   private final Duration replicationManifestInterval;
   private final MemoryLimit memoryLimit;
 
@@ -166,6 +167,10 @@ public final class DocstoreConfig {
     inboxDir = inbox.isBlank() ? null : Path.of(inbox);
     inboxPollInterval = r.positiveDuration("inbox.poll-interval");
     shutdownTimeout = r.positiveDuration("shutdown-timeout");
+    drainPeriod = r.get("drain-period", c::getDuration);
+    if (drainPeriod.isNegative()) {
+      throw new ConfigError(ROOT + ".drain-period", "must be 0 (none) or positive");
+    }
     replicationManifestInterval = r.get("replication.manifest-interval", c::getDuration);
     if (replicationManifestInterval.isNegative()) {
       throw new ConfigError(ROOT + ".replication.manifest-interval", "must be 0 (off) or positive");
@@ -509,6 +514,14 @@ public final class DocstoreConfig {
 
   public Duration shutdownTimeout() {
     return shutdownTimeout;
+  }
+
+  /**
+   * How long {@code /readyz} answers 503 "draining" on SIGTERM before any port closes ({@code
+   * drain-period}; 0: none).
+   */
+  public Duration drainPeriod() {
+    return drainPeriod;
   }
 
   /** How often the replication manifest is updated; zero: not published. */

@@ -20,7 +20,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +43,8 @@ public final class AdminRoutes implements Routes {
   /**
    * @param token empty for no authentication
    * @param stats the {@code /stats} document (serialised with Jackson)
-   * @param ready whether {@code /readyz} answers 200
+   * @param notReady null while {@code /readyz} answers 200, else the status its 503 gives ({@code
+   *     "starting"}, {@code "draining"})
    */
   public AdminRoutes(
       DocumentSink sink,
@@ -52,13 +52,13 @@ public final class AdminRoutes implements Routes {
       int bulkMaxLines,
       String token,
       Supplier<Object> stats,
-      BooleanSupplier ready,
+      Supplier<String> notReady,
       PrometheusMeterRegistry registry) {
     this.sink = sink;
     this.parser = parser;
     this.bulkMaxLines = bulkMaxLines;
     this.token = new AdminToken(token);
-    this.health = new HealthRoutes(stats, () -> ready.getAsBoolean() ? null : "starting", registry);
+    this.health = new HealthRoutes(stats, notReady, registry);
   }
 
   @Override

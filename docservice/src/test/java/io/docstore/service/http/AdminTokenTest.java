@@ -10,7 +10,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** With an admin token configured, every admin request needs it; the read port never does. */
+/**
+ * With an admin token configured, every admin request needs it, except GET and HEAD of the probes
+ * ({@code /healthz}, {@code /readyz}, {@code /metrics}); the read port never does.
+ */
 class AdminTokenTest {
 
   @TempDir Path dir;
@@ -29,7 +32,28 @@ class AdminTokenTest {
                   .PUT(HttpRequest.BodyPublishers.ofString("{}"))
                   .build());
       assertThat(wrong.statusCode()).isEqualTo(401);
-      assertThat(s.adminGet("/metrics").statusCode()).isEqualTo(401);
+      assertThat(s.adminGet("/stats").statusCode()).isEqualTo(401);
+      // Probes need no credentials: a load balancer's health checks and Prometheus's scrapes.
+      assertThat(s.adminGet("/healthz").statusCode()).isEqualTo(200);
+      assertThat(s.adminGet("/readyz").statusCode()).isEqualTo(200);
+      HttpResponse<String> metrics = s.adminGet("/metrics?name[]=x");
+      assertThat(metrics.statusCode()).isEqualTo(200);
+      assertThat(metrics.body()).contains("docstore_writes_total");
+      assertThat(
+              s.send(
+                      HttpRequest.newBuilder(s.admin("/healthz"))
+                          .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                          .build())
+                  .statusCode())
+          .isEqualTo(200);
+      assertThat(
+              s.send(
+                      HttpRequest.newBuilder(s.admin("/metrics"))
+                          .POST(HttpRequest.BodyPublishers.ofString("x"))
+                          .build())
+                  .statusCode())
+          .as("only GET and HEAD of a probe path go without the token")
+          .isEqualTo(401);
       assertThat(s.service.store().lastSequence()).isZero();
       HttpResponse<String> ok =
           s.send(

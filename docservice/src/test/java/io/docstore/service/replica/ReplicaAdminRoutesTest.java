@@ -50,14 +50,21 @@ class ReplicaAdminRoutesTest {
         .isEqualTo("404 {\"error\":\"no such endpoint; try /stats, /metrics, /healthz, /readyz\"}");
   }
 
-  /** A configured admin token guards the replica's admin port as it does the primary's. */
+  /**
+   * A configured admin token guards the replica's admin port as it does the primary's, probes
+   * aside.
+   */
   @Test
   void theConfiguredTokenIsRequired() throws Exception {
     ReplicaAdminRoutes guarded =
         new ReplicaAdminRoutes(() -> Map.of("role", "replica"), () -> null, registry, "s3cret");
     assertThat(send(guarded, HttpMethod.GET, "/stats", null))
         .isEqualTo("401 {\"error\":\"missing or wrong admin token\"}");
-    assertThat(send(guarded, HttpMethod.GET, "/metrics", "Bearer wrong")).startsWith("401 ");
+    assertThat(send(guarded, HttpMethod.GET, "/stats", "Bearer wrong")).startsWith("401 ");
+    // The probes go without it, as on the primary.
+    assertThat(send(guarded, HttpMethod.GET, "/metrics", null)).startsWith("200 ");
+    assertThat(send(guarded, HttpMethod.GET, "/healthz", null)).startsWith("200 ");
+    assertThat(send(guarded, HttpMethod.GET, "/readyz", null)).startsWith("200 ");
     assertThat(send(guarded, HttpMethod.GET, "/stats", "Bearer s3cret"))
         .isEqualTo("200 {\"role\":\"replica\"}");
   }

@@ -103,7 +103,7 @@ final class SeamService implements AutoCloseable {
                     c.bulkMaxLines(),
                     "",
                     store::stats,
-                    () -> true,
+                    () -> null,
                     Metrics.newRegistry()))
             .start();
     return new SeamService(store, read, admin);
