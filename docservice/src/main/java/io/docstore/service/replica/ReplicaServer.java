@@ -30,6 +30,11 @@ public final class ReplicaServer implements Closeable {
   private final HttpServer admin;
   private boolean closed;
 
+  /** Set by {@link #close}: {@code /readyz} says "draining" for {@code drain-period}. */
+  private volatile boolean draining;
+
+  private final Duration drainPeriod;
+
   private ReplicaServer(DocstoreConfig cfg, ReplicaConfig rc)
       throws IOException, InterruptedException {
     registry = Metrics.newRegistry();
@@ -96,7 +101,11 @@ public final class ReplicaServer implements Closeable {
                   "admin",
                   cfg.adminAddress(),
                   limits(cfg),
-                  new ReplicaAdminRoutes(node::stats, node::notReady, registry, cfg.adminToken()))
+                  new ReplicaAdminRoutes(
+                      node::stats,
+                      () -> draining ? "draining" : node.notReady(),
+                      registry,
+                      cfg.adminToken()))
               .start();
     } catch (IOException | InterruptedException | RuntimeException e) {
       if (p != null) {
@@ -113,6 +122,7 @@ public final class ReplicaServer implements Closeable {
       throw e;
     }
     read = r;
+    drainPeriod = cfg.drainPeriod();
     rpc = p;
   }
 
@@ -156,6 +166,16 @@ public final class ReplicaServer implements Closeable {
       return;
     }
     closed = true;
+    draining = true;
+    if (!drainPeriod.isZero()) {
+      // As on the primary: /readyz answers 503 while every port still answers, so a load
+      // balancer stops sending reads before the ports close.
+      try {
+        Thread.sleep(drainPeriod.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     admin.close(Duration.ofSeconds(1));
     if (rpc != null) {
       rpc.close();

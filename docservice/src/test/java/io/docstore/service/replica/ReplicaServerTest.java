@@ -106,6 +106,50 @@ class ReplicaServerTest {
     }
   }
 
+  /** On close (SIGTERM) a replica says "draining" for its drain period before its ports close. */
+  @Test
+  void aClosingReplicaDrainsBeforeItsPortsClose() throws Exception {
+    Map<String, Object> c = config(tmp.resolve("replica"));
+    c.put("docstore.drain-period", "2s");
+    ReplicaServer replica =
+        ReplicaServer.start(
+            DocstoreConfig.load(null, c),
+            new ReplicaConfig(
+                "rsync://127.0.0.1:1/docstore/",
+                Duration.ofMillis(50),
+                Duration.ofSeconds(5),
+                Duration.ofMillis(200),
+                Duration.ofSeconds(10),
+                "rsync"));
+    String readyz = "http://127.0.0.1:" + replica.adminPort() + "/readyz";
+    String read = "http://127.0.0.1:" + replica.readPort() + "/docs/1";
+    assertThat(send("GET", readyz, null).body()).doesNotContain("draining");
+    Thread closing =
+        new Thread(
+            () -> {
+              try {
+                replica.close();
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
+    long t0 = System.nanoTime();
+    closing.start();
+    awaitStatus(readyz, 503); // already 503 (no primary), so look for the drain itself:
+    long deadline = t0 + TimeUnit.SECONDS.toNanos(1);
+    String body = "";
+    while (System.nanoTime() < deadline && !body.contains("draining")) {
+      body = send("GET", readyz, null).body();
+    }
+    assertThat(body).contains("draining");
+    assertThat(send("GET", read, null).statusCode())
+        .as("the read port still answers")
+        .isEqualTo(404);
+    closing.join(15_000);
+    assertThat(closing.isAlive()).isFalse();
+    assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isGreaterThanOrEqualTo(2000);
+  }
+
   @Test
   void aReplicaServesThePrimarysDocumentsAndRefusesWrites() throws Exception {
     try (Service primary =
