@@ -75,7 +75,8 @@ public final class Service implements Closeable {
                   "read",
                   config.readAddress(),
                   limits(config, 8 * 1024),
-                  new ReadRoutes(store, config.maxIdsPerRequest(), config.maxResponseBytes()))
+                  new ReadRoutes(store, config.maxIdsPerRequest(), config.maxResponseBytes()),
+                  registry)
               .start();
       if (config.rpcEnabled()) {
         opening = "docstore.rpc.port";
@@ -108,7 +109,8 @@ public final class Service implements Closeable {
                       config.adminToken(),
                       this::stats,
                       this::notReady,
-                      registry))
+                      registry),
+                  registry)
               .start();
       if (config.inboxDir() != null) {
         in =

@@ -74,17 +74,27 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
 
     boolean close;
 
-    Pending(boolean keepAlive, boolean head, boolean http10) {
+    /** When the request arrived, and its route ({@link HttpMeters#routeOf}). */
+    final long startNanos;
+
+    final int route;
+
+    Pending(boolean keepAlive, boolean head, boolean http10, int route) {
       this.keepAlive = keepAlive;
       this.head = head;
       this.http10 = http10;
+      this.route = route;
+      this.startNanos = System.nanoTime();
     }
   }
 
-  HttpDispatcher(Routes routes, Executor workers, ResponseBudget budget) {
+  private final HttpMeters meters;
+
+  HttpDispatcher(Routes routes, Executor workers, ResponseBudget budget, HttpMeters meters) {
     this.routes = routes;
     this.workers = workers;
     this.budget = budget;
+    this.meters = meters;
   }
 
   @Override
@@ -101,7 +111,8 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
         new Pending(
             HttpUtil.isKeepAlive(req),
             req.method().equals(HttpMethod.HEAD),
-            req.protocolVersion().equals(HttpVersion.HTTP_1_0));
+            req.protocolVersion().equals(HttpVersion.HTTP_1_0),
+            HttpMeters.routeOf(req.uri()));
     inFlight.add(p);
     if (inFlight.size() >= MAX_IN_FLIGHT) {
       ctx.channel().config().setAutoRead(false);
@@ -190,6 +201,7 @@ final class HttpDispatcher extends ChannelInboundHandlerAdapter {
               HttpResponseStatus.SERVICE_UNAVAILABLE,
               "server busy: too many answers are waiting for clients to read them; retry later");
     }
+    meters.record(p.route, response.status().code(), System.nanoTime() - p.startNanos);
     p.response = response;
     p.close = close || !p.keepAlive;
     boolean wrote = false;

@@ -43,6 +43,10 @@ public final class HttpServer implements Closeable {
       int workerQueue) {}
 
   private final String name;
+
+  /** Requests by route and status ({@code docstore_http_requests_seconds}). */
+  private final HttpMeters meters;
+
   private final InetSocketAddress bind;
   private final Limits limits;
   private final Routes routes;
@@ -53,7 +57,13 @@ public final class HttpServer implements Closeable {
   private final ResponseBudget budget = ResponseBudget.forThisJvm();
   private Channel channel;
 
-  public HttpServer(String name, InetSocketAddress bind, Limits limits, Routes routes) {
+  public HttpServer(
+      String name,
+      InetSocketAddress bind,
+      Limits limits,
+      Routes routes,
+      io.micrometer.core.instrument.MeterRegistry registry) {
+    this.meters = new HttpMeters(registry, name);
     this.name = name;
     this.bind = bind;
     this.limits = limits;
@@ -106,7 +116,7 @@ public final class HttpServer implements Closeable {
                     p.addLast(new RequestTimeoutHandler(limits.requestTimeout().toMillis()));
                     p.addLast(new HttpServerCodec(decoder));
                     p.addLast(new OversizeAwareAggregator(limits.maxBody()));
-                    p.addLast(new HttpDispatcher(routes, workers, budget));
+                    p.addLast(new HttpDispatcher(routes, workers, budget, meters));
                   }
                 });
     try {

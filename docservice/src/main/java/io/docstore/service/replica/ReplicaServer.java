@@ -76,7 +76,8 @@ public final class ReplicaServer implements Closeable {
                       node,
                       cfg.maxIdsPerRequest(),
                       cfg.maxResponseBytes(),
-                      "this is a read replica: updates go to the primary's admin port"))
+                      "this is a read replica: updates go to the primary's admin port"),
+                  registry)
               .start();
       if (cfg.rpcEnabled()) {
         opening = "docstore.rpc.port";
@@ -105,7 +106,8 @@ public final class ReplicaServer implements Closeable {
                       node::stats,
                       () -> draining ? "draining" : node.notReady(),
                       registry,
-                      cfg.adminToken()))
+                      cfg.adminToken()),
+                  registry)
               .start();
     } catch (IOException | InterruptedException | RuntimeException e) {
       if (p != null) {

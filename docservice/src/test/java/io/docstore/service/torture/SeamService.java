@@ -85,12 +85,14 @@ final class SeamService implements AutoCloseable {
             64,
             8,
             256);
+    io.micrometer.prometheusmetrics.PrometheusMeterRegistry meters = Metrics.newRegistry();
     HttpServer read =
         new HttpServer(
                 "read",
                 c.readAddress(),
                 limits,
-                new ReadRoutes(store, c.maxIdsPerRequest(), c.maxResponseBytes()))
+                new ReadRoutes(store, c.maxIdsPerRequest(), c.maxResponseBytes()),
+                meters)
             .start();
     HttpServer admin =
         new HttpServer(
@@ -104,7 +106,8 @@ final class SeamService implements AutoCloseable {
                     "",
                     store::stats,
                     () -> null,
-                    Metrics.newRegistry()))
+                    meters),
+                meters)
             .start();
     return new SeamService(store, read, admin);
   }
