@@ -17,7 +17,7 @@ import io.docstore.queue.format.Address;
 import io.docstore.service.cache.DocCache;
 import io.docstore.service.metrics.StoreMeters;
 import io.docstore.service.store.CachedReads;
-import io.docstore.service.store.CheckpointFormat;
+import io.docstore.service.store.IndexAside;
 import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.service.store.Indexer;
 import io.docstore.service.store.LiveRecords;
@@ -177,7 +177,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       if (distrust != null) {
         closeQuietly(idx);
         idx = null;
-        aside = moveDamagedIndexAside(fs, dir, System.currentTimeMillis());
+        aside = IndexAside.move(fs, dir, System.currentTimeMillis());
         log.error(
             "the index cannot be trusted ({}); it is derived from the queue, so it is rebuilt from the queue's"
                 + " first record; the old index files are kept in {}",
@@ -241,8 +241,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       closeQuietly(idx);
       closeQuietly(q);
       if (rebuiltFrom != null && e instanceof CorruptionException) {
-        putIndexBack(fs, dir, rebuiltFrom); // leave no less than was found
-        throw rebuildStopped(dir, (CorruptionException) e, false);
+        IndexAside.putBack(fs, dir, rebuiltFrom); // leave no less than was found
+        throw IndexAside.rebuildStopped(dir, (CorruptionException) e, false);
       }
       throw e;
     }
@@ -301,87 +301,6 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         queue.segmentCount(),
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
     return counted;
-  }
-
-  /**
-   * Moves a damaged index ({@code index/} and {@code index.checkpoint}) into a new directory {@code
-   * index.damaged-<millis>/} of {@code dir}, so that the next open starts an empty index at
-   * checkpoint 0 and re-indexes the whole queue. The checkpoint goes first: a crash in between
-   * leaves a store with no checkpoint (full re-index) whose damaged index is moved on the next
-   * open.
-   *
-   * @return the directory holding the damaged files
-   */
-  static Path moveDamagedIndexAside(FileSystem fs, Path dir, long nowMillis) throws IOException {
-    Path aside = dir.resolve("index.damaged-" + nowMillis);
-    fs.createDirectories(aside);
-    Path checkpoint = dir.resolve(CheckpointFormat.FILE_NAME);
-    if (fs.exists(checkpoint)) {
-      fs.rename(checkpoint, aside.resolve(CheckpointFormat.FILE_NAME));
-      fs.syncDirectory(dir);
-    }
-    Path index = dir.resolve("index");
-    if (fs.exists(index)) {
-      fs.rename(index, aside.resolve("index"));
-    }
-    fs.syncDirectory(aside);
-    fs.syncDirectory(dir);
-    return aside;
-  }
-
-  private static CorruptionException rebuildStopped(
-      Path dir, CorruptionException e, boolean skipping) {
-    return new CorruptionException(
-        dir.resolve("queue"),
-        0,
-        (skipping
-                ? "rebuilding the index cannot go on past this damage even when skipping damaged"
-                    + " blocks ("
-                : "rebuilding the index stopped at damaged queue data (")
-            + e.getMessage()
-            + "); the index from before the rebuild is back in place, so the store is as it was"
-            + " before the rebuild. Repair the damaged segment from a peer (docstore"
-            + " repair-segments --from ...)"
-            + (skipping
-                ? ""
-                : ", or as the last resort index around the damage (docstore rebuild-index"
-                    + " --skip-damaged)")
-            + "; see docs/reliability.md, \"Damaged segments\"");
-  }
-
-  /**
-   * Undoes {@link #moveDamagedIndexAside}: removes the partial index a failed rebuild wrote and
-   * moves the old index and checkpoint back from {@code aside}.
-   */
-  static void putIndexBack(FileSystem fs, Path dir, Path aside) throws IOException {
-    Path index = dir.resolve("index");
-    if (fs.exists(index)) {
-      Path partial = dir.resolve("index.partial-" + System.currentTimeMillis());
-      fs.rename(index, partial);
-      deleteTree(fs, partial);
-    }
-    if (fs.exists(aside.resolve("index"))) {
-      fs.rename(aside.resolve("index"), index);
-    }
-    Path checkpoint = dir.resolve(CheckpointFormat.FILE_NAME);
-    if (fs.exists(aside.resolve(CheckpointFormat.FILE_NAME))) {
-      fs.rename(aside.resolve(CheckpointFormat.FILE_NAME), checkpoint);
-    } else if (fs.exists(checkpoint)) {
-      fs.delete(checkpoint); // the failed rebuild's own
-    }
-    fs.syncDirectory(dir);
-    if (fs.exists(aside.resolve(SalvageRebuild.REPORT_FILE))) {
-      fs.delete(aside.resolve(SalvageRebuild.REPORT_FILE));
-    }
-    fs.delete(aside);
-    fs.syncDirectory(dir);
-  }
-
-  private static void deleteTree(FileSystem fs, Path d) throws IOException {
-    for (Path p : fs.list(d)) {
-      fs.delete(p);
-    }
-    fs.delete(d);
   }
 
   /**
@@ -473,12 +392,12 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
               SalvageRebuild.build(
                   options.fileSystem, dir, options.queueOptions, options.indexOptions, acceptStale);
         } catch (CorruptionException c) {
-          throw rebuildStopped(dir, c, true);
+          throw IndexAside.rebuildStopped(dir, c, true);
         }
       }
       Path aside = null;
       if (rebuildIndex) {
-        aside = moveDamagedIndexAside(options.fileSystem, dir, System.currentTimeMillis());
+        aside = IndexAside.move(options.fileSystem, dir, System.currentTimeMillis());
         log.warn("index moved aside to {} on request; rebuilding it from the queue", aside);
       }
       try {
@@ -492,9 +411,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         }
         // A rebuild that cannot read the queue through must not leave less than it found: the
         // index it moved aside goes back, so the store opens as it did before the rebuild.
-        putIndexBack(options.fileSystem, dir, aside);
+        IndexAside.putBack(options.fileSystem, dir, aside);
         if (e instanceof CorruptionException c) {
-          throw rebuildStopped(dir, c, skipDamage);
+          throw IndexAside.rebuildStopped(dir, c, skipDamage);
         }
         throw e;
       }
@@ -785,40 +704,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
    * segment from its live share) and the sealed segments with the most garbage.
    */
   public Map<String, Object> space() {
-    List<LiveRecords.SegmentLiveness> segments = liveRecords.of(queue.segmentSummaries());
-    long records = 0;
-    long live = 0;
-    long bytes = 0;
-    long liveBytes = 0;
-    for (LiveRecords.SegmentLiveness s : segments) {
-      records += s.segment().records();
-      live += s.liveRecords();
-      bytes += s.segment().blockBytes();
-      liveBytes += s.liveBytesEstimate();
-    }
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("records", records);
-    m.put("liveRecords", live);
-    m.put("bytes", bytes);
-    m.put("liveBytesEstimate", liveBytes);
-    m.put("spaceAmplification", liveBytes == 0 ? 0.0 : (double) bytes / liveBytes);
-    List<Map<String, Object>> worst = new ArrayList<>();
-    segments.stream()
-        .filter(s -> s.segment().sealed())
-        .sorted(java.util.Comparator.comparingDouble(LiveRecords.SegmentLiveness::liveFraction))
-        .limit(10)
-        .forEach(
-            s -> {
-              Map<String, Object> e = new LinkedHashMap<>();
-              e.put("segment", s.segment().number());
-              e.put("records", s.segment().records());
-              e.put("liveRecords", s.liveRecords());
-              e.put("bytes", s.segment().blockBytes());
-              e.put("liveBytesEstimate", s.liveBytesEstimate());
-              worst.add(e);
-            });
-    m.put("mostGarbage", worst);
-    return m;
+    return liveRecords.report(queue.segmentSummaries());
   }
 
   /** Live records per queue segment. */

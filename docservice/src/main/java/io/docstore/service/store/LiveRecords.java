@@ -7,7 +7,10 @@ import io.docstore.queue.format.Address;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * How many index entries point into each queue segment: the segment's live records. Everything else
@@ -103,5 +106,47 @@ public final class LiveRecords {
       out.add(new SegmentLiveness(s, live(s.number())));
     }
     return out;
+  }
+
+  /**
+   * The queue's garbage for {@code /stats}: records and live records over {@code segments}, their
+   * bytes and estimated live bytes, the space amplification (stored bytes over live stored bytes)
+   * and the ten sealed segments with the lowest live share.
+   */
+  public Map<String, Object> report(List<SegmentSummary> segments) {
+    List<SegmentLiveness> all = of(segments);
+    long records = 0;
+    long live = 0;
+    long bytes = 0;
+    long liveBytes = 0;
+    for (SegmentLiveness s : all) {
+      records += s.segment().records();
+      live += s.liveRecords();
+      bytes += s.segment().blockBytes();
+      liveBytes += s.liveBytesEstimate();
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("records", records);
+    m.put("liveRecords", live);
+    m.put("bytes", bytes);
+    m.put("liveBytesEstimate", liveBytes);
+    m.put("spaceAmplification", liveBytes == 0 ? 0.0 : (double) bytes / liveBytes);
+    List<Map<String, Object>> worst = new ArrayList<>();
+    all.stream()
+        .filter(s -> s.segment().sealed())
+        .sorted(Comparator.comparingDouble(SegmentLiveness::liveFraction))
+        .limit(10)
+        .forEach(
+            s -> {
+              Map<String, Object> e = new LinkedHashMap<>();
+              e.put("segment", s.segment().number());
+              e.put("records", s.segment().records());
+              e.put("liveRecords", s.liveRecords());
+              e.put("bytes", s.segment().blockBytes());
+              e.put("liveBytesEstimate", s.liveBytesEstimate());
+              worst.add(e);
+            });
+    m.put("mostGarbage", worst);
+    return m;
   }
 }
