@@ -257,6 +257,17 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
             "1 if the index was found damaged at open and rebuilt from the queue (the damaged files are in"
                 + " index.damaged-*/ of the data directory)")
         .register(o.registry);
+    io.micrometer.core.instrument.FunctionCounter.builder(
+            "docstore.writes.refused.no.space",
+            noSpaceRefusals,
+            java.util.concurrent.atomic.AtomicLong::get)
+        .description(
+            "Writes refused because the disk was full (HTTP 507; nothing acknowledged, not sticky)")
+        .register(o.registry);
+    Gauge.builder("docstore.disk.free", this, DocStore::freeBytes)
+        .description("Bytes the data directory's file system still has for this process")
+        .baseUnit("bytes")
+        .register(o.registry);
     Gauge.builder("docstore.queue.live.records", liveRecords, LiveRecords::total)
         .description(
             "Queue records the index points to (current versions); the rest of the queue is garbage"
@@ -705,6 +716,15 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
    */
   public Map<String, Object> space() {
     return liveRecords.report(queue.segmentSummaries());
+  }
+
+  /** Usable bytes of the data directory's file system (-1 if it cannot be read). */
+  private double freeBytes() {
+    try {
+      return fs.usableSpace(dir);
+    } catch (IOException e) {
+      return -1;
+    }
   }
 
   /** Live records per queue segment. */

@@ -158,6 +158,9 @@ public final class Service implements Closeable {
                 store::durableSequence,
                 io.docstore.queue.format.BlockFormat.HEADER_LENGTH + config.queueBlockSize(),
                 config.replicationManifestInterval().toMillis());
+    io.micrometer.core.instrument.Gauge.builder("docstore.ready", this, s -> s.ready ? 1 : 0)
+        .description("1 while /readyz answers 200 (0 while starting and while draining)")
+        .register(registry);
     this.ready = true;
   }
 
