@@ -268,6 +268,10 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         .description("Bytes the data directory's file system still has for this process")
         .baseUnit("bytes")
         .register(o.registry);
+    Gauge.builder("docstore.queue.disk", queue, DocQueue::segmentBytes)
+        .description("Bytes of the queue's segments on disk now (their blocks)")
+        .baseUnit("bytes")
+        .register(o.registry);
     Gauge.builder("docstore.queue.live.records", liveRecords, LiveRecords::total)
         .description(
             "Queue records the index points to (current versions); the rest of the queue is garbage"

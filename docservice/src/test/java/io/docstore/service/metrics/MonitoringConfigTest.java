@@ -34,12 +34,13 @@ import org.junit.jupiter.api.io.TempDir;
  * metric they name is one a running primary or replica exports; and a real Prometheus server
  * scrapes a running docstore, loads the rules, and answers a query for a docstore metric.
  */
-class PrometheusRulesTest {
+class MonitoringConfigTest {
 
   @TempDir Path tmp;
 
   private static final Path RULES_DIR = repoRoot().resolve("config/prometheus");
   private static final Path RULES = RULES_DIR.resolve("docstore-rules.yml");
+  private static final Path DASHBOARD = repoRoot().resolve("config/grafana/docstore.json");
 
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -81,15 +82,28 @@ class PrometheusRulesTest {
         .contains("SUCCESS");
   }
 
-  @Test
-  void everyMetricTheRulesNameIsExported() throws Exception {
+  /** The metric names in {@code text}: docstore's and the JVM's. */
+  private static TreeSet<String> metricNames(String text) {
     TreeSet<String> named = new TreeSet<>();
-    Matcher m =
-        Pattern.compile("\\b((?:docstore|jvm)_[a-z_]+)\\b").matcher(Files.readString(RULES));
+    Matcher m = Pattern.compile("\\b((?:docstore|jvm)_[a-z_]+)\\b").matcher(text);
     while (m.find()) {
       named.add(m.group(1));
     }
-    assertThat(named).contains("docstore_corruption_total", "docstore_replica_lag_seconds");
+    return named;
+  }
+
+  /** Every query expression of the dashboard. */
+  private static List<String> dashboardQueries() throws IOException {
+    List<String> out = new ArrayList<>();
+    new com.fasterxml.jackson.databind.ObjectMapper()
+        .readTree(DASHBOARD.toFile())
+        .findValues("expr")
+        .forEach(e -> out.add(e.asText()));
+    return out;
+  }
+
+  /** What a running primary (after a write, reads and a GC) and a replica export. */
+  private String scrapes() throws Exception {
     StringBuilder scrapes = new StringBuilder();
     try (ServiceFixture s = ServiceFixture.start(tmp.resolve("primary"))) {
       s.put(1, "{\"a\":1}");
@@ -116,13 +130,28 @@ class PrometheusRulesTest {
                 "rsync"))) {
       scrapes.append(get("http://127.0.0.1:" + r.adminPort() + "/metrics").body());
     }
-    List<String> missing = new ArrayList<>();
-    for (String name : named) {
-      if (!Pattern.compile("(?m)^" + Pattern.quote(name) + "[{ ]").matcher(scrapes).find()) {
-        missing.add(name);
+    return scrapes.toString();
+  }
+
+  @Test
+  void everyMetricTheRulesAndTheDashboardNameIsExported() throws Exception {
+    TreeSet<String> inRules = metricNames(Files.readString(RULES));
+    assertThat(inRules).contains("docstore_corruption_total", "docstore_replica_lag_seconds");
+    List<String> queries = dashboardQueries();
+    assertThat(queries).hasSizeGreaterThanOrEqualTo(10);
+    TreeSet<String> inDashboard = metricNames(String.join("\n", queries));
+    String scrapes = scrapes();
+    for (var named : List.of(Map.entry("rules", inRules), Map.entry("dashboard", inDashboard))) {
+      List<String> missing = new ArrayList<>();
+      for (String name : named.getValue()) {
+        if (!Pattern.compile("(?m)^" + Pattern.quote(name) + "[{ ]").matcher(scrapes).find()) {
+          missing.add(name);
+        }
       }
+      assertThat(missing)
+          .as("metrics the %s name that no docstore exports", named.getKey())
+          .isEmpty();
     }
-    assertThat(missing).as("metrics the rules name that no docstore exports").isEmpty();
   }
 
   @Test
@@ -179,6 +208,14 @@ class PrometheusRulesTest {
             .contains("\"name\":\"docstore\"")
             .contains("DocstoreCorruptionDetected");
         assertThat(get(api + "query?query=up").body()).contains("\"job\":\"docstore\"");
+        for (String q : dashboardQueries()) {
+          String promql = q.replace("$__rate_interval", "1m").replace("$instance", ".*");
+          String answer =
+              get(api + "query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8)).body();
+          assertThat(answer)
+              .as("the dashboard's query %s", promql)
+              .contains("\"status\":\"success\"");
+        }
       } finally {
         p.destroy();
         if (!p.waitFor(10, TimeUnit.SECONDS)) {
