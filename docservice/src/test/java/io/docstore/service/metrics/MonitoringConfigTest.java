@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.service.ServiceFixture;
 import io.docstore.service.config.DocstoreConfig;
-import io.docstore.service.replica.ReplicaConfig;
 import io.docstore.service.replica.ReplicaServer;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -120,14 +119,7 @@ class MonitoringConfigTest {
     c.put("docstore.rpc.enabled", false);
     try (ReplicaServer r =
         ReplicaServer.start(
-            DocstoreConfig.load(null, c),
-            new ReplicaConfig(
-                "rsync://127.0.0.1:1/docstore/",
-                Duration.ofMillis(50),
-                Duration.ofSeconds(5),
-                Duration.ofMillis(200),
-                Duration.ofSeconds(10),
-                "rsync"))) {
+            DocstoreConfig.load(null, c), io.docstore.service.replica.NoPrimary.config())) {
       scrapes.append(get("http://127.0.0.1:" + r.adminPort() + "/metrics").body());
     }
     return scrapes.toString();

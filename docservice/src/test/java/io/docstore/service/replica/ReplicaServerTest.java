@@ -79,14 +79,7 @@ class ReplicaServerTest {
    */
   @Test
   void aTakenPortIsNamedWithItsConfigurationKey() throws Exception {
-    ReplicaConfig rc =
-        new ReplicaConfig(
-            "rsync://127.0.0.1:1/docstore/",
-            Duration.ofMillis(50),
-            Duration.ofSeconds(5),
-            Duration.ofMillis(200),
-            Duration.ofSeconds(10),
-            "rsync");
+    ReplicaConfig rc = NoPrimary.config();
     try (java.net.ServerSocket taken =
         new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
       for (String key : new String[] {"docstore.http.read.port", "docstore.http.admin.port"}) {
@@ -111,16 +104,7 @@ class ReplicaServerTest {
   void aClosingReplicaDrainsBeforeItsPortsClose() throws Exception {
     Map<String, Object> c = config(tmp.resolve("replica"));
     c.put("docstore.drain-period", "2s");
-    ReplicaServer replica =
-        ReplicaServer.start(
-            DocstoreConfig.load(null, c),
-            new ReplicaConfig(
-                "rsync://127.0.0.1:1/docstore/",
-                Duration.ofMillis(50),
-                Duration.ofSeconds(5),
-                Duration.ofMillis(200),
-                Duration.ofSeconds(10),
-                "rsync"));
+    ReplicaServer replica = ReplicaServer.start(DocstoreConfig.load(null, c), NoPrimary.config());
     String readyz = "http://127.0.0.1:" + replica.adminPort() + "/readyz";
     String read = "http://127.0.0.1:" + replica.readPort() + "/docs/1";
     assertThat(send("GET", readyz, null).body()).doesNotContain("draining");
