@@ -12,12 +12,7 @@ import io.docstore.queue.segment.SegmentAppender;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantLock;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Appends records. Thread-safe: concurrent appenders are serialized by one lock that covers
@@ -49,8 +44,6 @@ import org.slf4j.LoggerFactory;
  * back from its newest segment, so it is trained once per queue.
  */
 public final class QueueWriter {
-
-  private static final Logger LOG = LoggerFactory.getLogger(QueueWriter.class);
 
   private final ReentrantLock lock = new ReentrantLock();
 
@@ -101,10 +94,7 @@ public final class QueueWriter {
   private volatile long discards;
 
   /** Background fsyncs every {@code bytesPerSync}; null when that is 0. */
-  private final ExecutorService writeback;
-
-  private Future<?> writebackInFlight;
-  private long unsyncedBytes;
+  private final BackgroundSync writeback;
 
   /**
    * The dictionary new blocks use, or null; the segment whose first block it is, or -1. Lock held.
@@ -131,14 +121,7 @@ public final class QueueWriter {
     this.openedSegment = appender.segment();
     this.openedEnd = appender.position();
     this.writeback =
-        options.bytesPerSync() == 0
-            ? null
-            : Executors.newSingleThreadExecutor(
-                r -> {
-                  Thread t = new Thread(r, "queue-writeback");
-                  t.setDaemon(true);
-                  return t;
-                });
+        options.bytesPerSync() == 0 ? null : new BackgroundSync(options.bytesPerSync());
   }
 
   /**
@@ -146,23 +129,9 @@ public final class QueueWriter {
    * bytesPerSync}.
    */
   private void wrote(long bytes) {
-    unsyncedBytes += bytes;
-    if (writeback == null
-        || unsyncedBytes < options.bytesPerSync()
-        || (writebackInFlight != null && !writebackInFlight.isDone())) {
-      return;
+    if (writeback != null) {
+      writeback.wrote(bytes, commit);
     }
-    unsyncedBytes = 0;
-    writebackInFlight =
-        writeback.submit(
-            () -> {
-              try {
-                commit.syncNow();
-              } catch (IOException | RuntimeException e) {
-                // Sticky in the group commit: the next wait for durability reports it.
-                LOG.warn("background fsync of the queue failed: {}", e.toString());
-              }
-            });
   }
 
   void attach(GroupCommit commit) {
@@ -691,38 +660,11 @@ public final class QueueWriter {
         builder.close(); // frees the compression context (native memory)
       } finally {
         if (writeback != null) {
-          // Never interrupted: an interrupt during a force would close the segment's channel. The
-          // queue closes the files next, so the fsync in flight must end first.
-          writeback.shutdown();
-          awaitQuietly(writebackInFlight);
+          writeback.close(); // the fsync in flight ends first: the queue closes the files next
         }
       }
     } finally {
       lock.unlock();
-    }
-  }
-
-  /**
-   * Waits for a background fsync to end (its failure is the group commit's to report), keeping an
-   * interrupt.
-   */
-  private static void awaitQuietly(Future<?> f) {
-    if (f == null) {
-      return;
-    }
-    boolean interrupted = false;
-    while (true) {
-      try {
-        f.get();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      } catch (java.util.concurrent.ExecutionException e) {
-        break;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
     }
   }
 
