@@ -304,17 +304,7 @@ public final class Service implements Closeable {
     closed = true;
     ready = false;
     draining = true;
-    Duration drain = config.drainPeriod();
-    if (!drain.isZero()) {
-      // Load balancers see /readyz go 503 and stop sending requests while every port still
-      // answers; only then do the ports close.
-      log.info("draining for {} before closing the ports (/readyz answers 503)", drain);
-      try {
-        Thread.sleep(drain.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    io.docstore.service.http.HealthRoutes.drain(config.drainPeriod());
     Duration grace = config.shutdownTimeout();
     long t0 = System.nanoTime();
     if (inbox != null) {

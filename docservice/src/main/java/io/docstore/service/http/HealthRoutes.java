@@ -7,7 +7,9 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.function.Supplier;
+import org.slf4j.LoggerFactory;
 
 /**
  * The ops endpoints of an admin port, the same on a primary ({@link AdminRoutes}) and a replica:
@@ -74,6 +76,24 @@ public final class HealthRoutes {
   private static void requireGet(HttpMethod m) throws BadRequest {
     if (!m.equals(HttpMethod.GET) && !m.equals(HttpMethod.HEAD)) {
       throw BadRequest.methodNotAllowed("GET, HEAD");
+    }
+  }
+
+  /**
+   * The drain on SIGTERM, the same on a primary and a replica: the caller has made {@code /readyz}
+   * answer 503 "draining"; for {@code period} every port keeps answering, so a load balancer stops
+   * sending requests before any port closes. Keeps an interrupt.
+   */
+  public static void drain(Duration period) {
+    if (period.isZero()) {
+      return;
+    }
+    LoggerFactory.getLogger(HealthRoutes.class)
+        .info("draining for {} before closing the ports (/readyz answers 503)", period);
+    try {
+      Thread.sleep(period.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -48,15 +48,11 @@ public record InboxPoint(FileId file, long offset, long sequence) {
 
     static FileId of(Path f) throws IOException {
       BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class);
-      long device = 0;
-      long inode = 0;
-      try {
-        device = ((Number) Files.getAttribute(f, "unix:dev")).longValue();
-        inode = ((Number) Files.getAttribute(f, "unix:ino")).longValue();
-      } catch (UnsupportedOperationException | IllegalArgumentException noUnixAttributes) {
-        // A file system without device and inode (not Unix): by design the identity is then size
-        // and modification time alone (docs/formats/inbox-point.md).
-      }
+      // A file system without device and inode (not Unix): by design the identity is then size and
+      // modification time alone (docs/formats/inbox-point.md).
+      boolean unix = f.getFileSystem().supportedFileAttributeViews().contains("unix");
+      long device = unix ? ((Number) Files.getAttribute(f, "unix:dev")).longValue() : 0;
+      long inode = unix ? ((Number) Files.getAttribute(f, "unix:ino")).longValue() : 0;
       return new FileId(device, inode, a.size(), a.lastModifiedTime().to(TimeUnit.NANOSECONDS));
     }
 

@@ -4,6 +4,7 @@ import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.service.Service;
 import io.docstore.service.config.DocstoreConfig;
+import io.docstore.service.http.HealthRoutes;
 import io.docstore.service.http.HttpServer;
 import io.docstore.service.http.ReadRoutes;
 import io.docstore.service.metrics.Metrics;
@@ -169,15 +170,7 @@ public final class ReplicaServer implements Closeable {
     }
     closed = true;
     draining = true;
-    if (!drainPeriod.isZero()) {
-      // As on the primary: /readyz answers 503 while every port still answers, so a load
-      // balancer stops sending reads before the ports close.
-      try {
-        Thread.sleep(drainPeriod.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    HealthRoutes.drain(drainPeriod); // as on the primary
     admin.close(Duration.ofSeconds(1));
     if (rpc != null) {
       rpc.close();
