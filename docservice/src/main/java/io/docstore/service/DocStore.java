@@ -13,6 +13,7 @@ import io.docstore.queue.QueueReader;
 import io.docstore.queue.QueueRecord;
 import io.docstore.queue.QueueTailer;
 import io.docstore.queue.QueueWriter;
+import io.docstore.queue.RecordBody;
 import io.docstore.queue.format.Address;
 import io.docstore.service.cache.DocCache;
 import io.docstore.service.metrics.StoreMeters;
@@ -74,6 +75,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private final CachedReads reads;
   private final StoreMetrics metrics;
   private final int maxBodyBytes;
+  private final long defaultTtlMillis;
   private final DirectoryLock lock;
 
   /** Null when opened read-only. */
@@ -132,6 +134,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     this.fs = o.fileSystem;
     this.cache = o.cache;
     this.maxBodyBytes = o.maxBodyBytes;
+    this.defaultTtlMillis = o.defaultTtl.toMillis();
     this.lock = lock;
     this.metrics = new StoreMetrics(o.registry);
     DocQueue q = null;
@@ -223,9 +226,10 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
                 }
 
                 @Override
-                public long loadInto(long id, long address, io.netty.buffer.ByteBuf out)
+                public long loadInto(
+                    long id, long address, io.netty.buffer.ByteBuf out, long[] expiresAt)
                     throws IOException {
-                  return DocStore.this.loadInto(id, address, out);
+                  return DocStore.this.loadInto(id, address, out, expiresAt);
                 }
               });
       long t0 = System.nanoTime();
@@ -466,10 +470,17 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     long discards = writer.discards();
     try {
       for (Update u : updates) {
+        long expires =
+            u.expiresAtMillis() != 0 || defaultTtlMillis <= 0
+                ? u.expiresAtMillis()
+                : now + defaultTtlMillis;
         Appended a =
             u.isDelete()
                 ? writer.append(u.id(), Op.DELETE, now, new byte[0])
-                : writer.append(u.id(), Op.PUT, now, u.body());
+                : expires == 0
+                    ? writer.append(u.id(), Op.PUT, now, u.body())
+                    : writer.append(
+                        u.id(), Op.PUT_EXPIRING, now, RecordBody.expiring(expires, u.body()));
         out.add(new Written(u.id(), a.sequence()));
         last = Math.max(last, a.sequence());
       }
@@ -571,27 +582,30 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       metrics.corruption(); // a record that fails its checksum: every detection is counted
       throw e;
     }
-    checkMapping(id, address, r.id(), r.op());
+    checkMapping(id, address, r);
     return r;
   }
 
   /**
-   * {@link #load} with the body copied from the reader's buffer to {@code out}; returns the
-   * sequence.
+   * {@link #load} with the document copied from the reader's buffer to {@code out}; returns the
+   * version, and the expiry in {@code expiresAt[0]}.
    */
-  private long loadInto(long id, long address, io.netty.buffer.ByteBuf out) throws IOException {
+  private long loadInto(long id, long address, io.netty.buffer.ByteBuf out, long[] expiresAt)
+      throws IOException {
     long[] sequence = new long[1];
     int before = out.writerIndex();
     try {
       reader.read(
           address,
           (rid, seq, op, acceptedAt, buf, at, length) -> {
-            if (rid != id || op != Op.PUT) {
+            if (rid != id || !storesDocument(op, buf, at, length)) {
               sequence[0] = -1; // checked below, outside the reader's buffer
               return;
             }
-            out.writeBytes(buf.duplicate().limit(at + length).position(at));
-            sequence[0] = seq;
+            int doc = RecordBody.documentOffset(op, buf, at, length);
+            out.writeBytes(buf.duplicate().limit(at + length).position(at + doc));
+            expiresAt[0] = RecordBody.expiresAtMillis(op, buf, at, length);
+            sequence[0] = RecordBody.version(op, seq, buf, at);
           });
     } catch (CorruptionException e) {
       metrics.corruption();
@@ -600,15 +614,29 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     }
     if (sequence[0] < 0) {
       QueueRecord r = reader.get(address);
-      checkMapping(id, address, r.id(), r.op());
+      checkMapping(id, address, r);
     }
     return sequence[0];
   }
 
-  /** The index maps {@code id} to {@code address}; the record there must be a put of that id. */
-  private void checkMapping(long id, long address, long recordId, Op op)
-      throws CorruptionException {
-    if (recordId != id || op != Op.PUT) {
+  /** Whether a record of kind {@code op} stores a document (false for a damaged RELOCATED body). */
+  private static boolean storesDocument(Op op, java.nio.ByteBuffer buf, int at, int length) {
+    try {
+      return RecordBody.stores(op, buf, at, length);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The index maps {@code id} to {@code address}; the record there must store a document of that
+   * id.
+   */
+  private void checkMapping(long id, long address, QueueRecord r) throws CorruptionException {
+    long recordId = r.id();
+    Op op = r.op();
+    if (recordId != id
+        || !storesDocument(op, java.nio.ByteBuffer.wrap(r.body()), 0, r.body().length)) {
       metrics.corruption();
       CorruptionException e =
           new CorruptionException(
@@ -647,7 +675,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         if (r == null || r.sequence() > through) {
           return null;
         }
-        return r.op() == Op.DELETE ? Update.delete(r.id()) : Update.put(r.id(), r.body());
+        return r.stores()
+            ? new Update(r.id(), r.document(), -1, r.expiresAtMillis())
+            : Update.delete(r.id());
       }
 
       @Override

@@ -22,6 +22,7 @@ public final class DocStoreOptions {
   final MeterRegistry registry;
   final Duration checkpointInterval;
   final int maxBodyBytes;
+  final Duration defaultTtl;
 
   private DocStoreOptions(Builder b) {
     this.fileSystem = b.fileSystem;
@@ -31,6 +32,7 @@ public final class DocStoreOptions {
     this.registry = b.registry;
     this.checkpointInterval = b.checkpointInterval;
     this.maxBodyBytes = b.maxBodyBytes;
+    this.defaultTtl = b.defaultTtl;
   }
 
   public static Builder builder(DocCache cache) {
@@ -58,6 +60,11 @@ public final class DocStoreOptions {
     return maxBodyBytes;
   }
 
+  /** The time to live of a put that names no expiry of its own; zero: such puts never expire. */
+  public Duration defaultTtl() {
+    return defaultTtl;
+  }
+
   /** Builder; not thread-safe. */
   public static final class Builder {
     private FileSystem fileSystem = FileSystem.real();
@@ -67,6 +74,7 @@ public final class DocStoreOptions {
     private MeterRegistry registry = new SimpleMeterRegistry();
     private Duration checkpointInterval = Duration.ofSeconds(5);
     private int maxBodyBytes = 1 << 20;
+    private Duration defaultTtl = Duration.ZERO;
 
     private Builder(DocCache cache) {
       this.cache = Objects.requireNonNull(cache, "cache");
@@ -114,6 +122,18 @@ public final class DocStoreOptions {
         throw new IllegalArgumentException("max body bytes must be positive, got " + n);
       }
       this.maxBodyBytes = n;
+      return this;
+    }
+
+    /**
+     * The time to live of a put that names no expiry of its own (zero, the default: such puts never
+     * expire).
+     */
+    public Builder defaultTtl(Duration d) {
+      if (d.isNegative()) {
+        throw new IllegalArgumentException("default time to live must not be negative, got " + d);
+      }
+      this.defaultTtl = d;
       return this;
     }
 

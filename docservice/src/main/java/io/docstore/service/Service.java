@@ -194,6 +194,7 @@ public final class Service implements Closeable {
         .fileSystem(fs)
         .registry(registry)
         .maxBodyBytes(config.maxBodyBytes())
+        .defaultTtl(config.defaultTtl())
         .checkpointInterval(config.checkpointInterval())
         .queueOptions(
             QueueOptions.builder()

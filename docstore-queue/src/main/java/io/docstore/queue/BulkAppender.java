@@ -129,13 +129,7 @@ public final class BulkAppender implements Closeable {
           blockBodies = 0;
         }
         builder.add(
-            firstSequence + r,
-            ids[r],
-            acceptedAt[r],
-            ops[r] == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE,
-            bodies[r],
-            offsets[r],
-            len);
+            firstSequence + r, ids[r], acceptedAt[r], ops[r].code, bodies[r], offsets[r], len);
         blockBodies += len;
         if (cost < 0
             ? builder.full(blockSize)

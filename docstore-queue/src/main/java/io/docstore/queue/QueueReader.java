@@ -184,7 +184,7 @@ public final class QueueReader {
         sink.accept(
             r.getLong(BlockCache.RECORD_ID),
             r.getLong(BlockCache.RECORD_SEQUENCE),
-            r.get(BlockCache.RECORD_OP) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
+            Op.of(r.get(BlockCache.RECORD_OP)),
             r.getLong(BlockCache.RECORD_ACCEPTED_AT),
             r,
             BlockCache.RECORD_HEADER,
@@ -256,7 +256,7 @@ public final class QueueReader {
       sink.accept(
           block.id(index),
           block.firstSequence() + index,
-          block.op(index) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
+          Op.of(block.op(index)),
           block.acceptedAtMillis(index),
           block.raw(),
           block.bodyStart(index),
@@ -297,13 +297,7 @@ public final class QueueReader {
       cache.putRecord(address, r.buffer, 0, BlockCache.RECORD_HEADER + r.bodyLength);
     }
     sink.accept(
-        r.id,
-        r.sequence,
-        r.op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
-        r.acceptedAtMillis,
-        r.buffer,
-        r.bodyOffset,
-        r.bodyLength);
+        r.id, r.sequence, Op.of(r.op), r.acceptedAtMillis, r.buffer, r.bodyOffset, r.bodyLength);
   }
 
   /** Copies one record out of a cached block (see {@link BlockCache} for the slot layout). */
@@ -341,7 +335,7 @@ public final class QueueReader {
   /**
    * Copies record {@code Address.index(address)} out of the raw payload at {@code payload} of
    * {@code buf}; null if the offset table does not place it inside the payload, or the record is
-   * not a PUT or a DELETE without a body.
+   * not valid for its op code.
    */
   private static QueueRecord recordIn(
       ByteBuffer buf, int payload, int count, int rawLength, long firstSequence, long address) {
@@ -360,7 +354,7 @@ public final class QueueReader {
   private static QueueRecord record(ByteBuffer buf, int at, int end, long sequence, long address) {
     byte op = buf.get(at + BlockFormat.RECORD_OP);
     int bodyLength = end - at - BlockFormat.RECORD_BODY;
-    if (op != BlockFormat.OP_PUT && (op != BlockFormat.OP_DELETE || bodyLength != 0)) {
+    if (BlockFormat.invalidRecord(op, bodyLength) != null) {
       return null;
     }
     byte[] body = new byte[bodyLength];
@@ -369,7 +363,7 @@ public final class QueueReader {
         address,
         buf.getLong(at + BlockFormat.RECORD_ID),
         sequence,
-        op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
+        Op.of(op),
         buf.getLong(at + BlockFormat.RECORD_ACCEPTED_AT),
         body);
   }

@@ -197,7 +197,7 @@ public final class QueueTailer implements java.io.Closeable {
   }
 
   static QueueRecord toRecord(DecodedBlock block, int i, long address) {
-    Op op = block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
+    Op op = Op.of(block.op(i));
     return new QueueRecord(
         address,
         block.id(i),

@@ -309,8 +309,9 @@ public final class QueueWriter {
    * Buffers a record into the open block and returns its sequence (previous + 1, the first is 1)
    * and address. Not yet readable nor durable: see {@link #flush} and {@link #awaitDurable}.
    *
-   * @throws IllegalArgumentException for a negative id or a body over {@code maxBodyBytes}, or a
-   *     DELETE with a body
+   * @param body laid out for {@code op} as {@link RecordBody} says (for a PUT, the document)
+   * @throws IllegalArgumentException for a negative id or a body over {@code maxBodyBytes}, a
+   *     DELETE with a body, or a body too short for its op
    */
   public Appended append(long id, Op op, long acceptedAtMillis, byte[] body) throws IOException {
     Objects.requireNonNull(body, "body");
@@ -343,13 +344,7 @@ public final class QueueWriter {
         openBlockCapacity = cost < 0 ? 0 : PageLayout.capacityAt(openBlockOffset, cost, blockSize);
       }
       long sequence = lastAssigned + 1;
-      int index =
-          builder.add(
-              sequence,
-              id,
-              acceptedAtMillis,
-              op == Op.PUT ? BlockFormat.OP_PUT : BlockFormat.OP_DELETE,
-              body);
+      int index = builder.add(sequence, id, acceptedAtMillis, op.code, body);
       lastAssigned = sequence;
       counters.appends.increment();
       counters.bodyBytes.add(body.length);
@@ -367,13 +362,18 @@ public final class QueueWriter {
     }
   }
 
-  /** The checks of {@link #append}, shared with {@link BulkAppender}. */
+  /**
+   * The checks of {@link #append}, shared with {@link BulkAppender}. The body limit is on the
+   * document: a body of another kind than PUT may exceed {@code maxBodyBytes} by its fixed part
+   * (expiry, original sequence and address; see {@link RecordBody}).
+   */
   static void validate(long id, Op op, int bodyLength, int maxBodyBytes) {
     Objects.requireNonNull(op, "op");
     if (id < 0) {
       throw new IllegalArgumentException("document id must be >= 0, got " + id);
     }
-    if (bodyLength > maxBodyBytes) {
+    int fixed = op == Op.PUT || op == Op.DELETE ? 0 : BlockFormat.RELOCATED_FIXED + 8;
+    if (bodyLength > maxBodyBytes + fixed) {
       throw new IllegalArgumentException(
           "body of "
               + bodyLength
@@ -385,6 +385,10 @@ public final class QueueWriter {
     if (op == Op.DELETE && bodyLength != 0) {
       throw new IllegalArgumentException(
           "a DELETE carries no body, got " + bodyLength + " bytes for document " + id);
+    }
+    String bad = BlockFormat.invalidRecord(op.code, bodyLength);
+    if (bad != null) {
+      throw new IllegalArgumentException("document " + id + ": " + bad);
     }
   }
 

@@ -68,11 +68,41 @@ class GoldenFormatTest {
         .build();
   }
 
+  /**
+   * Records in the golden queue of version 5: version 3's, then one of each record kind version 5
+   * added, three times.
+   */
+  static final int RECORDS_V5 = RECORDS_V3 + 9;
+
   static Op op(int i) {
+    if (i >= RECORDS_V3) {
+      return switch ((i - RECORDS_V3) % 3) {
+        case 0 -> Op.PUT_EXPIRING;
+        case 1 -> Op.RELOCATED;
+        default -> Op.DROPPED;
+      };
+    }
     return i % 7 == 3 ? Op.DELETE : Op.PUT;
   }
 
   static byte[] body(int i) {
+    if (i >= RECORDS_V3) {
+      byte[] document = body(i - 70);
+      long original = 8796093202432L + i; // an address in segment 1
+      return switch (op(i)) {
+        case PUT_EXPIRING -> RecordBody.expiring(1_800_000_000_000L + i, document);
+        case RELOCATED ->
+            RecordBody.relocated(
+                i - 70,
+                original,
+                i % 2 == 0 ? Op.PUT_EXPIRING : Op.PUT,
+                1_800_000_000_000L + i,
+                java.nio.ByteBuffer.wrap(document),
+                0,
+                document.length);
+        default -> RecordBody.dropped(original);
+      };
+    }
     if (op(i) == Op.DELETE || i == 5) {
       return new byte[0];
     }
@@ -113,7 +143,7 @@ class GoldenFormatTest {
 
   static void write(Path dir) throws IOException {
     try (DocQueue q = DocQueue.open(dir, options())) {
-      for (int i = 0; i < RECORDS_V3; i++) {
+      for (int i = 0; i < RECORDS_V5; i++) {
         q.writer().append(1000 + i, op(i), 1_700_000_000_000L + i, body(i));
         if (FORCED_AFTER.contains(i)) {
           q.writer().sync();
@@ -138,7 +168,7 @@ class GoldenFormatTest {
   }
 
   @ParameterizedTest(name = "version {0}")
-  @ValueSource(ints = {1, 2, 3, 4})
+  @ValueSource(ints = {1, 2, 3, 4, 5})
   void readsEveryVersion(int version) throws IOException {
     copyGolden(version);
     assertThat(QueueVerifier.verify(dir)).isEmpty();
@@ -159,7 +189,7 @@ class GoldenFormatTest {
     if (version >= 4) {
       assertThat(dump).contains(", sync mark: the first ");
     }
-    int records = version >= 3 ? RECORDS_V3 : RECORDS;
+    int records = version >= 5 ? RECORDS_V5 : version >= 3 ? RECORDS_V3 : RECORDS;
     try (DocQueue q = DocQueue.open(dir, options())) {
       assertThat(q.lastSequence()).isEqualTo(records);
       readsBack(q, records);

@@ -5,7 +5,8 @@ import io.docstore.service.updater.UpdateParser;
 /**
  * The bulk loader's fast path for one NDJSON update line: a strict single-pass JSON validator that
  * also finds the line's {@code id}, {@code op}, {@code doc} slice and the document's top-level
- * integral {@code discovered_at}, without building a parser per line.
+ * integral {@code discovered_at}, without building a parser per line. A line with an expiry ({@code
+ * ttl} or {@code expiresAt}) goes to Jackson.
  *
  * <p>It answers only when it is sure: whatever it accepts, {@link UpdateParser#parseSlice} accepts
  * with the same result (checked by {@code BulkLineScannerTest} on random and mutated lines); on
@@ -98,6 +99,8 @@ final class BulkLineScanner {
         discovered = d;
         docOff = start;
         docLen = p - start;
+      } else if (is(keyStart, keyEnd, "ttl") || is(keyStart, keyEnd, "expiresAt")) {
+        return null; // an expiry: rare enough to leave to Jackson
       } else if (!value(1)) {
         return null;
       }
@@ -115,12 +118,12 @@ final class BulkLineScanner {
       return null;
     }
     if (op == 2) {
-      return docOff < 0 ? new UpdateParser.Slice(id, -1, 0, -1) : null;
+      return docOff < 0 ? new UpdateParser.Slice(id, -1, 0, -1, 0) : null;
     }
     if (docOff < 0) {
       return null;
     }
-    return new UpdateParser.Slice(id, docOff, docLen, discovered);
+    return new UpdateParser.Slice(id, docOff, docLen, discovered, 0);
   }
 
   /**

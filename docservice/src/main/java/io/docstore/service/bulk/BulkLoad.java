@@ -6,6 +6,7 @@ import io.docstore.io.DirectoryLock;
 import io.docstore.queue.BulkAppender;
 import io.docstore.queue.DocQueue;
 import io.docstore.queue.Op;
+import io.docstore.queue.RecordBody;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
 import io.docstore.service.store.IndexCheckpoint;
@@ -16,6 +17,7 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -91,7 +93,15 @@ public final class BulkLoad {
                 + dir
                 + " is behind its queue after reopening; not bulk loading");
       }
-      Result r = loadInto(queue, index, in, threads, options.maxBodyBytes(), progress);
+      Result r =
+          loadInto(
+              queue,
+              index,
+              in,
+              threads,
+              options.maxBodyBytes(),
+              options.defaultTtl().toMillis(),
+              progress);
       if (r.loaded() > 0) {
         IndexCheckpoint.publish(
             options.fileSystem(), dir, r.lastSequence(), System.currentTimeMillis());
@@ -102,7 +112,8 @@ public final class BulkLoad {
 
   /**
    * The load itself, into an open queue and index (the bench's docstore engine calls this too):
-   * queue appended and fsynced, index ingested. The caller owns the checkpoint, if any.
+   * queue appended and fsynced, index ingested. The caller owns the checkpoint, if any. A line
+   * without an expiry of its own gets {@code defaultTtlMillis} (0: none).
    */
   public static Result loadInto(
       DocQueue queue,
@@ -110,6 +121,7 @@ public final class BulkLoad {
       InputStream in,
       int threads,
       int maxBodyBytes,
+      long defaultTtlMillis,
       LongConsumer progress)
       throws IOException {
     if (threads < 1) {
@@ -162,13 +174,28 @@ public final class BulkLoad {
               && (input == null || inFlight.size() >= 2 * threads || inFlight.peek().isDone())) {
             Chunk c = get(inFlight.poll(), "parsing a chunk");
             for (int i = 0; i < c.count; i++) {
-              bulk.add(
-                  c.ids[i],
-                  c.docOffsets[i] < 0 ? Op.DELETE : Op.PUT,
-                  now,
-                  c.buf,
-                  Math.max(0, c.docOffsets[i]),
-                  c.docLengths[i]);
+              long expires =
+                  c.docOffsets[i] < 0
+                      ? 0
+                      : c.expires[i] != 0
+                          ? c.expires[i]
+                          : defaultTtlMillis > 0 ? now + defaultTtlMillis : 0;
+              if (expires != 0) {
+                byte[] body =
+                    RecordBody.expiring(
+                        expires,
+                        Arrays.copyOfRange(
+                            c.buf, c.docOffsets[i], c.docOffsets[i] + c.docLengths[i]));
+                bulk.add(c.ids[i], Op.PUT_EXPIRING, now, body, 0, body.length);
+              } else {
+                bulk.add(
+                    c.ids[i],
+                    c.docOffsets[i] < 0 ? Op.DELETE : Op.PUT,
+                    now,
+                    c.buf,
+                    Math.max(0, c.docOffsets[i]),
+                    c.docLengths[i]);
+              }
             }
             for (int i = 0; i < c.errorLines.size(); i++) {
               failed++;
@@ -224,6 +251,7 @@ public final class BulkLoad {
     long[] ids = new long[1024];
     int[] docOffsets = new int[1024];
     int[] docLengths = new int[1024];
+    long[] expires = new long[1024];
     long lines;
     long bytes;
     final List<Long> errorLines = new ArrayList<>();
@@ -262,7 +290,9 @@ public final class BulkLoad {
         ids = java.util.Arrays.copyOf(ids, count * 2);
         docOffsets = java.util.Arrays.copyOf(docOffsets, count * 2);
         docLengths = java.util.Arrays.copyOf(docLengths, count * 2);
+        expires = java.util.Arrays.copyOf(expires, count * 2);
       }
+      expires[count] = s.expiresAtMillis();
       ids[count] = s.id();
       docOffsets[count] = s.docOffset();
       docLengths[count] = s.docLength();

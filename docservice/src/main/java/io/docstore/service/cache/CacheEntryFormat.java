@@ -4,11 +4,12 @@ import io.docstore.io.Checksums;
 import java.nio.ByteBuffer;
 
 /**
- * The bytes of one memcached value, version 1 (spec: {@code docs/formats/cache-entry.md}).
+ * The bytes of one memcached value, version 2 (spec: {@code docs/formats/cache-entry.md}).
  * Big-endian.
  *
  * <pre>
- * value = magic:u8 (0xD5) version:u8 (1) flags:u8 id:i64 sequence:i64 body_len:u32 body crc:u32
+ * value = magic:u8 (0xD5) version:u8 (2) flags:u8 id:i64 sequence:i64 expires:i64 body_len:u32 body crc:u32
+ * expires = the version's expiry in epoch milliseconds, 0 if it never expires
  * flags bit 0 = tombstone (body_len is then 0)
  * crc   = masked CRC32C of every byte before it
  * </pre>
@@ -19,7 +20,7 @@ import java.nio.ByteBuffer;
 final class CacheEntryFormat {
 
   static final byte MAGIC = (byte) 0xD5;
-  static final byte VERSION = 1;
+  static final byte VERSION = 2;
   static final int FLAG_TOMBSTONE = 1;
 
   static final int MAGIC_OFFSET = 0;
@@ -27,7 +28,8 @@ final class CacheEntryFormat {
   static final int FLAGS_OFFSET = VERSION_OFFSET + 1;
   static final int ID_OFFSET = FLAGS_OFFSET + 1;
   static final int SEQUENCE_OFFSET = ID_OFFSET + 8;
-  static final int BODY_LENGTH_OFFSET = SEQUENCE_OFFSET + 8;
+  static final int EXPIRES_OFFSET = SEQUENCE_OFFSET + 8;
+  static final int BODY_LENGTH_OFFSET = EXPIRES_OFFSET + 8;
   static final int BODY_OFFSET = BODY_LENGTH_OFFSET + 4;
   static final int CRC_SIZE = 4;
 
@@ -36,13 +38,18 @@ final class CacheEntryFormat {
 
   private CacheEntryFormat() {}
 
-  /** Encodes a version ({@code body} non-null) or a tombstone ({@code body} null). */
+  /** {@link #encode(long, long, byte[], long)} of a version that never expires. */
   static byte[] encode(long id, long sequence, byte[] body) {
+    return encode(id, sequence, body, 0);
+  }
+
+  /** Encodes a version ({@code body} non-null) or a tombstone ({@code body} null). */
+  static byte[] encode(long id, long sequence, byte[] body, long expiresAtMillis) {
     int len = body == null ? 0 : body.length;
     byte[] out = new byte[OVERHEAD + len];
     ByteBuffer buf = ByteBuffer.wrap(out);
     buf.put(MAGIC).put(VERSION).put((byte) (body == null ? FLAG_TOMBSTONE : 0));
-    buf.putLong(id).putLong(sequence).putInt(len);
+    buf.putLong(id).putLong(sequence).putLong(body == null ? 0 : expiresAtMillis).putInt(len);
     if (body != null) {
       buf.put(body);
     }
@@ -79,6 +86,6 @@ final class CacheEntryFormat {
     }
     byte[] body = new byte[len];
     System.arraycopy(value, BODY_OFFSET, body, 0, len);
-    return new CachedDoc(sequence, body);
+    return new CachedDoc(sequence, body, buf.getLong(EXPIRES_OFFSET));
   }
 }

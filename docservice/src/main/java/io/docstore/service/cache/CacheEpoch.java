@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * The generation in the memcached tier's keys (file {@value #FILE_NAME} in the data directory; spec
  * in {@code docs/formats/cache-epoch.md}): a random store id, drawn once per data directory, and an
  * epoch, bumped durably whenever the cache may hold a stale version (at every start, after a
- * dropped write, after a change of the server set). Keys are {@code ds1:<store
+ * dropped write, after a change of the server set). Keys are {@code ds2:<store
  * id>.<epoch>:<document id>}, so a bump makes every older entry unreachable (memcached evicts it in
  * time) without ever flushing a pool that other services may share, and two stores sharing a pool
  * never read each other's entries.
@@ -110,7 +110,7 @@ public final class CacheEpoch {
     b.putLong(EPOCH, next);
     AtomicFiles.publish(fs, file, LAYOUT.seal(b));
     epoch = next;
-    prefix = "ds1:" + Long.toHexString(storeId) + "." + next + ":";
+    prefix = "ds2:" + Long.toHexString(storeId) + "." + next + ":";
   }
 
   /** The key prefix of the current epoch, or null before the first {@link #renew}. */

@@ -10,7 +10,9 @@ import java.io.Closeable;
  * MemcachedMappingRecordCache rule): the ingest path writes with {@link #set} (an update) and
  * {@link #setDeleted} (a delete leaves a tombstone entry rather than removing the key, so a late
  * read-miss fill cannot resurrect the old version); read misses fill with {@link #fill}, which
- * never overwrites an existing entry. Readers treat a tombstone as "absent".
+ * never overwrites an existing entry. Readers treat a tombstone as "absent", and an entry past its
+ * expiry ({@code expiresAtMillis}, 0 for never) as "absent" too: a cache never serves a document
+ * after it expired, whatever it holds.
  *
  * <p>Failures of the cache are never errors for callers: a get that fails or times out is a miss, a
  * write that fails is dropped (and counted). Thread-safe.
@@ -23,9 +25,10 @@ public interface DocCache extends Closeable {
   /**
    * If this cache can answer without blocking (an in-process cache) and holds the live document
    * {@code id}: appends its body to {@code out} and returns its sequence number. Otherwise returns
-   * -1 with {@code out} unchanged: on a miss, for a cached deletion, or when the cache is remote.
-   * Lets a network thread answer a hit without a hand-off to a worker and without a copy on the
-   * heap; a -1 sends the caller to {@link #get} on a worker. Misses here are not counted.
+   * -1 with {@code out} unchanged: on a miss, for a cached deletion or expired version, or when the
+   * cache is remote. Lets a network thread answer a hit without a hand-off to a worker and without
+   * a copy on the heap; a -1 sends the caller to {@link #get} on a worker. Misses here are not
+   * counted.
    */
   default long copyIfLocal(long id, ByteBuf out) {
     return -1;
@@ -39,14 +42,23 @@ public interface DocCache extends Closeable {
   /** One batched lookup; the result has one slot per ID, null for misses. */
   CachedDoc[] getAll(long[] ids);
 
-  /** Fills after a read miss; never replaces an existing entry. */
-  void fill(long id, long sequence, byte[] body);
+  /**
+   * Fills after a read miss; never replaces an existing entry. {@code expiresAtMillis} is the
+   * version's expiry (epoch milliseconds), 0 if it never expires.
+   */
+  void fill(long id, long sequence, byte[] body, long expiresAtMillis);
+
+  /** {@link #fill} of a version that never expires. */
+  default void fill(long id, long sequence, byte[] body) {
+    fill(id, sequence, body, 0);
+  }
 
   /** {@link #fill} with the body at {@code src[index, index + length)} (src unchanged). */
-  default void fill(long id, long sequence, ByteBuf src, int index, int length) {
+  default void fill(
+      long id, long sequence, ByteBuf src, int index, int length, long expiresAtMillis) {
     byte[] body = new byte[length];
     src.getBytes(index, body);
-    fill(id, sequence, body);
+    fill(id, sequence, body, expiresAtMillis);
   }
 
   /**
@@ -55,8 +67,16 @@ public interface DocCache extends Closeable {
    */
   default void countMiss() {}
 
-  /** Records a new version written by the ingest path; replaces any entry. */
-  void set(long id, long sequence, byte[] body);
+  /**
+   * Records a new version written by the ingest path; replaces any entry. {@code expiresAtMillis}
+   * as for {@link #fill}.
+   */
+  void set(long id, long sequence, byte[] body, long expiresAtMillis);
+
+  /** {@link #set} of a version that never expires. */
+  default void set(long id, long sequence, byte[] body) {
+    set(id, sequence, body, 0);
+  }
 
   /**
    * Records that {@code id} was deleted at {@code sequence}; replaces any entry with a tombstone.

@@ -13,10 +13,11 @@ import java.util.concurrent.locks.StampedLock;
  * <p>Entry layout in a chunk (8-byte aligned, big-endian; the layout lives only in memory):
  *
  * <pre>
- *   id      int64
- *   length  int32   body bytes, or -1 for a tombstone (no body)
- *   unused  int32
- *   body    length bytes, then padding to 8
+ *   id       int64
+ *   length   int32   body bytes, or -1 for a tombstone (no body)
+ *   unused   int32
+ *   expires  int64   the version's expiry, epoch milliseconds; 0 if it never expires
+ *   body     length bytes, then padding to 8
  * </pre>
  *
  * The table holds, per bucket, the id, the entry's location, its sequence number, its length and a
@@ -35,9 +36,11 @@ import java.util.concurrent.locks.StampedLock;
  */
 final class DocLog {
 
-  static final int HEADER = 16;
+  static final int HEADER = 24;
+  private static final int EXPIRES = 16;
   static final long ABSENT = -1;
   static final long DELETED = -2;
+  static final long EXPIRED = -3;
 
   /**
    * The lookup structure, replaced whole when it grows: four longs per bucket in one array (id,
@@ -152,14 +155,15 @@ final class DocLog {
 
   /**
    * The sequence of the live entry for {@code id} with its body appended to {@code out}, or {@link
-   * #ABSENT} / {@link #DELETED} (then {@code out} is unchanged). Caller holds no lock.
+   * #ABSENT} / {@link #DELETED} / {@link #EXPIRED} at {@code nowMillis} (then {@code out} is
+   * unchanged). Caller holds no lock.
    */
-  long readInto(long id, long hash, ByteBuf out) {
+  long readInto(long id, long hash, ByteBuf out, long nowMillis) {
     int mark = out.writerIndex();
     long stamp = lock.tryOptimisticRead();
     if (stamp != 0) {
       try {
-        long r = readInto(table, id, hash, out);
+        long r = readInto(table, id, hash, out, nowMillis);
         if (lock.validate(stamp)) {
           return r;
         }
@@ -172,13 +176,13 @@ final class DocLog {
     }
     stamp = lock.readLock();
     try {
-      return readInto(table, id, hash, out);
+      return readInto(table, id, hash, out, nowMillis);
     } finally {
       lock.unlockRead(stamp);
     }
   }
 
-  private long readInto(Table t, long id, long hash, ByteBuf out) {
+  private long readInto(Table t, long id, long hash, ByteBuf out, long nowMillis) {
     int b = t.find(id, hash);
     if (b < 0) {
       return ABSENT;
@@ -193,6 +197,10 @@ final class DocLog {
     int off = (int) loc;
     if (len > chunkSize - off - HEADER) {
       throw new IllegalStateException("torn entry");
+    }
+    long expires = chunks[c].getLong(off + EXPIRES);
+    if (expires != 0 && nowMillis >= expires) {
+      return EXPIRED;
     }
     out.writeBytes(views[c], off + HEADER, len);
     t.refs[b] = 1;
@@ -241,9 +249,10 @@ final class DocLog {
       throw new IllegalStateException("torn entry");
     }
     byte[] body = new byte[len];
-    chunks[(int) (loc >>> 32)].get(off + HEADER, body, 0, len);
+    ByteBuffer chunk = chunks[(int) (loc >>> 32)];
+    chunk.get(off + HEADER, body, 0, len);
     t.refs[b] = 1;
-    return new CachedDoc(seq, body);
+    return new CachedDoc(seq, body, chunk.getLong(off + EXPIRES));
   }
 
   // ---- writes (caller holds the write lock) -----------------------------------------------------
@@ -254,7 +263,14 @@ final class DocLog {
    * has a higher sequence. Returns whether it was stored.
    */
   boolean put(
-      long id, long hash, long seq, ByteBuf src, int index, int length, boolean onlyIfAbsent) {
+      long id,
+      long hash,
+      long seq,
+      ByteBuf src,
+      int index,
+      int length,
+      long expiresAtMillis,
+      boolean onlyIfAbsent) {
     Table t = table;
     int b = t.find(id, hash);
     if (b >= 0 && (onlyIfAbsent || t.seq(b) > seq)) {
@@ -262,7 +278,7 @@ final class DocLog {
     }
     int len = src == null ? -1 : length;
     int size = entrySize(len);
-    long loc = append(id, len, size);
+    long loc = append(id, len, size, expiresAtMillis);
     if (src != null) {
       views[(int) (loc >>> 32)].setBytes((int) loc + HEADER, src, index, len);
     }
@@ -290,7 +306,7 @@ final class DocLog {
   }
 
   /** Room for one entry at the head, with its header written; returns its location. */
-  private long append(long id, int len, int size) {
+  private long append(long id, int len, int size, long expiresAtMillis) {
     if (head < 0 || headEnd + size > chunkSize) {
       advance(size);
     }
@@ -299,6 +315,7 @@ final class DocLog {
     c.putLong(headEnd, id);
     c.putInt(headEnd + 8, len);
     c.putInt(headEnd + 12, 0);
+    c.putLong(headEnd + EXPIRES, expiresAtMillis);
     headEnd += size;
     chunkEnds[head] = headEnd;
     return loc;

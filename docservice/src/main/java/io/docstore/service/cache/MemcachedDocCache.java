@@ -269,7 +269,7 @@ public final class MemcachedDocCache implements DocCache {
   }
 
   @Override
-  public void fill(long id, long sequence, byte[] body) {
+  public void fill(long id, long sequence, byte[] body, long expiresAtMillis) {
     String key = key(id);
     if (!isTrusted()) {
       return;
@@ -281,7 +281,7 @@ public final class MemcachedDocCache implements DocCache {
         return;
       }
     }
-    byte[] value = CacheEntryFormat.encode(id, sequence, body);
+    byte[] value = CacheEntryFormat.encode(id, sequence, body, expiresAtMillis);
     if (value.length > MAX_VALUE_BYTES) {
       return;
     }
@@ -297,13 +297,13 @@ public final class MemcachedDocCache implements DocCache {
   }
 
   @Override
-  public void set(long id, long sequence, byte[] body) {
-    write(id, sequence, CacheEntryFormat.encode(id, sequence, body));
+  public void set(long id, long sequence, byte[] body, long expiresAtMillis) {
+    write(id, sequence, CacheEntryFormat.encode(id, sequence, body, expiresAtMillis));
   }
 
   @Override
   public void setDeleted(long id, long sequence) {
-    write(id, sequence, CacheEntryFormat.encode(id, sequence, null));
+    write(id, sequence, CacheEntryFormat.encode(id, sequence, null, 0));
   }
 
   private void write(long id, long sequence, byte[] value) {

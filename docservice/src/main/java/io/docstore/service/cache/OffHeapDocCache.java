@@ -103,7 +103,7 @@ public final class OffHeapDocCache implements DocCache {
       return -1;
     }
     long h = SlotCache.mix(id);
-    long seq = stripe(h).readInto(id, h, out);
+    long seq = stripe(h).readInto(id, h, out, System.currentTimeMillis());
     if (seq < 0) {
       return -1;
     }
@@ -126,16 +126,17 @@ public final class OffHeapDocCache implements DocCache {
   }
 
   @Override
-  public void fill(long id, long sequence, byte[] body) {
-    if (write(id, sequence, Unpooled.wrappedBuffer(body), 0, body.length, true)) {
+  public void fill(long id, long sequence, byte[] body, long expiresAtMillis) {
+    if (write(id, sequence, Unpooled.wrappedBuffer(body), 0, body.length, expiresAtMillis, true)) {
       fills.increment();
     }
   }
 
   /** Copies the body from {@code src} straight into the cache (no array on the heap). */
   @Override
-  public void fill(long id, long sequence, ByteBuf src, int index, int length) {
-    if (write(id, sequence, src, index, length, true)) {
+  public void fill(
+      long id, long sequence, ByteBuf src, int index, int length, long expiresAtMillis) {
+    if (write(id, sequence, src, index, length, expiresAtMillis, true)) {
       fills.increment();
     }
   }
@@ -146,20 +147,26 @@ public final class OffHeapDocCache implements DocCache {
   }
 
   @Override
-  public void set(long id, long sequence, byte[] body) {
+  public void set(long id, long sequence, byte[] body, long expiresAtMillis) {
     sets.increment();
-    write(id, sequence, Unpooled.wrappedBuffer(body), 0, body.length, false);
+    write(id, sequence, Unpooled.wrappedBuffer(body), 0, body.length, expiresAtMillis, false);
   }
 
   @Override
   public void setDeleted(long id, long sequence) {
     sets.increment();
-    write(id, sequence, null, 0, -1, false);
+    write(id, sequence, null, 0, -1, 0, false);
   }
 
   /** Stores {@code src[index, index + length)}, or a tombstone when {@code src} is null. */
   private boolean write(
-      long id, long sequence, ByteBuf src, int index, int length, boolean onlyIfAbsent) {
+      long id,
+      long sequence,
+      ByteBuf src,
+      int index,
+      int length,
+      long expiresAtMillis,
+      boolean onlyIfAbsent) {
     if (stripes.length == 0) {
       return false;
     }
@@ -181,7 +188,7 @@ public final class OffHeapDocCache implements DocCache {
     }
     long stamp = s.lock.writeLock();
     try {
-      return s.put(id, h, sequence, src, index, length, onlyIfAbsent);
+      return s.put(id, h, sequence, src, index, length, expiresAtMillis, onlyIfAbsent);
     } finally {
       s.lock.unlockWrite(stamp);
     }

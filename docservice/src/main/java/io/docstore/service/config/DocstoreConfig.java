@@ -44,6 +44,7 @@ public final class DocstoreConfig {
   private final int queueDictionaryBytes;
   private final int queueDictionarySamples;
   private final int maxBodyBytes;
+  private final Duration defaultTtl;
   private final long queueBlockCacheBytes;
   private final boolean queueMappedReads;
   private final long queueBytesPerSync;
@@ -167,6 +168,10 @@ public final class DocstoreConfig {
     inboxDir = inbox.isBlank() ? null : Path.of(inbox);
     inboxPollInterval = r.positiveDuration("inbox.poll-interval");
     shutdownTimeout = r.positiveDuration("shutdown-timeout");
+    defaultTtl = r.get("expiry.default-ttl", c::getDuration);
+    if (defaultTtl.isNegative()) {
+      throw new ConfigError(ROOT + ".expiry.default-ttl", "must be 0 (never expire) or positive");
+    }
     drainPeriod = r.get("drain-period", c::getDuration);
     if (drainPeriod.isNegative()) {
       throw new ConfigError(ROOT + ".drain-period", "must be 0 (none) or positive");
@@ -522,6 +527,11 @@ public final class DocstoreConfig {
    */
   public Duration drainPeriod() {
     return drainPeriod;
+  }
+
+  /** Time to live of a put that names no expiry of its own; zero: such puts never expire. */
+  public Duration defaultTtl() {
+    return defaultTtl;
   }
 
   /** How often the replication manifest is updated; zero: not published. */

@@ -32,6 +32,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class AdminRoutes implements Routes {
 
+  /** Request header naming a put's time to live in seconds. */
+  static final String TTL_HEADER = "X-TTL";
+
+  /** Request header naming a put's expiry time in epoch milliseconds. */
+  static final String EXPIRES_AT_HEADER = "X-Expires-At";
+
   private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
 
   private final DocumentSink sink;
@@ -111,7 +117,7 @@ public final class AdminRoutes implements Routes {
         }
         long id = DocumentIds.parse(path.substring("/docs/".length()));
         if (m.equals(HttpMethod.PUT)) {
-          return put(id, req.content());
+          return put(id, req);
         }
         if (m.equals(HttpMethod.DELETE)) {
           return written(sink.delete(id));
@@ -121,17 +127,27 @@ public final class AdminRoutes implements Routes {
     }
   }
 
-  private FullHttpResponse put(long id, ByteBuf content) throws BadRequest, IOException {
-    byte[] body = ByteBufUtil.getBytes(content);
+  /**
+   * A put; its expiry, if any, from {@code X-TTL} (seconds) or {@code X-Expires-At} (epoch
+   * milliseconds).
+   */
+  private FullHttpResponse put(long id, FullHttpRequest req) throws BadRequest, IOException {
+    byte[] body = ByteBufUtil.getBytes(req.content());
     long discovered;
+    long expires;
     try {
+      expires =
+          UpdateParser.expiry(
+              req.headers().get(TTL_HEADER),
+              req.headers().get(EXPIRES_AT_HEADER),
+              System.currentTimeMillis());
       discovered = parser.validateDocument(body, 0, body.length);
     } catch (DocumentTooLargeException e) {
       throw new BadRequest(413, e.getMessage());
     } catch (InvalidUpdateException e) {
       throw new BadRequest(e.getMessage());
     }
-    return written(sink.apply(List.of(new Update(id, body, discovered))).get(0));
+    return written(sink.apply(List.of(new Update(id, body, discovered, expires))).get(0));
   }
 
   private static FullHttpResponse written(Written w) {

@@ -2,7 +2,6 @@ package io.docstore.service.replica;
 
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
-import io.docstore.queue.Op;
 import io.docstore.queue.QueueRecord;
 import io.docstore.queue.follow.FollowerCounters;
 import io.docstore.queue.follow.QueueFollower;
@@ -153,7 +152,13 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   private QueueRecord read(long id, long address) throws IOException {
     QueueFollower follower = ingester.follower();
     QueueRecord r = follower.read(address);
-    if (r.id() != id || r.op() != Op.PUT) {
+    boolean stores;
+    try {
+      stores = r.stores();
+    } catch (IllegalArgumentException damaged) {
+      stores = false;
+    }
+    if (r.id() != id || !stores) {
       throw new CorruptionException(
           follower.directory(),
           address,

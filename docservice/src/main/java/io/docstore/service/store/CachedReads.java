@@ -22,7 +22,11 @@ import java.util.List;
  * {@code setDeleted} every record of it in the cache, then advance {@link Source#appliedVersion()}.
  * A reader whose lookup came before the batch then either sees the version change and skips its
  * fill, or fills before the ingest's {@code set} (which replaces the fill), or after it (where the
- * fill is refused). Thread-safe.
+ * fill is refused).
+ *
+ * <p>Expiry: a version with an expiry is served until its {@code expiresAtMillis} and is absent
+ * from then on, by the reader's clock: the cache keeps the expiry with the entry, and a record read
+ * from the queue is checked too. Thread-safe.
  */
 public final class CachedReads {
 
@@ -37,19 +41,21 @@ public final class CachedReads {
     long lookup(long id) throws IOException;
 
     /**
-     * The record at {@code address}, checked to be a put of {@code id} (a mismatch is a corruption
-     * error).
+     * The record at {@code address}, checked to store a document of {@code id} (a mismatch is a
+     * corruption error).
      */
     QueueRecord load(long id, long address) throws IOException;
 
     /**
-     * {@link #load}, with the body appended to {@code out} instead of copied into a record; returns
-     * its sequence number. The default goes through {@link #load}.
+     * {@link #load}, with the document appended to {@code out} instead of copied into a record;
+     * returns its version, with its expiry (0 for never) in {@code expiresAt[0]}. The default goes
+     * through {@link #load}.
      */
-    default long loadInto(long id, long address, ByteBuf out) throws IOException {
+    default long loadInto(long id, long address, ByteBuf out, long[] expiresAt) throws IOException {
       QueueRecord r = load(id, address);
-      out.writeBytes(r.body());
-      return r.sequence();
+      out.writeBytes(r.document());
+      expiresAt[0] = r.expiresAtMillis();
+      return r.version();
     }
   }
 
@@ -71,16 +77,16 @@ public final class CachedReads {
     if (r.op() == Op.DELETE) {
       cache.setDeleted(r.id(), r.sequence());
     } else {
-      cache.set(r.id(), r.sequence(), r.body());
+      cache.set(r.id(), r.version(), r.document(), r.expiresAtMillis());
     }
   }
 
-  /** The newest version of {@code id}, or null where absent or deleted. */
+  /** The newest version of {@code id}, or null where absent, deleted or expired. */
   public Document get(long id) throws IOException {
     CachedDoc c = cache.get(id);
     if (c != null) {
       metrics.cacheHit();
-      return c.deleted() ? null : new Document(id, c.sequence(), 0, c.body());
+      return readable(c) ? new Document(id, c.sequence(), 0, c.body()) : null;
     }
     long applied = source.appliedVersion();
     long address = source.lookup(id);
@@ -90,10 +96,36 @@ public final class CachedReads {
     }
     QueueRecord r = source.load(id, address);
     metrics.diskRead();
+    long expires = r.expiresAtMillis();
+    byte[] document = r.document();
     if (source.appliedVersion() == applied) {
-      cache.fill(id, r.sequence(), r.body());
+      cache.fill(id, r.version(), document, expires);
     }
-    return new Document(id, r.sequence(), r.acceptedAtMillis(), r.body());
+    if (expired(expires)) {
+      return null;
+    }
+    return new Document(id, r.version(), r.acceptedAtMillis(), document);
+  }
+
+  /** A cache hit that is a live document (not a tombstone, not expired); counts expired ones. */
+  private boolean readable(CachedDoc c) {
+    if (c.deleted()) {
+      return false;
+    }
+    if (c.expiresAtMillis() != 0 && !c.readableAt(System.currentTimeMillis())) {
+      metrics.expired();
+      return false;
+    }
+    return true;
+  }
+
+  /** Whether a version with expiry {@code expiresAtMillis} (0: never) has expired; counts it. */
+  private boolean expired(long expiresAtMillis) {
+    if (expiresAtMillis != 0 && System.currentTimeMillis() >= expiresAtMillis) {
+      metrics.expired();
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -122,10 +154,15 @@ public final class CachedReads {
       return -1;
     }
     int from = out.writerIndex();
-    long sequence = source.loadInto(id, address, out);
+    long[] expires = new long[1];
+    long sequence = source.loadInto(id, address, out, expires);
     metrics.diskRead();
     if (source.appliedVersion() == applied) {
-      cache.fill(id, sequence, out, from, out.writerIndex() - from);
+      cache.fill(id, sequence, out, from, out.writerIndex() - from, expires[0]);
+    }
+    if (expired(expires[0])) {
+      out.writerIndex(from);
+      return -1;
     }
     return sequence;
   }
@@ -145,7 +182,7 @@ public final class CachedReads {
         missSlots[misses++] = i;
       } else {
         metrics.cacheHit();
-        out[i] = c.deleted() ? null : new Document(ids[i], c.sequence(), 0, c.body());
+        out[i] = readable(c) ? new Document(ids[i], c.sequence(), 0, c.body()) : null;
       }
     }
     if (misses == 0) {
@@ -171,11 +208,13 @@ public final class CachedReads {
       QueueRecord r = source.load(ids[slot], addresses[slot]);
       metrics.diskRead();
       loaded.add(r);
-      out[slot] = new Document(ids[slot], r.sequence(), r.acceptedAtMillis(), r.body());
+      if (!expired(r.expiresAtMillis())) {
+        out[slot] = new Document(ids[slot], r.version(), r.acceptedAtMillis(), r.document());
+      }
     }
     if (source.appliedVersion() == applied) {
       for (QueueRecord r : loaded) {
-        cache.fill(r.id(), r.sequence(), r.body());
+        cache.fill(r.id(), r.version(), r.document(), r.expiresAtMillis());
       }
     }
     return out;

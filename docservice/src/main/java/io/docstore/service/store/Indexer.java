@@ -156,13 +156,23 @@ public final class Indexer implements Closeable {
     return r;
   }
 
+  /**
+   * Applies the batch: a PUT (with or without expiry) maps its ID to its address, a DELETE to a
+   * tombstone. A RELOCATED record (a copy the space reclamation made) maps its ID to its address
+   * only if the index still maps it to the record's original address, and a DROPPED one to a
+   * tombstone on the same condition: compare-and-set, so a newer write of the ID, applied before,
+   * is never undone (docs/design/space-reclamation.md).
+   */
   private void apply(int n, boolean live) throws IOException {
+    boolean conditional = false;
     for (int i = 0; i < n; i++) {
       QueueRecord r = batch[i];
       ids[i] = r.id();
-      values[i] = r.op() == Op.DELETE ? LsmIndex.DELETED : r.address();
+      Op op = r.op();
+      conditional |= op == Op.RELOCATED || op == Op.DROPPED;
+      values[i] = op == Op.DELETE || op == Op.DROPPED ? LsmIndex.DELETED : r.address();
     }
-    if (liveRecords != null) {
+    if (liveRecords != null || conditional) {
       lookUpPrevious(n);
     }
     index.putAll(ids, values, n); // on failure the batch stays pending for the next call
@@ -173,9 +183,16 @@ public final class Indexer implements Closeable {
     long now = System.currentTimeMillis();
     for (int i = 0; i < n; i++) {
       QueueRecord r = batch[i];
-      CachedReads.ingested(cache, r);
-      if (live) {
-        metrics.recordAcceptedToReadable(now - r.acceptedAtMillis());
+      Op op = r.op();
+      if (op == Op.DROPPED) {
+        if (values[i] == LsmIndex.DELETED && previous[i] == r.originalAddress()) {
+          cache.setDeleted(r.id(), r.sequence());
+        }
+      } else if (op != Op.RELOCATED) { // a relocation changes no version a reader sees
+        CachedReads.ingested(cache, r);
+        if (live) {
+          metrics.recordAcceptedToReadable(now - r.acceptedAtMillis());
+        }
       }
       batch[i] = null;
     }
@@ -205,6 +222,11 @@ public final class Indexer implements Closeable {
         previous[i] = index.get(id);
         seenStamps[slot] = stamp;
         seenIds[slot] = id;
+      }
+      Op op = batch[i].op();
+      if ((op == Op.RELOCATED || op == Op.DROPPED) && previous[i] != batch[i].originalAddress()) {
+        // The ID was written, deleted or relocated since: leave its entry as it is.
+        values[i] = previous[i] >= 0 ? previous[i] : LsmIndex.DELETED;
       }
       seenValues[slot] = values[i];
     }

@@ -17,6 +17,7 @@ public final class StoreMetrics {
   final Counter cacheHits;
   final Counter diskReads;
   final Counter absent;
+  final Counter expired;
   final Counter corruption;
   final Timer ackLatency;
   final Timer acceptedToReadable;
@@ -49,6 +50,12 @@ public final class StoreMetrics {
         Counter.builder("docstore.reads")
             .tag("source", "absent")
             .description("lookups of absent or deleted IDs")
+            .register(registry);
+    expired =
+        Counter.builder("docstore.reads.expired")
+            .description(
+                "lookups that found a version past its expiry and answered absent (counted also as"
+                    + " cache or disk reads)")
             .register(registry);
     corruption =
         Counter.builder("docstore.corruption")
@@ -97,6 +104,10 @@ public final class StoreMetrics {
 
   public void absent() {
     absent.increment();
+  }
+
+  public void expired() {
+    expired.increment();
   }
 
   public void corruption() {

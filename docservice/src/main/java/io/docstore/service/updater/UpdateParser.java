@@ -61,11 +61,56 @@ public final class UpdateParser {
     }
   }
 
+  /** The largest time to live accepted, in seconds (100 years). */
+  public static final long MAX_TTL_SECONDS = 100L * 366 * 24 * 3600;
+
+  /**
+   * The expiry a put asks for, in epoch milliseconds, or 0 for none: from a time to live in seconds
+   * ({@code ttl}, a positive integer) or an absolute time ({@code expiresAt}, epoch milliseconds,
+   * positive), at most one of the two (each null when absent). An expiry in the past is accepted:
+   * the document is then absent at once.
+   *
+   * @throws InvalidUpdateException when both are given, or one is not a positive integer in range
+   */
+  public static long expiry(String ttl, String expiresAt, long nowMillis)
+      throws InvalidUpdateException {
+    if (ttl != null && expiresAt != null) {
+      throw new InvalidUpdateException("give a time to live or an expiry time, not both");
+    }
+    if (ttl != null) {
+      return fromTtl(positive(ttl, "time to live (seconds)"), nowMillis);
+    }
+    return expiresAt == null ? 0 : positive(expiresAt, "expiry time (epoch milliseconds)");
+  }
+
+  private static long fromTtl(long seconds, long nowMillis) throws InvalidUpdateException {
+    if (seconds > MAX_TTL_SECONDS) {
+      throw new InvalidUpdateException(
+          "time to live of " + seconds + " s is over the limit of " + MAX_TTL_SECONDS + " s");
+    }
+    return nowMillis + seconds * 1000;
+  }
+
+  private static long positive(String value, String what) throws InvalidUpdateException {
+    long v;
+    try {
+      v = Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      throw new InvalidUpdateException(what + " must be a positive integer, got '" + value + "'");
+    }
+    if (v <= 0) {
+      throw new InvalidUpdateException(what + " must be positive, got " + v);
+    }
+    return v;
+  }
+
   /**
    * One parsed line whose document was not copied: it is {@code buf[docOffset,
-   * docOffset+docLength)} of the parsed buffer; {@code docOffset} is -1 for a delete.
+   * docOffset+docLength)} of the parsed buffer; {@code docOffset} is -1 for a delete. {@code
+   * expiresAtMillis} is the line's expiry ({@code "ttl"} or {@code "expiresAt"}), 0 for none.
    */
-  public record Slice(long id, int docOffset, int docLength, long discoveredAtMillis) {
+  public record Slice(
+      long id, int docOffset, int docLength, long discoveredAtMillis, long expiresAtMillis) {
     public boolean isDelete() {
       return docOffset < 0;
     }
@@ -79,7 +124,8 @@ public final class UpdateParser {
         : new Update(
             s.id(),
             Arrays.copyOfRange(buf, s.docOffset(), s.docOffset() + s.docLength()),
-            s.discoveredAtMillis());
+            s.discoveredAtMillis(),
+            s.expiresAtMillis());
   }
 
   /**
@@ -92,6 +138,8 @@ public final class UpdateParser {
     int docLen = 0;
     long discovered = -1;
     String op = null;
+    String ttl = null;
+    String expiresAt = null;
     try (JsonParser p = JSON.createParser(buf, off, len)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new InvalidUpdateException("line must be a JSON object");
@@ -120,6 +168,8 @@ public final class UpdateParser {
             docOff = off + start;
             docLen = end - start;
           }
+          case "ttl" -> ttl = integer(p, t, "ttl");
+          case "expiresAt" -> expiresAt = integer(p, t, "expiresAt");
           default -> p.skipChildren();
         }
       }
@@ -138,15 +188,28 @@ public final class UpdateParser {
       if (docOff < 0) {
         throw new InvalidUpdateException("missing \"doc\" (or \"op\":\"delete\")");
       }
-      return new Slice(id, docOff, docLen, discovered);
+      return new Slice(
+          id, docOff, docLen, discovered, expiry(ttl, expiresAt, System.currentTimeMillis()));
     }
     if (op.equals("delete")) {
       if (docOff >= 0) {
         throw new InvalidUpdateException("a delete carries no \"doc\"");
       }
-      return new Slice(id, -1, 0, -1);
+      if (ttl != null || expiresAt != null) {
+        throw new InvalidUpdateException("a delete carries no \"ttl\" or \"expiresAt\"");
+      }
+      return new Slice(id, -1, 0, -1, 0);
     }
     throw new InvalidUpdateException("unknown \"op\" '" + op + "': expected put or delete");
+  }
+
+  /** The text of an integral field (checked for range by {@link #expiry}). */
+  private static String integer(JsonParser p, JsonToken t, String name)
+      throws IOException, InvalidUpdateException {
+    if (t != JsonToken.VALUE_NUMBER_INT) {
+      throw new InvalidUpdateException("\"" + name + "\" must be a positive integer");
+    }
+    return p.getText();
   }
 
   private static long readId(JsonParser p, JsonToken t) throws IOException, InvalidUpdateException {

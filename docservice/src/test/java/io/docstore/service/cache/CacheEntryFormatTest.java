@@ -11,17 +11,19 @@ class CacheEntryFormatTest {
 
   static final String EXAMPLE_HEX =
       "d5"
-          + "01"
+          + "02"
           + "00"
           + "0000000000000001"
           + "0000000000000005"
+          + "0000018bcfe56800"
           + "00000002"
           + "6869"
-          + "bf1c7d3a";
+          + "6c4e4016";
 
   @Test
   void exampleMatchesTheSpec() {
-    byte[] v = CacheEntryFormat.encode(1, 5, "hi".getBytes(StandardCharsets.UTF_8));
+    byte[] v =
+        CacheEntryFormat.encode(1, 5, "hi".getBytes(StandardCharsets.UTF_8), 1_700_000_000_000L);
     String hex = ByteBufUtil.hexDump(v);
     assertThat(hex).isEqualTo(EXAMPLE_HEX);
   }
@@ -32,6 +34,11 @@ class CacheEntryFormatTest {
         CacheEntryFormat.decode(9, CacheEntryFormat.encode(9, 77, new byte[] {1, 2, 3}));
     assertThat(doc.sequence()).isEqualTo(77);
     assertThat(doc.body()).containsExactly(1, 2, 3);
+    assertThat(doc.expiresAtMillis()).isZero();
+    assertThat(
+            CacheEntryFormat.decode(9, CacheEntryFormat.encode(9, 80, new byte[] {4}, 1234))
+                .expiresAtMillis())
+        .isEqualTo(1234);
     CachedDoc tomb = CacheEntryFormat.decode(9, CacheEntryFormat.encode(9, 78, null));
     assertThat(tomb.deleted()).isTrue();
     assertThat(tomb.sequence()).isEqualTo(78);

@@ -21,7 +21,7 @@ class CacheEpochTest {
     first.renew();
     first.renew();
     assertThat(first.epoch()).isEqualTo(2);
-    assertThat(first.prefix()).isEqualTo("ds1:" + Long.toHexString(first.storeId()) + ".2:");
+    assertThat(first.prefix()).isEqualTo("ds2:" + Long.toHexString(first.storeId()) + ".2:");
     assertThat(Files.size(dir.resolve(CacheEpoch.FILE_NAME))).isEqualTo(CacheEpoch.LENGTH);
 
     CacheEpoch again = CacheEpoch.open(FileSystem.real(), dir);
@@ -67,6 +67,6 @@ class CacheEpochTest {
     assertThat(e.storeId()).isEqualTo(0x3fa9c2e1d0b4a577L);
     assertThat(e.epoch()).isEqualTo(12);
     e.renew();
-    assertThat(e.prefix()).isEqualTo("ds1:3fa9c2e1d0b4a577.13:");
+    assertThat(e.prefix()).isEqualTo("ds2:3fa9c2e1d0b4a577.13:");
   }
 }

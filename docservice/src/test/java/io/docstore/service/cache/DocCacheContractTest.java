@@ -47,6 +47,27 @@ abstract class DocCacheContractTest {
   }
 
   @Test
+  void theExpiryIsKeptWithTheEntryAndAnExpiredEntryIsNeverCopiedOut() {
+    cache.set(1, 4, body("expires later"), 4_000_000_000_000L);
+    cache.fill(2, 5, body("expired"), 1_000L);
+    cache.set(3, 6, body("never"));
+    CachedDoc later = cache.get(1);
+    assertThat(later.expiresAtMillis()).isEqualTo(4_000_000_000_000L);
+    assertThat(later.readableAt(System.currentTimeMillis())).isTrue();
+    CachedDoc expired = cache.getAll(new long[] {2})[0];
+    assertThat(expired.expiresAtMillis()).isEqualTo(1_000L);
+    assertThat(expired.readableAt(System.currentTimeMillis())).isFalse();
+    assertThat(cache.get(3).expiresAtMillis()).isZero();
+    io.netty.buffer.ByteBuf out = io.netty.buffer.Unpooled.buffer();
+    assertThat(cache.copyIfLocal(2, out)).isEqualTo(-1);
+    assertThat(out.readableBytes()).isZero();
+    if (cache.local()) {
+      assertThat(cache.copyIfLocal(1, out)).isEqualTo(4);
+    }
+    out.release();
+  }
+
+  @Test
   void lateFillNeverOverwritesNewerSet() {
     cache.set(1, 10, body("new"));
     cache.fill(1, 5, body("old, read before the update"));

@@ -122,7 +122,7 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
     byte[] otherId = CacheEntryFormat.encode(2, 5, body("doc one"));
     byte[] truncated = java.util.Arrays.copyOf(good, good.length - 3);
     byte[] newerVersion = good.clone();
-    newerVersion[CacheEntryFormat.VERSION_OFFSET] = 2;
+    newerVersion[CacheEntryFormat.VERSION_OFFSET] = CacheEntryFormat.VERSION + 1;
     byte[][] damage = {
       flipped,
       badCrc,

@@ -132,7 +132,7 @@ public final class DecodedBlock {
     return BigEndian.getLong(raw, start(i) + RECORD_ACCEPTED_AT);
   }
 
-  /** {@link io.docstore.queue.format.BlockFormat#OP_PUT} or {@code OP_DELETE}. */
+  /** The record's op code (one of {@code BlockFormat.OP_*}). */
   public byte op(int i) {
     return raw[start(i) + RECORD_OP];
   }
@@ -200,12 +200,9 @@ public final class DecodedBlock {
       return "last record at " + prev + " overruns raw length " + rawLength;
     }
     for (int i = 0; i < count; i++) {
-      byte op = raw[start(i) + RECORD_OP];
-      if (op != OP_PUT && op != OP_DELETE) {
-        return "record " + i + " has unknown op code " + op;
-      }
-      if (op == OP_DELETE && bodyLength(i) != 0) {
-        return "delete record " + i + " has a body of " + bodyLength(i) + " bytes";
+      String bad = invalidRecord(raw[start(i) + RECORD_OP], bodyLength(i));
+      if (bad != null) {
+        return "record " + i + ": " + bad;
       }
     }
     return null;

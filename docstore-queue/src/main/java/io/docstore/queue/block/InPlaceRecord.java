@@ -33,7 +33,7 @@ public final class InPlaceRecord {
   public long sequence;
   public long acceptedAtMillis;
 
-  /** {@link io.docstore.queue.format.BlockFormat#OP_PUT} or {@code OP_DELETE}. */
+  /** The record's op code (one of {@code BlockFormat.OP_*}). */
   public byte op;
 
   /** Where the body is: the block's buffer, or this reader's own when it was decompressed. */
@@ -106,7 +106,7 @@ public final class InPlaceRecord {
     int at = payload + start;
     byte o = stop < 0 ? -1 : src.get(at + RECORD_OP);
     int length = stop - start - RECORD_BODY;
-    if (stop < 0 || (o != OP_PUT && (o != OP_DELETE || length != 0))) {
+    if (stop < 0 || invalidRecord(o, length) != null) {
       throw new CorruptionException(
           file,
           offset,

@@ -84,7 +84,7 @@ public final class ZstdRecords {
     op = src.get(at + RECORD_OP);
     bodyLength = src.getInt(at + ZRECORD_BODY_LENGTH);
     storedBody = end - start - ZRECORD_BODY;
-    if ((op != OP_PUT && (op != OP_DELETE || bodyLength != 0))
+    if (invalidRecord(op, bodyLength) != null
         || bodyLength < storedBody
         || bodyLength > MAX_PAYLOAD
         || (storedBody == 0 && bodyLength != 0)) {

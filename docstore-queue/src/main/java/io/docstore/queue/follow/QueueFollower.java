@@ -465,7 +465,7 @@ public final class QueueFollower implements Closeable {
             + expected;
       }
       for (int i = 0; i < block.count(); i++) {
-        Op op = block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
+        Op op = Op.of(block.op(i));
         sink.accept(
             new QueueRecord(
                 Address.of(copy.segment(), block.offset(), i),
@@ -527,12 +527,7 @@ public final class QueueFollower implements Closeable {
           byte[] body = new byte[b.one.bodyLength];
           b.one.buffer.get(b.one.bodyOffset, body);
           return new QueueRecord(
-              address,
-              b.one.id,
-              b.one.sequence,
-              b.one.op == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
-              b.one.acceptedAtMillis,
-              body);
+              address, b.one.id, b.one.sequence, Op.of(b.one.op), b.one.acceptedAtMillis, body);
         }
         b.reader.decodeStored(c.channel(), c.path(), offset, b.block);
       } catch (ClosedChannelException replaced) {
@@ -556,7 +551,7 @@ public final class QueueFollower implements Closeable {
                 + " of a block holding "
                 + b.block.count());
       }
-      Op op = b.block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
+      Op op = Op.of(b.block.op(i));
       return new QueueRecord(
           address,
           b.block.id(i),

@@ -112,10 +112,46 @@ public final class BlockFormat {
   public static final byte OP_PUT = 0;
   public static final byte OP_DELETE = 1;
 
+  /** Segment version 5: a document with an expiry ({@code expiresAtMillis:u64} first). */
+  public static final byte OP_PUT_EXPIRING = 2;
+
+  /** Segment version 5: a live version copied by the space reclamation. */
+  public static final byte OP_RELOCATED = 3;
+
+  /** Segment version 5: an expired version the space reclamation gave up. */
+  public static final byte OP_DROPPED = 4;
+
+  /** Bytes before the document in a RELOCATED body: original sequence, address and op. */
+  public static final int RELOCATED_FIXED = 17;
+
   /** Largest stored or raw payload a reader accepts (a record of the largest allowed body fits). */
   public static final int MAX_PAYLOAD = 1 << 28;
 
   private BlockFormat() {}
+
+  /**
+   * Why a record with op code {@code op} and a body of {@code bodyLength} bytes cannot be a record
+   * of this format, or null if it can: the code must be known, and the body as long as its kind
+   * needs (a DELETE has none, a DROPPED record exactly its 8-byte address, a PUT_EXPIRING at least
+   * its expiry, a RELOCATED at least its original sequence, address and op).
+   */
+  public static String invalidRecord(byte op, int bodyLength) {
+    boolean ok =
+        switch (op) {
+          case OP_PUT -> true;
+          case OP_DELETE -> bodyLength == 0;
+          case OP_PUT_EXPIRING -> bodyLength >= 8;
+          case OP_RELOCATED -> bodyLength >= RELOCATED_FIXED;
+          case OP_DROPPED -> bodyLength == 8;
+          default -> false;
+        };
+    if (ok) {
+      return null;
+    }
+    return op < 0 || op > OP_DROPPED
+        ? "unknown op code " + op
+        : "op code " + op + " with a body of " + bodyLength + " bytes";
+  }
 
   /**
    * Bytes a record with a body of {@code bodyLength} adds to a block stored uncompressed: its

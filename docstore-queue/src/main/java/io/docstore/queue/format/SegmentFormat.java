@@ -25,11 +25,12 @@ public final class SegmentFormat {
   public static final byte[] FORMAT_NAME_BYTES = FORMAT_NAME.getBytes(StandardCharsets.US_ASCII);
 
   /**
-   * Version written. 2 added per-record checksums to uncompressed blocks; version 1 files are still
-   * read, and a version 1 active segment is sealed at open so that new blocks go to a version 2
-   * one.
+   * Version written (docs/formats/segment.md, "Versions"): 2 added per-record checksums, 3 records
+   * compressed one by one, 4 sync marks, 5 the record kinds PUT_EXPIRING, RELOCATED and DROPPED.
+   * Every older version is still read; an older active segment is sealed at open so that new blocks
+   * go to a current one.
    */
-  public static final int VERSION = 4;
+  public static final int VERSION = 5;
 
   public static final int MIN_SUPPORTED_VERSION = 1;
 

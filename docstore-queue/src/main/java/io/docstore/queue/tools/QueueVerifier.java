@@ -2,8 +2,11 @@ package io.docstore.queue.tools;
 
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
+import io.docstore.queue.Op;
+import io.docstore.queue.RecordBody;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
+import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFileName;
 import io.docstore.queue.format.SegmentFormat;
 import io.docstore.queue.segment.SegmentScanner;
@@ -177,6 +180,9 @@ public final class QueueVerifier {
           problems.add(
               new Problem(path, block.offset(), "sync mark in a version " + version + " segment"));
         }
+        if (kind == SegmentScanner.Kind.BLOCK) {
+          checkRecordKinds(path, block, version, problems);
+        }
         if (kind == SegmentScanner.Kind.END) {
           if (name.sealed()) {
             problems.add(new Problem(path, scan.position(), "sealed segment has no footer"));
@@ -193,6 +199,38 @@ public final class QueueVerifier {
           }
           return damaged ? -1 : scan.nextSequence() - 1;
         }
+      }
+    }
+  }
+
+  /**
+   * Record kinds other than PUT and DELETE belong to version 5 segments; a RELOCATED record must
+   * name an original op it can stand for.
+   */
+  private static void checkRecordKinds(
+      Path path, DecodedBlock block, int version, List<Problem> problems) {
+    for (int i = 0; i < block.count(); i++) {
+      byte code = block.op(i);
+      if (code == BlockFormat.OP_PUT || code == BlockFormat.OP_DELETE) {
+        continue;
+      }
+      Op op = Op.of(code);
+      String bad = null;
+      if (version < 5) {
+        bad = op + " record in a version " + version + " segment";
+      } else {
+        try {
+          RecordBody.originalOp(op, block.raw(), block.bodyStart(i), block.bodyLength(i));
+        } catch (IllegalArgumentException e) {
+          bad = e.getMessage();
+        }
+      }
+      if (bad != null) {
+        problems.add(
+            new Problem(
+                path,
+                block.offset(),
+                "record " + i + " (sequence " + (block.firstSequence() + i) + "): " + bad));
       }
     }
   }

@@ -8,7 +8,6 @@ import io.docstore.queue.Op;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
 import io.docstore.queue.format.Address;
-import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFileName;
 import io.docstore.queue.segment.SegmentFooter;
 import io.docstore.queue.segment.SegmentHeader;
@@ -196,7 +195,7 @@ public final class SalvageScan {
               visitor.record(
                   block.id(i),
                   s,
-                  block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE,
+                  Op.of(block.op(i)),
                   Address.of(name.segment(), block.offset(), i));
             }
           }

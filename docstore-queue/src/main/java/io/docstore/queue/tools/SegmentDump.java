@@ -3,16 +3,18 @@ package io.docstore.queue.tools;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.queue.Op;
+import io.docstore.queue.RecordBody;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
 import io.docstore.queue.format.Address;
-import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.segment.SegmentFooter;
 import io.docstore.queue.segment.SegmentScanner;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.time.Instant;
 
 /**
  * Prints a segment file for humans: the header, each block (offset, stored and raw sizes, record
@@ -98,19 +100,49 @@ public final class SegmentDump {
                 block.crc());
             if (records) {
               for (int i = 0; i < block.count(); i++) {
-                Op op = block.op(i) == BlockFormat.OP_PUT ? Op.PUT : Op.DELETE;
+                Op op = Op.of(block.op(i));
                 out.printf(
-                    "  record %s id %d seq %d %s size %d%n",
+                    "  record %s id %d seq %d %s size %d%s%n",
                     Address.toString(Address.of(segment, offset, i)),
                     block.id(i),
                     block.firstSequence() + i,
                     op,
-                    block.bodyLength(i));
+                    block.bodyLength(i),
+                    kindDetail(op, block.raw(), block.bodyStart(i), block.bodyLength(i)));
               }
             }
           }
         }
       }
     }
+  }
+
+  /** What a record of a kind other than PUT and DELETE carries besides its document. */
+  static String kindDetail(Op op, ByteBuffer body, int at, int length) {
+    return switch (op) {
+      case PUT, DELETE -> "";
+      case PUT_EXPIRING -> " expires " + Instant.ofEpochMilli(body.getLong(at));
+      case DROPPED -> " drops " + Address.toString(RecordBody.originalAddress(op, body, at));
+      case RELOCATED -> {
+        String detail;
+        try {
+          Op original = RecordBody.originalOp(op, body, at, length);
+          long expires = RecordBody.expiresAtMillis(op, body, at, length);
+          detail =
+              " of "
+                  + original
+                  + " seq "
+                  + RecordBody.version(op, 0, body, at)
+                  + " from "
+                  + Address.toString(RecordBody.originalAddress(op, body, at))
+                  + (expires == RecordBody.NEVER
+                      ? ""
+                      : " expires " + Instant.ofEpochMilli(expires));
+        } catch (IllegalArgumentException e) {
+          detail = " (damaged: " + e.getMessage() + ")";
+        }
+        yield detail;
+      }
+    };
   }
 }
