@@ -3,20 +3,18 @@ package io.docstore.service.replica;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.FileSystem;
 import io.docstore.io.NoSpaceException;
-import io.docstore.queue.Op;
 import io.docstore.queue.QueueRecord;
 import io.docstore.queue.follow.FollowPoint;
 import io.docstore.queue.follow.QueueFollower;
 import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.service.cache.OffHeapDocCache;
-import io.docstore.service.store.CachedReads;
+import io.docstore.service.store.RecordBatch;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * Ingests the replica's copy: puts what its {@link QueueFollower} delivers (what the copied
  * manifest declares durable) into the replica's LSM index, in batches, and sets every record of a
  * batch in the document cache once the batch is in the index (a delete leaves a tombstone), as
- * {@link CachedReads} requires. Owns the follower, the index and the cache, and the applied state
- * the reads and the figures see.
+ * {@link io.docstore.service.store.CachedReads} requires. Owns the follower, the index and the
+ * cache, and the applied state the reads and the figures see.
  *
  * <p>The cache is in process only, never memcached: a lagging replica's ingest {@code set}s would
  * write older versions into a cache the primary and other replicas share.
@@ -69,14 +67,12 @@ final class ReplicaIngester implements Closeable {
 
   private volatile LsmIndex index;
   private final OffHeapDocCache cache;
-  private final long[] ids = new long[BATCH];
-  private final long[] values = new long[BATCH];
-  private final QueueRecord[] batch = new QueueRecord[BATCH];
+  private final RecordBatch batch = new RecordBatch(BATCH);
   private int pending;
 
   /**
    * Advanced after each batch is in the index and the cache (the fill guard of {@link
-   * CachedReads}).
+   * io.docstore.service.store.CachedReads}).
    */
   private volatile long appliedVersion;
 
@@ -171,7 +167,7 @@ final class ReplicaIngester implements Closeable {
         d.segment(),
         d.offset(),
         d.segment());
-    Arrays.fill(batch, null);
+    batch.clear();
     pending = 0;
     ingestFailure = null;
     indexBroken = false;
@@ -205,10 +201,7 @@ final class ReplicaIngester implements Closeable {
   }
 
   private void apply(QueueRecord r) throws IOException {
-    ids[pending] = r.id();
-    values[pending] = r.op() == Op.DELETE ? LsmIndex.DELETED : r.address();
-    batch[pending] = r;
-    pending++;
+    batch.set(pending++, r);
     long millis = System.currentTimeMillis() - r.acceptedAtMillis();
     lastLagMillis = millis;
     lag.record(Math.max(0, millis), TimeUnit.MILLISECONDS);
@@ -223,15 +216,12 @@ final class ReplicaIngester implements Closeable {
       return;
     }
     try {
-      index.putAll(ids, values, pending);
+      batch.apply(pending, index, null);
     } catch (IOException | RuntimeException e) {
       refused(e);
       throw e;
     }
-    for (int i = 0; i < pending; i++) {
-      CachedReads.ingested(cache, batch[i]);
-      batch[i] = null;
-    }
+    batch.ingested(cache, pending, r -> {});
     appliedVersion++;
     pending = 0;
     if (ingestFailure != null) {
@@ -284,7 +274,7 @@ final class ReplicaIngester implements Closeable {
     follower = new QueueFollower(fs, queueDir, p, options.expectedBlockBytes);
     follower.loadManifest();
     old.close();
-    Arrays.fill(batch, null);
+    batch.clear();
     pending = 0;
     // The reopened index is at the point; records after it are ingested again. Drop what the cache
     // holds, which may be ahead of the index, so that cache and index answer alike again.
@@ -320,7 +310,7 @@ final class ReplicaIngester implements Closeable {
 
   /**
    * Advances after every batch put and every rewind (see {@link
-   * CachedReads.Source#appliedVersion}).
+   * io.docstore.service.store.CachedReads.Source#appliedVersion}).
    */
   long appliedVersion() {
     return appliedVersion;

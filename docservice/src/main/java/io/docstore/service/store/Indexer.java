@@ -1,13 +1,11 @@
 package io.docstore.service.store;
 
 import io.docstore.index.LsmIndex;
-import io.docstore.queue.Op;
 import io.docstore.queue.QueueRecord;
 import io.docstore.queue.QueueTailer;
 import io.docstore.service.cache.DocCache;
 import java.io.Closeable;
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -32,28 +30,11 @@ public final class Indexer implements Closeable {
   private final DocCache cache;
   private final StoreMetrics metrics;
   private final ReentrantLock lock = new ReentrantLock();
-  private final long[] ids = new long[BATCH];
-  private final long[] values = new long[BATCH];
-  private final QueueRecord[] batch = new QueueRecord[BATCH];
+  private final RecordBatch batch = new RecordBatch(BATCH);
   private volatile long appliedThrough;
 
   /** Live records per segment, kept up to date with each batch; null when not counted. */
   private final LiveRecords liveRecords;
-
-  /** What each entry of the batch replaces (for {@link #liveRecords}). */
-  private final long[] previous = new long[BATCH];
-
-  /**
-   * The batch's IDs seen so far and their newest value, so a second record of an ID in one batch
-   * replaces the first, not what the index held before the batch: open addressing, reset by a new
-   * stamp per batch, no allocation.
-   */
-  private static final int SEEN = 4 * BATCH;
-
-  private final long[] seenIds = new long[SEEN];
-  private final long[] seenValues = new long[SEEN];
-  private final int[] seenStamps = new int[SEEN];
-  private int stamp;
 
   /**
    * Records read from the tailer into {@link #batch} but not yet applied: the index refused them (a
@@ -116,7 +97,7 @@ public final class Indexer implements Closeable {
                     + expected
                     + ": the queue has a gap; refusing to index past it");
           }
-          batch[n++] = r;
+          batch.set(n++, r);
           pending = n;
         }
         apply(n, live);
@@ -156,85 +137,22 @@ public final class Indexer implements Closeable {
     return r;
   }
 
-  /**
-   * Applies the batch: a PUT (with or without expiry) maps its ID to its address, a DELETE to a
-   * tombstone. A RELOCATED record (a copy the space reclamation made) maps its ID to its address
-   * only if the index still maps it to the record's original address, and a DROPPED one to a
-   * tombstone on the same condition: compare-and-set, so a newer write of the ID, applied before,
-   * is never undone (docs/design/space-reclamation.md).
-   */
+  /** Applies the batch ({@link RecordBatch} says what each record kind does). */
   private void apply(int n, boolean live) throws IOException {
-    boolean conditional = false;
-    for (int i = 0; i < n; i++) {
-      QueueRecord r = batch[i];
-      ids[i] = r.id();
-      Op op = r.op();
-      conditional |= op == Op.RELOCATED || op == Op.DROPPED;
-      values[i] = op == Op.DELETE || op == Op.DROPPED ? LsmIndex.DELETED : r.address();
-    }
-    if (liveRecords != null || conditional) {
-      lookUpPrevious(n);
-    }
-    index.putAll(ids, values, n); // on failure the batch stays pending for the next call
+    batch.apply(n, index, liveRecords); // on failure the batch stays pending for the next call
     pending = 0;
-    if (liveRecords != null) {
-      liveRecords.replaced(previous, values, n);
-    }
     long now = System.currentTimeMillis();
-    for (int i = 0; i < n; i++) {
-      QueueRecord r = batch[i];
-      Op op = r.op();
-      if (op == Op.DROPPED) {
-        if (values[i] == LsmIndex.DELETED && previous[i] == r.originalAddress()) {
-          cache.setDeleted(r.id(), r.sequence());
-        }
-      } else if (op != Op.RELOCATED) { // a relocation changes no version a reader sees
-        CachedReads.ingested(cache, r);
-        if (live) {
-          metrics.recordAcceptedToReadable(now - r.acceptedAtMillis());
-        }
-      }
-      batch[i] = null;
-    }
+    batch.ingested(
+        cache,
+        n,
+        r -> {
+          if (live) {
+            metrics.recordAcceptedToReadable(now - r.acceptedAtMillis());
+          }
+        });
     if (n > 0) {
       appliedThrough += n;
     }
-  }
-
-  /**
-   * Fills {@link #previous} with what each of the batch's {@code n} entries replaces: the value of
-   * the same ID earlier in the batch, else the index's (one lookup per ID of the batch).
-   */
-  private void lookUpPrevious(int n) throws IOException {
-    if (++stamp == 0) {
-      Arrays.fill(seenStamps, 0);
-      stamp = 1;
-    }
-    for (int i = 0; i < n; i++) {
-      long id = ids[i];
-      int slot = (int) (mix(id) & (SEEN - 1));
-      while (seenStamps[slot] == stamp && seenIds[slot] != id) {
-        slot = (slot + 1) & (SEEN - 1);
-      }
-      if (seenStamps[slot] == stamp) {
-        previous[i] = seenValues[slot];
-      } else {
-        previous[i] = index.get(id);
-        seenStamps[slot] = stamp;
-        seenIds[slot] = id;
-      }
-      Op op = batch[i].op();
-      if ((op == Op.RELOCATED || op == Op.DROPPED) && previous[i] != batch[i].originalAddress()) {
-        // The ID was written, deleted or relocated since: leave its entry as it is.
-        values[i] = previous[i] >= 0 ? previous[i] : LsmIndex.DELETED;
-      }
-      seenValues[slot] = values[i];
-    }
-  }
-
-  private static long mix(long id) {
-    long h = id * 0x9E3779B97F4A7C15L;
-    return h ^ (h >>> 29);
   }
 
   @Override

@@ -1,0 +1,153 @@
+package io.docstore.service.store;
+
+import io.docstore.index.LsmIndex;
+import io.docstore.queue.Op;
+import io.docstore.queue.QueueRecord;
+import io.docstore.service.cache.DocCache;
+import java.io.IOException;
+import java.util.Arrays;
+
+/**
+ * A batch of queue records on its way into an index and a cache: the one place where a record kind
+ * becomes an index entry, shared by the primary's {@link Indexer} and a replica's ingester.
+ *
+ * <ul>
+ *   <li>PUT and PUT_EXPIRING map the ID to the record's address; DELETE to a tombstone.
+ *   <li>RELOCATED maps the ID to the record's address, and DROPPED to a tombstone, only if the
+ *       index (or an earlier record of the batch) still maps the ID to the record's original
+ *       address: compare-and-set, so a newer version written before the space reclamation's copy
+ *       reached the index is never undone (docs/design/space-reclamation.md).
+ * </ul>
+ *
+ * Not thread-safe; one per ingesting thread. Nothing is allocated per batch.
+ */
+public final class RecordBatch {
+
+  private final long[] ids;
+  private final long[] values;
+  private final QueueRecord[] records;
+
+  /** What each entry replaces (valid after {@link #resolve} with {@code withPrevious}). */
+  private final long[] previous;
+
+  /**
+   * The batch's IDs seen so far and their newest value, so a second record of an ID in one batch
+   * replaces the first, not what the index held before the batch: open addressing, reset by a new
+   * stamp per batch.
+   */
+  private final long[] seenIds;
+
+  private final long[] seenValues;
+  private final int[] seenStamps;
+  private int stamp;
+  private final int seenMask;
+
+  public RecordBatch(int capacity) {
+    ids = new long[capacity];
+    values = new long[capacity];
+    records = new QueueRecord[capacity];
+    previous = new long[capacity];
+    int seen = Integer.highestOneBit(Math.max(16, capacity * 4) - 1) << 1;
+    seenIds = new long[seen];
+    seenValues = new long[seen];
+    seenStamps = new int[seen];
+    seenMask = seen - 1;
+  }
+
+  /** Forgets every record of the batch. */
+  public void clear() {
+    Arrays.fill(records, null);
+  }
+
+  /** Puts {@code r} at position {@code i} of the batch. */
+  public void set(int i, QueueRecord r) {
+    records[i] = r;
+  }
+
+  /**
+   * Puts records {@code [0, n)} into {@code index} (on failure the batch is unchanged and can be
+   * applied again), and counts what they replace in {@code liveRecords} unless it is null.
+   */
+  public void apply(int n, LsmIndex index, LiveRecords liveRecords) throws IOException {
+    resolve(n, index, liveRecords != null);
+    index.putAll(ids, values, n);
+    if (liveRecords != null) {
+      liveRecords.replaced(previous, values, n);
+    }
+  }
+
+  /**
+   * Fills {@link #ids} and {@link #values} for records {@code [0, n)}; with {@code withPrevious}
+   * also {@link #previous} (one index lookup per distinct ID). RELOCATED and DROPPED records always
+   * look up what they would replace.
+   */
+  private void resolve(int n, LsmIndex index, boolean withPrevious) throws IOException {
+    boolean conditional = false;
+    for (int i = 0; i < n; i++) {
+      QueueRecord r = records[i];
+      ids[i] = r.id();
+      Op op = r.op();
+      conditional |= op == Op.RELOCATED || op == Op.DROPPED;
+      values[i] = op == Op.DELETE || op == Op.DROPPED ? LsmIndex.DELETED : r.address();
+    }
+    if (withPrevious || conditional) {
+      lookUpPrevious(n, index);
+    }
+  }
+
+  private void lookUpPrevious(int n, LsmIndex index) throws IOException {
+    if (++stamp == 0) {
+      Arrays.fill(seenStamps, 0);
+      stamp = 1;
+    }
+    for (int i = 0; i < n; i++) {
+      long id = ids[i];
+      int slot = (int) (mix(id) & seenMask);
+      while (seenStamps[slot] == stamp && seenIds[slot] != id) {
+        slot = (slot + 1) & seenMask;
+      }
+      if (seenStamps[slot] == stamp) {
+        previous[i] = seenValues[slot];
+      } else {
+        previous[i] = index.get(id);
+        seenStamps[slot] = stamp;
+        seenIds[slot] = id;
+      }
+      Op op = records[i].op();
+      if ((op == Op.RELOCATED || op == Op.DROPPED) && previous[i] != records[i].originalAddress()) {
+        // The ID was written, deleted or relocated since: leave its entry as it is.
+        values[i] = previous[i] >= 0 ? previous[i] : LsmIndex.DELETED;
+      }
+      seenValues[slot] = values[i];
+    }
+  }
+
+  /**
+   * The cache's side of records {@code [0, n)} once they are in the index: a new version or a
+   * tombstone per write; nothing for a relocation (no version a reader sees changes), a tombstone
+   * for a DROPPED record that took effect. Clears the batch.
+   *
+   * @param applied called with each record that is a user's write (not a relocation), e.g. for
+   *     freshness
+   */
+  public void ingested(DocCache cache, int n, java.util.function.Consumer<QueueRecord> applied) {
+    for (int i = 0; i < n; i++) {
+      QueueRecord r = records[i];
+      Op op = r.op();
+      if (op == Op.DROPPED) {
+        if (values[i] == LsmIndex.DELETED && previous[i] == r.originalAddress()) {
+          cache.setDeleted(r.id(), r.sequence());
+        }
+      } else if (op != Op.RELOCATED) {
+        CachedReads.ingested(cache, r);
+        applied.accept(r);
+      }
+      records[i] = null;
+    }
+  }
+
+  private static long mix(long id) {
+    long h = id * 0x9E3779B97F4A7C15L;
+    return h ^ (h >>> 29);
+  }
+}
