@@ -233,7 +233,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
                 }
               });
       long t0 = System.nanoTime();
-      long n = indexer.recover(last);
+      long n = indexer.recover(last, address -> reader.get(address).version());
       if (n > 0) {
         log.info(
             "re-indexed {} queue records after checkpoint {} in {} ms",

@@ -12,8 +12,8 @@ package io.docstore.queue;
  *       document.
  *   <li>{@link #RELOCATED} (3, segment version 5): a live version copied by the space reclamation,
  *       carrying its original sequence and address (see {@link RecordBody}).
- *   <li>{@link #DROPPED} (4, segment version 5): {@code originalAddress:u64}, an expired version
- *       the space reclamation gave up.
+ *   <li>{@link #DROPPED} (4, segment version 5): {@code originalSequence:u64 originalAddress:u64},
+ *       an expired version the space reclamation gave up.
  * </ul>
  */
 public enum Op {

@@ -15,11 +15,12 @@ import java.nio.ByteBuffer;
  * RELOCATED     originalSequence:u64 originalAddress:u64 originalOp:u8 [expiresAtMillis:u64] document
  *               (originalOp is PUT, DELETE or PUT_EXPIRING; the expiry only for PUT_EXPIRING; a
  *               relocated DELETE has no document)
- * DROPPED       originalAddress:u64
+ * DROPPED       originalSequence:u64 originalAddress:u64
  * </pre>
  *
- * A record's <b>version</b> is its sequence, except for a RELOCATED record, whose version is its
- * original sequence: the sequence its document was first written with.
+ * A record's <b>version</b> is its sequence, except for a RELOCATED or DROPPED record, whose
+ * version is its original sequence: the sequence its document was first written with (a DROPPED
+ * record is a tombstone at that version).
  */
 public final class RecordBody {
 
@@ -88,18 +89,16 @@ public final class RecordBody {
     };
   }
 
-  /** The record's version: its original sequence if RELOCATED, else {@code sequence}. */
+  /** The record's version: its original sequence if RELOCATED or DROPPED, else {@code sequence}. */
   public static long version(Op op, long sequence, ByteBuffer body, int at) {
-    return op == Op.RELOCATED ? body.getLong(at + RELOCATED_SEQUENCE) : sequence;
+    return op == Op.RELOCATED || op == Op.DROPPED
+        ? body.getLong(at + RELOCATED_SEQUENCE)
+        : sequence;
   }
 
   /** The address a RELOCATED or DROPPED record stands for; 0 for other kinds. */
   public static long originalAddress(Op op, ByteBuffer body, int at) {
-    return switch (op) {
-      case RELOCATED -> body.getLong(at + RELOCATED_ADDRESS);
-      case DROPPED -> body.getLong(at);
-      default -> 0;
-    };
+    return op == Op.RELOCATED || op == Op.DROPPED ? body.getLong(at + RELOCATED_ADDRESS) : 0;
   }
 
   /** The body of a PUT_EXPIRING record of {@code document}. */
@@ -135,10 +134,13 @@ public final class RecordBody {
     return out;
   }
 
-  /** The body of a DROPPED record standing for {@code originalAddress}. */
-  public static byte[] dropped(long originalAddress) {
-    byte[] out = new byte[8];
-    ByteBuffer.wrap(out).putLong(originalAddress);
+  /**
+   * The body of a DROPPED record standing for the version first written at {@code originalSequence}
+   * to {@code originalAddress}.
+   */
+  public static byte[] dropped(long originalSequence, long originalAddress) {
+    byte[] out = new byte[BlockFormat.DROPPED_LENGTH];
+    ByteBuffer.wrap(out).putLong(originalSequence).putLong(originalAddress);
     return out;
   }
 }

@@ -100,7 +100,7 @@ class GoldenFormatTest {
                 java.nio.ByteBuffer.wrap(document),
                 0,
                 document.length);
-        default -> RecordBody.dropped(original);
+        default -> RecordBody.dropped(i - 70, original);
       };
     }
     if (op(i) == Op.DELETE || i == 5) {

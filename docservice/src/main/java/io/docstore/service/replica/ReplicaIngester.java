@@ -144,6 +144,11 @@ final class ReplicaIngester implements Closeable {
    * @return the follower's result: the records handed on, and the error that stopped it, if any
    */
   QueueFollower.Result poll() throws IOException {
+    if (appliedThrough == 0 && !batch.rebuilding()) {
+      // An index built from the queue's first record: relocated records are judged by version
+      // until it has caught up (RecordBatch).
+      batch.rebuilding(address -> follower.read(address).version());
+    }
     QueueFollower.Result r = follower.poll(this::apply);
     if (r.divergence() != null) {
       resync(r.divergence());
@@ -151,6 +156,9 @@ final class ReplicaIngester implements Closeable {
     }
     flush();
     appliedThrough = follower.point().ingestedThrough();
+    if (r.records() == 0 && r.error() == null) {
+      batch.live(); // caught up with what the primary has published
+    }
     return r;
   }
 

@@ -112,12 +112,21 @@ public final class Indexer implements Closeable {
 
   /**
    * Applies whatever the tailer has available now, up to {@code lastSequence} (recovery at open).
+   * An index built from the queue's first record (new, or rebuilt) judges relocated records by
+   * version while it does ({@link RecordBatch#rebuilding}), reading them through {@code versions}.
    *
    * @return the number of records applied
    */
-  public long recover(long lastSequence) throws IOException {
+  public long recover(long lastSequence, RecordBatch.Versions versions) throws IOException {
     long before = appliedThrough;
-    catchUpTo(lastSequence, 30_000, false);
+    if (before == 0) {
+      batch.rebuilding(versions);
+    }
+    try {
+      catchUpTo(lastSequence, 30_000, false);
+    } finally {
+      batch.live();
+    }
     metrics.recoveredRecords.increment(appliedThrough - before);
     return appliedThrough - before;
   }

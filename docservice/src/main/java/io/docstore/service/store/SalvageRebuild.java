@@ -351,6 +351,16 @@ public final class SalvageRebuild {
             if (sequence == oldCheckpoint + 1) {
               counts[1] = address;
             }
+            if (op == Op.RELOCATED || op == Op.DROPPED) {
+              throw new IOException(
+                  "record "
+                      + sequence
+                      + " is a "
+                      + op
+                      + " record of the space reclamation, which the salvage rebuild does not judge"
+                      + " yet; restore the damaged segments from a replica instead"
+                      + " (docstore repair-segments --from)");
+            }
             batch.put(id, op == Op.DELETE ? LsmIndex.DELETED : address);
             counts[0]++;
           }

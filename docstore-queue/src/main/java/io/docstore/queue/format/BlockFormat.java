@@ -121,6 +121,9 @@ public final class BlockFormat {
   /** Segment version 5: an expired version the space reclamation gave up. */
   public static final byte OP_DROPPED = 4;
 
+  /** The body of a DROPPED record: original sequence and address. */
+  public static final int DROPPED_LENGTH = 16;
+
   /** Bytes before the document in a RELOCATED body: original sequence, address and op. */
   public static final int RELOCATED_FIXED = 17;
 
@@ -132,8 +135,8 @@ public final class BlockFormat {
   /**
    * Why a record with op code {@code op} and a body of {@code bodyLength} bytes cannot be a record
    * of this format, or null if it can: the code must be known, and the body as long as its kind
-   * needs (a DELETE has none, a DROPPED record exactly its 8-byte address, a PUT_EXPIRING at least
-   * its expiry, a RELOCATED at least its original sequence, address and op).
+   * needs (a DELETE has none, a DROPPED record exactly its original sequence and address, a
+   * PUT_EXPIRING at least its expiry, a RELOCATED at least its original sequence, address and op).
    */
   public static String invalidRecord(byte op, int bodyLength) {
     boolean ok =
@@ -142,7 +145,7 @@ public final class BlockFormat {
           case OP_DELETE -> bodyLength == 0;
           case OP_PUT_EXPIRING -> bodyLength >= 8;
           case OP_RELOCATED -> bodyLength >= RELOCATED_FIXED;
-          case OP_DROPPED -> bodyLength == 8;
+          case OP_DROPPED -> bodyLength == DROPPED_LENGTH;
           default -> false;
         };
     if (ok) {

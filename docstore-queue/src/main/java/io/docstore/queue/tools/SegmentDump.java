@@ -122,7 +122,11 @@ public final class SegmentDump {
     return switch (op) {
       case PUT, DELETE -> "";
       case PUT_EXPIRING -> " expires " + Instant.ofEpochMilli(body.getLong(at));
-      case DROPPED -> " drops " + Address.toString(RecordBody.originalAddress(op, body, at));
+      case DROPPED ->
+          " drops seq "
+              + RecordBody.version(op, 0, body, at)
+              + " at "
+              + Address.toString(RecordBody.originalAddress(op, body, at));
       case RELOCATED -> {
         String detail;
         try {
