@@ -5,6 +5,7 @@ import io.docstore.io.GroupCommit;
 import io.docstore.queue.block.BlockCache;
 import io.docstore.queue.block.RecordDictionary;
 import io.docstore.queue.block.ZstdRecords;
+import io.docstore.queue.segment.HollowSegment;
 import io.docstore.queue.segment.QueueCounters;
 import io.docstore.queue.segment.SegmentAppender;
 import io.docstore.queue.segment.SegmentInfo;
@@ -320,6 +321,56 @@ public final class DocQueue implements java.io.Closeable {
         cache == null ? 0 : cache.capacityBytes());
   }
 
+  /**
+   * How long a reclaimed segment's old file stays open after {@link #reclaim}, for the reads that
+   * found it just before.
+   */
+  static final long RECLAIM_GRACE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+
+  /** A replaced segment not yet closed, and when it was replaced ({@link System#nanoTime}). */
+  private record Retired(SegmentInfo segment, long atNanos) {}
+
+  private final java.util.ArrayDeque<Retired> retired = new java.util.ArrayDeque<>();
+
+  /**
+   * Replaces sealed segment {@code number} by its hollow form ({@link HollowSegment}): its records,
+   * which the caller has relocated or found garbage, and their bytes are gone; its sequence range
+   * stays, and tailers step over it. Reads by address into it throw {@link
+   * ReclaimedAddressException}, except reads that found the segment before: its old file stays open
+   * for them for a grace period.
+   *
+   * @throws IllegalArgumentException if it is not a sealed segment holding blocks, or it is the
+   *     newest segment
+   */
+  public synchronized void reclaim(long number) throws IOException {
+    if (closed || readOnly) {
+      throw new IOException("queue " + dir + " is " + (closed ? "closed" : "read-only"));
+    }
+    SegmentInfo victim = segments.get(number);
+    if (victim == null || victim == segments.last()) {
+      throw new IllegalArgumentException(
+          "segment " + number + (victim == null ? " does not exist" : " is the newest"));
+    }
+    SegmentInfo hollow = HollowSegment.replace(options.fileSystem(), dir, victim);
+    segments.add(hollow);
+    counters.segmentsReclaimed.increment();
+    closeRetired(false);
+    retired.add(new Retired(victim, System.nanoTime()));
+  }
+
+  /** Closes the replaced segments whose grace period ended, or all of them. */
+  private void closeRetired(boolean all) {
+    long now = System.nanoTime();
+    while (!retired.isEmpty() && (all || now - retired.peek().atNanos() >= RECLAIM_GRACE_NANOS)) {
+      SegmentInfo s = retired.poll().segment();
+      try {
+        s.close();
+      } catch (IOException e) {
+        LOG.warn("closing the replaced file of reclaimed segment {}: {}", s.number(), e.toString());
+      }
+    }
+  }
+
   /** Writes the open block, fsyncs and closes the files. Idempotent. */
   @Override
   public synchronized void close() throws IOException {
@@ -327,6 +378,7 @@ public final class DocQueue implements java.io.Closeable {
       return;
     }
     closed = true;
+    closeRetired(true);
     if (readOnly) {
       try {
         segments.closeAll();

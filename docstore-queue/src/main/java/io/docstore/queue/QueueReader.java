@@ -109,7 +109,8 @@ public final class QueueReader {
    * The record at {@code address}.
    *
    * @throws IllegalArgumentException if no record can have this address (no such segment, an offset
-   *     outside the segment's written blocks, an index past the block's records)
+   *     outside the segment's written blocks, an index past the block's records); {@link
+   *     ReclaimedAddressException} if its segment was reclaimed
    * @throws io.docstore.io.CorruptionException if the block fails its checks (file, offset,
    *     checksums)
    */
@@ -159,6 +160,14 @@ public final class QueueReader {
     if (segment == null) {
       throw new IllegalArgumentException(
           "no segment " + number + " for address " + Address.toString(address));
+    }
+    if (segment.reclaimed()) {
+      throw new ReclaimedAddressException(
+          "record "
+              + Address.toString(address)
+              + " was in segment "
+              + number
+              + ", which the space reclamation emptied");
     }
     boolean sealed = segment.sealed(); // read before blocksEnd: a sealed segment's end is final
     long end = segment.blocksEnd();

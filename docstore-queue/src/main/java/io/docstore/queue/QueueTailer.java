@@ -47,6 +47,8 @@ public final class QueueTailer implements java.io.Closeable {
   /** The writer whose recent records this tailer takes; null to read only files. */
   private final QueueWriter writer;
 
+  private long reclaimedThrough;
+
   QueueTailer(
       SegmentSet segments,
       QueueCounters counters,
@@ -63,7 +65,28 @@ public final class QueueTailer implements java.io.Closeable {
     this.nextSequence = Math.max(1, fromSequence);
     this.segment = segments.forSequence(nextSequence);
     this.nextOffset = SegmentFormat.HEADER_LENGTH;
+    stepOverReclaimed();
     skipToSequence();
+  }
+
+  /**
+   * In a hollow segment, the next sequence is the one after it: its records were reclaimed (the
+   * sequences a tailer hands on are then not dense; {@link #reclaimedThrough} says where they were
+   * not).
+   */
+  private void stepOverReclaimed() {
+    if (segment != null && segment.reclaimed() && segment.lastSequence() >= nextSequence) {
+      nextSequence = segment.lastSequence() + 1;
+      reclaimedThrough = segment.lastSequence();
+    }
+  }
+
+  /**
+   * The last sequence of the newest hollow segment this tailer stepped over, or 0: records up to it
+   * that were not handed on were reclaimed, not lost.
+   */
+  public long reclaimedThrough() {
+    return reclaimedThrough;
   }
 
   /** Skips whole blocks before the start sequence by their headers alone, without decompressing. */
@@ -98,8 +121,11 @@ public final class QueueTailer implements java.io.Closeable {
       QueueRecord r = writer.recent.get(nextSequence);
       if (r != null) {
         follow(r.address());
-        nextSequence++;
-        return r;
+        if (!segment.reclaimed()) {
+          nextSequence++;
+          return r;
+        }
+        stepOverReclaimed(); // reclaimed since it was written: on to the next segment's files
       }
     }
     while (true) {
@@ -172,6 +198,7 @@ public final class QueueTailer implements java.io.Closeable {
     }
     segment = next;
     nextOffset = SegmentFormat.HEADER_LENGTH;
+    stepOverReclaimed();
     return advance();
   }
 

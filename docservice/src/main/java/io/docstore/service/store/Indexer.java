@@ -42,6 +42,9 @@ public final class Indexer implements Closeable {
    */
   private int pending;
 
+  /** The sequence of the last pending record (valid while {@link #pending} is positive). */
+  private long pendingLast;
+
   /**
    * @param tailer positioned at {@code appliedThrough + 1}
    * @param appliedThrough the sequence already reflected in the index (the checkpoint)
@@ -83,13 +86,16 @@ public final class Indexer implements Closeable {
     try {
       while (appliedThrough < sequence) {
         int n = pending;
-        while (n < BATCH && appliedThrough + n < sequence) {
+        long last = n == 0 ? appliedThrough : pendingLast;
+        while (n < BATCH && last < sequence) {
           QueueRecord r = n == 0 ? nextOrTimeout(deadline, sequence) : tailer.poll();
           if (r == null) {
             break;
           }
-          long expected = appliedThrough + n + 1;
-          if (r.sequence() != expected) {
+          long expected = last + 1;
+          // Sequences of a hollow segment were reclaimed: the tailer steps over them.
+          if (r.sequence() != expected
+              && !(r.sequence() > expected && tailer.reclaimedThrough() >= r.sequence() - 1)) {
             throw new IOException(
                 "queue tailer returned sequence "
                     + r.sequence()
@@ -99,8 +105,15 @@ public final class Indexer implements Closeable {
           }
           batch.set(n++, r);
           pending = n;
+          pendingLast = last = r.sequence();
         }
         apply(n, live);
+        if (n > 0) {
+          appliedThrough = last;
+        }
+        if (appliedThrough < sequence && tailer.reclaimedThrough() >= sequence) {
+          appliedThrough = tailer.reclaimedThrough(); // the rest was reclaimed
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -133,8 +146,14 @@ public final class Indexer implements Closeable {
 
   private QueueRecord nextOrTimeout(long deadline, long sequence)
       throws IOException, InterruptedException {
+    QueueRecord r = tailer.poll();
+    if (r == null && tailer.reclaimedThrough() >= sequence) {
+      return null; // what is left to apply was reclaimed
+    }
     long wait = deadline - System.nanoTime();
-    QueueRecord r = wait > 0 ? tailer.next(wait, TimeUnit.NANOSECONDS) : tailer.poll();
+    if (r == null && wait > 0) {
+      r = tailer.next(wait, TimeUnit.NANOSECONDS);
+    }
     if (r == null) {
       throw new IOException(
           "record "
@@ -159,9 +178,6 @@ public final class Indexer implements Closeable {
             metrics.recordAcceptedToReadable(now - r.acceptedAtMillis());
           }
         });
-    if (n > 0) {
-      appliedThrough += n;
-    }
   }
 
   @Override

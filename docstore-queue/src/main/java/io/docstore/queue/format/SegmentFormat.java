@@ -52,8 +52,17 @@ public final class SegmentFormat {
   public static final int BLOCK_COUNT = LAST_SEQUENCE + 8;
   public static final int BLOCKS_END = BLOCK_COUNT + 8;
   public static final int BLOCK_CRC_DIGEST = BLOCKS_END + 8;
-  public static final int FOOTER_RESERVED = BLOCK_CRC_DIGEST + 4;
-  public static final int FOOTER_LENGTH = FOOTER_RESERVED + 4;
+
+  /** Footer flags (version 5; 0 before): {@link #FOOTER_FLAG_RECLAIMED} or 0. */
+  public static final int FOOTER_FLAGS = BLOCK_CRC_DIGEST + 4;
+
+  public static final int FOOTER_LENGTH = FOOTER_FLAGS + 4;
+
+  /**
+   * A hollow segment: its records were reclaimed (relocated or garbage), so it holds no block; the
+   * footer keeps its sequence range.
+   */
+  public static final int FOOTER_FLAG_RECLAIMED = 1;
 
   private SegmentFormat() {
     assert FORMAT_NAME_BYTES.length == NAME_LENGTH;

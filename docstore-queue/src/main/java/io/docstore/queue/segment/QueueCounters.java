@@ -15,6 +15,10 @@ public final class QueueCounters {
   public final LongAdder compressedBlocks = new LongAdder();
   public final LongAdder segmentsCreated = new LongAdder();
   public final LongAdder segmentsSealed = new LongAdder();
+
+  /** Segments replaced by their hollow form ({@code DocQueue#reclaim}). */
+  public final LongAdder segmentsReclaimed = new LongAdder();
+
   public final LongAdder fsyncs = new LongAdder();
   public final LongAdder tornTailBytesDropped = new LongAdder();
   public final LongAdder blockReads = new LongAdder();

@@ -14,13 +14,14 @@ import java.nio.file.Path;
  *
  * <pre>
  * +---------+-----------+-----------+-----------+----------+-----------+-----------+-----------+----------+
- * | crc u32 | magic u32 | count u64 | first u64 | last u64 | blocks u64| end u64   | digest u32| rsvd u32 |
+ * | crc u32 | magic u32 | count u64 | first u64 | last u64 | blocks u64| end u64   | digest u32| flags u32|
  * +---------+-----------+-----------+-----------+----------+-----------+-----------+-----------+----------+
  * </pre>
  *
  * The crc is the masked CRC32C of the 52 bytes after it. {@code blocksEnd} is where the footer
  * starts (the end of the last block); {@code blockCrcDigest} is the masked CRC32C over every
- * block's crc field in order.
+ * block's crc field in order. {@code reclaimed} (flag 1) marks a hollow segment: no block, its
+ * records relocated or garbage, its sequence range kept (docs/design/space-reclamation.md).
  */
 public record SegmentFooter(
     long recordCount,
@@ -28,7 +29,31 @@ public record SegmentFooter(
     long lastSequence,
     long blockCount,
     long blocksEnd,
-    int blockCrcDigest) {
+    int blockCrcDigest,
+    boolean reclaimed) {
+
+  /** The footer of a segment that holds its blocks. */
+  public SegmentFooter(
+      long recordCount,
+      long firstSequence,
+      long lastSequence,
+      long blockCount,
+      long blocksEnd,
+      int blockCrcDigest) {
+    this(recordCount, firstSequence, lastSequence, blockCount, blocksEnd, blockCrcDigest, false);
+  }
+
+  /** The footer of the hollow replacement of a segment that held {@code [first, last]}. */
+  public static SegmentFooter hollow(long firstSequence, long lastSequence) {
+    return new SegmentFooter(
+        lastSequence - firstSequence + 1,
+        firstSequence,
+        lastSequence,
+        0,
+        HEADER_LENGTH,
+        Checksums.crc32c(new byte[0], 0, 0),
+        true);
+  }
 
   public ByteBuffer encode() {
     ByteBuffer b = ByteBuffer.allocate(FOOTER_LENGTH);
@@ -39,7 +64,7 @@ public record SegmentFooter(
     b.putLong(BLOCK_COUNT, blockCount);
     b.putLong(BLOCKS_END, blocksEnd);
     b.putInt(BLOCK_CRC_DIGEST, blockCrcDigest);
-    b.putInt(FOOTER_RESERVED, 0);
+    b.putInt(FOOTER_FLAGS, reclaimed ? FOOTER_FLAG_RECLAIMED : 0);
     b.putInt(FOOTER_CRC, Checksums.crc32c(b, FOOTER_MAGIC, FOOTER_LENGTH - FOOTER_MAGIC));
     return b;
   }
@@ -84,10 +109,17 @@ public record SegmentFooter(
             b.getLong(LAST_SEQUENCE),
             b.getLong(BLOCK_COUNT),
             b.getLong(BLOCKS_END),
-            b.getInt(BLOCK_CRC_DIGEST));
+            b.getInt(BLOCK_CRC_DIGEST),
+            b.getInt(FOOTER_FLAGS) == FOOTER_FLAG_RECLAIMED);
+    int flags = b.getInt(FOOTER_FLAGS);
     if (f.blocksEnd() != offset
         || f.recordCount() != f.lastSequence() - f.firstSequence() + 1
-        || f.blockCount() < 1) {
+        || (flags != 0 && flags != FOOTER_FLAG_RECLAIMED)
+        || (f.reclaimed()
+            ? f.blockCount() != 0
+                || f.blocksEnd() != HEADER_LENGTH
+                || f.blockCrcDigest() != Checksums.crc32c(new byte[0], 0, 0)
+            : f.blockCount() < 1)) {
       throw new CorruptionException(
           file, offset, "footer passes its checksum but is inconsistent: " + f);
     }

@@ -30,6 +30,7 @@ public final class SegmentInfo implements InPlaceRecord.Dictionaries {
   private volatile long lastSequence;
   private volatile boolean sealed;
   private volatile RecordDictionary dictionary;
+  private final boolean reclaimed;
 
   public SegmentInfo(
       long number,
@@ -39,6 +40,22 @@ public final class SegmentInfo implements InPlaceRecord.Dictionaries {
       long blocksEnd,
       long lastSequence,
       boolean sealed) {
+    this(number, baseSequence, path, channel, blocksEnd, lastSequence, sealed, false);
+  }
+
+  /**
+   * @param reclaimed a hollow segment (sealed, no block; its sequences were reclaimed)
+   */
+  public SegmentInfo(
+      long number,
+      long baseSequence,
+      Path path,
+      FileChannel channel,
+      long blocksEnd,
+      long lastSequence,
+      boolean sealed,
+      boolean reclaimed) {
+    this.reclaimed = reclaimed;
     this.number = number;
     this.baseSequence = baseSequence;
     this.path = path;
@@ -87,6 +104,14 @@ public final class SegmentInfo implements InPlaceRecord.Dictionaries {
     return sealed;
   }
 
+  /**
+   * Whether this is a hollow segment: its records were reclaimed by the space reclamation, so none
+   * of its sequences can be read, and it has no block.
+   */
+  public boolean reclaimed() {
+    return reclaimed;
+  }
+
   /** The segment's zstd dictionary once read (or written), else null. */
   public RecordDictionary dictionary() {
     return dictionary;
@@ -123,7 +148,7 @@ public final class SegmentInfo implements InPlaceRecord.Dictionaries {
     this.sealed = true;
   }
 
-  void close() throws IOException {
+  public void close() throws IOException {
     mapped.release();
     channel.close();
   }

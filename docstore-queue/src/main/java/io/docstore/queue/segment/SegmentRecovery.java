@@ -235,7 +235,7 @@ public final class SegmentRecovery {
               + h.baseSequence());
     }
     return new SegmentInfo(
-        number, h.baseSequence(), path, ch, f.blocksEnd(), f.lastSequence(), true);
+        number, h.baseSequence(), path, ch, f.blocksEnd(), f.lastSequence(), true, f.reclaimed());
   }
 
   private static void checkHeader(Path path, SegmentHeader h, long number, long previousLast)

@@ -97,6 +97,9 @@ public final class SegmentScanner {
     }
     if (end - position == FOOTER_LENGTH && footerMagicAt(position)) {
       SegmentFooter f = SegmentFooter.read(ch, file, position);
+      if (f.reclaimed() && blockCount == 0) {
+        nextSequence = f.lastSequence() + 1; // a hollow segment: its sequences were reclaimed
+      }
       if (!skippedDamage
           && (f.blockCount() != blockCount
               || f.lastSequence() != nextSequence - 1

@@ -68,13 +68,14 @@ public final class SegmentDump {
           case FOOTER -> {
             SegmentFooter f = scan.footer();
             out.printf(
-                "footer @%d: OK records %d, sequences %d..%d, blocks %d, block crc digest %08x%n",
+                "footer @%d: OK records %d, sequences %d..%d, blocks %d, block crc digest %08x%s%n",
                 offset,
                 f.recordCount(),
                 f.firstSequence(),
                 f.lastSequence(),
                 f.blockCount(),
-                f.blockCrcDigest());
+                f.blockCrcDigest(),
+                f.reclaimed() ? ", reclaimed: hollow, its records relocated or garbage" : "");
             return true;
           }
           case BLOCK -> {
