@@ -1,8 +1,8 @@
 package io.docstore.bench.service;
 
 import io.docstore.bench.data.JobDocGenerator;
-import io.docstore.service.Document;
-import io.docstore.service.client.DocClient;
+import io.docstore.client.DocClient;
+import io.docstore.client.Document;
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -3,8 +3,10 @@ package io.docstore.service.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.docstore.client.DocClient;
+import io.docstore.client.DocClientException;
+import io.docstore.client.Document;
 import io.docstore.io.TestSupport;
-import io.docstore.service.Document;
 import io.docstore.service.rpc.RpcServer;
 import io.docstore.service.rpc.TestSource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -1,8 +1,7 @@
-package io.docstore.service.client;
+package io.docstore.client;
 
-import io.docstore.service.Document;
-import io.docstore.service.rpc.RpcFormat;
-import io.docstore.service.rpc.RpcResponse;
+import io.docstore.client.wire.RpcFormat;
+import io.docstore.client.wire.RpcResponse;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;

@@ -1,4 +1,4 @@
-package io.docstore.service.client;
+package io.docstore.client;
 
 /**
  * A read through {@link DocClient} failed: no server answered in time, every attempt failed, the
