@@ -93,6 +93,13 @@ class DocClientWritesTest {
     assertThat(deleted).isGreaterThan(second);
     assertThat(c.get(42)).isNull();
     assertThat(c.delete(43)).as("deleting an absent ID is recorded").isGreaterThan(deleted);
+    c.close();
+    assertThat(failure(() -> c.get(42)).reason()).isEqualTo(Reason.CLOSED);
+    assertThat(failure(() -> c.put(42, json("{}"))).reason()).isEqualTo(Reason.CLOSED);
+    ExecutionException read =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ExecutionException.class, () -> c.getAsync(42).get(5, TimeUnit.SECONDS));
+    assertThat(((DocClientException) read.getCause()).reason()).isEqualTo(Reason.CLOSED);
   }
 
   @Test
