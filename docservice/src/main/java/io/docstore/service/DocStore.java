@@ -1,5 +1,6 @@
 package io.docstore.service;
 
+import io.docstore.client.Document;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.DirectoryLock;

@@ -1,5 +1,6 @@
 package io.docstore.service;
 
+import io.docstore.client.Document;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 

@@ -2,6 +2,7 @@ package io.docstore.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.client.Document;
 import io.docstore.index.IndexOptions;
 import io.docstore.io.FaultInjectingFileSystem;
 import io.docstore.io.SyncPolicy;

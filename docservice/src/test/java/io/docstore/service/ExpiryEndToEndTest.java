@@ -2,7 +2,7 @@ package io.docstore.service;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.docstore.service.client.DocClient;
+import io.docstore.client.DocClient;
 import io.docstore.service.testing.MemcachedProcess;
 import java.net.InetSocketAddress;
 import java.net.http.HttpRequest;

@@ -1,13 +1,17 @@
 package io.docstore.bench.service;
 
 import io.docstore.bench.data.JobDocGenerator;
-import io.docstore.service.Document;
-import io.docstore.service.client.DocClient;
+import io.docstore.client.DocClient;
+import io.docstore.client.Document;
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +32,12 @@ import org.HdrHistogram.Histogram;
  * calls/s, documents/s and per-call latency percentiles (and a {@code result key=value ...} line
  * for scripts); every returned document's id is checked. {@code pauses LOGFILE FROM TO [FROM TO
  * ...]}: the stop-the-world pauses of a safepoint log ({@link SafepointLog}) that ended within each
- * window of epoch milliseconds, one line per window.
+ * window of epoch milliseconds, one line per window. {@code writes ADMIN_HOST:PORT RPC_HOST:PORT
+ * THREADS SECONDS}: the measurement behind writes over the admin port (docs/decisions.md, "A client
+ * module, docstore-client, and writes over the admin port"): three phases of SECONDS on THREADS
+ * threads, {@code DocClient.put} of job documents (durable writes over HTTP), {@code GET /healthz}
+ * on the admin port (an HTTP round trip that does no store work) and {@code DocClient.get} of the
+ * written ids (an RPC round trip), each printing operations/s and latency percentiles.
  */
 public final class ServiceBench {
 
@@ -46,10 +55,17 @@ public final class ServiceBench {
               Integer.parseInt(args[4]),
               Integer.parseInt(args[5]));
       case "pauses" -> pauses(Path.of(args[1]), Arrays.copyOfRange(args, 2, args.length));
+      case "writes" ->
+          writes(
+              address(args[1]),
+              address(args[2]),
+              Integer.parseInt(args[3]),
+              Integer.parseInt(args[4]));
       default -> {
         System.err.println(
             "usage: ndjson N FILE | static FILE DIR | rpc HOST:PORT N BATCH THREADS SECONDS"
-                + " | pauses LOGFILE FROM TO [FROM TO ...]");
+                + " | pauses LOGFILE FROM TO [FROM TO ...]"
+                + " | writes ADMIN_HOST:PORT RPC_HOST:PORT THREADS SECONDS");
         System.exit(2);
       }
     }
@@ -105,12 +121,114 @@ public final class ServiceBench {
     }
   }
 
+  private static InetSocketAddress address(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    return new InetSocketAddress(
+        hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+  }
+
+  /** One operation of a {@link #writes} phase, given the thread's random source. */
+  private interface Op {
+    void run(SplittableRandom random) throws Exception;
+  }
+
+  private static final long WRITE_IDS = 100_000;
+
+  private static void writes(
+      InetSocketAddress admin, InetSocketAddress rpc, int threads, int seconds) throws Exception {
+    HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    HttpRequest healthz =
+        HttpRequest.newBuilder(
+                URI.create("http://" + admin.getHostString() + ":" + admin.getPort() + "/healthz"))
+            .build();
+    AtomicLong written = new AtomicLong();
+    try (DocClient client =
+        DocClient.builder()
+            .servers(List.of(rpc))
+            .admin(admin)
+            .slotsPerServer(Math.max(8, threads * 2))
+            .build()) {
+      phase(
+          "put (admin HTTP, durable)",
+          threads,
+          seconds,
+          random -> {
+            long id = random.nextLong(WRITE_IDS);
+            client.put(id, JobDocGenerator.document(id, 1));
+            written.incrementAndGet();
+          });
+      phase(
+          "GET /healthz (admin HTTP)",
+          threads,
+          seconds,
+          random -> {
+            if (http.send(healthz, HttpResponse.BodyHandlers.discarding()).statusCode() != 200) {
+              throw new IOException("healthz answered otherwise than 200");
+            }
+          });
+      phase(
+          "get (RPC)",
+          threads,
+          seconds,
+          random -> client.get(random.nextLong(Math.min(WRITE_IDS, written.get()))));
+    }
+  }
+
+  /** Runs {@code op} on {@code threads} threads for {@code seconds} and prints the rates. */
+  private static void phase(String name, int threads, int seconds, Op op) throws Exception {
+    Histogram latency = new Histogram(3);
+    AtomicLong ops = new AtomicLong();
+    long start = System.nanoTime();
+    long end = start + seconds * 1_000_000_000L;
+    List<Thread> workers = new ArrayList<>();
+    List<Exception> failures = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      SplittableRandom random = new SplittableRandom(t);
+      Thread w =
+          new Thread(
+              () -> {
+                Histogram mine = new Histogram(3);
+                try {
+                  while (System.nanoTime() < end) {
+                    long t0 = System.nanoTime();
+                    op.run(random);
+                    mine.recordValue((System.nanoTime() - t0) / 1_000);
+                    ops.incrementAndGet();
+                  }
+                } catch (Exception e) {
+                  synchronized (failures) {
+                    failures.add(e);
+                  }
+                }
+                synchronized (latency) {
+                  latency.add(mine);
+                }
+              });
+      w.start();
+      workers.add(w);
+    }
+    for (Thread w : workers) {
+      w.join();
+    }
+    if (!failures.isEmpty()) {
+      throw failures.get(0);
+    }
+    double secs = (System.nanoTime() - start) / 1e9;
+    System.out.printf(
+        Locale.ROOT,
+        "%s: %d threads, %.1f s: %,.0f ops/s; p50 %.3f ms, p99 %.3f ms, mean %.3f ms%n",
+        name,
+        threads,
+        secs,
+        ops.get() / secs,
+        latency.getValueAtPercentile(50) / 1000.0,
+        latency.getValueAtPercentile(99) / 1000.0,
+        latency.getMean() / 1000.0);
+  }
+
   private static void rpc(String server, long n, int batch, int threads, int seconds)
       throws Exception {
-    int colon = server.lastIndexOf(':');
-    InetSocketAddress addr =
-        new InetSocketAddress(
-            server.substring(0, colon), Integer.parseInt(server.substring(colon + 1)));
+    InetSocketAddress addr = address(server);
     AtomicLong docs = new AtomicLong();
     AtomicLong calls = new AtomicLong();
     AtomicLong wrong = new AtomicLong();

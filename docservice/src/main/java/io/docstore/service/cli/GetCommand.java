@@ -1,7 +1,7 @@
 package io.docstore.service.cli;
 
+import io.docstore.client.Document;
 import io.docstore.service.DocStore;
-import io.docstore.service.Document;
 import io.docstore.service.config.DocstoreConfig;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;

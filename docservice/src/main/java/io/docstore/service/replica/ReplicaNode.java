@@ -1,12 +1,12 @@
 package io.docstore.service.replica;
 
+import io.docstore.client.Document;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.queue.QueueRecord;
 import io.docstore.queue.follow.FollowerCounters;
 import io.docstore.queue.follow.QueueFollower;
 import io.docstore.queue.replication.ReplicationManifest;
-import io.docstore.service.Document;
 import io.docstore.service.DocumentSource;
 import io.docstore.service.store.CachedReads;
 import io.docstore.service.store.StoreMetrics;

@@ -1,5 +1,7 @@
 package io.docstore.service.rpc;
 
+import io.docstore.client.wire.RpcFormat;
+import io.docstore.client.wire.RpcFrameDecoder;
 import io.docstore.service.DocumentSource;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

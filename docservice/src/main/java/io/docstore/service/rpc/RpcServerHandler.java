@@ -1,7 +1,11 @@
 package io.docstore.service.rpc;
 
+import io.docstore.client.Document;
+import io.docstore.client.wire.RpcFormat;
+import io.docstore.client.wire.RpcFrameDecoder;
+import io.docstore.client.wire.RpcFrames;
+import io.docstore.client.wire.RpcProtocolException;
 import io.docstore.io.CorruptionException;
-import io.docstore.service.Document;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;

@@ -1,8 +1,8 @@
 package io.docstore.service.store;
 
+import io.docstore.client.Document;
 import io.docstore.queue.Op;
 import io.docstore.queue.QueueRecord;
-import io.docstore.service.Document;
 import io.docstore.service.cache.CachedDoc;
 import io.docstore.service.cache.DocCache;
 import io.netty.buffer.ByteBuf;

@@ -2,10 +2,10 @@ package io.docstore.service.bulk;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.client.Document;
 import io.docstore.io.TestSupport;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
-import io.docstore.service.Document;
 import io.docstore.service.Update;
 import io.docstore.service.cache.OffHeapDocCache;
 import java.io.ByteArrayInputStream;

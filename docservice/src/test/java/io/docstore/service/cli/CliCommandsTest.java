@@ -2,9 +2,9 @@ package io.docstore.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.client.Document;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
-import io.docstore.service.Document;
 import io.docstore.service.cache.OffHeapDocCache;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -3,8 +3,11 @@ package io.docstore.service.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.docstore.client.DocClient;
+import io.docstore.client.DocClientException;
+import io.docstore.client.DocClientException.Reason;
+import io.docstore.client.Document;
 import io.docstore.io.TestSupport;
-import io.docstore.service.Document;
 import io.docstore.service.rpc.RpcServer;
 import io.docstore.service.rpc.TestSource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -142,7 +145,9 @@ class DocClientTest {
     DocClient onlyBad = client(servers.get(0));
     assertThatThrownBy(() -> onlyBad.get(4))
         .isInstanceOf(DocClientException.class)
-        .hasMessageContaining("corrupt");
+        .hasMessageContaining("corrupt")
+        .satisfies(
+            e -> assertThat(((DocClientException) e).reason()).isEqualTo(Reason.SERVER_ERROR));
   }
 
   @Test
@@ -160,7 +165,9 @@ class DocClientTest {
     long start = System.nanoTime();
     assertThatThrownBy(() -> c.get(1))
         .isInstanceOf(DocClientException.class)
-        .hasMessageContaining("no free slot on a connected server");
+        .hasMessageContaining("no server connected")
+        .satisfies(
+            e -> assertThat(((DocClientException) e).reason()).isEqualTo(Reason.UNREACHABLE));
     assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(2));
   }
 

@@ -2,8 +2,8 @@ package io.docstore.service.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.client.Document;
 import io.docstore.service.DocStore;
-import io.docstore.service.Document;
 import io.docstore.service.DocumentSource;
 import io.docstore.service.ServiceFixture;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;

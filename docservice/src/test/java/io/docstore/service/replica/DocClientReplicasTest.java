@@ -3,10 +3,10 @@ package io.docstore.service.replica;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.docstore.service.Document;
+import io.docstore.client.DocClient;
+import io.docstore.client.DocClientException;
+import io.docstore.client.Document;
 import io.docstore.service.Service;
-import io.docstore.service.client.DocClient;
-import io.docstore.service.client.DocClientException;
 import io.docstore.service.config.DocstoreConfig;
 import java.net.InetSocketAddress;
 import java.net.http.HttpClient;

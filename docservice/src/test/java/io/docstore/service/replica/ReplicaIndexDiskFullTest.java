@@ -2,6 +2,7 @@ package io.docstore.service.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.client.Document;
 import io.docstore.index.IndexOptions;
 import io.docstore.io.FaultInjectingFileSystem;
 import io.docstore.io.FileSystem;
@@ -12,7 +13,6 @@ import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.replication.ManifestPublisher;
-import io.docstore.service.Document;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,6 +2,7 @@ package io.docstore.service.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.client.Document;
 import io.docstore.io.FileSystem;
 import io.docstore.io.TestSupport;
 import io.docstore.queue.DocQueue;
@@ -10,7 +11,6 @@ import io.docstore.queue.QueueOptions;
 import io.docstore.queue.follow.FollowerCounters;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.replication.ManifestPublisher;
-import io.docstore.service.Document;
 import io.docstore.service.testing.TcpProxy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;

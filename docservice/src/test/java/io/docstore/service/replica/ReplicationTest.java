@@ -2,6 +2,7 @@ package io.docstore.service.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.client.Document;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
 import io.docstore.io.TestSupport;
@@ -12,7 +13,6 @@ import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFileName;
 import io.docstore.queue.replication.ManifestPublisher;
-import io.docstore.service.Document;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;

@@ -1,5 +1,7 @@
 package io.docstore.service.rpc;
 
+import io.docstore.client.wire.RpcFrames;
+import io.docstore.client.wire.RpcResponse;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;

@@ -3,6 +3,9 @@ package io.docstore.service.rpc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.docstore.client.wire.RpcFormat;
+import io.docstore.client.wire.RpcFrames;
+import io.docstore.client.wire.RpcResponse;
 import io.docstore.io.TestSupport;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;
@@ -138,7 +141,7 @@ class RpcServerTest {
   @Test
   void aBrokenSourceAnswersInternalAndTheConnectionKeepsWorking() throws IOException {
     start();
-    source.put(new io.docstore.service.Document(77, 1, 1, null));
+    source.put(new io.docstore.client.Document(77, 1, 1, null));
     try (RawConnection c = new RawConnection(server.port())) {
       c.getMany(4, 5, 77);
       RpcResponse r = c.read();

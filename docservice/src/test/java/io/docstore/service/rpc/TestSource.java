@@ -1,7 +1,7 @@
 package io.docstore.service.rpc;
 
+import io.docstore.client.Document;
 import io.docstore.io.CorruptionException;
-import io.docstore.service.Document;
 import io.docstore.service.DocumentSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -2,6 +2,7 @@ package io.docstore.service.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.client.Document;
 import io.docstore.io.CorruptionException;
 import io.docstore.queue.DocQueue;
 import io.docstore.queue.Op;
@@ -12,7 +13,6 @@ import io.docstore.queue.format.Address;
 import io.docstore.queue.format.SegmentFileName;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
-import io.docstore.service.Document;
 import io.docstore.service.Update;
 import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.cli.Main;

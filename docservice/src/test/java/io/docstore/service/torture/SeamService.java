@@ -22,9 +22,10 @@ import java.util.Map;
 /**
  * The service's store and HTTP ports assembled like {@code Service} does, but over a given {@link
  * FileSystem} (the fault-injecting seam), for the disk-full and fsync-failure scenarios where
- * mounting a small tmpfs is not permitted. Small segments and memtable, loopback, free ports.
+ * mounting a small tmpfs is not permitted (and for the client's test of a server error, {@code
+ * DocClientWritesTest}). Small segments and memtable, loopback, free ports.
  */
-final class SeamService implements AutoCloseable {
+public final class SeamService implements AutoCloseable {
 
   final DocStore store;
   final HttpServer read;
@@ -36,7 +37,8 @@ final class SeamService implements AutoCloseable {
     this.admin = admin;
   }
 
-  static SeamService start(Path dir, FileSystem fs) throws IOException, InterruptedException {
+  public static SeamService start(Path dir, FileSystem fs)
+      throws IOException, InterruptedException {
     DocstoreConfig c =
         ServiceFixture.config(
             dir,
@@ -116,7 +118,7 @@ final class SeamService implements AutoCloseable {
     return "http://127.0.0.1:" + read.port();
   }
 
-  String adminUrl() {
+  public String adminUrl() {
     return "http://127.0.0.1:" + admin.port();
   }
 

@@ -2,11 +2,11 @@ package io.docstore.service.torture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.client.DocClient;
+import io.docstore.client.Document;
 import io.docstore.io.TestSupport;
 import io.docstore.io.ThreadPriority;
-import io.docstore.service.Document;
 import io.docstore.service.ServiceFixture;
-import io.docstore.service.client.DocClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

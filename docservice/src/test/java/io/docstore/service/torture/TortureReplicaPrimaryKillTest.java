@@ -3,9 +3,9 @@ package io.docstore.service.torture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.docstore.client.Document;
 import io.docstore.io.TestSupport;
 import io.docstore.queue.format.BlockFormat;
-import io.docstore.service.Document;
 import io.docstore.service.replica.ReplicaNode;
 import io.docstore.service.replica.ReplicaOptions;
 import io.docstore.service.replica.RsyncDaemon;

@@ -2,6 +2,7 @@ package io.docstore.service.torture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.client.Document;
 import io.docstore.index.IndexOptions;
 import io.docstore.io.FaultInjectingFileSystem;
 import io.docstore.io.FileSystem;
@@ -12,7 +13,6 @@ import io.docstore.queue.Op;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.replication.ManifestPublisher;
-import io.docstore.service.Document;
 import io.docstore.service.replica.ReplicaNode;
 import io.docstore.service.replica.ReplicaOptions;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

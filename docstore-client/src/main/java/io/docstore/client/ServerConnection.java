@@ -1,8 +1,8 @@
-package io.docstore.service.client;
+package io.docstore.client;
 
-import io.docstore.service.rpc.RpcFrameDecoder;
-import io.docstore.service.rpc.RpcFrames;
-import io.docstore.service.rpc.RpcResponse;
+import io.docstore.client.wire.RpcFrameDecoder;
+import io.docstore.client.wire.RpcFrames;
+import io.docstore.client.wire.RpcResponse;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;

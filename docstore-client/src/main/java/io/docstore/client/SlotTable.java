@@ -1,4 +1,4 @@
-package io.docstore.service.client;
+package io.docstore.client;
 
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;

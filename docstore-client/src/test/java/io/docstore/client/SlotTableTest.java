@@ -1,4 +1,4 @@
-package io.docstore.service.client;
+package io.docstore.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

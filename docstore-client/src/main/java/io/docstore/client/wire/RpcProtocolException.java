@@ -1,4 +1,4 @@
-package io.docstore.service.rpc;
+package io.docstore.client.wire;
 
 /**
  * A frame that breaks the wire format, or a request the server refuses. Carries the {@link

@@ -1,9 +1,9 @@
-package io.docstore.service.rpc;
+package io.docstore.client.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.docstore.service.Document;
+import io.docstore.client.Document;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;

@@ -1,8 +1,8 @@
-package io.docstore.service.client;
+package io.docstore.client;
 
-import io.docstore.service.Document;
-import io.docstore.service.rpc.RpcFormat;
-import io.docstore.service.rpc.RpcResponse;
+import io.docstore.client.DocClientException.Reason;
+import io.docstore.client.wire.RpcFormat;
+import io.docstore.client.wire.RpcResponse;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -15,14 +15,32 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
- * Java client of the binary RPC read API ({@code docs/formats/rpc.md}), usable without the rest of
- * the service.
+ * Java client of docstore, usable without the rest of the service: reads over the binary RPC
+ * ({@code docs/formats/rpc.md}) from the primary and its replicas, writes over the primary's admin
+ * HTTP port. Every call has a blocking form and a {@link CompletableFuture} form ({@code
+ * ...Async}).
+ *
+ * <p><b>Writes.</b> {@link #put}, {@link #delete} and {@link #putAll} go to the {@link
+ * Builder#admin admin address} ({@code PUT|DELETE /docs/{id}}, {@code POST /docs/_bulk}, with the
+ * {@link Builder#adminToken admin token} when one is set) and return once the server answered them
+ * durable, with the sequence number each was acknowledged with (the version a read returns, and
+ * what {@link #getAtLeast} waits for). Writes are not retried: one that timed out or lost its
+ * connection may or may not have been applied, and sending it again is safe (the newest version
+ * wins). Why HTTP and not an RPC write frame: docs/decisions.md, "A client module, docstore-client,
+ * and writes over the admin port".
  *
  * <p><b>Balancing.</b> The client keeps one persistent, multiplexed connection to each server and
  * gives each server {@code slotsPerServer} slots. A request takes the lowest-numbered free slot
@@ -36,7 +54,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * request is retried once on another server (on the same one only if no other is connected). A
  * server answering OVERLOADED or a document reported CORRUPT or ERROR is likewise asked once of
  * another server. Disconnected servers are reconnected in the background with backoff. Anything
- * still failing surfaces as {@link DocClientException}.
+ * still failing surfaces as {@link DocClientException}, whose {@link DocClientException#reason()}
+ * says how it failed.
  *
  * <p><b>Replicas and read-your-writes.</b> Replicas lag the primary (bounded, measured). A caller
  * that must see its own write either (a) reads through a client built with only the primary's
@@ -44,6 +63,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * #getAtLeast(long, long)}, which asks every server, in rounds until the request timeout, until one
  * returns that version or newer. A deletion carries no version on the read side, so confirm deletes
  * on the primary. docs/replication.md, "Read-your-writes".
+ *
+ * <p><b>Futures.</b> The write futures complete on the JDK HTTP client's threads. The read futures
+ * run the blocking call on the client's own threads, as many as the client has slots; further calls
+ * queue for a thread, and their request timeout starts when one takes them.
  *
  * <p>Thread-safe; share one instance. {@link #close()} fails waiting callers.
  */
@@ -55,10 +78,15 @@ public final class DocClient implements Closeable {
   private final long requestTimeoutNanos;
   private final int maxIdsPerRequest;
   private final AtomicLong requestIds = new AtomicLong();
+  private final AdminWriter writer;
+  private final ExecutorService asyncReads;
+  private volatile boolean closed;
 
   private DocClient(Builder b) {
     List<InetSocketAddress> order = new ArrayList<>(b.servers);
-    Collections.rotate(order, ThreadLocalRandom.current().nextInt(order.size()));
+    if (!order.isEmpty()) {
+      Collections.rotate(order, ThreadLocalRandom.current().nextInt(order.size()));
+    }
     this.slots = new SlotTable(order.size(), b.slotsPerServer);
     this.group =
         new MultiThreadIoEventLoopGroup(
@@ -73,6 +101,20 @@ public final class DocClient implements Closeable {
     for (ServerConnection s : servers) {
       s.connect();
     }
+    this.asyncReads =
+        Executors.newFixedThreadPool(
+            Math.max(1, servers.length * b.slotsPerServer),
+            new DefaultThreadFactory("docclient-async", true));
+    this.writer =
+        b.admin == null
+            ? null
+            : new AdminWriter(
+                b.admin,
+                b.adminToken,
+                b.connectTimeout,
+                b.writeTimeout,
+                b.maxBulkDocuments,
+                b.maxBulkBytes);
   }
 
   public static Builder builder() {
@@ -84,11 +126,116 @@ public final class DocClient implements Closeable {
     return getAll(new long[] {id})[0];
   }
 
+  /** {@link #get} as a future, run on the client's threads. */
+  public CompletableFuture<Document> getAsync(long id) {
+    return async(() -> get(id));
+  }
+
+  /** {@link #getAll} as a future, run on the client's threads. */
+  public CompletableFuture<Document[]> getAllAsync(long[] ids) {
+    long[] copy = ids.clone();
+    return async(() -> getAll(copy));
+  }
+
+  /** {@link #getAtLeast} as a future, run on the client's threads. */
+  public CompletableFuture<Document> getAtLeastAsync(long id, long minSequence) {
+    return async(() -> getAtLeast(id, minSequence));
+  }
+
+  private <T> CompletableFuture<T> async(Supplier<T> read) {
+    try {
+      return CompletableFuture.supplyAsync(read, asyncReads);
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(
+          new DocClientException(Reason.CLOSED, "the client is closed"));
+    }
+  }
+
+  /**
+   * Stores {@code json} (a JSON object, stored byte for byte) as the newest version of {@code id}
+   * and returns the sequence number it was acknowledged with, once durable on the primary.
+   *
+   * @throws DocClientException {@link Reason#TOO_LARGE} above the server's {@code queue.max-body}
+   *     (1 MiB by default), {@link Reason#REJECTED} for a body that is not a JSON object
+   * @throws IllegalStateException if the client has no admin address
+   */
+  public long put(long id, byte[] json) {
+    return await(putAsync(id, json));
+  }
+
+  /** {@link #put} as a future. */
+  public CompletableFuture<Long> putAsync(long id, byte[] json) {
+    return writer().put(id, json);
+  }
+
+  /**
+   * Deletes {@code id} (recorded even when absent) and returns the deletion's sequence number, once
+   * durable on the primary.
+   */
+  public long delete(long id) {
+    return await(deleteAsync(id));
+  }
+
+  /** {@link #delete} as a future. */
+  public CompletableFuture<Long> deleteAsync(long id) {
+    return writer().delete(id);
+  }
+
+  /**
+   * Stores every document of {@code docs} (ID to JSON object, each on one line) in one request with
+   * one durability wait, and returns each ID's acknowledged sequence number. At most {@link
+   * Builder#maxBulkDocuments} documents (default 10,000) and {@link Builder#maxBulkBytes} of
+   * request body (default 32 MiB), the server's defaults ({@code bulk.max-lines}, {@code
+   * bulk.max-body}): larger batches fail with {@link Reason#TOO_LARGE} before anything is sent. The
+   * batch is not split: a caller that wants several requests makes several calls.
+   *
+   * @throws BulkWriteException when the server refused some documents (the others were applied)
+   * @throws IllegalArgumentException for a document holding a line break (use {@link #put})
+   */
+  public Map<Long, Long> putAll(Map<Long, byte[]> docs) {
+    return await(putAllAsync(docs));
+  }
+
+  /** {@link #putAll} as a future. */
+  public CompletableFuture<Map<Long, Long>> putAllAsync(Map<Long, byte[]> docs) {
+    return writer().putAll(docs);
+  }
+
+  private AdminWriter writer() {
+    if (writer == null) {
+      throw new IllegalStateException("writes need the primary's admin address (Builder.admin)");
+    }
+    return writer;
+  }
+
+  private void requireServers() {
+    if (servers.length == 0) {
+      throw new IllegalStateException("reads need at least one RPC server (Builder.servers)");
+    }
+  }
+
+  /** The result of a write future, its {@link DocClientException} thrown as is. */
+  private static <T> T await(CompletableFuture<T> f) {
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DocClientException(
+          Reason.INTERRUPTED, "interrupted; the write may or may not have been applied");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof DocClientException d) {
+        throw d;
+      }
+      throw new DocClientException(Reason.SERVER_ERROR, e.getCause().toString(), e.getCause());
+    }
+  }
+
   /**
    * The newest versions of {@code ids}, one slot per ID in order, null where absent or deleted.
    * Batches above the per-request limit are split into several requests.
    */
   public Document[] getAll(long[] ids) {
+    requireServers();
     for (long id : ids) {
       if (id < 0) {
         throw new IllegalArgumentException("negative document ID " + id);
@@ -115,14 +262,17 @@ public final class DocClient implements Closeable {
    * @throws DocClientException if no server has that version within the request timeout
    */
   public Document getAtLeast(long id, long minSequence) {
+    requireServers();
     if (id < 0) {
       throw new IllegalArgumentException("negative document ID " + id);
     }
     long deadline = System.nanoTime() + requestTimeoutNanos;
     Document newest = null;
     DocClientException lastFailure = null;
+    boolean everAnswered = false;
     int first = (int) Math.floorMod(requestIds.get(), (long) servers.length);
     while (true) {
+      checkOpen();
       int answered = 0;
       int present = 0;
       for (int k = 0; k < servers.length; k++) {
@@ -136,10 +286,14 @@ public final class DocClient implements Closeable {
           continue; // disconnected meanwhile, or no free slot in time
         }
         if (a.failure != null || a.retryIds.length > 0) {
-          lastFailure = a.failure != null ? a.failure : new DocClientException(a.retryReason);
+          lastFailure =
+              a.failure != null
+                  ? a.failure
+                  : new DocClientException(Reason.SERVER_ERROR, a.retryReason);
           continue;
         }
         answered++;
+        everAnswered = true;
         Document doc = one[0];
         if (doc != null) {
           present++;
@@ -163,10 +317,15 @@ public final class DocClient implements Closeable {
                 + " (newest seen: "
                 + (newest == null ? "none" : newest.sequence())
                 + ")";
-        throw lastFailure == null
-            ? new DocClientException(msg)
-            : new DocClientException(
-                msg + "; last failure: " + lastFailure.getMessage(), lastFailure);
+        if (lastFailure == null) {
+          throw new DocClientException(
+              everAnswered ? Reason.TIMEOUT : Reason.UNREACHABLE,
+              everAnswered ? msg : msg + ": no server connected (" + addresses() + ")");
+        }
+        throw new DocClientException(
+            everAnswered ? Reason.TIMEOUT : lastFailure.reason(),
+            msg + "; last failure: " + lastFailure.getMessage(),
+            lastFailure);
       }
       sleepBriefly();
     }
@@ -181,7 +340,7 @@ public final class DocClient implements Closeable {
       slot = slots.acquireOn(server, deadline - System.nanoTime());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new DocClientException("interrupted while waiting for a free slot");
+      throw new DocClientException(Reason.INTERRUPTED, "interrupted while waiting for a free slot");
     }
     return slot < 0 ? null : call(slot, new long[] {id}, new int[1], out, 0);
   }
@@ -191,7 +350,7 @@ public final class DocClient implements Closeable {
       TimeUnit.MILLISECONDS.sleep(5);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new DocClientException("interrupted");
+      throw new DocClientException(Reason.INTERRUPTED, "interrupted");
     }
   }
 
@@ -213,7 +372,7 @@ public final class DocClient implements Closeable {
       }
       if (a.retryIds.length > 0) {
         if (retried) {
-          throw new DocClientException(a.retryReason);
+          throw new DocClientException(Reason.SERVER_ERROR, a.retryReason);
         }
         retried = true;
         avoid = a.server;
@@ -249,29 +408,37 @@ public final class DocClient implements Closeable {
     try {
       r = conn.call(requestIds.incrementAndGet(), ids, 0, ids.length, deadline - System.nanoTime());
     } catch (TimeoutException e) {
-      a.failure = new DocClientException("no response from " + conn.address() + " in time");
+      a.failure =
+          new DocClientException(
+              Reason.TIMEOUT,
+              "no response from "
+                  + conn.address()
+                  + " within "
+                  + TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos)
+                  + " ms");
       return a;
     } catch (IOException e) {
-      a.failure = new DocClientException(e.getMessage(), e);
+      a.failure = new DocClientException(Reason.UNREACHABLE, e.getMessage(), e);
       return a;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new DocClientException("interrupted");
+      throw new DocClientException(Reason.INTERRUPTED, "interrupted");
     } finally {
       slots.release(slot);
     }
     if (r.isError()) {
-      String msg = conn.address() + ": " + RpcFormat.errorName(r.errorCode()) + ": " + r.message();
-      if (r.errorCode() == RpcFormat.ERR_OVERLOADED
-          || r.errorCode() == RpcFormat.ERR_SHUTTING_DOWN) {
-        a.failure = new DocClientException(msg);
+      int code = r.errorCode();
+      String msg = conn.address() + ": " + RpcFormat.errorName(code) + ": " + r.message();
+      if (code == RpcFormat.ERR_OVERLOADED || code == RpcFormat.ERR_SHUTTING_DOWN) {
+        a.failure = new DocClientException(Reason.SERVER_ERROR, msg, 0, r.message(), null);
         return a;
       }
-      throw new DocClientException(msg);
+      throw new DocClientException(errorReason(code), msg, 0, r.message(), null);
     }
     if (r.count() != ids.length) {
       a.failure =
-          new DocClientException(conn.address() + " answered " + r.count() + " of " + ids.length);
+          new DocClientException(
+              Reason.SERVER_ERROR, conn.address() + " answered " + r.count() + " of " + ids.length);
       return a;
     }
     List<Integer> retry = new ArrayList<>();
@@ -306,19 +473,47 @@ public final class DocClient implements Closeable {
     return a;
   }
 
+  /** The reason an RPC ERROR frame that is not retried elsewhere stands for. */
+  private static Reason errorReason(int code) {
+    switch (code) {
+      case RpcFormat.ERR_TOO_MANY_IDS:
+      case RpcFormat.ERR_FRAME_TOO_LARGE:
+        return Reason.TOO_LARGE;
+      case RpcFormat.ERR_INTERNAL:
+        return Reason.SERVER_ERROR;
+      default:
+        return Reason.REJECTED;
+    }
+  }
+
   private int acquire(int avoid, long deadline) {
+    checkOpen();
     try {
       int slot = slots.acquire(avoid, deadline - System.nanoTime());
-      if (slot < 0) {
+      if (slot >= 0) {
+        return slot;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DocClientException(Reason.INTERRUPTED, "interrupted while waiting for a free slot");
+    }
+    checkOpen();
+    for (int i = 0; i < servers.length; i++) {
+      if (slots.isUp(i)) {
         throw new DocClientException(
-            "no free slot on a connected server within the request timeout (all busy or down: "
+            Reason.TIMEOUT,
+            "no free slot within the request timeout: every slot of the connected servers is busy ("
                 + addresses()
                 + ")");
       }
-      return slot;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new DocClientException("interrupted while waiting for a free slot");
+    }
+    throw new DocClientException(
+        Reason.UNREACHABLE, "no server connected within the request timeout (" + addresses() + ")");
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new DocClientException(Reason.CLOSED, "the client is closed");
     }
   }
 
@@ -360,14 +555,22 @@ public final class DocClient implements Closeable {
     return r;
   }
 
-  /** Closes every connection; callers waiting for a slot fail. */
+  /**
+   * Closes every connection; callers waiting for a slot fail, and so do later calls. Writes already
+   * sent are not cancelled.
+   */
   @Override
   public void close() {
+    closed = true;
+    if (writer != null) {
+      writer.close();
+    }
     slots.close();
     for (ServerConnection s : servers) {
       s.close();
     }
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    asyncReads.shutdown(); // queued reads still run, and fail at once: the client is closed
   }
 
   /** Builder of a {@link DocClient}. */
@@ -379,10 +582,18 @@ public final class DocClient implements Closeable {
     private int maxIdsPerRequest = 1000;
     private int maxResponseBytes = 64 << 20;
     private int ioThreads = 1;
+    private InetSocketAddress admin;
+    private String adminToken;
+    private Duration writeTimeout = Duration.ofSeconds(10);
+    private int maxBulkDocuments = 10_000;
+    private int maxBulkBytes = 32 << 20;
 
     private Builder() {}
 
-    /** The servers to spread reads over (primary and replicas); at least one. */
+    /**
+     * The RPC servers to spread reads over (primary and replicas); none for a client that only
+     * writes.
+     */
     public Builder servers(List<InetSocketAddress> v) {
       servers = List.copyOf(v);
       return this;
@@ -418,6 +629,44 @@ public final class DocClient implements Closeable {
       return this;
     }
 
+    /** The primary's admin HTTP port, where writes go; none for a client that only reads. */
+    public Builder admin(InetSocketAddress v) {
+      admin = v;
+      return this;
+    }
+
+    /** The admin token ({@code http.admin.token}), sent as {@code Authorization: Bearer}. */
+    public Builder adminToken(String v) {
+      adminToken = v;
+      return this;
+    }
+
+    /**
+     * Time a write may take until the server answers (default 10 s; the server answers once the
+     * write is durable, so this covers its fsync).
+     */
+    public Builder writeTimeout(Duration v) {
+      writeTimeout = v;
+      return this;
+    }
+
+    /**
+     * Most documents in one {@code putAll} (default 10,000, the server's {@code bulk.max-lines}).
+     */
+    public Builder maxBulkDocuments(int v) {
+      maxBulkDocuments = v;
+      return this;
+    }
+
+    /**
+     * Largest {@code putAll} request body in bytes, documents plus about 20 bytes each of framing
+     * (default 32 MiB, the server's {@code bulk.max-body}).
+     */
+    public Builder maxBulkBytes(int v) {
+      maxBulkBytes = v;
+      return this;
+    }
+
     /** Netty event loop threads (default 1). */
     public Builder ioThreads(int v) {
       ioThreads = v;
@@ -426,17 +675,20 @@ public final class DocClient implements Closeable {
 
     /** Builds the client and starts connecting to every server in the background. */
     public DocClient build() {
-      if (servers.isEmpty()) {
-        throw new IllegalArgumentException("DocClient needs at least one server");
+      if (servers.isEmpty() && admin == null) {
+        throw new IllegalArgumentException("DocClient needs an RPC server or an admin address");
       }
-      if (slotsPerServer <= 0 || maxIdsPerRequest <= 0 || ioThreads <= 0) {
-        throw new IllegalArgumentException("slots, batch size and threads must be positive");
+      if (slotsPerServer <= 0
+          || maxIdsPerRequest <= 0
+          || ioThreads <= 0
+          || maxBulkDocuments <= 0
+          || maxBulkBytes <= 0) {
+        throw new IllegalArgumentException("slots, batch sizes and threads must be positive");
       }
-      if (connectTimeout.isNegative()
-          || connectTimeout.isZero()
-          || requestTimeout.isNegative()
-          || requestTimeout.isZero()) {
-        throw new IllegalArgumentException("timeouts must be positive");
+      for (Duration d : List.of(connectTimeout, requestTimeout, writeTimeout)) {
+        if (d.isNegative() || d.isZero()) {
+          throw new IllegalArgumentException("timeouts must be positive");
+        }
       }
       return new DocClient(this);
     }

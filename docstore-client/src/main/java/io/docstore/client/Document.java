@@ -1,4 +1,4 @@
-package io.docstore.service;
+package io.docstore.client;
 
 /**
  * One stored version of a document as readers see it.

@@ -1,4 +1,4 @@
-package io.docstore.service.rpc;
+package io.docstore.client.wire;
 
 /**
  * The binary RPC wire format, version 1 (spec: {@code docs/formats/rpc.md}). All integers are

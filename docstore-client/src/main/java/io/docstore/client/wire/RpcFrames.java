@@ -1,6 +1,6 @@
-package io.docstore.service.rpc;
+package io.docstore.client.wire;
 
-import io.docstore.service.Document;
+import io.docstore.client.Document;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;

@@ -1,4 +1,4 @@
-package io.docstore.service.rpc;
+package io.docstore.client.wire;
 
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
