@@ -17,6 +17,8 @@ import io.docstore.queue.QueueWriter;
 import io.docstore.queue.RecordBody;
 import io.docstore.queue.format.Address;
 import io.docstore.service.cache.DocCache;
+import io.docstore.service.gc.Reclamation;
+import io.docstore.service.gc.SpaceReclaimer;
 import io.docstore.service.metrics.StoreMeters;
 import io.docstore.service.store.CachedReads;
 import io.docstore.service.store.IndexAside;
@@ -81,6 +83,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
 
   /** Null when opened read-only. */
   private final ScheduledExecutorService checkpointer;
+
+  /** The space reclamation; null when read-only. */
+  private final Reclamation reclamation;
 
   /** Live records per queue segment: what space reclamation could give back. */
   private final LiveRecords liveRecords;
@@ -297,8 +302,10 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     StoreMeters.bind(o.registry, this, queue::stats, index::stats);
     if (readOnly) {
       checkpointer = null;
+      reclamation = null;
       return;
     }
+    reclamation = new Reclamation(new SpaceReclaimer(reclaimable(), o.gc), o.gc, o.registry);
     checkpointer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -309,6 +316,78 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     long every = o.checkpointInterval.toMillis();
     checkpointer.scheduleWithFixedDelay(
         this::checkpointQuietly, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  /** This store as the space reclamation sees it. */
+  private SpaceReclaimer.Store reclaimable() {
+    return new SpaceReclaimer.Store() {
+      @Override
+      public List<io.docstore.queue.SegmentSummary> segments() {
+        return queue.segmentSummaries();
+      }
+
+      @Override
+      public boolean reclaimed(long number) {
+        return queue.reclaimed(number);
+      }
+
+      @Override
+      public long liveRecords(long number) {
+        return liveRecords.live(number);
+      }
+
+      @Override
+      public long lookup(long id) throws IOException {
+        return index.get(id);
+      }
+
+      @Override
+      public QueueTailer tailer(long sequence) throws IOException {
+        return queue.tailer(sequence);
+      }
+
+      @Override
+      public long appendAndApply(List<SpaceReclaimer.Relocation> records) throws IOException {
+        return DocStore.this.appendRelocations(records);
+      }
+
+      @Override
+      public long checkpoint() throws IOException {
+        DocStore.this.checkpoint();
+        return checkpointed;
+      }
+
+      @Override
+      public void reclaim(long number) throws IOException {
+        queue.reclaim(number);
+      }
+
+      @Override
+      public long freeBytes() throws IOException {
+        return fs.usableSpace(dir);
+      }
+    };
+  }
+
+  /**
+   * Appends the space reclamation's records and waits until they are durable and applied, as a
+   * write does; a full disk is refused as for writes.
+   */
+  private long appendRelocations(List<SpaceReclaimer.Relocation> records) throws IOException {
+    ensureOpen();
+    long last = 0;
+    long discards = writer.discards();
+    for (SpaceReclaimer.Relocation r : records) {
+      last = writer.append(r.id(), r.op(), r.acceptedAtMillis(), r.body()).sequence();
+    }
+    writer.awaitDurable(last, discards);
+    indexer.catchUpTo(last, INDEX_WAIT_MILLIS, false);
+    return last;
+  }
+
+  /** The space reclamation (pause, resume, a pass now, figures); null when opened read-only. */
+  public Reclamation reclamation() {
+    return reclamation;
   }
 
   /** Counts the live records per segment from {@code index} (one scan of it), and logs it. */
@@ -737,6 +816,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     m.put("segments", queue.segmentCount());
     m.put("segmentBytes", queue.segmentBytes());
     m.put("space", space());
+    if (reclamation != null) {
+      m.put("gc", reclamation.stats());
+    }
     m.put("queue", queue.stats());
     m.put("index", index.stats());
     m.put("cache", cache.stats());
@@ -824,6 +906,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       return;
     }
     IOException failure = null;
+    reclamation.close();
     checkpointer.shutdown();
     try {
       checkpointer.awaitTermination(30, TimeUnit.SECONDS);

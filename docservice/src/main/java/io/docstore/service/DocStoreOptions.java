@@ -23,6 +23,7 @@ public final class DocStoreOptions {
   final Duration checkpointInterval;
   final int maxBodyBytes;
   final Duration defaultTtl;
+  final io.docstore.service.gc.GcOptions gc;
 
   private DocStoreOptions(Builder b) {
     this.fileSystem = b.fileSystem;
@@ -33,6 +34,7 @@ public final class DocStoreOptions {
     this.checkpointInterval = b.checkpointInterval;
     this.maxBodyBytes = b.maxBodyBytes;
     this.defaultTtl = b.defaultTtl;
+    this.gc = b.gc;
   }
 
   public static Builder builder(DocCache cache) {
@@ -65,6 +67,11 @@ public final class DocStoreOptions {
     return defaultTtl;
   }
 
+  /** The space reclamation's settings (off unless set: a store opened by a tool never collects). */
+  public io.docstore.service.gc.GcOptions gc() {
+    return gc;
+  }
+
   /** Builder; not thread-safe. */
   public static final class Builder {
     private FileSystem fileSystem = FileSystem.real();
@@ -75,6 +82,8 @@ public final class DocStoreOptions {
     private Duration checkpointInterval = Duration.ofSeconds(5);
     private int maxBodyBytes = 1 << 20;
     private Duration defaultTtl = Duration.ZERO;
+    private io.docstore.service.gc.GcOptions gc =
+        io.docstore.service.gc.GcOptions.defaults().withEnabled(false);
 
     private Builder(DocCache cache) {
       this.cache = Objects.requireNonNull(cache, "cache");
@@ -134,6 +143,12 @@ public final class DocStoreOptions {
         throw new IllegalArgumentException("default time to live must not be negative, got " + d);
       }
       this.defaultTtl = d;
+      return this;
+    }
+
+    /** The space reclamation (default: {@link io.docstore.service.gc.GcOptions#defaults}, off). */
+    public Builder gc(io.docstore.service.gc.GcOptions o) {
+      this.gc = java.util.Objects.requireNonNull(o, "gc");
       return this;
     }
 

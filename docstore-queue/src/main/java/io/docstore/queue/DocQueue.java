@@ -358,6 +358,12 @@ public final class DocQueue implements java.io.Closeable {
     retired.add(new Retired(victim, System.nanoTime()));
   }
 
+  /** Whether segment {@code number} is hollow (its records reclaimed). */
+  public boolean reclaimed(long number) {
+    SegmentInfo s = segments.get(number);
+    return s != null && s.reclaimed();
+  }
+
   /** Closes the replaced segments whose grace period ended, or all of them. */
   private void closeRetired(boolean all) {
     long now = System.nanoTime();

@@ -3,6 +3,7 @@ package io.docstore.service.store;
 import io.docstore.client.Document;
 import io.docstore.queue.Op;
 import io.docstore.queue.QueueRecord;
+import io.docstore.queue.ReclaimedAddressException;
 import io.docstore.service.cache.CachedDoc;
 import io.docstore.service.cache.DocCache;
 import io.netty.buffer.ByteBuf;
@@ -94,7 +95,11 @@ public final class CachedReads {
       metrics.absent();
       return null;
     }
-    QueueRecord r = source.load(id, address);
+    QueueRecord r = load(id, address);
+    if (r == null) {
+      metrics.absent();
+      return null;
+    }
     metrics.diskRead();
     long expires = r.expiresAtMillis();
     byte[] document = r.document();
@@ -105,6 +110,23 @@ public final class CachedReads {
       return null;
     }
     return new Document(id, r.version(), r.acceptedAtMillis(), document);
+  }
+
+  /**
+   * The record at {@code address}, or at the ID's new address when the space reclamation moved it
+   * between the lookup and the read (its old segment is hollow); null if the ID was dropped
+   * meanwhile.
+   */
+  private QueueRecord load(long id, long address) throws IOException {
+    try {
+      return source.load(id, address);
+    } catch (ReclaimedAddressException e) {
+      long again = source.lookup(id);
+      if (again == address) {
+        throw e; // the index points into a hollow segment: a bug, reported as such
+      }
+      return again < 0 ? null : source.load(id, again);
+    }
   }
 
   /** A cache hit that is a live document (not a tombstone, not expired); counts expired ones. */
@@ -155,7 +177,20 @@ public final class CachedReads {
     }
     int from = out.writerIndex();
     long[] expires = new long[1];
-    long sequence = source.loadInto(id, address, out, expires);
+    long sequence;
+    try {
+      sequence = source.loadInto(id, address, out, expires);
+    } catch (ReclaimedAddressException e) {
+      long again = source.lookup(id);
+      if (again == address) {
+        throw e;
+      }
+      if (again < 0) {
+        metrics.absent();
+        return -1;
+      }
+      sequence = source.loadInto(id, again, out, expires);
+    }
     metrics.diskRead();
     if (source.appliedVersion() == applied) {
       cache.fill(id, sequence, out, from, out.writerIndex() - from, expires[0]);
@@ -205,7 +240,11 @@ public final class CachedReads {
         metrics.absent();
         continue;
       }
-      QueueRecord r = source.load(ids[slot], addresses[slot]);
+      QueueRecord r = load(ids[slot], addresses[slot]);
+      if (r == null) {
+        metrics.absent();
+        continue;
+      }
       metrics.diskRead();
       loaded.add(r);
       if (!expired(r.expiresAtMillis())) {

@@ -1,0 +1,368 @@
+package io.docstore.service.gc;
+
+import com.google.common.hash.BloomFilter;
+import com.google.common.hash.Funnels;
+import io.docstore.io.KillPoints;
+import io.docstore.queue.Op;
+import io.docstore.queue.QueueRecord;
+import io.docstore.queue.QueueTailer;
+import io.docstore.queue.RecordBody;
+import io.docstore.queue.SegmentSummary;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The queue's garbage collector (docs/design/space-reclamation.md). One pass picks sealed segments
+ * by cost-benefit, as the log-structured file system does ({@code (1 - u) * age / (1 + u)}, u the
+ * live share), until the space amplification is at or below the target; for each victim:
+ *
+ * <ol>
+ *   <li>scans it and appends, through the store's writer, a RELOCATED copy of each record the index
+ *       still points at (a DROPPED record instead if it has expired), and of each delete that must
+ *       stay because an older version of its ID may still be in another segment; waits until they
+ *       are durable and applied (compare-and-set) — kill point {@code gc.relocated};
+ *   <li>checkpoints the index past them — {@code gc.checkpointed};
+ *   <li>replaces the victim by its hollow form — {@code gc.hollowed}.
+ * </ol>
+ *
+ * A crash anywhere leaves the victim whole or hollow; relocated copies of a victim that stayed are
+ * garbage the next pass finds. Not thread-safe: one pass at a time (the background thread, or
+ * {@code docstore gc} offline).
+ */
+public final class SpaceReclaimer {
+
+  private static final Logger log = LoggerFactory.getLogger(SpaceReclaimer.class);
+
+  /** What the reclaimer needs of the store. */
+  public interface Store {
+    /** The queue's segments now, oldest first. */
+    List<SegmentSummary> segments();
+
+    /** Whether segment {@code number} is hollow already. */
+    boolean reclaimed(long number);
+
+    /** Live records (index entries) pointing into segment {@code number}. */
+    long liveRecords(long number);
+
+    /** The index's value for {@code id}: an address, or negative when absent or deleted. */
+    long lookup(long id) throws IOException;
+
+    /** A tailer from {@code sequence}. */
+    QueueTailer tailer(long sequence) throws IOException;
+
+    /**
+     * Appends the records (RELOCATED or DROPPED), waits until they are durable and applied to the
+     * index; returns the last one's sequence.
+     */
+    long appendAndApply(List<Relocation> records) throws IOException;
+
+    /** Syncs the index and publishes its checkpoint; returns the checkpointed sequence. */
+    long checkpoint() throws IOException;
+
+    /** Replaces sealed segment {@code number} by its hollow form. */
+    void reclaim(long number) throws IOException;
+
+    /** Usable bytes of the store's file system. */
+    long freeBytes() throws IOException;
+  }
+
+  /** One record to append: its ID, kind, the original's acceptance time and its body. */
+  public record Relocation(long id, Op op, long acceptedAtMillis, byte[] body) {}
+
+  /** What one pass did. */
+  public record Pass(
+      int segments, long recordsRelocated, long bytesRelocated, long bytesReclaimed, String stop) {}
+
+  private final Store store;
+  private final GcOptions options;
+  private final Map<Long, BloomFilter<Long>> idsBySegment = new HashMap<>();
+
+  /** Deletes kept by relocation, per segment they were written to (so they are not garbage). */
+  private final Map<Long, Long> keptDeletes = new HashMap<>();
+
+  final AtomicLong bytesReclaimed = new AtomicLong();
+  final AtomicLong bytesRelocated = new AtomicLong();
+  final AtomicLong recordsRelocated = new AtomicLong();
+  final AtomicLong segmentsReclaimed = new AtomicLong();
+  private volatile boolean active;
+
+  public SpaceReclaimer(Store store, GcOptions options) {
+    this.store = store;
+    this.options = options;
+  }
+
+  /** Bytes of segments reclaimed so far (their blocks; the hollow files are about 100 bytes). */
+  public long bytesReclaimed() {
+    return bytesReclaimed.get();
+  }
+
+  /** Stored bytes of the records relocated so far (what the reclamation wrote). */
+  public long bytesRelocated() {
+    return bytesRelocated.get();
+  }
+
+  public long recordsRelocated() {
+    return recordsRelocated.get();
+  }
+
+  public long segmentsReclaimed() {
+    return segmentsReclaimed.get();
+  }
+
+  /** Whether a pass is running. */
+  public boolean active() {
+    return active;
+  }
+
+  /**
+   * The space amplification now: block bytes of every segment over their estimated live bytes (each
+   * segment's bytes times its live share, kept deletes counted live); 1 for an empty queue.
+   */
+  public double spaceAmplification() {
+    long stored = 0;
+    double live = 0;
+    for (SegmentSummary s : store.segments()) {
+      stored += s.blockBytes();
+      live += s.blockBytes() * liveShare(s);
+    }
+    return live <= 0 ? (stored == 0 ? 1 : Double.POSITIVE_INFINITY) : stored / live;
+  }
+
+  private double liveShare(SegmentSummary s) {
+    long records = s.records();
+    if (records == 0) {
+      return 1;
+    }
+    long live = store.liveRecords(s.number()) + keptDeletes.getOrDefault(s.number(), 0L);
+    return Math.min(1, (double) live / records);
+  }
+
+  /**
+   * Runs one pass: reclaims segments until the space amplification is at or below {@code target},
+   * no segment qualifies, free space is below the reserve, or {@code budget} bytes were relocated
+   * (Long.MAX_VALUE: no budget).
+   */
+  public Pass pass(double target, long budget) throws IOException {
+    active = true;
+    try {
+      int done = 0;
+      long relocatedRecords = 0;
+      long relocatedBytes = 0;
+      long reclaimed = 0;
+      String stop;
+      while (true) {
+        if (spaceAmplification() <= target) {
+          stop = "space amplification at or below the target " + target;
+          break;
+        }
+        if (store.freeBytes() < options.reserveBytes()) {
+          stop = "free space below the reserve of " + options.reserveBytes() + " bytes";
+          break;
+        }
+        if (relocatedBytes >= budget) {
+          stop = "relocation budget of " + budget + " bytes used";
+          break;
+        }
+        SegmentSummary victim = pickVictim();
+        if (victim == null) {
+          stop = "no sealed segment below the checkpoint has garbage to reclaim";
+          break;
+        }
+        long[] moved = reclaim(victim);
+        done++;
+        relocatedRecords += moved[0];
+        relocatedBytes += moved[1];
+        reclaimed += victim.blockBytes();
+      }
+      return new Pass(done, relocatedRecords, relocatedBytes, reclaimed, stop);
+    } finally {
+      active = false;
+    }
+  }
+
+  /**
+   * The sealed segment with the best cost-benefit, or null: only segments entirely at or below the
+   * checkpoint (re-indexing after a crash never reads a victim), never the newest two (the active
+   * one and the one relocations are going to), with at least {@link GcOptions#minGarbage} garbage.
+   */
+  SegmentSummary pickVictim() throws IOException {
+    List<SegmentSummary> segments = store.segments();
+    long checkpoint = store.checkpoint();
+    long now = System.currentTimeMillis();
+    SegmentSummary best = null;
+    double bestScore = 0;
+    for (int i = 0; i < segments.size() - 2; i++) {
+      SegmentSummary s = segments.get(i);
+      if (!s.sealed() || s.lastSequence() > checkpoint || store.reclaimed(s.number())) {
+        continue;
+      }
+      double u = liveShare(s);
+      if (1 - u < options.minGarbage() || s.blockBytes() == 0) {
+        continue;
+      }
+      // Age: how far back in the queue the segment lies, as a share of it (a proxy for time since
+      // it was written that needs no clock per segment).
+      double age = 1 + (double) (segments.size() - i) / segments.size();
+      double score = (1 - u) * age / (1 + u);
+      if (score > bestScore) {
+        bestScore = score;
+        best = s;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Reclaims sealed segment {@code number} now, whatever its garbage (tests: a chosen order of
+   * victims); false if it is not a candidate (active, newest two, past the checkpoint, hollow).
+   */
+  boolean reclaimSegment(long number) throws IOException {
+    List<SegmentSummary> segments = store.segments();
+    long checkpoint = store.checkpoint();
+    for (int i = 0; i < segments.size() - 2; i++) {
+      SegmentSummary s = segments.get(i);
+      if (s.number() == number
+          && s.sealed()
+          && s.lastSequence() <= checkpoint
+          && !store.reclaimed(number)) {
+        reclaim(s);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Relocates what segment {@code victim} must keep, then hollows it: {records, bytes} moved. */
+  private long[] reclaim(SegmentSummary victim) throws IOException {
+    long liveBefore = store.liveRecords(victim.number());
+    List<Relocation> out = new ArrayList<>();
+    long bytes = 0;
+    int keptDeletesNow = 0;
+    long now = System.currentTimeMillis();
+    try (QueueTailer t = store.tailer(victim.firstSequence())) {
+      QueueRecord r;
+      while ((r = t.poll()) != null && r.sequence() <= victim.lastSequence()) {
+        Relocation keep = keep(r, victim.number(), now);
+        if (keep != null) {
+          out.add(keep);
+          bytes += keep.body().length + 17;
+          if (keep.op() == Op.DROPPED
+              || !RecordBody.stores(
+                  keep.op(), ByteBuffer.wrap(keep.body()), 0, keep.body().length)) {
+            keptDeletesNow++;
+          }
+        }
+      }
+    }
+    if (!out.isEmpty()) {
+      for (int from = 0; from < out.size(); from += options.batch()) {
+        store.appendAndApply(out.subList(from, Math.min(out.size(), from + options.batch())));
+      }
+      List<SegmentSummary> after = store.segments();
+      long head = after.get(after.size() - 1).number();
+      keptDeletes.merge(head, (long) keptDeletesNow, Long::sum);
+    }
+    KillPoints.reach("gc.relocated");
+    store.checkpoint();
+    KillPoints.reach("gc.checkpointed");
+    store.reclaim(victim.number());
+    KillPoints.reach("gc.hollowed");
+    idsBySegment.remove(victim.number());
+    keptDeletes.remove(victim.number());
+    recordsRelocated.addAndGet(out.size());
+    bytesRelocated.addAndGet(bytes);
+    bytesReclaimed.addAndGet(victim.blockBytes());
+    segmentsReclaimed.incrementAndGet();
+    log.info(
+        "reclaimed segment {} ({} bytes of blocks, {} of {} records live): relocated {} records, {} bytes",
+        victim.number(),
+        victim.blockBytes(),
+        liveBefore,
+        victim.records(),
+        out.size(),
+        bytes);
+    return new long[] {out.size(), bytes};
+  }
+
+  /**
+   * What record {@code r} of the victim needs appended, or null if it is garbage: a live version
+   * (the index points at it) is relocated, or dropped if expired; a delete (or a dropped or
+   * relocated one) stays if no newer version replaced it and another segment may hold an older
+   * version of its ID, which a rebuild would otherwise let show through.
+   */
+  private Relocation keep(QueueRecord r, long victim, long now) throws IOException {
+    long current = store.lookup(r.id());
+    ByteBuffer body = ByteBuffer.wrap(r.body());
+    if (r.stores()) {
+      if (current != r.address()) {
+        return null; // replaced, deleted or relocated since
+      }
+      long expires = r.expiresAtMillis();
+      if (expires != RecordBody.NEVER && now >= expires) {
+        return new Relocation(
+            r.id(), Op.DROPPED, r.acceptedAtMillis(), RecordBody.dropped(r.version(), r.address()));
+      }
+      int doc = RecordBody.documentOffset(r.op(), body, 0, r.body().length);
+      return new Relocation(
+          r.id(),
+          Op.RELOCATED,
+          r.acceptedAtMillis(),
+          RecordBody.relocated(
+              r.version(), r.address(), r.originalOp(), expires, body, doc, r.body().length - doc));
+    }
+    // A tombstone: DELETE, DROPPED, or a relocated DELETE.
+    if (current >= 0) {
+      return null; // a newer version lives; it wins over anything older in any rebuild
+    }
+    if (!olderVersionMayExist(r.id(), victim)) {
+      return null;
+    }
+    if (r.op() == Op.DROPPED) {
+      return new Relocation(r.id(), Op.DROPPED, r.acceptedAtMillis(), r.body());
+    }
+    return new Relocation(
+        r.id(),
+        Op.RELOCATED,
+        r.acceptedAtMillis(),
+        RecordBody.relocated(r.version(), r.address(), Op.DELETE, RecordBody.NEVER, body, 0, 0));
+  }
+
+  /** Whether a segment other than {@code victim} may hold a record of {@code id}. */
+  private boolean olderVersionMayExist(long id, long victim) throws IOException {
+    for (SegmentSummary s : store.segments()) {
+      if (s.number() == victim || store.reclaimed(s.number())) {
+        continue;
+      }
+      if (!s.sealed()) {
+        return true; // the newest segments change; be safe
+      }
+      if (ids(s).mightContain(id)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The IDs of sealed segment {@code s} (one scan of it, then kept: it never changes). */
+  private BloomFilter<Long> ids(SegmentSummary s) throws IOException {
+    BloomFilter<Long> f = idsBySegment.get(s.number());
+    if (f == null) {
+      f = BloomFilter.create(Funnels.longFunnel(), Math.max(16, s.records()), 0.01);
+      try (QueueTailer t = store.tailer(s.firstSequence())) {
+        QueueRecord r;
+        while ((r = t.poll()) != null && r.sequence() <= s.lastSequence()) {
+          f.put(r.id());
+        }
+      }
+      idsBySegment.put(s.number(), f);
+    }
+    return f;
+  }
+}
