@@ -58,7 +58,8 @@ public final class Service implements Closeable {
     this.registry = Metrics.newRegistry();
     this.cache = cacheFor(config, registry);
     try {
-      this.store = DocStore.open(config.dataDir(), storeOptions(config, cache, registry));
+      this.store =
+          DocStore.open(config.dataDir(), storeOptions(config, cache, registry, config.gc()));
     } catch (IOException | RuntimeException e) {
       cache.close();
       Metrics.close(registry);
@@ -188,13 +189,17 @@ public final class Service implements Closeable {
 
   /** The store options the configuration asks for. */
   public static DocStoreOptions storeOptions(
-      DocstoreConfig config, DocCache cache, io.micrometer.core.instrument.MeterRegistry registry) {
+      DocstoreConfig config,
+      DocCache cache,
+      io.micrometer.core.instrument.MeterRegistry registry,
+      io.docstore.service.gc.GcOptions gc) {
     FileSystem fs = FileSystem.real();
     return DocStoreOptions.builder(cache)
         .fileSystem(fs)
         .registry(registry)
         .maxBodyBytes(config.maxBodyBytes())
         .defaultTtl(config.defaultTtl())
+        .gc(gc)
         .checkpointInterval(config.checkpointInterval())
         .queueOptions(
             QueueOptions.builder()

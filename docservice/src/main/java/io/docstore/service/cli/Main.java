@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       DumpCommand.class,
       VerifyCommand.class,
       RebuildIndexCommand.class,
+      GcCommand.class,
       RepairSegmentsCommand.class,
       CommandLine.HelpCommand.class
     })

@@ -51,7 +51,12 @@ final class OfflineStore {
 
   /** The store's options for an offline command. */
   static DocStoreOptions storeOptions(DocstoreConfig cfg) {
-    return Service.storeOptions(cfg, new OffHeapDocCache(CACHE_BYTES), new SimpleMeterRegistry());
+    // A tool never reclaims space in the background: `docstore gc` runs its passes itself.
+    return Service.storeOptions(
+        cfg,
+        new OffHeapDocCache(CACHE_BYTES),
+        new SimpleMeterRegistry(),
+        cfg.gc().withEnabled(false));
   }
 
   /** Something that opens the data directory. */

@@ -45,6 +45,7 @@ public final class DocstoreConfig {
   private final int queueDictionarySamples;
   private final int maxBodyBytes;
   private final Duration defaultTtl;
+  private final io.docstore.service.gc.GcOptions gc;
   private final long queueBlockCacheBytes;
   private final boolean queueMappedReads;
   private final long queueBytesPerSync;
@@ -168,6 +169,15 @@ public final class DocstoreConfig {
     inboxDir = inbox.isBlank() ? null : Path.of(inbox);
     inboxPollInterval = r.positiveDuration("inbox.poll-interval");
     shutdownTimeout = r.positiveDuration("shutdown-timeout");
+    gc =
+        new io.docstore.service.gc.GcOptions(
+            r.bool("gc.enabled"),
+            r.doubleBetween("gc.target", 0.999999, 1000),
+            r.bytes("gc.rate", 0, Long.MAX_VALUE),
+            r.positiveDuration("gc.interval"),
+            r.bytes("gc.reserve", 0, Long.MAX_VALUE),
+            r.doubleBetween("gc.min-garbage", 0, 1),
+            1024);
     defaultTtl = r.get("expiry.default-ttl", c::getDuration);
     if (defaultTtl.isNegative()) {
       throw new ConfigError(ROOT + ".expiry.default-ttl", "must be 0 (never expire) or positive");
@@ -527,6 +537,11 @@ public final class DocstoreConfig {
    */
   public Duration drainPeriod() {
     return drainPeriod;
+  }
+
+  /** The space reclamation's settings ({@code docstore.gc.*}). */
+  public io.docstore.service.gc.GcOptions gc() {
+    return gc;
   }
 
   /** Time to live of a put that names no expiry of its own; zero: such puts never expire. */
