@@ -101,6 +101,7 @@ final class SeamService implements AutoCloseable {
                 limits,
                 new AdminRoutes(
                     store,
+                    store,
                     new UpdateParser(c.maxBodyBytes()),
                     c.bulkMaxLines(),
                     "",
