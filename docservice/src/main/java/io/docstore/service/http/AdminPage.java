@@ -96,9 +96,10 @@ public final class AdminPage {
       r.headers().set(HttpHeaderNames.ETAG, "\"" + d.sequence() + "\"");
     } catch (CorruptionException e) {
       log.error("corrupt document data: {}", e.getMessage());
-      return Responses.error(
+      return Responses.json(
           HttpResponseStatus.INTERNAL_SERVER_ERROR,
-          "corrupt: document " + id + "'s stored record is damaged (the server's log says where)");
+          "{\"error\":\"corrupt\",\"detail\":\"this document's stored record is damaged (the"
+              + " server's log says where); other documents are not affected\"}");
     } catch (IOException e) {
       log.error("read failed: {}", e.toString());
       return Responses.error(
