@@ -186,6 +186,7 @@ const SERIES = {
     { key: "reads", label: "reads", color: "#2563eb", unit: "/s" },
     { key: "writes", label: "writes", color: "#d97706", unit: "/s" },
   ],
+  // Reads take tenths of a millisecond, durable writes milliseconds: a logarithmic scale shows both.
   latency: [
     { key: "readP50", label: "read p50", color: "#93c5fd", unit: " ms" },
     { key: "readP99", label: "read p99", color: "#2563eb", unit: " ms" },
@@ -213,7 +214,7 @@ function sample(groups, at) {
   }
   previous = { groups, at };
   draw($("rate-chart"), $("rate-legend"), SERIES.rate);
-  draw($("latency-chart"), $("latency-legend"), SERIES.latency);
+  draw($("latency-chart"), $("latency-legend"), SERIES.latency, true);
 }
 
 function fmt(v) {
@@ -223,8 +224,11 @@ function fmt(v) {
   return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 }
 
-/** A line chart of the last SAMPLES readings of each series, and its legend with the latest. */
-function draw(canvas, legend, series) {
+/**
+ * A line chart of the last SAMPLES readings of each series (on a logarithmic scale of whole decades
+ * if log), and its legend with the latest.
+ */
+function draw(canvas, legend, series, log) {
   const ratio = window.devicePixelRatio || 1;
   const w = canvas.clientWidth || canvas.width;
   const h = canvas.clientHeight || canvas.height;
@@ -236,28 +240,48 @@ function draw(canvas, legend, series) {
   const left = 44;
   const bottom = h - 16;
   let max = 0;
+  let min = Infinity;
   for (const p of history) {
     for (const s of series) {
-      max = Math.max(max, p[s.key] || 0);
+      const v = p[s.key];
+      if (v > 0) {
+        max = Math.max(max, v);
+        min = Math.min(min, v);
+      }
     }
   }
-  max = niceCeiling(max);
+  // The scale: value -> 0 (bottom) .. 1 (top), and the values of its grid lines.
+  let scale;
+  let ticks;
+  if (log) {
+    const lo = max > 0 ? Math.floor(Math.log10(min)) : -1;
+    const hi = Math.max(lo + 1, max > 0 ? Math.ceil(Math.log10(max)) : 1);
+    scale = (v) => (Math.log10(Math.max(v, Math.pow(10, lo))) - lo) / (hi - lo);
+    ticks = [];
+    for (let d = lo; d <= hi; d++) {
+      ticks.push(Math.pow(10, d));
+    }
+  } else {
+    max = niceCeiling(max);
+    scale = (v) => v / max;
+    ticks = [0, 1, 2, 3, 4].map((i) => (max * i) / 4);
+  }
   g.font = "11px system-ui, sans-serif";
   g.fillStyle = "#667085";
   g.strokeStyle = "#e4e7ec";
   g.lineWidth = 1;
-  for (let i = 0; i <= 4; i++) {
-    const y = Math.round(8 + ((bottom - 8) * i) / 4) + 0.5;
+  for (const t of ticks) {
+    const y = Math.round(bottom - (bottom - 8) * scale(t)) + 0.5;
     g.beginPath();
     g.moveTo(left, y);
     g.lineTo(w, y);
     g.stroke();
-    g.fillText(String(Number(((max * (4 - i)) / 4).toPrecision(3))), 2, y + 4);
+    g.fillText(String(Number(t.toPrecision(3))), 2, y + 4);
   }
   g.fillText("-" + SAMPLES + " s", left, h - 2);
   g.fillText("now", w - 24, h - 2);
   const x = (i) => left + ((w - left) * (i + SAMPLES - history.length)) / (SAMPLES - 1);
-  const y = (v) => bottom - ((bottom - 8) * v) / max;
+  const y = (v) => bottom - (bottom - 8) * scale(v);
   g.lineWidth = 1.5;
   for (const s of series) {
     g.strokeStyle = s.color;
@@ -415,7 +439,8 @@ $("lookup-form").addEventListener("submit", async (e) => {
       let reason = r.status === 401 ? "the admin token is needed" : "answered " + r.status;
       if (r.status !== 401) {
         try {
-          reason = (await r.json()).error;
+          const answer = await r.json();
+          reason = answer.error + (answer.detail ? ": " + answer.detail : "");
         } catch (ignored) {
           // not JSON: the status says it
         }
@@ -449,6 +474,6 @@ $("lookup-form").addEventListener("submit", async (e) => {
 
 // Empty charts and legends first, so that the layout does not move when the first figures come.
 draw($("rate-chart"), $("rate-legend"), SERIES.rate);
-draw($("latency-chart"), $("latency-legend"), SERIES.latency);
+draw($("latency-chart"), $("latency-legend"), SERIES.latency, true);
 tick();
 setInterval(tick, POLL_MILLIS);
