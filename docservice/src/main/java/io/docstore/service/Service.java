@@ -105,6 +105,7 @@ public final class Service implements Closeable {
                   limits(config, Math.max(config.bulkMaxBytes(), config.maxBodyBytes())),
                   new AdminRoutes(
                       store,
+                      store,
                       parser,
                       config.bulkMaxLines(),
                       config.adminToken(),

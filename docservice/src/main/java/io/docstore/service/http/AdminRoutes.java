@@ -2,6 +2,7 @@ package io.docstore.service.http;
 
 import io.docstore.io.NoSpaceException;
 import io.docstore.service.DocumentSink;
+import io.docstore.service.DocumentSource;
 import io.docstore.service.Update;
 import io.docstore.service.Written;
 import io.docstore.service.updater.DocumentTooLargeException;
@@ -26,9 +27,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin port: updates ({@code PUT|DELETE /docs/{id}}, {@code POST /docs/_bulk}) answered only
- * once durable, and the ops endpoints ({@link HealthRoutes}; {@code /readyz} says "starting" until
- * the service is ready). With a configured token every request needs {@code Authorization: Bearer
- * <token>} (compared in constant time). Thread-safe.
+ * once durable, the ops endpoints ({@link HealthRoutes}; {@code /readyz} says "starting" until the
+ * service is ready) and the admin page ({@link AdminPage}: {@code /ui}, {@code /lookup/{id}}). With
+ * a configured token every request needs {@code Authorization: Bearer <token>} (compared in
+ * constant time). Thread-safe.
  */
 public final class AdminRoutes implements Routes {
 
@@ -45,8 +47,10 @@ public final class AdminRoutes implements Routes {
   private final int bulkMaxLines;
   private final AdminToken token;
   private final HealthRoutes health;
+  private final AdminPage page;
 
   /**
+   * @param source where the admin page's lookups read documents (the store {@code sink} writes)
    * @param token empty for no authentication
    * @param stats the {@code /stats} document (serialised with Jackson)
    * @param notReady null while {@code /readyz} answers 200, else the status its 503 gives ({@code
@@ -54,6 +58,7 @@ public final class AdminRoutes implements Routes {
    */
   public AdminRoutes(
       DocumentSink sink,
+      DocumentSource source,
       UpdateParser parser,
       int bulkMaxLines,
       String token,
@@ -65,6 +70,7 @@ public final class AdminRoutes implements Routes {
     this.bulkMaxLines = bulkMaxLines;
     this.token = new AdminToken(token);
     this.health = new HealthRoutes(stats, notReady, registry);
+    this.page = new AdminPage(source);
   }
 
   @Override
@@ -105,6 +111,10 @@ public final class AdminRoutes implements Routes {
     FullHttpResponse ops = health.handle(path, m);
     if (ops != null) {
       return ops;
+    }
+    FullHttpResponse ui = page.handle(path, m);
+    if (ui != null) {
+      return ui;
     }
     switch (path) {
       case "/docs/_bulk" -> {

@@ -13,7 +13,9 @@ import java.security.MessageDigest;
  * on a replica: with a token configured, every request needs {@code Authorization: Bearer <token>}
  * (compared in constant time), else it is answered 401; except a GET or HEAD of {@code /healthz},
  * {@code /readyz} or {@code /metrics}, which load balancers and Prometheus ask without credentials
- * (they reveal no document; {@code /stats} stays behind the token). Immutable; thread-safe.
+ * (they reveal no document; {@code /stats} stays behind the token), and of the admin page's static
+ * files ({@link AdminPage}: a browser cannot send the header when it opens a page; they hold no
+ * data, and the page sends the token with each of its data calls). Immutable; thread-safe.
  */
 public final class AdminToken {
 
@@ -41,7 +43,10 @@ public final class AdminToken {
     return r;
   }
 
-  /** A health, readiness or metrics probe: GET or HEAD of one of those paths, nothing more. */
+  /**
+   * A health, readiness or metrics probe, or one of the admin page's static files: GET or HEAD of
+   * one of those paths, nothing more.
+   */
   private static boolean probe(FullHttpRequest req) {
     if (!req.method().equals(HttpMethod.GET) && !req.method().equals(HttpMethod.HEAD)) {
       return false;
@@ -49,6 +54,9 @@ public final class AdminToken {
     String uri = req.uri();
     int q = uri.indexOf('?');
     String path = q < 0 ? uri : uri.substring(0, q);
-    return path.equals("/healthz") || path.equals("/readyz") || path.equals("/metrics");
+    return path.equals("/healthz")
+        || path.equals("/readyz")
+        || path.equals("/metrics")
+        || AdminPage.isAsset(path);
   }
 }

@@ -1,6 +1,9 @@
 package io.docstore.service.replica;
 
+import io.docstore.service.DocumentSource;
+import io.docstore.service.http.AdminPage;
 import io.docstore.service.http.AdminToken;
+import io.docstore.service.http.BadRequest;
 import io.docstore.service.http.HealthRoutes;
 import io.docstore.service.http.Responses;
 import io.docstore.service.http.Routes;
@@ -13,16 +16,19 @@ import java.util.function.Supplier;
 
 /**
  * A replica's admin port: the ops endpoints ({@link HealthRoutes}: {@code /healthz}, {@code
- * /readyz}, {@code /stats}, {@code /metrics}). Every write path of the primary's admin API ({@code
- * PUT}, {@code DELETE}, {@code POST}) answers 403: a replica takes its data only from the primary.
+ * /readyz}, {@code /stats}, {@code /metrics}) and the admin page ({@link AdminPage}: {@code /ui},
+ * {@code /lookup/{id}}), as on a primary. Every write path of the primary's admin API ({@code PUT},
+ * {@code DELETE}, {@code POST}) answers 403: a replica takes its data only from the primary.
  * Stateless; thread-safe.
  */
 final class ReplicaAdminRoutes implements Routes {
 
   private final HealthRoutes health;
   private final AdminToken token;
+  private final AdminPage page;
 
   /**
+   * @param source where the admin page's lookups read documents (this replica's)
    * @param stats the {@code /stats} document
    * @param notReady null while {@code /readyz} answers 200, else its 503 status ({@link
    *     ReplicaNode#notReady})
@@ -30,12 +36,14 @@ final class ReplicaAdminRoutes implements Routes {
    *     none)
    */
   ReplicaAdminRoutes(
+      DocumentSource source,
       Supplier<Object> stats,
       Supplier<String> notReady,
       PrometheusMeterRegistry registry,
       String token) {
     this.health = new HealthRoutes(stats, notReady, registry);
     this.token = new AdminToken(token);
+    this.page = new AdminPage(source);
   }
 
   @Override
@@ -53,13 +61,21 @@ final class ReplicaAdminRoutes implements Routes {
     if (ops != null) {
       return ops;
     }
+    try {
+      FullHttpResponse ui = page.handle(path, m);
+      if (ui != null) {
+        return ui;
+      }
+    } catch (BadRequest e) {
+      return Responses.error(HttpResponseStatus.valueOf(e.status()), e.getMessage());
+    }
     return path.startsWith("/docs")
         ? Responses.error(
             HttpResponseStatus.NOT_FOUND,
             "documents are read on this replica's read port; updates go to the primary's admin port")
         : Responses.error(
             HttpResponseStatus.NOT_FOUND,
-            "no such endpoint; try /stats, /metrics, /healthz, /readyz");
+            "no such endpoint; try /ui, /stats, /metrics, /healthz, /readyz");
   }
 
   private static FullHttpResponse readOnly() {

@@ -104,6 +104,7 @@ public final class ReplicaServer implements Closeable {
                   cfg.adminAddress(),
                   limits(cfg),
                   new ReplicaAdminRoutes(
+                      node,
                       node::stats,
                       () -> draining ? "draining" : node.notReady(),
                       registry,

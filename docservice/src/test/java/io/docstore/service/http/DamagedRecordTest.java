@@ -14,8 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A record damaged on disk (one flipped byte in its stored ID): its GET answers 500 without telling
- * the client where the server keeps its files, a multi-get that includes it answers the others and
- * names it, and every detection is counted in {@code docstore_corruption_total}.
+ * the client where the server keeps its files (so does the admin page's lookup), a multi-get that
+ * includes it answers the others and names it, and every detection is counted in {@code
+ * docstore_corruption_total}.
  */
 class DamagedRecordTest {
 
@@ -40,6 +41,10 @@ class DamagedRecordTest {
           .contains("damaged")
           .doesNotContain(dir.toString())
           .doesNotContain("seg-");
+
+      HttpResponse<String> looked = s.adminGet("/lookup/" + VICTIM);
+      assertThat(looked.statusCode()).as("the admin page's lookup").isEqualTo(500);
+      assertThat(looked.body()).isEqualTo(one.body());
 
       HttpResponse<String> many = s.get("/docs?ids=2," + VICTIM + ",3,4");
       assertThat(many.statusCode()).isEqualTo(200);

@@ -47,7 +47,8 @@ class OpenApiTest {
           "DELETE /docs/{id} 507",
           "POST /docs/_bulk 507",
           "GET /readyz 503", // starting or draining: ServeDrainTest
-          "HEAD /readyz 503");
+          "HEAD /readyz 503",
+          "GET /lookup/{id} 500"); // damaged data: DamagedRecordTest
 
   /** "METHOD path status" for each documented response, and the port of each operation. */
   private final Set<String> documented = new TreeSet<>();
@@ -110,6 +111,9 @@ class OpenApiTest {
     if (path.startsWith("/docs/") && !(port.equals("admin") && path.equals("/docs/_bulk"))) {
       return "/docs/{id}";
     }
+    if (path.startsWith("/lookup/")) {
+      return "/lookup/{id}";
+    }
     return path;
   }
 
@@ -164,6 +168,16 @@ class OpenApiTest {
       cases.put(new Case("admin", "GET", "/stats", null, null, null), 401);
       cases.put(new Case("admin", "HEAD", "/stats", TOKEN, null, null), 200);
       cases.put(new Case("admin", "HEAD", "/stats", null, null, null), 401);
+      for (String file : List.of("/ui", "/ui/app.js", "/ui/style.css")) {
+        cases.put(new Case("admin", "GET", file, null, null, null), 200);
+        cases.put(new Case("admin", "HEAD", file, null, null, null), 200);
+      }
+      for (String method : List.of("GET", "HEAD")) {
+        cases.put(new Case("admin", method, "/lookup/1", TOKEN, null, null), 200);
+        cases.put(new Case("admin", method, "/lookup/abc", TOKEN, null, null), 400);
+        cases.put(new Case("admin", method, "/lookup/1", null, null, null), 401);
+        cases.put(new Case("admin", method, "/lookup/999", TOKEN, null, null), 404);
+      }
 
       Set<String> covered = new TreeSet<>();
       List<String> wrong = new ArrayList<>();
@@ -197,6 +211,10 @@ class OpenApiTest {
                   "/readyz",
                   "/metrics",
                   "/stats",
+                  "/ui",
+                  "/ui/app.js",
+                  "/ui/style.css",
+                  "/lookup/1",
                   "/",
                   "/other")) {
             String body =

@@ -2,7 +2,9 @@ package io.docstore.service.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.service.Document;
 import io.docstore.service.metrics.Metrics;
+import io.docstore.service.rpc.TestSource;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -14,13 +16,18 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link ReplicaAdminRoutes}: the shared ops endpoints, 403 for every write, and the admin token.
+ * {@link ReplicaAdminRoutes}: the shared ops endpoints and admin page, 403 for every write, and the
+ * admin token.
  */
 class ReplicaAdminRoutesTest {
 
   private final PrometheusMeterRegistry registry = Metrics.newRegistry();
+  private final TestSource source =
+      new TestSource()
+          .put(new Document(7, 12, 0, "{\"on\":\"replica\"}".getBytes(StandardCharsets.UTF_8)));
   private final ReplicaAdminRoutes routes =
-      new ReplicaAdminRoutes(() -> Map.of("role", "replica"), () -> "catching up", registry, "");
+      new ReplicaAdminRoutes(
+          source, () -> Map.of("role", "replica"), () -> "catching up", registry, "");
 
   @AfterEach
   void close() {
@@ -47,7 +54,18 @@ class ReplicaAdminRoutesTest {
             "404 {\"error\":\"documents are read on this replica's read port; updates go to the"
                 + " primary's admin port\"}");
     assertThat(send(HttpMethod.GET, "/nope"))
-        .isEqualTo("404 {\"error\":\"no such endpoint; try /stats, /metrics, /healthz, /readyz\"}");
+        .isEqualTo(
+            "404 {\"error\":\"no such endpoint; try /ui, /stats, /metrics, /healthz, /readyz\"}");
+  }
+
+  /** The admin page and its lookups, from this replica's documents. */
+  @Test
+  void theAdminPageLooksUpTheReplicasDocuments() throws Exception {
+    assertThat(send(HttpMethod.GET, "/ui")).startsWith("200 <!DOCTYPE html>");
+    assertThat(send(HttpMethod.GET, "/lookup/7")).isEqualTo("200 {\"on\":\"replica\"}");
+    assertThat(send(HttpMethod.GET, "/lookup/8"))
+        .isEqualTo("404 {\"error\":\"document 8 not found\"}");
+    assertThat(send(HttpMethod.GET, "/lookup/x")).startsWith("400 ");
   }
 
   /**
@@ -57,7 +75,8 @@ class ReplicaAdminRoutesTest {
   @Test
   void theConfiguredTokenIsRequired() throws Exception {
     ReplicaAdminRoutes guarded =
-        new ReplicaAdminRoutes(() -> Map.of("role", "replica"), () -> null, registry, "s3cret");
+        new ReplicaAdminRoutes(
+            source, () -> Map.of("role", "replica"), () -> null, registry, "s3cret");
     assertThat(send(guarded, HttpMethod.GET, "/stats", null))
         .isEqualTo("401 {\"error\":\"missing or wrong admin token\"}");
     assertThat(send(guarded, HttpMethod.GET, "/stats", "Bearer wrong")).startsWith("401 ");
@@ -67,6 +86,11 @@ class ReplicaAdminRoutesTest {
     assertThat(send(guarded, HttpMethod.GET, "/readyz", null)).startsWith("200 ");
     assertThat(send(guarded, HttpMethod.GET, "/stats", "Bearer s3cret"))
         .isEqualTo("200 {\"role\":\"replica\"}");
+    // The admin page itself holds no data; its lookups need the token.
+    assertThat(send(guarded, HttpMethod.GET, "/ui", null)).startsWith("200 ");
+    assertThat(send(guarded, HttpMethod.GET, "/lookup/7", null)).startsWith("401 ");
+    assertThat(send(guarded, HttpMethod.GET, "/lookup/7", "Bearer s3cret"))
+        .isEqualTo("200 {\"on\":\"replica\"}");
   }
 
   private String send(HttpMethod method, String uri) throws Exception {

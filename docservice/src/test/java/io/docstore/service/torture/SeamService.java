@@ -103,6 +103,7 @@ public final class SeamService implements AutoCloseable {
                 limits,
                 new AdminRoutes(
                     store,
+                    store,
                     new UpdateParser(c.maxBodyBytes()),
                     c.bulkMaxLines(),
                     "",
