@@ -111,7 +111,8 @@ public final class Service implements Closeable {
                       config.adminToken(),
                       this::stats,
                       this::notReady,
-                      registry),
+                      registry,
+                      store.reclamation()),
                   registry)
               .start();
       if (config.inboxDir() != null) {

@@ -1,7 +1,7 @@
 package io.docstore.service.http;
 
+import io.docstore.client.Document;
 import io.docstore.io.CorruptionException;
-import io.docstore.service.Document;
 import io.docstore.service.DocumentSource;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;

@@ -48,6 +48,7 @@ public final class AdminRoutes implements Routes {
   private final AdminToken token;
   private final HealthRoutes health;
   private final AdminPage page;
+  private final io.docstore.service.gc.Reclamation gc;
 
   /**
    * @param source where the admin page's lookups read documents (the store {@code sink} writes)
@@ -55,6 +56,7 @@ public final class AdminRoutes implements Routes {
    * @param stats the {@code /stats} document (serialised with Jackson)
    * @param notReady null while {@code /readyz} answers 200, else the status its 503 gives ({@code
    *     "starting"}, {@code "draining"})
+   * @param gc the store's space reclamation, paused and resumed through {@code /admin/gc/*}
    */
   public AdminRoutes(
       DocumentSink sink,
@@ -64,7 +66,9 @@ public final class AdminRoutes implements Routes {
       String token,
       Supplier<Object> stats,
       Supplier<String> notReady,
-      PrometheusMeterRegistry registry) {
+      PrometheusMeterRegistry registry,
+      io.docstore.service.gc.Reclamation gc) {
+    this.gc = java.util.Objects.requireNonNull(gc, "gc");
     this.sink = sink;
     this.parser = parser;
     this.bulkMaxLines = bulkMaxLines;
@@ -120,6 +124,16 @@ public final class AdminRoutes implements Routes {
       case "/docs/_bulk" -> {
         require(m, HttpMethod.POST, "POST");
         return bulk(req.content());
+      }
+      case "/admin/gc/pause", "/admin/gc/resume" -> {
+        require(m, HttpMethod.POST, "POST");
+        if (path.endsWith("pause")) {
+          gc.pause();
+        } else {
+          gc.resume();
+        }
+        return Responses.json(
+            HttpResponseStatus.OK, io.docstore.service.metrics.StatsJson.bytes(gc.stats()));
       }
       default -> {
         if (!path.startsWith("/docs/")) {

@@ -178,6 +178,10 @@ class OpenApiTest {
         cases.put(new Case("admin", method, "/lookup/1", null, null, null), 401);
         cases.put(new Case("admin", method, "/lookup/999", TOKEN, null, null), 404);
       }
+      for (String gc : List.of("/admin/gc/pause", "/admin/gc/resume")) {
+        cases.put(new Case("admin", "POST", gc, TOKEN, null, null), 200);
+        cases.put(new Case("admin", "POST", gc, null, null, null), 401);
+      }
 
       Set<String> covered = new TreeSet<>();
       List<String> wrong = new ArrayList<>();
@@ -215,6 +219,8 @@ class OpenApiTest {
                   "/ui/app.js",
                   "/ui/style.css",
                   "/lookup/1",
+                  "/admin/gc/pause",
+                  "/admin/gc/resume",
                   "/",
                   "/other")) {
             String body =

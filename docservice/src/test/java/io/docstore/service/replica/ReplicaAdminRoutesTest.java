@@ -2,7 +2,7 @@ package io.docstore.service.replica;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.docstore.service.Document;
+import io.docstore.client.Document;
 import io.docstore.service.metrics.Metrics;
 import io.docstore.service.rpc.TestSource;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

@@ -109,7 +109,8 @@ public final class SeamService implements AutoCloseable {
                     "",
                     store::stats,
                     () -> null,
-                    meters),
+                    meters,
+                    store.reclamation()),
                 meters)
             .start();
     return new SeamService(store, read, admin);
