@@ -282,13 +282,16 @@ class MemcachedDocCacheTest extends DocCacheContractTest {
       assertThat(onA).as("some key hashes to server A").isNotNegative();
       long key = onA;
       proxyA.cut(); // A keeps its copy; ketama moves A's keys to B
+      CachedDoc[] fromB = new CachedDoc[1];
       await(
           () -> {
             c.set(key, 2, body("new"));
-            return c.isTrusted() && c.get(key) != null;
+            fromB[0] = c.isTrusted() ? c.get(key) : null;
+            return fromB[0] != null;
           },
           "the key served from B at version 2");
-      assertThat(c.get(key).sequence()).isEqualTo(2);
+      // The get that saw it (a second one may time out on a busy machine: a miss, not an answer).
+      assertThat(fromB[0].sequence()).isEqualTo(2);
       proxyA.restore(); // the key maps back to A, which still holds version 1
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
       while (!c.isTrusted() || !probe(c) || c.getAvailableServerCount() < 2) {
