@@ -13,22 +13,40 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Scenario 2: the primary dies at a named kill point ({@code -Ddocstore.killpoint}) inside a
- * segment seal, a segment roll, an index flush or a compaction, reached under the mixed load with
- * small segments and memtable ({@code name@N} dies on the N-th hit: the first segment roll happens
- * at startup, before the service serves). The restarted service (without the kill point) serves
- * every acknowledged write byte-exact and accepts writes again.
+ * segment seal, a segment roll, an index flush, a compaction or a space reclamation pass (between
+ * its steps: relocated, checkpointed, hollow file written, renamed), reached under the mixed load
+ * with small segments and memtable ({@code name@N} dies on the N-th hit: the first segment roll
+ * happens at startup, before the service serves). The restarted service (without the kill point)
+ * serves every acknowledged write byte-exact and accepts writes again.
  */
 class TortureKillPointTest {
 
   @TempDir Path dir;
 
-  /** One seal, one flush and one compaction point by default; every kill point in long runs. */
+  /**
+   * The space reclamation, on and eager (small segments, a pass every 200 ms, any garbage), for the
+   * kill points inside it; on again after the restart, so it goes on from what the death left.
+   */
+  static final List<String> EAGER_GC =
+      List.of(
+          "-Ddocstore.gc.enabled=true",
+          "-Ddocstore.replication.manifest-interval=0",
+          "-Ddocstore.gc.interval=200ms",
+          "-Ddocstore.gc.target=1.0",
+          "-Ddocstore.gc.min-garbage=0.05",
+          "-Ddocstore.gc.reserve=0");
+
+  /**
+   * One seal, one flush, one compaction and one space reclamation point by default; every kill
+   * point in long runs.
+   */
   static List<String> killPoints() {
     if (TestSupport.scale() == 1) {
       return List.of(
           "queue.seal.beforeRename",
           "index.flush.before-manifest",
-          "index.compaction.before-write");
+          "index.compaction.before-write",
+          "queue.reclaim.beforeRename");
     }
     return List.of(
         "queue.block.afterWrite",
@@ -44,7 +62,21 @@ class TortureKillPointTest {
         "index.flush.after-manifest",
         "index.compaction.before-write",
         "index.compaction.mid-write",
-        "index.compaction.after-install");
+        "index.compaction.after-install",
+        "gc.relocated",
+        "gc.checkpointed",
+        "queue.reclaim.beforeRename",
+        "queue.reclaim.afterRename",
+        "gc.hollowed");
+  }
+
+  /** The server's flags: small files, and the space reclamation for its kill points. */
+  private static List<String> flags(String killPoint) {
+    List<String> args = new ArrayList<>(TortureKillTest.SMALL_FILES);
+    if (killPoint.startsWith("gc.") || killPoint.startsWith("queue.reclaim.")) {
+      args.addAll(EAGER_GC);
+    }
+    return args;
   }
 
   @ParameterizedTest
@@ -54,7 +86,7 @@ class TortureKillPointTest {
     Path data = dir.resolve("data");
     Path log = dir.resolve("serve.log");
     AckLedger ledger = new AckLedger();
-    List<String> args = new ArrayList<>(TortureKillTest.SMALL_FILES);
+    List<String> args = flags(killPoint);
     args.add("-Ddocstore.killpoint=" + killPoint);
     long t0;
     try (ServeJvm serve = ServeJvm.start(data, log, args);
@@ -69,7 +101,7 @@ class TortureKillPointTest {
         .contains("kill point reached: " + killPoint.replaceAll("@.*", ""));
     long verified;
     long recovery;
-    try (ServeJvm serve = ServeJvm.start(data, log, TortureKillTest.SMALL_FILES)) {
+    try (ServeJvm serve = ServeJvm.start(data, log, flags(killPoint))) {
       recovery = serve.startMillis;
       verified = ledger.check(new HttpReader(serve.readUrl));
       assertThat(ledger.failures())
