@@ -1,7 +1,6 @@
 package io.docstore.service.http;
 
 import io.docstore.client.Document;
-import io.docstore.io.CorruptionException;
 import io.docstore.service.DocumentSource;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -11,8 +10,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Map;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The admin page of an admin port, the same on a primary and a replica: {@code GET /ui} and its
@@ -24,8 +21,6 @@ import org.slf4j.LoggerFactory;
  * Thread-safe.
  */
 public final class AdminPage {
-
-  private static final Logger log = LoggerFactory.getLogger(AdminPage.class);
 
   /** A static file of the page: its bytes and their media type. */
   private record Asset(byte[] body, String contentType) {}
@@ -94,16 +89,8 @@ public final class AdminPage {
       }
       r = Responses.json(HttpResponseStatus.OK, d.body());
       r.headers().set(HttpHeaderNames.ETAG, "\"" + d.sequence() + "\"");
-    } catch (CorruptionException e) {
-      log.error("corrupt document data: {}", e.getMessage());
-      return Responses.json(
-          HttpResponseStatus.INTERNAL_SERVER_ERROR,
-          "{\"error\":\"corrupt\",\"detail\":\"this document's stored record is damaged (the"
-              + " server's log says where); other documents are not affected\"}");
     } catch (IOException e) {
-      log.error("read failed: {}", e.toString());
-      return Responses.error(
-          HttpResponseStatus.INTERNAL_SERVER_ERROR, "read failed: " + e.getMessage());
+      return Responses.readFailed(e);
     }
     r.headers().set(HttpHeaderNames.CACHE_CONTROL, "no-store");
     r.headers().set("x-content-type-options", "nosniff");

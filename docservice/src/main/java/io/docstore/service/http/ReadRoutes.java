@@ -73,17 +73,8 @@ public final class ReadRoutes implements Routes {
       return route(req);
     } catch (BadRequest e) {
       return Responses.error(HttpResponseStatus.valueOf(e.status()), e.getMessage());
-    } catch (CorruptionException e) {
-      // The log names the file and offset; a client is not told where the server keeps its files.
-      log.error("corrupt document data: {}", e.getMessage());
-      return Responses.json(
-          HttpResponseStatus.INTERNAL_SERVER_ERROR,
-          "{\"error\":\"corrupt\",\"detail\":\"this document's stored record is damaged (the"
-              + " server's log says where); other documents are not affected\"}");
     } catch (IOException e) {
-      log.error("read failed: {}", e.toString());
-      return Responses.error(
-          HttpResponseStatus.INTERNAL_SERVER_ERROR, "read failed: " + e.getMessage());
+      return Responses.readFailed(e);
     }
   }
 

@@ -16,6 +16,25 @@ import java.nio.charset.StandardCharsets;
 /** Builders for the few response shapes the HTTP APIs use. Stateless. */
 public final class Responses {
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Responses.class);
+
+  /**
+   * The 500 for a document read that failed: a damaged record ({@link
+   * io.docstore.io.CorruptionException}; the log names the file and offset, a client is not told
+   * where the server keeps its files) or another I/O error. Logged at ERROR.
+   */
+  public static FullHttpResponse readFailed(java.io.IOException e) {
+    if (e instanceof io.docstore.io.CorruptionException) {
+      log.error("corrupt document data: {}", e.getMessage());
+      return json(
+          HttpResponseStatus.INTERNAL_SERVER_ERROR,
+          "{\"error\":\"corrupt\",\"detail\":\"this document's stored record is damaged (the"
+              + " server's log says where); other documents are not affected\"}");
+    }
+    log.error("read failed: {}", e.toString());
+    return error(HttpResponseStatus.INTERNAL_SERVER_ERROR, "read failed: " + e.getMessage());
+  }
+
   private Responses() {}
 
   public static FullHttpResponse json(HttpResponseStatus status, byte[] body) {

@@ -2,9 +2,7 @@ package io.docstore.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import io.docstore.service.testing.DamagedStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
@@ -18,24 +16,8 @@ class GcCommandTest {
   @TempDir Path dir;
 
   private static String[] run(String... args) {
-    PrintStream old = System.out;
-    PrintStream oldErr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-    int code;
-    try {
-      code = Main.run(args);
-    } finally {
-      System.setOut(old);
-      System.setErr(oldErr);
-    }
-    return new String[] {
-      Integer.toString(code),
-      out.toString(StandardCharsets.UTF_8),
-      err.toString(StandardCharsets.UTF_8)
-    };
+    DamagedStore.Run r = DamagedStore.run(args);
+    return new String[] {Integer.toString(r.exit()), r.out(), r.err()};
   }
 
   private static long queueBytes(Path data) throws Exception {
