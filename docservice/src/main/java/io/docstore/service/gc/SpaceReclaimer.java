@@ -98,6 +98,11 @@ public final class SpaceReclaimer {
     this.options = options;
   }
 
+  /** The store it works on. */
+  Store store() {
+    return store;
+  }
+
   /** Bytes of segments reclaimed so far (their blocks; the hollow files are about 100 bytes). */
   public long bytesReclaimed() {
     return bytesReclaimed.get();

@@ -187,4 +187,75 @@ class SpaceReclaimerTest {
       assertThat(store.get(1)).as("resurrected by a rebuild").isNull();
     }
   }
+
+  /**
+   * A filling disk: below the reserve a pass does not start; a disk that fills during the
+   * relocation stops the pass with the victim whole, the store keeps serving every document, and
+   * once space is freed writes and the reclamation go on.
+   */
+  @Test
+  void aFullDiskStopsThePassCleanlyAndTheStoreKeepsServing() throws Exception {
+    io.docstore.io.FaultInjectingFileSystem fs = new io.docstore.io.FaultInjectingFileSystem();
+    DocStoreOptions o =
+        DocStoreOptions.builder(new OffHeapDocCache(4L << 20))
+            .fileSystem(fs)
+            .queueOptions(
+                QueueOptions.builder()
+                    .fileSystem(fs)
+                    .syncPolicy(SyncPolicy.NONE)
+                    .segmentSize(32 << 10)
+                    .blockSize(4096)
+                    .build())
+            .indexOptions(
+                io.docstore.index.IndexOptions.builder()
+                    .fileSystem(fs)
+                    .syncPolicy(SyncPolicy.NONE)
+                    .build())
+            .gc(GcOptions.defaults().withEnabled(false).withReserveBytes(1 << 20))
+            .checkpointInterval(Duration.ofHours(1))
+            .build();
+    Random rnd = new Random(11);
+    Map<Long, Version> model = new HashMap<>();
+    try (DocStore store = DocStore.open(dir, o)) {
+      for (int round = 0; round < 6; round++) {
+        List<Update> batch = new ArrayList<>();
+        // IDs 100 to 159 are written once: the oldest segments hold live records to relocate.
+        for (long id = round == 0 ? 100 : 0; id < (round == 0 ? 160 : 60); id++) {
+          byte[] b = body(rnd, id, round);
+          batch.add(Update.put(id, b));
+          model.put(id, new Version(b, 0));
+        }
+        store.apply(batch);
+      }
+      store.checkpoint();
+      Reclamation gc = store.reclamation();
+
+      fs.setSpaceLimit((1 << 20) - 1); // below the reserve: no pass starts
+      SpaceReclaimer.Pass p = gc.run(1.0, Long.MAX_VALUE);
+      assertThat(p.segments()).isZero();
+      assertThat(p.stop()).contains("reserve");
+
+      // Full during the relocation: the pass fails, nothing is lost, reads go on.
+      GcOptions noReserve = GcOptions.defaults().withEnabled(false).withReserveBytes(0);
+      {
+        fs.setSpaceLimit(3000);
+        SpaceReclaimer tight = new SpaceReclaimer(gc.reclaimer().store(), noReserve);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> tight.pass(1.0, Long.MAX_VALUE))
+            .isInstanceOf(java.io.IOException.class);
+      }
+      check(11, -2, store, model);
+      fs.clearSpaceLimit();
+      byte[] after = body(rnd, 5, 99);
+      store.apply(List.of(Update.put(5, after)));
+      model.put(5L, new Version(after, 0));
+      store.checkpoint();
+      SpaceReclaimer freed = new SpaceReclaimer(gc.reclaimer().store(), noReserve);
+      assertThat(freed.pass(1.0, Long.MAX_VALUE).bytesReclaimed()).isPositive();
+      check(11, -3, store, model);
+    }
+    try (DocStore store = DocStore.openRebuildingIndex(dir, o)) {
+      check(11, -4, store, model);
+    }
+    assertThat(QueueVerifier.verify(dir.resolve("queue"))).isEmpty();
+  }
 }
