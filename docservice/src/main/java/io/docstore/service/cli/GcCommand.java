@@ -22,9 +22,8 @@ import picocli.CommandLine.Option;
       "",
       "Stops at the target space amplification (queue bytes over live bytes; default: the"
           + " configuration's docstore.gc.target), when no sealed segment has docstore.gc.min-garbage"
-          + " of garbage, or when free space is below docstore.gc.reserve. Refused (exit 2) for"
-          + " a store that publishes to read replicas: they do not follow reclaimed segments yet."
-          + " Exit 0."
+          + " of garbage, or when free space is below docstore.gc.reserve. Replicas copy the"
+          + " hollow segments on their next pull. Exit 0."
     })
 final class GcCommand implements Callable<Integer> {
 
@@ -46,13 +45,6 @@ final class GcCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     DocstoreConfig cfg = OfflineStore.config(config, data);
-    if (cfg.replicates()) {
-      System.err.println(
-          "gc: this store publishes to read replicas (docstore.replication.manifest-interval > 0),"
-              + " which do not follow reclaimed segments yet; on a primary without replicas set it"
-              + " to 0");
-      return 2;
-    }
     double t = target != null ? target : cfg.gc().target();
     if (!(t >= 1)) {
       System.err.println("gc: --target must be at least 1.0, got " + t);

@@ -190,19 +190,6 @@ public final class DocstoreConfig {
     if (replicationManifestInterval.isNegative()) {
       throw new ConfigError(ROOT + ".replication.manifest-interval", "must be 0 (off) or positive");
     }
-    if (gc.enabled() && !replicationManifestInterval.isZero()) {
-      throw new ConfigError(
-          ROOT + ".gc.enabled",
-          "the space reclamation cannot run on a primary that publishes to read replicas yet"
-              + " (replicas do not follow reclaimed segments); set "
-              + ROOT
-              + ".replication.manifest-interval = 0 on a primary without replicas, or leave gc off");
-    }
-  }
-
-  /** Whether this primary publishes its queue to read replicas. */
-  public boolean replicates() {
-    return !replicationManifestInterval.isZero();
   }
 
   /** The built-in defaults with system property and environment overrides. */

@@ -147,9 +147,9 @@ final class ReplicaIngester implements Closeable {
     if (appliedThrough == 0 && !batch.rebuilding()) {
       // An index built from the queue's first record: relocated records are judged by version
       // until it has caught up (RecordBatch).
-      batch.rebuilding(address -> follower.read(address).version());
+      batch.rebuilding(this::versionAt);
     }
-    QueueFollower.Result r = follower.poll(this::apply);
+    QueueFollower.Result r = follower.poll(this::apply, batch.rebuilding());
     if (r.divergence() != null) {
       resync(r.divergence());
       return r;
@@ -160,6 +160,19 @@ final class ReplicaIngester implements Closeable {
       batch.live(); // caught up with what the primary has published
     }
     return r;
+  }
+
+  /**
+   * The version of the record at {@code address}, for a rebuild's judgement of a relocated record;
+   * -1 when its segment was reclaimed since it was ingested: that record was garbage or was
+   * relocated, so anything relocated after it is newer.
+   */
+  private long versionAt(long address) throws IOException {
+    try {
+      return follower.read(address).version();
+    } catch (io.docstore.queue.ReclaimedAddressException e) {
+      return -1;
+    }
   }
 
   /**

@@ -21,11 +21,7 @@ class GcAdminTest {
 
   @Test
   void pauseAndResumeShowInTheAnswerStatsAndMetrics() throws Exception {
-    try (ServiceFixture s =
-        ServiceFixture.start(
-            dir,
-            java.util.Map.of(
-                "docstore.gc.enabled", true, "docstore.replication.manifest-interval", "0s"))) {
+    try (ServiceFixture s = ServiceFixture.start(dir)) {
       assertThat(s.adminGet("/stats").body()).contains("\"gc\"").contains("\"enabled\":true");
       HttpResponse<String> paused = post(s, "/admin/gc/pause");
       assertThat(paused.statusCode()).isEqualTo(200);
@@ -40,20 +36,5 @@ class GcAdminTest {
           .contains("docstore_gc_write_amplification");
       assertThat(s.adminGet("/admin/gc/pause").statusCode()).isEqualTo(405);
     }
-  }
-
-  @Test
-  void theServiceRefusesTheReclamationWithReadReplicas() {
-    org.assertj.core.api.Assertions.assertThatThrownBy(
-            () ->
-                ServiceFixture.config(
-                    dir,
-                    java.util.Map.of(
-                        "docstore.gc.enabled",
-                        true,
-                        "docstore.replication.manifest-interval",
-                        "50ms")))
-        .hasMessageContaining("docstore.gc.enabled")
-        .hasMessageContaining("replicas");
   }
 }

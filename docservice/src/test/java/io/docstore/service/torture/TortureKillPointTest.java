@@ -30,7 +30,6 @@ class TortureKillPointTest {
   static final List<String> EAGER_GC =
       List.of(
           "-Ddocstore.gc.enabled=true",
-          "-Ddocstore.replication.manifest-interval=0",
           "-Ddocstore.gc.interval=200ms",
           "-Ddocstore.gc.target=1.0",
           "-Ddocstore.gc.min-garbage=0.05",

@@ -16,6 +16,9 @@ public final class FollowerCounters {
   /** Blocks whose first sequence did not follow the previous block's last. */
   public final LongAdder gaps = new LongAdder();
 
+  /** Hollow segments stepped over while ingesting from the start (their records reclaimed). */
+  public final LongAdder reclaimedSegmentsSkipped = new LongAdder();
+
   /** Copies found shorter than what was already ingested from them. */
   public final LongAdder shrunkFiles = new LongAdder();
 

@@ -176,6 +176,17 @@ public final class QueueFollower implements Closeable {
    * order.
    */
   public Result poll(RecordSink sink) throws IOException {
+    return poll(sink, false);
+  }
+
+  /**
+   * {@link #poll(RecordSink)}; a hollow segment (reclaimed by the primary) this replica has not
+   * ingested is stepped over when {@code stepOverReclaimed} (the caller judges what follows by
+   * version, as a rebuild does), and is a {@link Divergence} otherwise: the records it held were
+   * relocated to later segments, which compare-and-set alone cannot take without them, so the
+   * replica starts over (docs/design/space-reclamation.md, "Replicas").
+   */
+  public Result poll(RecordSink sink, boolean stepOverReclaimed) throws IOException {
     repairDamaged();
     ReplicationManifest m;
     try {
@@ -225,6 +236,31 @@ public final class QueueFollower implements Closeable {
       }
       if (copy == null) {
         break; // not copied yet
+      }
+      io.docstore.queue.segment.SegmentFooter hollow;
+      try {
+        hollow = copy.hollowFooter();
+      } catch (CorruptionException e) {
+        counters.checksumFailures.increment();
+        return fail(
+            "damaged segment footer, deleted for re-fetch: " + e.getMessage(), e.file(), copy);
+      }
+      if (hollow != null) {
+        if (!stepOverReclaimed || p.offset() != HEADER_LENGTH) {
+          return diverged(
+              p.segment(),
+              p.offset(),
+              "the primary reclaimed segment "
+                  + p.segment()
+                  + " (its records relocated) before this replica ingested "
+                  + (p.offset() == HEADER_LENGTH ? "it" : "all of it")
+                  + "; starting over, judging relocated records by version");
+        }
+        point =
+            new FollowPoint(
+                p.segment() + 1, HEADER_LENGTH, hollow.lastSequence() + 1, BlockCrcChain.START);
+        counters.reclaimedSegmentsSkipped.increment();
+        continue;
       }
       long size = copy.channel().size();
       if (size < p.offset()) {
@@ -535,9 +571,19 @@ public final class QueueFollower implements Closeable {
           continue;
         }
         throw replaced;
-      } catch (CorruptionException e) {
-        counters.readCorruptions.increment();
-        damaged.add(segment);
+      } catch (CorruptionException | IllegalArgumentException e) {
+        if (c.hollowFooter() != null) { // checked only when a read fails: it costs a system call
+          throw new io.docstore.queue.ReclaimedAddressException(
+              "record "
+                  + Address.toString(address)
+                  + " was in segment "
+                  + segment
+                  + ", which the primary reclaimed");
+        }
+        if (e instanceof CorruptionException) {
+          counters.readCorruptions.increment();
+          damaged.add(segment);
+        }
         throw e;
       }
       if (i >= b.block.count()) {

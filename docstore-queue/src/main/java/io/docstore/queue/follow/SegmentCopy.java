@@ -55,6 +55,24 @@ record SegmentCopy(long segment, Path path, boolean sealed, FileChannel channel,
     }
   }
 
+  /**
+   * The footer of this copy if it is a hollow segment (its records reclaimed by the primary), else
+   * null: a sealed file of exactly a header and a footer flagged reclaimed.
+   */
+  io.docstore.queue.segment.SegmentFooter hollowFooter() throws IOException {
+    long size = channel.size();
+    if (!sealed
+        || size
+            != io.docstore.queue.format.SegmentFormat.HEADER_LENGTH
+                + io.docstore.queue.format.SegmentFormat.FOOTER_LENGTH) {
+      return null;
+    }
+    var f =
+        io.docstore.queue.segment.SegmentFooter.read(
+            channel, path, io.docstore.queue.format.SegmentFormat.HEADER_LENGTH);
+    return f.reclaimed() ? f : null;
+  }
+
   void close() {
     try {
       channel.close();
