@@ -181,10 +181,15 @@ final class ReplicaIngester implements Closeable {
    * either the old state with a point a restart re-checks, or no index (ingest from the start).
    */
   private void resync(QueueFollower.Divergence d) throws IOException {
-    divergences.increment();
+    if (d.reclaimed()) {
+      reclaimRestarts.incrementAndGet();
+    } else {
+      divergences.increment();
+    }
     LOG.warn(
-        "replica re-sync after the divergence at segment {} offset {}: dropping its index and its"
+        "replica re-sync after the {} at segment {} offset {}: dropping its index and its"
             + " copies of segments {} and later, ingesting again from the start",
+        d.reclaimed() ? "primary reclaimed a segment it had not ingested" : "divergence",
         d.segment(),
         d.offset(),
         d.segment());
@@ -219,6 +224,17 @@ final class ReplicaIngester implements Closeable {
       }
     }
     fs.delete(dir);
+  }
+
+  /**
+   * Times this replica started over because its primary reclaimed a segment it had not ingested.
+   */
+  private final java.util.concurrent.atomic.AtomicLong reclaimRestarts =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /** See {@link #reclaimRestarts}. */
+  long reclaimRestarts() {
+    return reclaimRestarts.get();
   }
 
   private void apply(QueueRecord r) throws IOException {

@@ -102,6 +102,12 @@ final class ReplicaMeters {
         "docstore.replica.checksum.failures",
         "copied blocks or headers that failed their checksum (copy deleted for re-fetch)",
         c -> c.checksumFailures.sum());
+    FunctionCounter.builder(
+            "docstore.replica.reclaim.restarts", ingester, ReplicaIngester::reclaimRestarts)
+        .description(
+            "times this replica started over because its primary reclaimed a segment it had not"
+                + " ingested all of (it was behind; not a divergence: nothing was lost)")
+        .register(r);
     counter(
         r,
         ingester,

@@ -221,6 +221,10 @@ class ReplicaReclaimTest {
       catchUp(in);
       assertMatchesThePrimary(in, "after starting over");
       assertThat(in.follower().counters().reclaimedSegmentsSkipped.sum()).isPositive();
+      assertThat(in.reclaimRestarts()).as("started over").isPositive();
+      assertThat(registry.find("docstore.replica.divergences").counter().count())
+          .as("not counted as a divergence (which means the primary lost writes)")
+          .isZero();
     }
     try (ReplicaIngester fresh = ingester("fresh")) {
       catchUp(fresh);

@@ -73,7 +73,13 @@ public final class QueueFollower implements Closeable {
    * the copies from {@code segment} on ({@link #dropCopiesFrom}) and ingests again from the start.
    * Nothing is handed on once it is found.
    */
-  public record Divergence(long segment, long offset, String reason) {}
+  public record Divergence(long segment, long offset, String reason, boolean reclaimed) {
+
+    /** A divergence proper: the primary's history is not the one this replica ingested. */
+    public Divergence(long segment, long offset, String reason) {
+      this(segment, offset, reason, false);
+    }
+  }
 
   private final FileSystem fs;
   private final Path dir;
@@ -247,7 +253,7 @@ public final class QueueFollower implements Closeable {
       }
       if (hollow != null) {
         if (!stepOverReclaimed || p.offset() != HEADER_LENGTH) {
-          return diverged(
+          return reclaimedBefore(
               p.segment(),
               p.offset(),
               "the primary reclaimed segment "
@@ -314,6 +320,16 @@ public final class QueueFollower implements Closeable {
         reason);
     lastError = "diverged at segment " + segment + " offset " + offset + ": " + reason;
     return new Result(0, lastError, new Divergence(segment, offset, reason));
+  }
+
+  /**
+   * Not a divergence of histories: the primary reclaimed a segment this replica had not ingested
+   * all of, so it starts over the same way (a {@link Divergence} flagged {@code reclaimed}).
+   */
+  private Result reclaimedBefore(long segment, long offset, String reason) {
+    LOG.info("replica starts over at segment {} offset {}: {}", segment, offset, reason);
+    lastError = null;
+    return new Result(0, null, new Divergence(segment, offset, reason, true));
   }
 
   private Result fail(String problem, Path file, SegmentCopy copy) throws IOException {
