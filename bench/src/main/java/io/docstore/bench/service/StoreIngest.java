@@ -7,8 +7,10 @@ import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
 import io.docstore.service.Update;
 import io.docstore.service.cache.OffHeapDocCache;
+import io.docstore.service.gc.GcOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -16,12 +18,15 @@ import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
 /**
- * {@code StoreIngest UPDATES IDS}: the store's write path without the network or an fsync (queue
- * sync {@code none}): writes each of {@code IDS} job documents once, then {@code UPDATES} random
- * overwrites among them in batches of 100 through {@code DocStore.apply}, and prints the rate of
- * the overwrites. The indexer's share (the index and, since space reclamation, one lookup per
- * record for the live-record counts) is what it shows; run two builds one after the other,
- * alternating, to compare them (docs/benchmarks.md, "Store ingest").
+ * {@code StoreIngest UPDATES IDS [gc SEGMENT_MB]}: the store's write path without the network or an
+ * fsync (queue sync {@code none}): writes each of {@code IDS} job documents once, then {@code
+ * UPDATES} random overwrites among them in batches of 100 through {@code DocStore.apply}, and
+ * prints the rate of the overwrites and what the queue holds at the end. The indexer's share (the
+ * index and, since space reclamation, one lookup per record for the live-record counts) is what it
+ * shows; run two builds one after the other, alternating, to compare them (docs/benchmarks.md,
+ * "Store ingest"). With {@code gc}, the space reclamation runs in the background meanwhile (its
+ * defaults, but a pass every second) on segments of {@code SEGMENT_MB}; run it alternating with
+ * {@code nogc SEGMENT_MB} for its cost (docs/benchmarks.md, "Space reclamation").
  */
 public final class StoreIngest {
 
@@ -30,6 +35,20 @@ public final class StoreIngest {
   public static void main(String[] args) throws Exception {
     int updates = Integer.parseInt(args[0]);
     int ids = Integer.parseInt(args[1]);
+    boolean gc = args.length > 2 && args[2].equals("gc");
+    int segmentMb = args.length > 3 ? Integer.parseInt(args[3]) : 256;
+    GcOptions d = GcOptions.defaults();
+    GcOptions gcOptions =
+        gc
+            ? new GcOptions(
+                true,
+                d.target(),
+                d.bytesPerSecond(),
+                Duration.ofSeconds(1),
+                0,
+                d.minGarbage(),
+                d.batch())
+            : d.withEnabled(false);
     byte[][] bodies = new byte[256][];
     for (int i = 0; i < bodies.length; i++) {
       bodies[i] = JobDocGenerator.document(i, 1);
@@ -38,7 +57,12 @@ public final class StoreIngest {
     try {
       DocStoreOptions options =
           DocStoreOptions.builder(new OffHeapDocCache(64L << 20))
-              .queueOptions(QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build())
+              .queueOptions(
+                  QueueOptions.builder()
+                      .syncPolicy(SyncPolicy.NONE)
+                      .segmentSize(segmentMb << 20)
+                      .build())
+              .gc(gcOptions)
               .build();
       try (DocStore store = DocStore.open(dir, options)) {
         List<Update> batch = new ArrayList<>(100);
@@ -51,9 +75,20 @@ public final class StoreIngest {
           add(store, batch, Update.put(rnd.nextInt(ids), bodies[i & 255]));
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
+        java.util.Map<String, Object> stats = store.stats();
+        java.util.Map<?, ?> g = (java.util.Map<?, ?>) stats.get("gc");
         System.out.printf(
-            "result updates=%d ids=%d seconds=%.2f updates_per_s=%.0f%n",
-            updates, ids, seconds, updates / seconds);
+            "result updates=%d ids=%d gc=%s seconds=%.2f updates_per_s=%.0f queue_bytes=%s"
+                + " space_amplification=%.2f gc_reclaimed=%s gc_relocated=%s%n",
+            updates,
+            ids,
+            gc,
+            seconds,
+            updates / seconds,
+            stats.get("segmentBytes"),
+            ((Number) g.get("spaceAmplification")).doubleValue(),
+            g.get("bytesReclaimed"),
+            g.get("bytesRelocated"));
       }
     } finally {
       try (Stream<Path> files = Files.walk(dir)) {
