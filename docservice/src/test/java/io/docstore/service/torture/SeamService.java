@@ -39,6 +39,12 @@ public final class SeamService implements AutoCloseable {
 
   public static SeamService start(Path dir, FileSystem fs)
       throws IOException, InterruptedException {
+    return start(dir, fs, io.docstore.service.gc.GcOptions.defaults().withEnabled(false));
+  }
+
+  /** {@link #start(Path, FileSystem)} with the space reclamation as {@code gc} says. */
+  public static SeamService start(Path dir, FileSystem fs, io.docstore.service.gc.GcOptions gc)
+      throws IOException, InterruptedException {
     DocstoreConfig c =
         ServiceFixture.config(
             dir,
@@ -75,6 +81,7 @@ public final class SeamService implements AutoCloseable {
                     .bloomFalsePositiveRate(c.bloomFalsePositiveRate())
                     .bloomMemoryBytes(c.bloomMemoryBytes())
                     .build())
+            .gc(gc)
             .build();
     DocStore store = DocStore.open(dir, o);
     HttpServer.Limits limits =

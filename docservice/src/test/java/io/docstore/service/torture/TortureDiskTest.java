@@ -151,6 +151,69 @@ class TortureDiskTest {
   }
 
   /**
+   * A disk that fills while the space reclamation runs (eager: a pass every 200 ms, no reserve, so
+   * its relocations are the first to meet the full disk): its passes fail and are retried, writes
+   * get 507, reads keep working and nothing acknowledged is lost or resurrected; once space is
+   * freed, writes resume and the reclamation gives segments back again (seam).
+   */
+  @Test
+  void diskFullDuringTheSpaceReclamation() throws Exception {
+    long seed = TestSupport.seed("TortureDiskTest.diskFullDuringGc");
+    FaultInjectingFileSystem seam = new FaultInjectingFileSystem();
+    io.docstore.service.gc.GcOptions eager =
+        new io.docstore.service.gc.GcOptions(true, 1.0, 0, Duration.ofMillis(200), 0, 0.05, 1024);
+    AckLedger ledger = new AckLedger();
+    long verified = 0;
+    long recovery;
+    SeamService s = SeamService.start(dir, seam, eager);
+    try {
+      // Overwrites of few IDs: garbage for the reclamation from the start.
+      loadUntil(s, ledger, seed, 2000);
+      long reclaimedBefore = reclaimed(s);
+      seam.setSpaceLimit(64 << 10);
+      LoadClient load =
+          new LoadClient(s.adminUrl(), ledger, seed + 1, 3, 0, 50, 2000, false).start();
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      while (load.rejected() < 20 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      load.close();
+      assertThat(load.rejected()).as("writes refused on the full disk").isGreaterThanOrEqualTo(20);
+      assertThat(load.statuses().keySet()).allMatch(c -> c == 200 || c == 507);
+      Thread.sleep(600); // a few reclamation passes meet the full disk
+      verified += ledger.check(new HttpReader(s.readUrl()), false);
+      assertThat(ledger.failures()).as("reads while the disk is full").isEmpty();
+
+      seam.clearSpaceLimit();
+      long t0 = System.nanoTime();
+      HttpResponse<String> first = put(s, 999_998, "{\"x\":2}");
+      recovery = (System.nanoTime() - t0) / 1_000_000;
+      assertThat(first.statusCode()).as("the first write after space is freed").isEqualTo(200);
+      loadUntil(s, ledger, seed + 2, 1000);
+      long until = System.nanoTime() + 30_000_000_000L;
+      while (reclaimed(s) <= reclaimedBefore && System.nanoTime() < until) {
+        Thread.sleep(50);
+      }
+      assertThat(reclaimed(s))
+          .as("the reclamation goes on once space is freed")
+          .isGreaterThan(reclaimedBefore);
+      verified += ledger.check(new HttpReader(s.readUrl()));
+    } finally {
+      s.stop();
+    }
+    seam.crash(); // a power loss first: whatever was not durable goes
+    s = SeamService.start(dir, seam, eager);
+    try {
+      verified += ledger.check(new HttpReader(s.readUrl()));
+    } finally {
+      s.stop();
+    }
+    Verdict.of("disk-full-during-gc (seam)", 1, 1, ledger, verified, recovery, "seed=" + seed)
+        .print();
+    assertThat(ledger.failures()).isEmpty();
+  }
+
+  /**
    * Mounts a 16 MiB tmpfs at {@code at} if this process may (root, and the mount succeeds); else
    * null.
    */
@@ -239,6 +302,11 @@ class TortureDiskTest {
     }
     Verdict.of("fsync-failure (seam)", 1, 1, ledger, verified, recovery, "seed=" + seed).print();
     assertThat(ledger.failures()).isEmpty();
+  }
+
+  /** Segments the store's space reclamation replaced by hollow ones since it opened. */
+  private static long reclaimed(SeamService s) {
+    return ((Number) s.store.reclamation().stats().get("segmentsReclaimed")).longValue();
   }
 
   private static void loadUntil(SeamService s, AckLedger ledger, long seed, long acks)
