@@ -21,12 +21,13 @@ import java.util.stream.Stream;
  * {@code StoreIngest UPDATES IDS [gc SEGMENT_MB]}: the store's write path without the network or an
  * fsync (queue sync {@code none}): writes each of {@code IDS} job documents once, then {@code
  * UPDATES} random overwrites among them in batches of 100 through {@code DocStore.apply}, and
- * prints the rate of the overwrites and what the queue holds at the end. The indexer's share (the
- * index and, since space reclamation, one lookup per record for the live-record counts) is what it
- * shows; run two builds one after the other, alternating, to compare them (docs/benchmarks.md,
- * "Store ingest"). With {@code gc}, the space reclamation runs in the background meanwhile (its
- * defaults, but a pass every second) on segments of {@code SEGMENT_MB}; run it alternating with
- * {@code nogc SEGMENT_MB} for its cost (docs/benchmarks.md, "Space reclamation").
+ * prints the rate of the overwrites, what the queue holds at the end, and the latency of one reader
+ * reading random documents meanwhile. The indexer's share (the index and, since space reclamation,
+ * one lookup per record for the live-record counts) is what it shows; run two builds one after the
+ * other, alternating, to compare them (docs/benchmarks.md, "Store ingest"). With {@code gc}, the
+ * space reclamation runs in the background meanwhile (its defaults, but a pass every second) on
+ * segments of {@code SEGMENT_MB}; run it alternating with {@code nogc SEGMENT_MB} for its cost
+ * (docs/benchmarks.md, "Space reclamation").
  */
 public final class StoreIngest {
 
@@ -70,16 +71,40 @@ public final class StoreIngest {
           add(store, batch, Update.put(id, bodies[id & 255]));
         }
         SplittableRandom rnd = new SplittableRandom(1);
+        // One reader meanwhile, reading random documents as fast as it can: its latency is what
+        // the writes, and the space reclamation if on, do to reads.
+        org.HdrHistogram.Histogram reads = new org.HdrHistogram.Histogram(3);
+        java.util.concurrent.atomic.AtomicBoolean done =
+            new java.util.concurrent.atomic.AtomicBoolean();
+        Thread reader =
+            new Thread(
+                () -> {
+                  SplittableRandom r = new SplittableRandom(2);
+                  try {
+                    while (!done.get()) {
+                      long s0 = System.nanoTime();
+                      store.get(r.nextInt(ids));
+                      reads.recordValue(System.nanoTime() - s0);
+                    }
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                },
+                "reader");
+        reader.start();
         long t0 = System.nanoTime();
         for (int i = 0; i < updates; i++) {
           add(store, batch, Update.put(rnd.nextInt(ids), bodies[i & 255]));
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
+        done.set(true);
+        reader.join();
         java.util.Map<String, Object> stats = store.stats();
         java.util.Map<?, ?> g = (java.util.Map<?, ?>) stats.get("gc");
         System.out.printf(
             "result updates=%d ids=%d gc=%s seconds=%.2f updates_per_s=%.0f queue_bytes=%s"
-                + " space_amplification=%.2f gc_reclaimed=%s gc_relocated=%s%n",
+                + " space_amplification=%.2f gc_reclaimed=%s gc_relocated=%s reads=%d"
+                + " read_p50_us=%.1f read_p99_us=%.1f read_p999_us=%.1f%n",
             updates,
             ids,
             gc,
@@ -88,7 +113,11 @@ public final class StoreIngest {
             stats.get("segmentBytes"),
             ((Number) g.get("spaceAmplification")).doubleValue(),
             g.get("bytesReclaimed"),
-            g.get("bytesRelocated"));
+            g.get("bytesRelocated"),
+            reads.getTotalCount(),
+            reads.getValueAtPercentile(50) / 1e3,
+            reads.getValueAtPercentile(99) / 1e3,
+            reads.getValueAtPercentile(99.9) / 1e3);
       }
     } finally {
       try (Stream<Path> files = Files.walk(dir)) {
