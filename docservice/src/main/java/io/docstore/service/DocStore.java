@@ -305,7 +305,23 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       reclamation = null;
       return;
     }
-    reclamation = new Reclamation(new SpaceReclaimer(reclaimable(), o.gc), o.gc, o.registry);
+    reclamation =
+        new Reclamation(
+            new SpaceReclaimer(
+                new ReclaimableStore(
+                    queue,
+                    index,
+                    liveRecords,
+                    fs,
+                    dir,
+                    this::appendRelocations,
+                    () -> {
+                      checkpoint();
+                      return checkpointed;
+                    }),
+                o.gc),
+            o.gc,
+            o.registry);
     checkpointer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -316,57 +332,6 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     long every = o.checkpointInterval.toMillis();
     checkpointer.scheduleWithFixedDelay(
         this::checkpointQuietly, every, every, TimeUnit.MILLISECONDS);
-  }
-
-  /** This store as the space reclamation sees it. */
-  private SpaceReclaimer.Store reclaimable() {
-    return new SpaceReclaimer.Store() {
-      @Override
-      public List<io.docstore.queue.SegmentSummary> segments() {
-        return queue.segmentSummaries();
-      }
-
-      @Override
-      public boolean reclaimed(long number) {
-        return queue.reclaimed(number);
-      }
-
-      @Override
-      public long liveRecords(long number) {
-        return liveRecords.live(number);
-      }
-
-      @Override
-      public long lookup(long id) throws IOException {
-        return index.get(id);
-      }
-
-      @Override
-      public QueueTailer tailer(long sequence) throws IOException {
-        return queue.tailer(sequence);
-      }
-
-      @Override
-      public long appendAndApply(List<SpaceReclaimer.Relocation> records) throws IOException {
-        return DocStore.this.appendRelocations(records);
-      }
-
-      @Override
-      public long checkpoint() throws IOException {
-        DocStore.this.checkpoint();
-        return checkpointed;
-      }
-
-      @Override
-      public void reclaim(long number) throws IOException {
-        queue.reclaim(number);
-      }
-
-      @Override
-      public long freeBytes() throws IOException {
-        return fs.usableSpace(dir);
-      }
-    };
   }
 
   /**
