@@ -18,10 +18,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -344,29 +342,6 @@ class ReplicaIngesterTest {
    * deleted.
    */
   private void pull() throws IOException {
-    List<Path> files;
-    try (Stream<Path> s = Files.list(primaryDir)) {
-      files = s.sorted().toList();
-    }
-    for (Path f : files) {
-      String name = f.getFileName().toString();
-      if (!name.equals("replication.manifest") && SegmentFileName.parse(f).isEmpty()) {
-        continue;
-      }
-      Path target = copyDir.resolve(name);
-      if (Files.exists(target) && Files.mismatch(target, f) == -1) {
-        continue;
-      }
-      Path temp = copyDir.resolve("." + name + ".Xy12Zw");
-      Files.copy(f, temp, StandardCopyOption.REPLACE_EXISTING);
-      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    }
-    try (Stream<Path> s = Files.list(copyDir)) {
-      for (Path r : s.toList()) {
-        if (!Files.exists(primaryDir.resolve(r.getFileName()))) {
-          Files.delete(r);
-        }
-      }
-    }
+    RsyncLikeCopy.pull(primaryDir, copyDir);
   }
 }

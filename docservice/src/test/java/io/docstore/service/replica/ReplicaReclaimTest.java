@@ -7,7 +7,6 @@ import io.docstore.io.FileSystem;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.QueueOptions;
 import io.docstore.queue.format.BlockFormat;
-import io.docstore.queue.format.SegmentFileName;
 import io.docstore.queue.replication.ManifestPublisher;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
@@ -18,7 +17,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,7 +24,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -116,31 +113,7 @@ class ReplicaReclaimTest {
 
   /** What rsync does: each changed file renamed in whole; files gone from the primary deleted. */
   private void pull(Path copyDir) throws IOException {
-    Path from = primaryDir.resolve("queue");
-    List<Path> files;
-    try (Stream<Path> s = Files.list(from)) {
-      files = s.sorted().toList();
-    }
-    for (Path f : files) {
-      String name = f.getFileName().toString();
-      if (!name.equals("replication.manifest") && SegmentFileName.parse(f).isEmpty()) {
-        continue;
-      }
-      Path target = copyDir.resolve(name);
-      if (Files.exists(target) && Files.mismatch(target, f) == -1) {
-        continue;
-      }
-      Path temp = copyDir.resolve("." + name + ".Xy12Zw");
-      Files.copy(f, temp, StandardCopyOption.REPLACE_EXISTING);
-      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    }
-    try (Stream<Path> s = Files.list(copyDir)) {
-      for (Path r : s.toList()) {
-        if (!Files.exists(from.resolve(r.getFileName()))) {
-          Files.delete(r);
-        }
-      }
-    }
+    RsyncLikeCopy.pull(primaryDir.resolve("queue"), copyDir);
   }
 
   private ReplicaIngester ingester(String name) throws IOException {
