@@ -153,15 +153,19 @@ public final class Reclamation implements AutoCloseable {
     return m;
   }
 
-  /** Stops the background thread, letting a running pass finish (up to 60 s). */
+  /**
+   * Stops the background thread: a running pass stops at its next batch of relocations (waited for
+   * up to 30 s).
+   */
   @Override
   public void close() {
+    reclaimer.stop();
     if (thread == null) {
       return;
     }
     thread.shutdown();
     try {
-      thread.awaitTermination(60, TimeUnit.SECONDS);
+      thread.awaitTermination(30, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

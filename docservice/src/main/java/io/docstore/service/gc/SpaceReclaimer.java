@@ -84,14 +84,18 @@ public final class SpaceReclaimer {
   private final GcOptions options;
   private final Map<Long, BloomFilter<Long>> idsBySegment = new HashMap<>();
 
-  /** Deletes kept by relocation, per segment they were written to (so they are not garbage). */
-  private final Map<Long, Long> keptDeletes = new HashMap<>();
+  /**
+   * Deletes kept by relocation, per segment they were written to (so they are not garbage); read by
+   * {@link #spaceAmplification} from other threads.
+   */
+  private final Map<Long, Long> keptDeletes = new java.util.concurrent.ConcurrentHashMap<>();
 
   final AtomicLong bytesReclaimed = new AtomicLong();
   final AtomicLong bytesRelocated = new AtomicLong();
   final AtomicLong recordsRelocated = new AtomicLong();
   final AtomicLong segmentsReclaimed = new AtomicLong();
   private volatile boolean active;
+  private volatile boolean stopping;
 
   public SpaceReclaimer(Store store, GcOptions options) {
     this.store = store;
@@ -119,6 +123,14 @@ public final class SpaceReclaimer {
 
   public long segmentsReclaimed() {
     return segmentsReclaimed.get();
+  }
+
+  /**
+   * Makes a running pass stop at its next batch of relocations (the victim in progress stays whole;
+   * what it relocated already is garbage for a later pass), and later passes stop at once.
+   */
+  public void stop() {
+    stopping = true;
   }
 
   /** Whether a pass is running. */
@@ -163,6 +175,10 @@ public final class SpaceReclaimer {
       long reclaimed = 0;
       String stop;
       while (true) {
+        if (stopping) {
+          stop = "the store is closing";
+          break;
+        }
         if (spaceAmplification() <= target) {
           stop = "space amplification at or below the target " + target;
           break;
@@ -268,6 +284,10 @@ public final class SpaceReclaimer {
     }
     if (!out.isEmpty()) {
       for (int from = 0; from < out.size(); from += options.batch()) {
+        if (stopping) {
+          throw new IOException(
+              "the store is closing: segment " + victim.number() + " stays whole for a later pass");
+        }
         store.appendAndApply(out.subList(from, Math.min(out.size(), from + options.batch())));
       }
       List<SegmentSummary> after = store.segments();
