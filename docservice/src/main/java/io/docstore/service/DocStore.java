@@ -17,6 +17,7 @@ import io.docstore.queue.QueueWriter;
 import io.docstore.queue.RecordBody;
 import io.docstore.queue.format.Address;
 import io.docstore.service.cache.DocCache;
+import io.docstore.service.gc.ExpiryHorizons;
 import io.docstore.service.gc.Reclamation;
 import io.docstore.service.gc.SpaceReclaimer;
 import io.docstore.service.metrics.StoreMeters;
@@ -322,6 +323,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
                 o.gc),
             o.gc,
             o.registry);
+    List<io.docstore.queue.SegmentSummary> atOpen = queue.segmentSummaries();
+    reclamation.trackFrom(atOpen.get(atOpen.size() - 1).number() + 1);
     checkpointer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -342,9 +345,18 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     ensureOpen();
     long last = 0;
     long discards = writer.discards();
+    ExpiryHorizons horizons = reclamation.horizons();
     for (SpaceReclaimer.Relocation r : records) {
-      last = writer.append(r.id(), r.op(), r.acceptedAtMillis(), r.body()).sequence();
+      Appended a = writer.append(r.id(), r.op(), r.acceptedAtMillis(), r.body());
+      last = a.sequence();
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(r.body());
+      if (r.op() == Op.RELOCATED && RecordBody.stores(r.op(), b, 0, r.body().length)) {
+        horizons.add(
+            Address.segment(a.address()),
+            RecordBody.expiresAtMillis(r.op(), b, 0, r.body().length));
+      }
     }
+    horizons.flush();
     writer.awaitDurable(last, discards);
     indexer.catchUpTo(last, INDEX_WAIT_MILLIS, false);
     return last;
@@ -512,6 +524,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     long now = System.currentTimeMillis();
     List<Written> out = new ArrayList<>(updates.size());
     long last = 0;
+    ExpiryHorizons horizons = reclamation.horizons();
     long discards = writer.discards();
     try {
       for (Update u : updates) {
@@ -528,7 +541,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
                         u.id(), Op.PUT_EXPIRING, now, RecordBody.expiring(expires, u.body()));
         out.add(new Written(u.id(), a.sequence()));
         last = Math.max(last, a.sequence());
+        if (!u.isDelete()) {
+          horizons.add(Address.segment(a.address()), expires);
+        }
       }
+      horizons.flush();
       writer.awaitDurable(last, discards);
       KillPoints.reach("docstore.durable-before-indexed");
       indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);

@@ -117,6 +117,18 @@ public final class Reclamation implements AutoCloseable {
     return reclaimer;
   }
 
+  /**
+   * A collector of the expiries one batch of writes gives each segment (see {@link #trackFrom}).
+   */
+  public ExpiryHorizons horizons() {
+    return new ExpiryHorizons(reclaimer);
+  }
+
+  /** See {@link SpaceReclaimer#trackFrom}. */
+  public void trackFrom(long firstNewSegment) {
+    reclaimer.trackFrom(firstNewSegment);
+  }
+
   /** Stops starting passes (a running one finishes its segment) until {@link #resume}. */
   public void pause() {
     paused = true;

@@ -97,6 +97,20 @@ public final class SpaceReclaimer {
   private volatile boolean active;
   private volatile boolean stopping;
 
+  /**
+   * Per segment, the latest expiry of its records ({@link Long#MAX_VALUE} once one never expires):
+   * past it, every version in the segment has expired and the segment is all garbage but the
+   * tombstones it must keep. Known for segments written since open ({@link #written}) and for
+   * segments scanned once ({@link #facts}); unknown for the others until scanned.
+   */
+  private final Map<Long, Long> horizons = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Segments at or after this one were written entirely since open: their horizon is known. */
+  private volatile long trackedFrom = Long.MAX_VALUE;
+
+  /** Sealed segments of unknown horizon scanned per pass (bounds the reads one pass adds). */
+  private static final int SCANS_PER_PASS = 4;
+
   public SpaceReclaimer(Store store, GcOptions options) {
     this.store = store;
     this.options = options;
@@ -123,6 +137,23 @@ public final class SpaceReclaimer {
 
   public long segmentsReclaimed() {
     return segmentsReclaimed.get();
+  }
+
+  /**
+   * Starts tracking the expiries written from segment {@code firstNew} on (the segment after the
+   * one active at open: the records of older ones were written before and are scanned when needed).
+   */
+  public void trackFrom(long firstNew) {
+    trackedFrom = firstNew;
+  }
+
+  /**
+   * A record written to {@code segment} with expiry {@code expiresAtMillis} ({@link
+   * RecordBody#NEVER}: it never expires); called by the writer for each segment of a batch.
+   */
+  public void written(long segment, long expiresAtMillis) {
+    long h = expiresAtMillis == RecordBody.NEVER ? Long.MAX_VALUE : expiresAtMillis;
+    horizons.merge(segment, h, Math::max);
   }
 
   /**
@@ -157,7 +188,14 @@ public final class SpaceReclaimer {
     if (records == 0) {
       return 1;
     }
-    long live = store.liveRecords(s.number()) + keptDeletes.getOrDefault(s.number(), 0L);
+    long kept = keptDeletes.getOrDefault(s.number(), 0L);
+    Long horizon = horizons.get(s.number());
+    if (horizon != null
+        && (s.number() >= trackedFrom || idsBySegment.containsKey(s.number()))
+        && horizon <= System.currentTimeMillis()) {
+      return Math.min(1, (double) kept / records); // every version in it has expired
+    }
+    long live = store.liveRecords(s.number()) + kept;
     return Math.min(1, (double) live / records);
   }
 
@@ -169,6 +207,7 @@ public final class SpaceReclaimer {
   public Pass pass(double target, long budget) throws IOException {
     active = true;
     try {
+      learnHorizons();
       int done = 0;
       long relocatedRecords = 0;
       long relocatedBytes = 0;
@@ -209,6 +248,23 @@ public final class SpaceReclaimer {
   }
 
   /**
+   * Scans up to {@link #SCANS_PER_PASS} sealed segments written before the store opened whose
+   * expiry horizon is not known yet, oldest first (each is scanned once: it never changes).
+   */
+  private void learnHorizons() throws IOException {
+    int scans = 0;
+    for (SegmentSummary s : store.segments()) {
+      if (scans >= SCANS_PER_PASS || s.number() >= trackedFrom) {
+        return;
+      }
+      if (s.sealed() && !store.reclaimed(s.number()) && !idsBySegment.containsKey(s.number())) {
+        ids(s); // learns its expiry horizon too
+        scans++;
+      }
+    }
+  }
+
+  /**
    * The sealed segment with the best cost-benefit, or null: only segments entirely at or below the
    * checkpoint (re-indexing after a crash never reads a victim), never the newest two (the active
    * one and the one relocations are going to), with at least {@link GcOptions#minGarbage} garbage.
@@ -216,7 +272,6 @@ public final class SpaceReclaimer {
   SegmentSummary pickVictim() throws IOException {
     List<SegmentSummary> segments = store.segments();
     long checkpoint = store.checkpoint();
-    long now = System.currentTimeMillis();
     SegmentSummary best = null;
     double bestScore = 0;
     for (int i = 0; i < segments.size() - 2; i++) {
@@ -301,6 +356,7 @@ public final class SpaceReclaimer {
     KillPoints.reach("gc.hollowed");
     idsBySegment.remove(victim.number());
     keptDeletes.remove(victim.number());
+    horizons.remove(victim.number());
     recordsRelocated.addAndGet(out.size());
     bytesRelocated.addAndGet(bytes);
     bytesReclaimed.addAndGet(victim.blockBytes());
@@ -375,17 +431,26 @@ public final class SpaceReclaimer {
     return false;
   }
 
-  /** The IDs of sealed segment {@code s} (one scan of it, then kept: it never changes). */
+  /**
+   * The IDs of sealed segment {@code s} (one scan of it, then kept: it never changes); the scan
+   * also learns the segment's expiry horizon.
+   */
   private BloomFilter<Long> ids(SegmentSummary s) throws IOException {
     BloomFilter<Long> f = idsBySegment.get(s.number());
     if (f == null) {
       f = BloomFilter.create(Funnels.longFunnel(), Math.max(16, s.records()), 0.01);
+      long horizon = Long.MIN_VALUE;
       try (QueueTailer t = store.tailer(s.firstSequence())) {
         QueueRecord r;
         while ((r = t.poll()) != null && r.sequence() <= s.lastSequence()) {
           f.put(r.id());
+          if (r.stores()) {
+            long e = r.expiresAtMillis();
+            horizon = Math.max(horizon, e == RecordBody.NEVER ? Long.MAX_VALUE : e);
+          }
         }
       }
+      horizons.put(s.number(), horizon);
       idsBySegment.put(s.number(), f);
     }
     return f;

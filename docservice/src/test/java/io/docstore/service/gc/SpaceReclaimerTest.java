@@ -258,4 +258,72 @@ class SpaceReclaimerTest {
     }
     assertThat(QueueVerifier.verify(dir.resolve("queue"))).isEmpty();
   }
+
+  /**
+   * Documents that expire and are never overwritten: once every version in a segment has expired,
+   * the segment is reclaimed although the index still points into it (DROPPED records turn those
+   * entries into tombstones), both for segments written since the store opened and for older ones
+   * (scanned once).
+   */
+  @Test
+  void segmentsWhoseVersionsAllExpiredAreReclaimed() throws Exception {
+    Random rnd = new Random(13);
+    long filler = 100_000;
+    long expires;
+    try (DocStore store = DocStore.open(dir, options())) {
+      expires = System.currentTimeMillis() + 1500;
+      for (long id = 0; id < 300; id++) {
+        store.apply(List.of(Update.put(id, body(rnd, id, 0), expires)));
+      }
+      int segments = store.queueSegments().size();
+      while (store.queueSegments().size() < segments + 3) {
+        store.apply(List.of(Update.put(filler, body(rnd, filler++, 0))));
+      }
+      sleepPast(expires);
+      store.checkpoint();
+      SpaceReclaimer.Pass p = store.reclamation().run(1.3, Long.MAX_VALUE);
+      assertThat(p.segments()).as("segments of expired versions reclaimed: %s", p).isPositive();
+      for (long id = 0; id < 300; id++) {
+        assertThat(store.get(id)).as("expired %d", id).isNull();
+      }
+      assertThat(store.get(filler - 1)).isNotNull();
+      // More expiring documents, left for the next open to find.
+      expires = System.currentTimeMillis() + 1500;
+      for (long id = 1000; id < 1300; id++) {
+        store.apply(List.of(Update.put(id, body(rnd, id, 1), expires)));
+      }
+      segments = store.queueSegments().size();
+      while (store.queueSegments().size() < segments + 3) {
+        store.apply(List.of(Update.put(filler, body(rnd, filler++, 1))));
+      }
+    }
+    sleepPast(expires);
+    try (DocStore store = DocStore.open(dir, options())) {
+      // Each pass scans a few segments it has not seen yet (the background runs one per interval).
+      int reclaimed = 0;
+      for (int pass = 0; pass < 10 && reclaimed == 0; pass++) {
+        reclaimed = store.reclamation().run(1.3, Long.MAX_VALUE).segments();
+      }
+      assertThat(reclaimed)
+          .as("segments written before this open, scanned for their expiries")
+          .isPositive();
+      for (long id = 1000; id < 1300; id++) {
+        assertThat(store.get(id)).as("expired %d", id).isNull();
+      }
+    }
+    try (DocStore store = DocStore.openRebuildingIndex(dir, options())) {
+      for (long id : new long[] {0, 299, 1000, 1299}) {
+        assertThat(store.get(id)).as("expired %d after a rebuild", id).isNull();
+      }
+      assertThat(store.get(filler - 1)).isNotNull();
+    }
+    assertThat(QueueVerifier.verify(dir.resolve("queue"))).isEmpty();
+  }
+
+  private static void sleepPast(long epochMillis) throws InterruptedException {
+    long wait;
+    while ((wait = epochMillis - System.currentTimeMillis()) >= 0) {
+      Thread.sleep(wait + 1);
+    }
+  }
 }
