@@ -1,14 +1,11 @@
 package io.docstore.client;
 
 import io.docstore.client.DocClientException.Reason;
-import io.docstore.client.wire.RpcFormat;
-import io.docstore.client.wire.RpcResponse;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.Closeable;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,8 +20,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -77,7 +72,7 @@ public final class DocClient implements Closeable {
   private final EventLoopGroup group;
   private final long requestTimeoutNanos;
   private final int maxIdsPerRequest;
-  private final AtomicLong requestIds = new AtomicLong();
+  private final Requests requests;
   private final AdminWriter writer;
   private final ExecutorService asyncReads;
   private volatile boolean closed;
@@ -101,6 +96,7 @@ public final class DocClient implements Closeable {
     for (ServerConnection s : servers) {
       s.connect();
     }
+    this.requests = new Requests(servers, slots, requestTimeoutNanos);
     this.asyncReads =
         Executors.newFixedThreadPool(
             Math.max(1, servers.length * b.slotsPerServer),
@@ -270,7 +266,7 @@ public final class DocClient implements Closeable {
     Document newest = null;
     DocClientException lastFailure = null;
     boolean everAnswered = false;
-    int first = (int) Math.floorMod(requestIds.get(), (long) servers.length);
+    int first = (int) Math.floorMod(requests.lastId(), (long) servers.length);
     while (true) {
       checkOpen();
       int answered = 0;
@@ -281,7 +277,7 @@ public final class DocClient implements Closeable {
           continue;
         }
         Document[] one = new Document[1];
-        Attempt a = attemptOn(server, id, one, deadline);
+        Requests.Attempt a = attemptOn(server, id, one, deadline);
         if (a == null) {
           continue; // disconnected meanwhile, or no free slot in time
         }
@@ -334,7 +330,7 @@ public final class DocClient implements Closeable {
   /**
    * One single-ID request to {@code server}, or null if it offered no slot before {@code deadline}.
    */
-  private Attempt attemptOn(int server, long id, Document[] out, long deadline) {
+  private Requests.Attempt attemptOn(int server, long id, Document[] out, long deadline) {
     int slot;
     try {
       slot = slots.acquireOn(server, deadline - System.nanoTime());
@@ -342,7 +338,7 @@ public final class DocClient implements Closeable {
       Thread.currentThread().interrupt();
       throw new DocClientException(Reason.INTERRUPTED, "interrupted while waiting for a free slot");
     }
-    return slot < 0 ? null : call(slot, new long[] {id}, new int[1], out, 0);
+    return slot < 0 ? null : requests.call(slot, new long[] {id}, new int[1], out, 0);
   }
 
   private static void sleepBriefly() {
@@ -361,7 +357,7 @@ public final class DocClient implements Closeable {
     int avoid = -1;
     boolean retried = false;
     while (todo.length > 0) {
-      Attempt a = attempt(todo, todoPos, out, base, avoid);
+      Requests.Attempt a = attempt(todo, todoPos, out, base, avoid);
       if (a.failure != null) {
         if (retried) {
           throw a.failure;
@@ -378,112 +374,15 @@ public final class DocClient implements Closeable {
         avoid = a.server;
       }
       // NOT_SENT entries are asked again without counting as a retry: the server made progress.
-      todo = concat(a.retryIds, a.notSentIds);
-      todoPos = concat(a.retryPos, a.notSentPos);
+      todo = Requests.concat(a.retryIds, a.notSentIds);
+      todoPos = Requests.concat(a.retryPos, a.notSentPos);
     }
   }
 
-  /** The outcome of one request: documents placed in {@code out}, the rest to ask again. */
-  private static final class Attempt {
-    int server = -1;
-    DocClientException failure;
-    long[] retryIds = new long[0];
-    int[] retryPos = new int[0];
-    String retryReason;
-    long[] notSentIds = new long[0];
-    int[] notSentPos = new int[0];
-  }
-
-  private Attempt attempt(long[] ids, int[] positions, Document[] out, int base, int avoid) {
-    return call(acquire(avoid, System.nanoTime() + requestTimeoutNanos), ids, positions, out, base);
-  }
-
-  /** One request on an acquired {@code slot} (released here), within the request timeout. */
-  private Attempt call(int slot, long[] ids, int[] positions, Document[] out, int base) {
-    Attempt a = new Attempt();
-    long deadline = System.nanoTime() + requestTimeoutNanos;
-    a.server = slots.serverOf(slot);
-    ServerConnection conn = servers[a.server];
-    RpcResponse r;
-    try {
-      r = conn.call(requestIds.incrementAndGet(), ids, 0, ids.length, deadline - System.nanoTime());
-    } catch (TimeoutException e) {
-      a.failure =
-          new DocClientException(
-              Reason.TIMEOUT,
-              "no response from "
-                  + conn.address()
-                  + " within "
-                  + TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos)
-                  + " ms");
-      return a;
-    } catch (IOException e) {
-      a.failure = new DocClientException(Reason.UNREACHABLE, e.getMessage(), e);
-      return a;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new DocClientException(Reason.INTERRUPTED, "interrupted");
-    } finally {
-      slots.release(slot);
-    }
-    if (r.isError()) {
-      int code = r.errorCode();
-      String msg = conn.address() + ": " + RpcFormat.errorName(code) + ": " + r.message();
-      if (code == RpcFormat.ERR_OVERLOADED || code == RpcFormat.ERR_SHUTTING_DOWN) {
-        a.failure = new DocClientException(Reason.SERVER_ERROR, msg, 0, r.message(), null);
-        return a;
-      }
-      throw new DocClientException(errorReason(code), msg, 0, r.message(), null);
-    }
-    if (r.count() != ids.length) {
-      a.failure =
-          new DocClientException(
-              Reason.SERVER_ERROR, conn.address() + " answered " + r.count() + " of " + ids.length);
-      return a;
-    }
-    List<Integer> retry = new ArrayList<>();
-    List<Integer> notSent = new ArrayList<>();
-    for (int i = 0; i < ids.length; i++) {
-      switch (r.status(i)) {
-        case RpcFormat.STATUS_FOUND:
-          out[base + positions[i]] =
-              new Document(ids[i], r.sequence(i), r.acceptedAtMillis(i), r.body(i));
-          break;
-        case RpcFormat.STATUS_MISSING:
-          out[base + positions[i]] = null;
-          break;
-        case RpcFormat.STATUS_NOT_SENT:
-          notSent.add(i);
-          break;
-        default:
-          retry.add(i);
-          a.retryReason =
-              conn.address()
-                  + ": document "
-                  + ids[i]
-                  + ": "
-                  + (r.status(i) == RpcFormat.STATUS_CORRUPT ? "corrupt: " : "error: ")
-                  + r.message(i);
-      }
-    }
-    a.retryIds = pick(ids, retry);
-    a.retryPos = pickPos(positions, retry);
-    a.notSentIds = pick(ids, notSent);
-    a.notSentPos = pickPos(positions, notSent);
-    return a;
-  }
-
-  /** The reason an RPC ERROR frame that is not retried elsewhere stands for. */
-  private static Reason errorReason(int code) {
-    switch (code) {
-      case RpcFormat.ERR_TOO_MANY_IDS:
-      case RpcFormat.ERR_FRAME_TOO_LARGE:
-        return Reason.TOO_LARGE;
-      case RpcFormat.ERR_INTERNAL:
-        return Reason.SERVER_ERROR;
-      default:
-        return Reason.REJECTED;
-    }
+  private Requests.Attempt attempt(
+      long[] ids, int[] positions, Document[] out, int base, int avoid) {
+    return requests.call(
+        acquire(avoid, System.nanoTime() + requestTimeoutNanos), ids, positions, out, base);
   }
 
   private int acquire(int avoid, long deadline) {
@@ -533,26 +432,6 @@ public final class DocClient implements Closeable {
       list.add(s.address());
     }
     return list;
-  }
-
-  private static long[] pick(long[] ids, List<Integer> idx) {
-    return idx.stream().mapToLong(i -> ids[i]).toArray();
-  }
-
-  private static int[] pickPos(int[] positions, List<Integer> idx) {
-    return idx.stream().mapToInt(i -> positions[i]).toArray();
-  }
-
-  private static long[] concat(long[] a, long[] b) {
-    long[] r = Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, r, a.length, b.length);
-    return r;
-  }
-
-  private static int[] concat(int[] a, int[] b) {
-    int[] r = Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, r, a.length, b.length);
-    return r;
   }
 
   /**
