@@ -8,19 +8,13 @@ import io.docstore.queue.Op;
 import io.docstore.queue.QueueRecord;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
-import io.docstore.queue.block.InPlaceRecord;
-import io.docstore.queue.block.RecordDictionary;
-import io.docstore.queue.block.ZstdRecords;
 import io.docstore.queue.format.Address;
-import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.replication.BlockCrcChain;
 import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.queue.segment.SegmentHeader;
 import io.docstore.queue.segment.SegmentScanner;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
@@ -90,37 +84,10 @@ public final class QueueFollower implements Closeable {
   private final FollowerCounters counters = new FollowerCounters();
   private final Map<Long, SegmentCopy> copies = new ConcurrentHashMap<>();
   private final Set<Long> damaged = ConcurrentHashMap.newKeySet();
-  private final ThreadLocal<ReadBuffers> readBuffers;
+  private final CopyReader copyReader;
   private volatile FollowPoint point;
   private volatile ReplicationManifest manifest;
   private volatile String lastError;
-
-  private static final class ReadBuffers implements InPlaceRecord.Dictionaries {
-    final BlockReader reader;
-    final DecodedBlock block = new DecodedBlock();
-    final InPlaceRecord one = new InPlaceRecord(0);
-
-    /** The dictionary last read, and the copy it came from. */
-    private RecordDictionary dictionary;
-
-    private SegmentCopy dictionaryOf;
-
-    /** The copy being read, whose dictionaries {@link #get} returns. */
-    SegmentCopy reading;
-
-    @Override
-    public RecordDictionary get(int id) throws IOException {
-      if (dictionaryOf != reading || dictionary == null || dictionary.id() != id) {
-        dictionary = ZstdRecords.load(reading.channel(), reading.path(), id);
-        dictionaryOf = reading;
-      }
-      return dictionary;
-    }
-
-    ReadBuffers(int expected) {
-      reader = new BlockReader(expected);
-    }
-  }
 
   /**
    * @param start where to resume ({@link FollowPoint#START} for an empty replica)
@@ -132,7 +99,7 @@ public final class QueueFollower implements Closeable {
     this.expectedBlockBytes = expectedBlockBytes;
     this.reader = new BlockReader(expectedBlockBytes);
     this.history = new HistoryCheck(reader);
-    this.readBuffers = ThreadLocal.withInitial(() -> new ReadBuffers(expectedBlockBytes));
+    this.copyReader = new CopyReader(fs, dir, copies, damaged, counters, expectedBlockBytes);
     this.point = start;
   }
 
@@ -560,88 +527,7 @@ public final class QueueFollower implements Closeable {
       throw new IllegalArgumentException(
           "address " + Address.toString(address) + " is past the ingested point " + p);
     }
-    for (int attempt = 0; ; attempt++) {
-      SegmentCopy c = copies.get(segment);
-      if (c == null) {
-        c = openForReads(segment);
-      }
-      ReadBuffers b = readBuffers.get();
-      long offset = Address.blockOffset(address);
-      int i = Address.index(address);
-      try {
-        ByteBuffer stored = b.reader.readStored(c.channel(), c.path(), offset, c.channel().size());
-        if (BlockReader.inPlace(stored, 0, c.path(), offset) != null
-            && i < Short.toUnsignedInt(stored.getShort(BlockFormat.RECORD_COUNT))) {
-          // One record of a block stored uncompressed or record by record: just that record is
-          // checked and decompressed.
-          b.reading = c;
-          b.one.read(stored, 0, i, c.path(), offset, b);
-          byte[] body = new byte[b.one.bodyLength];
-          b.one.buffer.get(b.one.bodyOffset, body);
-          return new QueueRecord(
-              address, b.one.id, b.one.sequence, Op.of(b.one.op), b.one.acceptedAtMillis, body);
-        }
-        b.reader.decodeStored(c.channel(), c.path(), offset, b.block);
-      } catch (ClosedChannelException replaced) {
-        if (attempt < 2) {
-          continue;
-        }
-        throw replaced;
-      } catch (CorruptionException | IllegalArgumentException e) {
-        if (c.hollowFooter() != null) { // checked only when a read fails: it costs a system call
-          throw new io.docstore.queue.ReclaimedAddressException(
-              "record "
-                  + Address.toString(address)
-                  + " was in segment "
-                  + segment
-                  + ", which the primary reclaimed");
-        }
-        if (e instanceof CorruptionException) {
-          counters.readCorruptions.increment();
-          damaged.add(segment);
-        }
-        throw e;
-      }
-      if (i >= b.block.count()) {
-        throw new CorruptionException(
-            c.path(),
-            Address.blockOffset(address),
-            "address "
-                + Address.toString(address)
-                + " names record "
-                + i
-                + " of a block holding "
-                + b.block.count());
-      }
-      Op op = Op.of(b.block.op(i));
-      return new QueueRecord(
-          address,
-          b.block.id(i),
-          b.block.firstSequence() + i,
-          op,
-          b.block.acceptedAtMillis(i),
-          b.block.body(i));
-    }
-  }
-
-  /**
-   * A copy of a segment ingested before a restart (verified then; damage since is caught by each
-   * block's checksum as it is read).
-   */
-  private SegmentCopy openForReads(long segment) throws IOException {
-    synchronized (copies) {
-      SegmentCopy c = copies.get(segment);
-      if (c != null) {
-        return c;
-      }
-      c = SegmentCopy.open(fs, dir, segment);
-      if (c == null) {
-        throw new IOException(
-            "no copy of segment " + segment + " in " + dir + " (being re-fetched)");
-      }
-      copies.put(segment, c);
-      return c;
-    }
+    return copyReader.read(address);
   }
 
   /**
