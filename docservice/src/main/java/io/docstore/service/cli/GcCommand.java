@@ -3,9 +3,9 @@ package io.docstore.service.cli;
 import io.docstore.service.DocStore;
 import io.docstore.service.config.DocstoreConfig;
 import io.docstore.service.gc.SpaceReclaimer;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -27,14 +27,7 @@ import picocli.CommandLine.Option;
     })
 final class GcCommand implements Callable<Integer> {
 
-  @Option(
-      names = "--data",
-      paramLabel = "DIR",
-      description = "Data directory (default: the configuration's).")
-  Path data;
-
-  @Option(names = "--config", paramLabel = "FILE", description = "Configuration file.")
-  Path config;
+  @Mixin StoreLocation where = new StoreLocation();
 
   @Option(
       names = "--target",
@@ -44,7 +37,7 @@ final class GcCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    DocstoreConfig cfg = OfflineStore.config(config, data);
+    DocstoreConfig cfg = where.config();
     double t = target != null ? target : cfg.gc().target();
     if (!(t >= 1)) {
       System.err.println("gc: --target must be at least 1.0, got " + t);

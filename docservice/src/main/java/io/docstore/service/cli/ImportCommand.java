@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -33,14 +34,7 @@ final class ImportCommand implements Callable<Integer> {
   @Parameters(paramLabel = "FILE", description = "NDJSON file.")
   Path file;
 
-  @Option(
-      names = "--data",
-      paramLabel = "DIR",
-      description = "Data directory (overrides docstore.data-dir).")
-  Path data;
-
-  @Option(names = "--config", paramLabel = "FILE", description = "Configuration file.")
-  Path config;
+  @Mixin StoreLocation where = new StoreLocation();
 
   @Option(
       names = "--batch",
@@ -67,7 +61,7 @@ final class ImportCommand implements Callable<Integer> {
       System.err.println("import: not a file: " + file);
       return 2;
     }
-    DocstoreConfig cfg = OfflineStore.config(config, data);
+    DocstoreConfig cfg = where.config();
     if (bulk) {
       return bulk(cfg);
     }

@@ -3,9 +3,9 @@ package io.docstore.service.cli;
 import io.docstore.service.DocStore;
 import io.docstore.service.config.DocstoreConfig;
 import io.docstore.service.store.SalvageRebuild;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -47,14 +47,7 @@ final class RebuildIndexCommand implements Callable<Integer> {
   /** IDs printed per list; the report file holds them all. */
   private static final int PRINTED_IDS = 1000;
 
-  @Option(
-      names = "--data",
-      paramLabel = "DIR",
-      description = "Data directory (default: the configuration's).")
-  Path data;
-
-  @Option(names = "--config", paramLabel = "FILE", description = "Configuration file.")
-  Path config;
+  @Mixin StoreLocation where = new StoreLocation();
 
   @Option(
       names = "--skip-damaged",
@@ -75,7 +68,7 @@ final class RebuildIndexCommand implements Callable<Integer> {
       System.err.println("rebuild-index: --accept-stale goes with --skip-damaged");
       return 2;
     }
-    DocstoreConfig cfg = OfflineStore.config(config, data);
+    DocstoreConfig cfg = where.config();
     long t0 = System.nanoTime();
     try (DocStore store =
         OfflineStore.withHint(

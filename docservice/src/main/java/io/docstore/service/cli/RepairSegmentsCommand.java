@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -59,14 +60,7 @@ final class RepairSegmentsCommand implements Callable<Integer> {
   /** {@code host:path} (rsync over a remote shell): a colon before any slash. */
   private static final Pattern REMOTE_SHELL = Pattern.compile("^[^/]*:.*");
 
-  @Option(
-      names = "--data",
-      paramLabel = "DIR",
-      description = "Data directory (default: the configuration's).")
-  Path data;
-
-  @Option(names = "--config", paramLabel = "FILE", description = "Configuration file.")
-  Path config;
+  @Mixin StoreLocation where = new StoreLocation();
 
   @Option(
       names = "--from",
@@ -94,7 +88,7 @@ final class RepairSegmentsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    DocstoreConfig cfg = OfflineStore.config(config, data);
+    DocstoreConfig cfg = where.config();
     Path dir = cfg.dataDir();
     Path queue = dir.resolve("queue");
     FileSystem fs = FileSystem.real();

@@ -276,7 +276,7 @@ public final class SpaceReclaimer {
     double bestScore = 0;
     for (int i = 0; i < segments.size() - 2; i++) {
       SegmentSummary s = segments.get(i);
-      if (!s.sealed() || s.lastSequence() > checkpoint || store.reclaimed(s.number())) {
+      if (!candidate(s, checkpoint)) {
         continue;
       }
       double u = liveShare(s);
@@ -304,15 +304,20 @@ public final class SpaceReclaimer {
     long checkpoint = store.checkpoint();
     for (int i = 0; i < segments.size() - 2; i++) {
       SegmentSummary s = segments.get(i);
-      if (s.number() == number
-          && s.sealed()
-          && s.lastSequence() <= checkpoint
-          && !store.reclaimed(number)) {
+      if (s.number() == number && candidate(s, checkpoint)) {
         reclaim(s);
         return true;
       }
     }
     return false;
+  }
+
+  /**
+   * Whether {@code s} (not one of the newest two: the callers skip those) may be reclaimed: sealed,
+   * entirely at or below the index checkpoint, not hollow already.
+   */
+  private boolean candidate(SegmentSummary s, long checkpoint) {
+    return s.sealed() && s.lastSequence() <= checkpoint && !store.reclaimed(s.number());
   }
 
   /** Relocates what segment {@code victim} must keep, then hollows it: {records, bytes} moved. */
