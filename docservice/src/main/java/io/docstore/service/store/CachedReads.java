@@ -234,7 +234,7 @@ public final class CachedReads {
       addresses[slot] = source.lookup(ids[slot]);
     }
     Arrays.sort(order, (a, b) -> Long.compare(addresses[a], addresses[b]));
-    List<QueueRecord> loaded = new ArrayList<>(misses);
+    List<Loaded> loaded = new ArrayList<>(misses);
     for (int slot : order) {
       if (addresses[slot] < 0) {
         metrics.absent();
@@ -246,16 +246,23 @@ public final class CachedReads {
         continue;
       }
       metrics.diskRead();
-      loaded.add(r);
-      if (!expired(r.expiresAtMillis())) {
-        out[slot] = new Document(ids[slot], r.version(), r.acceptedAtMillis(), r.document());
+      Loaded l =
+          new Loaded(
+              new Document(ids[slot], r.version(), r.acceptedAtMillis(), r.document()),
+              r.expiresAtMillis());
+      loaded.add(l);
+      if (!expired(l.expiresAtMillis())) {
+        out[slot] = l.doc();
       }
     }
     if (source.appliedVersion() == applied) {
-      for (QueueRecord r : loaded) {
-        cache.fill(r.id(), r.version(), r.document(), r.expiresAtMillis());
+      for (Loaded l : loaded) {
+        cache.fill(l.doc().id(), l.doc().sequence(), l.doc().body(), l.expiresAtMillis());
       }
     }
     return out;
   }
+
+  /** A document read from the queue for a multi-get, with its expiry (0: never). */
+  private record Loaded(Document doc, long expiresAtMillis) {}
 }
