@@ -57,15 +57,19 @@ public final class TcpProxy implements AutoCloseable {
 
   /** Closes every proxied connection and refuses new ones until {@link #restore()}. */
   public void cut() {
-    cut = true;
-    for (Socket s : open) {
-      closeQuietly(s);
+    synchronized (open) {
+      cut = true;
+      for (Socket s : open) {
+        closeQuietly(s);
+      }
+      open.clear();
     }
-    open.clear();
   }
 
   public void restore() {
-    cut = false;
+    synchronized (open) {
+      cut = false;
+    }
   }
 
   /**
@@ -127,16 +131,26 @@ public final class TcpProxy implements AutoCloseable {
         closeQuietly(client);
         continue;
       }
+      Socket server = new Socket();
       try {
-        Socket server = new Socket();
         server.connect(target, 1000);
-        open.add(client);
-        open.add(server);
-        pump(client, server);
-        pump(server, client);
       } catch (IOException e) {
         closeQuietly(client);
+        continue;
       }
+      // A cut() while this connection was being set up must close it too, so registering it and
+      // checking the flag happen under the lock cut() takes: no connection outlives a cut.
+      synchronized (open) {
+        if (cut) {
+          closeQuietly(client);
+          closeQuietly(server);
+          continue;
+        }
+        open.add(client);
+        open.add(server);
+      }
+      pump(client, server);
+      pump(server, client);
     }
   }
 
