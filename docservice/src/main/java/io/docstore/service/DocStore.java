@@ -322,6 +322,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
                     }),
                 o.gc),
             o.gc,
+            o.indexOptions.backgroundNice(),
             o.registry);
     List<io.docstore.queue.SegmentSummary> atOpen = queue.segmentSummaries();
     reclamation.trackFrom(atOpen.get(atOpen.size() - 1).number() + 1);

@@ -3,7 +3,9 @@ package io.docstore.service;
 import io.docstore.index.LsmIndex;
 import io.docstore.io.FileSystem;
 import io.docstore.queue.DocQueue;
+import io.docstore.queue.QueueRecord;
 import io.docstore.queue.QueueTailer;
+import io.docstore.queue.RecordHeaderScan;
 import io.docstore.queue.SegmentSummary;
 import io.docstore.service.gc.SpaceReclaimer;
 import io.docstore.service.store.LiveRecords;
@@ -76,6 +78,16 @@ final class ReclaimableStore implements SpaceReclaimer.Store {
   @Override
   public QueueTailer tailer(long sequence) throws IOException {
     return queue.tailer(sequence);
+  }
+
+  @Override
+  public RecordHeaderScan scanHeaders(long number) {
+    return queue.scanHeaders(number);
+  }
+
+  @Override
+  public QueueRecord read(long address) throws IOException {
+    return queue.reader().get(address);
   }
 
   @Override

@@ -247,6 +247,20 @@ public final class DocQueue implements java.io.Closeable {
   }
 
   /**
+   * The records of segment {@code number} by their headers alone, no body decompressed (see {@link
+   * RecordHeaderScan}).
+   *
+   * @throws IllegalArgumentException if there is no such segment or it is hollow
+   */
+  public RecordHeaderScan scanHeaders(long number) {
+    SegmentInfo s = segments.get(number);
+    if (s == null) {
+      throw new IllegalArgumentException("no segment " + number + " in the queue");
+    }
+    return new RecordHeaderScan(s, expectedBlockBytes(options));
+  }
+
+  /**
    * A tailer starting at the record stored at {@code address} (inclusive).
    *
    * @throws IllegalArgumentException if no record can have this address

@@ -77,6 +77,22 @@ class QueueDictionaryCorruptionTest extends DamagedQueueTestBase {
                     assertThat(c.offset()).isEqualTo(target.offset());
                   });
         }
+        // The space reclamation's scan of record headers checks each record: same place.
+        RecordHeaderScan scan =
+            q.scanHeaders(
+                io.docstore.queue.format.SegmentFileName.parse(seg).orElseThrow().segment());
+        assertThatThrownBy(
+                () -> {
+                  while (scan.next()) {
+                    assertThat(scan.sequence()).isLessThan(damaged.sequence());
+                  }
+                })
+            .isInstanceOfSatisfying(
+                CorruptionException.class,
+                c -> {
+                  assertThat(c.file()).isEqualTo(seg);
+                  assertThat(c.offset()).isEqualTo(target.offset());
+                });
         // Everything else still reads.
         for (Expected e : model) {
           if (e != damaged) {

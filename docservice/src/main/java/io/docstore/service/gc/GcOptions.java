@@ -7,8 +7,8 @@ import java.time.Duration;
  *
  * @param enabled whether the background reclamation runs (it can also be paused at run time)
  * @param target the space amplification (stored bytes over live stored bytes) a pass stops at
- * @param bytesPerSecond how many bytes a pass may relocate per second (reads of victims are about
- *     as many again); 0: no limit
+ * @param bytesPerSecond how many stored bytes a pass may relocate per second (records counted as
+ *     they were stored in their victims); 0: no limit
  * @param interval how often the background reclamation looks at the queue
  * @param reserveBytes free space a pass never goes below: the room writes keep
  * @param minGarbage the least garbage share a segment needs to be a victim

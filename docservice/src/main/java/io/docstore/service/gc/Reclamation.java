@@ -1,6 +1,7 @@
 package io.docstore.service.gc;
 
 import io.docstore.io.NoSpaceException;
+import io.docstore.io.ThreadPriority;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,7 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The space reclamation of an open store: a background thread at the lowest priority that runs a
+ * The space reclamation of an open store: a background thread at the index's background CPU
+ * priority (its nice value, as for flushes and compactions: {@link ThreadPriority}) that runs a
  * {@link SpaceReclaimer} pass every {@link GcOptions#interval} (at most {@code bytesPerSecond *
  * interval} bytes relocated per pass) unless it is disabled or paused; its metrics and figures.
  */
@@ -30,7 +32,12 @@ public final class Reclamation implements AutoCloseable {
   private volatile SpaceReclaimer.Pass lastPass;
   private volatile String lastError;
 
-  public Reclamation(SpaceReclaimer reclaimer, GcOptions options, MeterRegistry registry) {
+  /**
+   * @param backgroundNice the nice value of the reclamation's thread (the index's background
+   *     priority); 0 leaves it at normal priority
+   */
+  public Reclamation(
+      SpaceReclaimer reclaimer, GcOptions options, int backgroundNice, MeterRegistry registry) {
     this.reclaimer = reclaimer;
     this.options = options;
     FunctionCounter.builder("docstore.gc.reclaimed", reclaimer, SpaceReclaimer::bytesReclaimed)
@@ -39,7 +46,9 @@ public final class Reclamation implements AutoCloseable {
         .register(registry);
     FunctionCounter.builder("docstore.gc.relocated", reclaimer, SpaceReclaimer::bytesRelocated)
         .baseUnit("bytes")
-        .description("Bytes the space reclamation wrote again (live records relocated)")
+        .description(
+            "Stored bytes the space reclamation wrote again (live records relocated, as stored in"
+                + " their victims)")
         .register(registry);
     FunctionCounter.builder(
             "docstore.gc.relocated.records", reclaimer, SpaceReclaimer::recordsRelocated)
@@ -64,9 +73,14 @@ public final class Reclamation implements AutoCloseable {
       thread =
           Executors.newSingleThreadScheduledExecutor(
               r -> {
-                Thread t = new Thread(r, "docstore-gc");
+                Thread t =
+                    new Thread(
+                        () -> {
+                          ThreadPriority.lowerCurrentThread(backgroundNice);
+                          r.run();
+                        },
+                        "docstore-gc");
                 t.setDaemon(true);
-                t.setPriority(Thread.MIN_PRIORITY);
                 return t;
               });
       long every = options.interval().toMillis();

@@ -7,6 +7,7 @@ import io.docstore.queue.Op;
 import io.docstore.queue.QueueRecord;
 import io.docstore.queue.QueueTailer;
 import io.docstore.queue.RecordBody;
+import io.docstore.queue.RecordHeaderScan;
 import io.docstore.queue.SegmentSummary;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -56,6 +57,12 @@ public final class SpaceReclaimer {
 
     /** A tailer from {@code sequence}. */
     QueueTailer tailer(long sequence) throws IOException;
+
+    /** The records of segment {@code number} by their headers alone. */
+    RecordHeaderScan scanHeaders(long number);
+
+    /** The record at {@code address}, body and all. */
+    QueueRecord read(long address) throws IOException;
 
     /**
      * Appends the records (RELOCATED or DROPPED), waits until they are durable and applied to the
@@ -327,18 +334,22 @@ public final class SpaceReclaimer {
     long bytes = 0;
     int keptDeletesNow = 0;
     long now = System.currentTimeMillis();
-    try (QueueTailer t = store.tailer(victim.firstSequence())) {
-      QueueRecord r;
-      while ((r = t.poll()) != null && r.sequence() <= victim.lastSequence()) {
-        Relocation keep = keep(r, victim.number(), now);
-        if (keep != null) {
-          out.add(keep);
-          bytes += keep.body().length + 17;
-          if (keep.op() == Op.DROPPED
-              || !RecordBody.stores(
-                  keep.op(), ByteBuffer.wrap(keep.body()), 0, keep.body().length)) {
-            keptDeletesNow++;
-          }
+    RecordHeaderScan scan = store.scanHeaders(victim.number());
+    while (scan.next()) {
+      if (scan.sequence() > victim.lastSequence()) {
+        break;
+      }
+      long current = store.lookup(scan.id());
+      if (garbage(scan.op(), scan.address(), current)) {
+        continue; // decided by the header: its body is never read
+      }
+      Relocation keep = keep(store.read(scan.address()), current, victim.number(), now);
+      if (keep != null) {
+        out.add(keep);
+        bytes += scan.storedLength();
+        if (keep.op() == Op.DROPPED
+            || !RecordBody.stores(keep.op(), ByteBuffer.wrap(keep.body()), 0, keep.body().length)) {
+          keptDeletesNow++;
         }
       }
     }
@@ -378,13 +389,26 @@ public final class SpaceReclaimer {
   }
 
   /**
-   * What record {@code r} of the victim needs appended, or null if it is garbage: a live version
-   * (the index points at it) is relocated, or dropped if expired; a delete (or a dropped or
-   * relocated one) stays if no newer version replaced it and another segment may hold an older
-   * version of its ID, which a rebuild would otherwise let show through.
+   * Whether a record is garbage by its header alone, given the index's value for its ID: a newer
+   * version lives elsewhere (whatever this record is), or it is a put that is no longer current.
+   * What remains (the current version, and tombstones of IDs now absent) needs its body: {@link
+   * #keep}.
    */
-  private Relocation keep(QueueRecord r, long victim, long now) throws IOException {
-    long current = store.lookup(r.id());
+  private static boolean garbage(Op op, long address, long current) {
+    if (current >= 0) {
+      return current != address;
+    }
+    return op == Op.PUT || op == Op.PUT_EXPIRING;
+  }
+
+  /**
+   * What record {@code r} of the victim needs appended, or null if it is garbage, given the index's
+   * value {@code current} for its ID: a live version (the index points at it) is relocated, or
+   * dropped if expired; a delete (or a dropped or relocated one) stays if no newer version replaced
+   * it and another segment may hold an older version of its ID, which a rebuild would otherwise let
+   * show through.
+   */
+  private Relocation keep(QueueRecord r, long current, long victim, long now) throws IOException {
     ByteBuffer body = ByteBuffer.wrap(r.body());
     if (r.stores()) {
       if (current != r.address()) {

@@ -48,6 +48,11 @@ public final class ZstdRecords {
     return bodyLength;
   }
 
+  /** Bytes the located record takes in its block: its header and its body as stored. */
+  public int storedLength() {
+    return ZRECORD_BODY + storedBody;
+  }
+
   /** Whether the body is stored as it is (it did not compress), at {@code at() + ZRECORD_BODY}. */
   public boolean storedPlain() {
     return storedBody == bodyLength;
