@@ -14,6 +14,9 @@ package io.docstore.queue;
  *       carrying its original sequence and address (see {@link RecordBody}).
  *   <li>{@link #DROPPED} (4, segment version 5): {@code originalSequence:u64 originalAddress:u64},
  *       an expired version the space reclamation gave up.
+ *   <li>{@link #GROUPS} (5, segment version 6): the projections of a document's field groups,
+ *       written just before the document's PUT (or re-projected on their own); see {@link
+ *       RecordBody}.
  * </ul>
  */
 public enum Op {
@@ -21,7 +24,8 @@ public enum Op {
   DELETE(1),
   PUT_EXPIRING(2),
   RELOCATED(3),
-  DROPPED(4);
+  DROPPED(4),
+  GROUPS(5);
 
   private static final Op[] BY_CODE = values();
 

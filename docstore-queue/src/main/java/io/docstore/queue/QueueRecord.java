@@ -1,5 +1,6 @@
 package io.docstore.queue;
 
+import io.docstore.queue.format.BlockFormat;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -34,6 +35,20 @@ public record QueueRecord(
   /** The address a RELOCATED or DROPPED record stands for; 0 for other kinds. */
   public long originalAddress() {
     return RecordBody.originalAddress(op, ByteBuffer.wrap(body), 0);
+  }
+
+  /**
+   * Group {@code name}'s projection, from a GROUPS record or a RELOCATED copy of one: a copy, or
+   * null if the record has no such group.
+   */
+  public byte[] projection(byte[] name) {
+    int at = op == Op.RELOCATED ? BlockFormat.RELOCATED_FIXED : 0;
+    long p = RecordBody.projection(ByteBuffer.wrap(body), at, body.length - at, name);
+    if (p < 0) {
+      return null;
+    }
+    int from = at + (int) (p >>> 32);
+    return Arrays.copyOfRange(body, from, from + (int) p);
   }
 
   /** The document's bytes: {@link #body} itself for a PUT, else a copy of the document part. */

@@ -363,6 +363,30 @@ public final class QueueWriter {
   }
 
   /**
+   * Appends a document's GROUPS record ({@code groups}, see {@link RecordBody#groups}) and then the
+   * document itself ({@code op} PUT or PUT_EXPIRING), at consecutive sequences: no other append
+   * comes between them, so the document's record commits its projections (a reader of the queue
+   * takes the projections only together with the record that follows them).
+   *
+   * @return the document's sequence and address, and the GROUPS record's address
+   */
+  public Appended[] appendWithGroups(
+      long id, long acceptedAtMillis, byte[] groups, Op op, byte[] body) throws IOException {
+    if (!op.stores()) {
+      throw new IllegalArgumentException("projections go with a PUT or PUT_EXPIRING, not " + op);
+    }
+    validate(id, Op.GROUPS, groups.length, options.maxBodyBytes());
+    validate(id, op, body.length, options.maxBodyBytes());
+    lock.lock();
+    try {
+      Appended g = append(id, Op.GROUPS, acceptedAtMillis, groups);
+      return new Appended[] {append(id, op, acceptedAtMillis, body), g};
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
    * The checks of {@link #append}, shared with {@link BulkAppender}. The body limit is on the
    * document: a body of another kind than PUT may exceed {@code maxBodyBytes} by its fixed part
    * (expiry, original sequence and address; see {@link RecordBody}).

@@ -13,14 +13,21 @@ import java.nio.ByteBuffer;
  * DELETE        (empty)
  * PUT_EXPIRING  expiresAtMillis:u64 document
  * RELOCATED     originalSequence:u64 originalAddress:u64 originalOp:u8 [expiresAtMillis:u64] document
- *               (originalOp is PUT, DELETE or PUT_EXPIRING; the expiry only for PUT_EXPIRING; a
- *               relocated DELETE has no document)
+ *               (originalOp is PUT, DELETE, PUT_EXPIRING or GROUPS; the expiry only for
+ *               PUT_EXPIRING; a relocated DELETE has no document; for GROUPS the "document" is the
+ *               original GROUPS body and originalSequence its version)
  * DROPPED       originalSequence:u64 originalAddress:u64
+ * GROUPS        kind:u8 [sourceSequence:u64] expiresAtMillis:u64 count:u8 section*
+ *               section := nameLength:u8 name(UTF-8) projectionLength:u32 projection
+ *               kind 0: written with a document, just before its PUT or PUT_EXPIRING (the next
+ *               sequence, same ID), which commits it; kind 1: a re-projection of the version
+ *               sourceSequence of the document (only kind 1 has sourceSequence)
  * </pre>
  *
  * A record's <b>version</b> is its sequence, except for a RELOCATED or DROPPED record, whose
  * version is its original sequence: the sequence its document was first written with (a DROPPED
- * record is a tombstone at that version).
+ * record is a tombstone at that version); and a GROUPS record, whose version is its document's: the
+ * next sequence for kind 0, {@code sourceSequence} for kind 1.
  */
 public final class RecordBody {
 
@@ -38,18 +45,22 @@ public final class RecordBody {
    * What the record stands for: its own op, or for a RELOCATED record the op it was first written
    * with. Never RELOCATED.
    *
-   * @throws IllegalArgumentException for a RELOCATED body whose original op is not PUT, DELETE or
-   *     PUT_EXPIRING, or too short for it (a damaged or foreign record)
+   * @throws IllegalArgumentException for a RELOCATED body whose original op is not PUT, DELETE,
+   *     PUT_EXPIRING or GROUPS, or too short for it (a damaged or foreign record)
    */
   public static Op originalOp(Op op, ByteBuffer body, int at, int length) {
     if (op != Op.RELOCATED) {
       return op;
     }
-    Op o = Op.of(body.get(at + RELOCATED_OP));
+    byte code = body.get(at + RELOCATED_OP);
+    Op o = code >= 0 && code <= BlockFormat.OP_GROUPS ? Op.of(code) : Op.DROPPED;
     int need =
-        o == Op.PUT_EXPIRING
-            ? RELOCATED_FIXED + 8
-            : o == Op.PUT || o == Op.DELETE ? RELOCATED_FIXED : -1;
+        switch (o) {
+          case PUT_EXPIRING -> RELOCATED_FIXED + 8;
+          case PUT, DELETE -> RELOCATED_FIXED;
+          case GROUPS -> RELOCATED_FIXED + BlockFormat.GROUPS_MIN;
+          default -> -1;
+        };
     if (need < 0 || length < need || (o == Op.DELETE && length != need)) {
       throw new IllegalArgumentException(
           "relocated record of "
@@ -70,8 +81,17 @@ public final class RecordBody {
     if (op == Op.PUT_EXPIRING) {
       return body.getLong(at);
     }
-    if (op == Op.RELOCATED && originalOp(op, body, at, length) == Op.PUT_EXPIRING) {
-      return body.getLong(at + RELOCATED_FIXED);
+    if (op == Op.GROUPS) {
+      return body.getLong(at + groupsFixed(body, at) - 8);
+    }
+    if (op == Op.RELOCATED) {
+      Op o = originalOp(op, body, at, length);
+      if (o == Op.PUT_EXPIRING) {
+        return body.getLong(at + RELOCATED_FIXED);
+      }
+      if (o == Op.GROUPS) {
+        return expiresAtMillis(Op.GROUPS, body, at + RELOCATED_FIXED, length - RELOCATED_FIXED);
+      }
     }
     return NEVER;
   }
@@ -82,6 +102,7 @@ public final class RecordBody {
       case PUT, DELETE -> 0;
       case PUT_EXPIRING -> 8;
       case DROPPED -> length; // no document
+      case GROUPS -> 0; // its "document" is the GROUPS body itself
       case RELOCATED ->
           originalOp(op, body, at, length) == Op.PUT_EXPIRING
               ? RELOCATED_FIXED + 8
@@ -89,11 +110,131 @@ public final class RecordBody {
     };
   }
 
-  /** The record's version: its original sequence if RELOCATED or DROPPED, else {@code sequence}. */
+  /**
+   * The record's version: its original sequence if RELOCATED or DROPPED, its document's for GROUPS,
+   * else {@code sequence}.
+   */
   public static long version(Op op, long sequence, ByteBuffer body, int at) {
+    if (op == Op.GROUPS) {
+      return body.get(at) == GROUPS_WITH_DOCUMENT ? sequence + 1 : body.getLong(at + 1);
+    }
     return op == Op.RELOCATED || op == Op.DROPPED
         ? body.getLong(at + RELOCATED_SEQUENCE)
         : sequence;
+  }
+
+  /** GROUPS kind: written with its document, which is the next record. */
+  public static final byte GROUPS_WITH_DOCUMENT = 0;
+
+  /** GROUPS kind: a re-projection of an existing version of the document. */
+  public static final byte GROUPS_REPROJECTED = 1;
+
+  /**
+   * Whether a GROUPS record was written with its document (kind 0): it takes effect only together
+   * with the PUT or PUT_EXPIRING of the same ID at the next sequence.
+   */
+  public static boolean groupsWithDocument(Op op, ByteBuffer body, int at) {
+    return op == Op.GROUPS && body.get(at) == GROUPS_WITH_DOCUMENT;
+  }
+
+  /** Bytes of a GROUPS body before its sections' count. */
+  private static int groupsFixed(ByteBuffer body, int at) {
+    return body.get(at) == GROUPS_WITH_DOCUMENT ? 9 : 17;
+  }
+
+  /**
+   * The body of a GROUPS record: {@code names[i]} projected as {@code projections[i]}.
+   *
+   * @param sourceSequence for a re-projection, the version of the document it was projected from;
+   *     -1 for projections written with their document (kind 0)
+   */
+  public static byte[] groups(
+      long sourceSequence, long expiresAtMillis, String[] names, byte[][] projections) {
+    if (names.length > 255 || names.length != projections.length) {
+      throw new IllegalArgumentException("at most 255 groups, one projection each");
+    }
+    byte[][] encoded = new byte[names.length][];
+    int length = (sourceSequence < 0 ? 9 : 17) + 1;
+    for (int i = 0; i < names.length; i++) {
+      encoded[i] = names[i].getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      if (encoded[i].length == 0 || encoded[i].length > 255) {
+        throw new IllegalArgumentException("a group name is 1 to 255 bytes: " + names[i]);
+      }
+      length += 1 + encoded[i].length + 4 + projections[i].length;
+    }
+    byte[] out = new byte[length];
+    ByteBuffer b = ByteBuffer.wrap(out);
+    if (sourceSequence < 0) {
+      b.put(GROUPS_WITH_DOCUMENT);
+    } else {
+      b.put(GROUPS_REPROJECTED).putLong(sourceSequence);
+    }
+    b.putLong(expiresAtMillis).put((byte) names.length);
+    for (int i = 0; i < names.length; i++) {
+      b.put((byte) encoded[i].length).put(encoded[i]).putInt(projections[i].length);
+      b.put(projections[i]);
+    }
+    return out;
+  }
+
+  /**
+   * Where group {@code name}'s projection lies in the GROUPS body at {@code [at, at + length)} of
+   * {@code body}: {@code offset << 32 | projectionLength} (offset counted from {@code at}), or -1
+   * if the record has no such group.
+   *
+   * @throws IllegalArgumentException if the sections overrun the body (a damaged record)
+   */
+  public static long projection(ByteBuffer body, int at, int length, byte[] name) {
+    int p = groupsFixed(body, at);
+    if (p >= length) {
+      throw damagedGroups(length);
+    }
+    int count = Byte.toUnsignedInt(body.get(at + p++));
+    for (int i = 0; i < count; i++) {
+      int n = p < length ? Byte.toUnsignedInt(body.get(at + p)) : -1;
+      int data = p + 1 + n + 4;
+      int len = n < 0 || data > length ? -1 : body.getInt(at + data - 4);
+      if (len < 0 || len > length - data) {
+        throw damagedGroups(length);
+      }
+      if (n == name.length && body.slice(at + p + 1, n).equals(ByteBuffer.wrap(name))) {
+        return (long) data << 32 | len;
+      }
+      p = data + len;
+    }
+    return -1;
+  }
+
+  /**
+   * The group names of the GROUPS body at {@code [at, at + length)} of {@code body}, in order.
+   *
+   * @throws IllegalArgumentException if the sections overrun the body
+   */
+  public static java.util.List<String> groupNames(ByteBuffer body, int at, int length) {
+    int p = groupsFixed(body, at);
+    if (p >= length) {
+      throw damagedGroups(length);
+    }
+    int count = Byte.toUnsignedInt(body.get(at + p++));
+    java.util.List<String> names = new java.util.ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      int n = p < length ? Byte.toUnsignedInt(body.get(at + p)) : -1;
+      int data = p + 1 + n + 4;
+      int len = n < 0 || data > length ? -1 : body.getInt(at + data - 4);
+      if (len < 0 || len > length - data) {
+        throw damagedGroups(length);
+      }
+      byte[] name = new byte[n];
+      body.get(at + p + 1, name);
+      names.add(new String(name, java.nio.charset.StandardCharsets.UTF_8));
+      p = data + len;
+    }
+    return names;
+  }
+
+  private static IllegalArgumentException damagedGroups(int length) {
+    return new IllegalArgumentException(
+        "a GROUPS record of " + length + " bytes whose sections overrun it");
   }
 
   /** The address a RELOCATED or DROPPED record stands for; 0 for other kinds. */
@@ -109,8 +250,9 @@ public final class RecordBody {
   }
 
   /**
-   * The body of a RELOCATED copy of a record of kind {@code originalOp} (PUT, DELETE or
-   * PUT_EXPIRING) first written at {@code originalSequence} to {@code originalAddress}.
+   * The body of a RELOCATED copy of a record of kind {@code originalOp} (PUT, DELETE, PUT_EXPIRING
+   * or GROUPS, whose whole body is then {@code document}) first written at {@code originalSequence}
+   * (for GROUPS: its version) to {@code originalAddress}.
    */
   public static byte[] relocated(
       long originalSequence,
@@ -120,7 +262,7 @@ public final class RecordBody {
       ByteBuffer document,
       int at,
       int length) {
-    if (originalOp != Op.PUT && originalOp != Op.DELETE && originalOp != Op.PUT_EXPIRING) {
+    if (originalOp == Op.RELOCATED || originalOp == Op.DROPPED) {
       throw new IllegalArgumentException("cannot relocate a " + originalOp + " record");
     }
     boolean expiring = originalOp == Op.PUT_EXPIRING;

@@ -74,7 +74,20 @@ class GoldenFormatTest {
    */
   static final int RECORDS_V5 = RECORDS_V3 + 9;
 
+  /**
+   * Records in the golden queue of version 6: version 5's, then a GROUPS record written with its
+   * document and the document, a re-projection, and a relocated GROUPS record.
+   */
+  static final int RECORDS_V6 = RECORDS_V5 + 4;
+
   static Op op(int i) {
+    if (i >= RECORDS_V5) {
+      return switch (i - RECORDS_V5) {
+        case 1 -> Op.PUT;
+        case 3 -> Op.RELOCATED;
+        default -> Op.GROUPS;
+      };
+    }
     if (i >= RECORDS_V3) {
       return switch ((i - RECORDS_V3) % 3) {
         case 0 -> Op.PUT_EXPIRING;
@@ -86,6 +99,28 @@ class GoldenFormatTest {
   }
 
   static byte[] body(int i) {
+    if (i >= RECORDS_V5) {
+      String[] names = {"summary", "card"};
+      byte[][] projections = {
+        ("{\"title\":\"golden " + i + "\"}").getBytes(StandardCharsets.US_ASCII), new byte[0]
+      };
+      return switch (i - RECORDS_V5) {
+        case 0 -> RecordBody.groups(-1, RecordBody.NEVER, names, projections);
+        case 1 -> body(i - 70);
+        case 2 -> RecordBody.groups(i - 1, 1_800_000_000_000L + i, names, projections);
+        default -> {
+          byte[] groups = RecordBody.groups(-1, RecordBody.NEVER, names, projections);
+          yield RecordBody.relocated(
+              i - 3,
+              8796093202432L + i,
+              Op.GROUPS,
+              RecordBody.NEVER,
+              java.nio.ByteBuffer.wrap(groups),
+              0,
+              groups.length);
+        }
+      };
+    }
     if (i >= RECORDS_V3) {
       byte[] document = body(i - 70);
       long original = 8796093202432L + i; // an address in segment 1
@@ -143,7 +178,7 @@ class GoldenFormatTest {
 
   static void write(Path dir) throws IOException {
     try (DocQueue q = DocQueue.open(dir, options())) {
-      for (int i = 0; i < RECORDS_V5; i++) {
+      for (int i = 0; i < RECORDS_V6; i++) {
         q.writer().append(1000 + i, op(i), 1_700_000_000_000L + i, body(i));
         if (FORCED_AFTER.contains(i)) {
           q.writer().sync();
@@ -168,7 +203,7 @@ class GoldenFormatTest {
   }
 
   @ParameterizedTest(name = "version {0}")
-  @ValueSource(ints = {1, 2, 3, 4, 5})
+  @ValueSource(ints = {1, 2, 3, 4, 5, 6})
   void readsEveryVersion(int version) throws IOException {
     copyGolden(version);
     assertThat(QueueVerifier.verify(dir)).isEmpty();
@@ -189,7 +224,8 @@ class GoldenFormatTest {
     if (version >= 4) {
       assertThat(dump).contains(", sync mark: the first ");
     }
-    int records = version >= 5 ? RECORDS_V5 : version >= 3 ? RECORDS_V3 : RECORDS;
+    int records =
+        version >= 6 ? RECORDS_V6 : version >= 5 ? RECORDS_V5 : version >= 3 ? RECORDS_V3 : RECORDS;
     try (DocQueue q = DocQueue.open(dir, options())) {
       assertThat(q.lastSequence()).isEqualTo(records);
       readsBack(q, records);

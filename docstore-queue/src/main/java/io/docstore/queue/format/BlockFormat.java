@@ -121,6 +121,15 @@ public final class BlockFormat {
   /** Segment version 5: an expired version the space reclamation gave up. */
   public static final byte OP_DROPPED = 4;
 
+  /** Segment version 6: the projections of a document's field groups. */
+  public static final byte OP_GROUPS = 5;
+
+  /**
+   * The least body of a GROUPS record: its kind, its expiry and its section count (a re-projection
+   * adds its source sequence).
+   */
+  public static final int GROUPS_MIN = 10;
+
   /** The body of a DROPPED record: original sequence and address. */
   public static final int DROPPED_LENGTH = 16;
 
@@ -146,12 +155,13 @@ public final class BlockFormat {
           case OP_PUT_EXPIRING -> bodyLength >= 8;
           case OP_RELOCATED -> bodyLength >= RELOCATED_FIXED;
           case OP_DROPPED -> bodyLength == DROPPED_LENGTH;
+          case OP_GROUPS -> bodyLength >= GROUPS_MIN;
           default -> false;
         };
     if (ok) {
       return null;
     }
-    return op < 0 || op > OP_DROPPED
+    return op < 0 || op > OP_GROUPS
         ? "unknown op code " + op
         : "op code " + op + " with a body of " + bodyLength + " bytes";
   }

@@ -26,11 +26,11 @@ public final class SegmentFormat {
 
   /**
    * Version written (docs/formats/segment.md, "Versions"): 2 added per-record checksums, 3 records
-   * compressed one by one, 4 sync marks, 5 the record kinds PUT_EXPIRING, RELOCATED and DROPPED.
-   * Every older version is still read; an older active segment is sealed at open so that new blocks
-   * go to a current one.
+   * compressed one by one, 4 sync marks, 5 the record kinds PUT_EXPIRING, RELOCATED and DROPPED, 6
+   * the record kind GROUPS. Every older version is still read; an older active segment is sealed at
+   * open so that new blocks go to a current one.
    */
-  public static final int VERSION = 5;
+  public static final int VERSION = 6;
 
   public static final int MIN_SUPPORTED_VERSION = 1;
 

@@ -118,6 +118,21 @@ public final class SegmentDump {
     }
   }
 
+  /** A GROUPS body: its kind, version, group names and expiry. */
+  private static String groupsDetail(Op op, ByteBuffer body, int at, int length) {
+    try {
+      long expires = RecordBody.expiresAtMillis(op, body, at, length);
+      return (RecordBody.groupsWithDocument(op, body, at)
+              ? " with its document"
+              : " re-projected from seq " + RecordBody.version(op, 0, body, at))
+          + ", groups "
+          + RecordBody.groupNames(body, at, length)
+          + (expires == RecordBody.NEVER ? "" : " expires " + Instant.ofEpochMilli(expires));
+    } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+      return " (damaged: " + e.getMessage() + ")";
+    }
+  }
+
   /** What a record of a kind other than PUT and DELETE carries besides its document. */
   static String kindDetail(Op op, ByteBuffer body, int at, int length) {
     return switch (op) {
@@ -128,6 +143,7 @@ public final class SegmentDump {
               + RecordBody.version(op, 0, body, at)
               + " at "
               + Address.toString(RecordBody.originalAddress(op, body, at));
+      case GROUPS -> groupsDetail(op, body, at, length);
       case RELOCATED -> {
         String detail;
         try {
@@ -140,9 +156,11 @@ public final class SegmentDump {
                   + RecordBody.version(op, 0, body, at)
                   + " from "
                   + Address.toString(RecordBody.originalAddress(op, body, at))
-                  + (expires == RecordBody.NEVER
-                      ? ""
-                      : " expires " + Instant.ofEpochMilli(expires));
+                  + (original == Op.GROUPS
+                      ? groupsDetail(Op.GROUPS, body, at + 17, length - 17)
+                      : expires == RecordBody.NEVER
+                          ? ""
+                          : " expires " + Instant.ofEpochMilli(expires));
         } catch (IllegalArgumentException e) {
           detail = " (damaged: " + e.getMessage() + ")";
         }
