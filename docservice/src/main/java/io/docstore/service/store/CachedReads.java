@@ -1,7 +1,6 @@
 package io.docstore.service.store;
 
 import io.docstore.client.Document;
-import io.docstore.queue.Op;
 import io.docstore.queue.QueueRecord;
 import io.docstore.queue.ReclaimedAddressException;
 import io.docstore.service.cache.CachedDoc;
@@ -68,18 +67,6 @@ public final class CachedReads {
     this.cache = cache;
     this.metrics = metrics;
     this.source = source;
-  }
-
-  /**
-   * The ingest path's cache update for a record it just applied to the index: {@code set} for a
-   * put, a tombstone for a delete (so a late read-miss fill cannot bring the old version back).
-   */
-  public static void ingested(DocCache cache, QueueRecord r) {
-    if (r.op() == Op.DELETE) {
-      cache.setDeleted(r.id(), r.sequence());
-    } else {
-      cache.set(r.id(), r.version(), r.document(), r.expiresAtMillis());
-    }
   }
 
   /** The newest version of {@code id}, or null where absent, deleted or expired. */

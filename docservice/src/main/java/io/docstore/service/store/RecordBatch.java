@@ -3,8 +3,10 @@ package io.docstore.service.store;
 import io.docstore.index.LsmIndex;
 import io.docstore.queue.Op;
 import io.docstore.queue.QueueRecord;
+import io.docstore.queue.RecordBody;
 import io.docstore.service.cache.DocCache;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -23,24 +25,46 @@ import java.util.Arrays;
  *       version than its original sequence, and a DROPPED one when it is not newer. The versions
  *       are read back from the queue ({@link Versions}) and, for tombstones, kept here while
  *       rebuilding (a map entry per deleted ID).
+ *   <li>With {@linkplain #groups field groups}, a document's projections live under its group key
+ *       ({@link GroupKeys}): a GROUPS record written with its document is taken only together with
+ *       the PUT or PUT_EXPIRING that follows it (same ID, next sequence), in the same entry list,
+ *       so a write torn by a crash between the two leaves both as they were; a PUT without one, a
+ *       DELETE and a DROPPED record take the projections away too; a re-projection (GROUPS kind 1)
+ *       applies only while the version it was projected from is current; a relocated GROUPS record
+ *       is compare-and-set on the group key, as above.
  * </ul>
  *
- * Not thread-safe; one per ingesting thread. Nothing is allocated per batch.
+ * Not thread-safe; one per ingesting thread. Nothing is allocated per batch but the entries of a
+ * batch's projections.
  */
 public final class RecordBatch {
 
-  private final long[] ids;
-  private final long[] values;
+  /** An entry that applies whatever the index holds. */
+  private static final long ALWAYS = -1;
+
+  /** An entry of a re-projection: applies while its source version is current. */
+  private static final long REPROJECTED = -2;
+
   private final QueueRecord[] records;
+
+  // The batch's index entries, in order (up to two per record: its ID and its group key).
+  private final long[] keys;
+  private final long[] values;
 
   /** What each entry replaces (valid after {@link #resolve} with {@code withPrevious}). */
   private final long[] previous;
 
-  /** Whether each record took effect (false for a RELOCATED or DROPPED one that lost). */
-  private final boolean[] applied;
+  /** Per entry: {@link #ALWAYS}, {@link #REPROJECTED}, or the original address to compare with. */
+  private final long[] expected;
+
+  /** Per entry: the record whose address or tombstone it is. */
+  private final QueueRecord[] sources;
+
+  private final boolean[] taken;
+  private int entries;
 
   /**
-   * The batch's IDs seen so far and their newest value, so a second record of an ID in one batch
+   * The batch's keys seen so far and their newest value, so a second entry of a key in one batch
    * replaces the first, not what the index held before the batch: open addressing, reset by a new
    * stamp per batch.
    */
@@ -51,7 +75,7 @@ public final class RecordBatch {
   private int stamp;
   private final int seenMask;
 
-  /** Reads the version of the record at an address (for rebuilds). */
+  /** Reads the version of the record at an address (for rebuilds and re-projections). */
   @FunctionalInterface
   public interface Versions {
     long versionAt(long address) throws IOException;
@@ -62,17 +86,51 @@ public final class RecordBatch {
 
   private java.util.HashMap<Long, Long> deletedAt;
 
+  /** Whether the store has field groups: its writes then set or clear group keys. */
+  private boolean groups;
+
+  /** The queue's versions, for re-projections (with groups). */
+  private Versions current;
+
+  /**
+   * A GROUPS record written with its document that the previous batch ended with: the next record
+   * commits it. {@link #groupsAfter} is what this batch leaves, taken over once it is applied.
+   */
+  private QueueRecord groupsBefore;
+
+  private QueueRecord groupsAfter;
+
+  /** GROUPS records not followed by their document (writes torn by a crash), since start. */
+  private long tornGroups;
+
   public RecordBatch(int capacity) {
-    ids = new long[capacity];
-    values = new long[capacity];
     records = new QueueRecord[capacity];
-    previous = new long[capacity];
-    applied = new boolean[capacity];
-    int seen = Integer.highestOneBit(Math.max(16, capacity * 4) - 1) << 1;
+    int max = capacity * 2;
+    keys = new long[max];
+    values = new long[max];
+    previous = new long[max];
+    expected = new long[max];
+    sources = new QueueRecord[max];
+    taken = new boolean[max];
+    int seen = Integer.highestOneBit(Math.max(16, max * 4) - 1) << 1;
     seenIds = new long[seen];
     seenValues = new long[seen];
     seenStamps = new int[seen];
     seenMask = seen - 1;
+  }
+
+  /**
+   * The store has field groups: from now on writes set or clear their group keys, and
+   * re-projections are judged with {@code versions}.
+   */
+  public void groups(Versions versions) {
+    this.groups = true;
+    this.current = versions;
+  }
+
+  /** GROUPS records found without their document (writes torn by a crash) since start. */
+  public long tornGroups() {
+    return tornGroups;
   }
 
   /**
@@ -98,6 +156,7 @@ public final class RecordBatch {
   /** Forgets every record of the batch. */
   public void clear() {
     Arrays.fill(records, null);
+    Arrays.fill(sources, null);
   }
 
   /** Puts {@code r} at position {@code i} of the batch. */
@@ -111,78 +170,155 @@ public final class RecordBatch {
    */
   public void apply(int n, LsmIndex index, LiveRecords liveRecords) throws IOException {
     resolve(n, index, liveRecords != null);
-    index.putAll(ids, values, n);
+    index.putAll(keys, values, entries);
+    groupsBefore = groupsAfter;
     if (liveRecords != null) {
-      liveRecords.replaced(previous, values, n);
+      liveRecords.replaced(previous, values, entries);
     }
+  }
+
+  private void entry(QueueRecord source, long key, long value, long expect) {
+    int e = entries++;
+    sources[e] = source;
+    keys[e] = key;
+    values[e] = value;
+    expected[e] = expect;
+    taken[e] = true;
   }
 
   /**
-   * Fills {@link #ids} and {@link #values} for records {@code [0, n)}; with {@code withPrevious}
-   * also {@link #previous} (one index lookup per distinct ID). RELOCATED and DROPPED records always
-   * look up what they would replace.
+   * Fills the entries for records {@code [0, n)}; with {@code withPrevious} also {@link #previous}
+   * (one index lookup per distinct key). Conditional entries always look up what they would
+   * replace.
    */
   private void resolve(int n, LsmIndex index, boolean withPrevious) throws IOException {
+    entries = 0;
     boolean conditional = false;
+    QueueRecord pending = groupsBefore;
     for (int i = 0; i < n; i++) {
       QueueRecord r = records[i];
-      ids[i] = r.id();
+      long id = r.id();
       Op op = r.op();
-      conditional |= op == Op.RELOCATED || op == Op.DROPPED;
-      applied[i] = true;
-      values[i] =
-          op == Op.DELETE || op == Op.DROPPED || (op == Op.RELOCATED && !r.stores())
-              ? LsmIndex.DELETED
-              : r.address();
+      if (op == Op.GROUPS) {
+        if (pending != null) {
+          tornGroups++;
+        }
+        pending = null;
+        if (RecordBody.groupsWithDocument(op, ByteBuffer.wrap(r.body()), 0)) {
+          pending = r;
+        } else {
+          entry(r, GroupKeys.key(id), r.address(), REPROJECTED);
+          conditional = true;
+        }
+        continue;
+      }
+      QueueRecord withDocument = pending;
+      pending = null;
+      if (withDocument != null
+          && !(op.stores()
+              && withDocument.id() == id
+              && withDocument.sequence() + 1 == r.sequence())) {
+        tornGroups++;
+        withDocument = null;
+      }
+      switch (op) {
+        case PUT, PUT_EXPIRING -> {
+          entry(r, id, r.address(), ALWAYS);
+          if (groups) {
+            entry(
+                withDocument != null ? withDocument : r,
+                GroupKeys.key(id),
+                withDocument != null ? withDocument.address() : LsmIndex.DELETED,
+                ALWAYS);
+          }
+        }
+        case DELETE -> {
+          entry(r, id, LsmIndex.DELETED, ALWAYS);
+          if (groups) {
+            entry(r, GroupKeys.key(id), LsmIndex.DELETED, ALWAYS);
+          }
+        }
+        case DROPPED -> {
+          long original = r.originalAddress();
+          entry(r, id, LsmIndex.DELETED, original);
+          if (groups) {
+            entry(r, GroupKeys.key(id), LsmIndex.DELETED, original);
+          }
+          conditional = true;
+        }
+        case RELOCATED -> {
+          Op original = r.originalOp();
+          long key = original == Op.GROUPS ? GroupKeys.key(id) : id;
+          entry(
+              r, key, original == Op.DELETE ? LsmIndex.DELETED : r.address(), r.originalAddress());
+          conditional = true;
+        }
+        default -> throw new IllegalStateException("record kind " + op);
+      }
     }
+    groupsAfter = pending;
     if (withPrevious || conditional || versions != null) {
-      lookUpPrevious(n, index);
+      lookUpPrevious(index);
     }
   }
 
-  private void lookUpPrevious(int n, LsmIndex index) throws IOException {
+  private int slot(long key) {
+    int slot = (int) (mix(key) & seenMask);
+    while (seenStamps[slot] == stamp && seenIds[slot] != key) {
+      slot = (slot + 1) & seenMask;
+    }
+    return slot;
+  }
+
+  /** What the index holds for {@code key} at this point of the batch. */
+  private long held(long key, LsmIndex index) throws IOException {
+    int slot = slot(key);
+    return seenStamps[slot] == stamp ? seenValues[slot] : index.get(key);
+  }
+
+  private void lookUpPrevious(LsmIndex index) throws IOException {
     if (++stamp == 0) {
       Arrays.fill(seenStamps, 0);
       stamp = 1;
     }
-    for (int i = 0; i < n; i++) {
-      long id = ids[i];
-      int slot = (int) (mix(id) & seenMask);
-      while (seenStamps[slot] == stamp && seenIds[slot] != id) {
-        slot = (slot + 1) & seenMask;
-      }
+    for (int e = 0; e < entries; e++) {
+      long key = keys[e];
+      int slot = slot(key);
       if (seenStamps[slot] == stamp) {
-        previous[i] = seenValues[slot];
+        previous[e] = seenValues[slot];
       } else {
-        previous[i] = index.get(id);
+        previous[e] = index.get(key);
         seenStamps[slot] = stamp;
-        seenIds[slot] = id;
+        seenIds[slot] = key;
       }
-      QueueRecord r = records[i];
-      Op op = r.op();
+      QueueRecord r = sources[e];
+      long expect = expected[e];
       boolean takes = true;
-      if (op == Op.RELOCATED || op == Op.DROPPED) {
-        takes = previous[i] == r.originalAddress() || newerThanIndexed(r, previous[i]);
-        if (!takes) {
-          // The ID was written, deleted or relocated since: leave its entry as it is.
-          values[i] = previous[i] >= 0 ? previous[i] : LsmIndex.DELETED;
-        }
+      if (expect == REPROJECTED) {
+        long document = held(GroupKeys.documentId(key), index);
+        takes = current != null && document >= 0 && current.versionAt(document) == r.version();
+      } else if (expect != ALWAYS) {
+        takes = previous[e] == expect || newerThanIndexed(r, key, previous[e]);
       }
-      applied[i] = takes;
-      if (deletedAt != null && takes && values[i] == LsmIndex.DELETED) {
-        deletedAt.put(id, r.version()); // a tombstone set now, at this version
+      if (!takes) {
+        // Written, deleted or relocated since: leave the entry as it is.
+        values[e] = previous[e] >= 0 ? previous[e] : LsmIndex.DELETED;
       }
-      seenValues[slot] = values[i];
+      taken[e] = takes;
+      if (deletedAt != null && takes && values[e] == LsmIndex.DELETED) {
+        deletedAt.put(key, r.version()); // a tombstone set now, at this version
+      }
+      seenValues[slot] = values[e];
     }
   }
 
   /**
    * While rebuilding: whether RELOCATED or DROPPED record {@code r} is to replace {@code indexed}
-   * (what the index holds for its ID) by version. Always false when live: there, an ID whose entry
-   * is not the original address was written or deleted after the original (the space reclamation
-   * relocates only what the index points at).
+   * (what the index holds for {@code key}) by version. Always false when live: there, a key whose
+   * entry is not the original address was written or deleted after the original (the space
+   * reclamation relocates only what the index points at).
    */
-  private boolean newerThanIndexed(QueueRecord r, long indexed) throws IOException {
+  private boolean newerThanIndexed(QueueRecord r, long key, long indexed) throws IOException {
     if (versions == null) {
       return false;
     }
@@ -190,7 +326,7 @@ public final class RecordBatch {
     if (indexed >= 0) {
       held = versions.versionAt(indexed);
     } else {
-      Long d = deletedAt.get(r.id());
+      Long d = deletedAt.get(key);
       held = d == null ? -1 : d; // absent: nothing older can show through
     }
     long v = r.version();
@@ -198,8 +334,8 @@ public final class RecordBatch {
   }
 
   /**
-   * The cache's side of records {@code [0, n)} once they are in the index: a new version or a
-   * tombstone per write, and per RELOCATED or DROPPED record that took effect (the same version a
+   * The cache's side of the batch once it is in the index: a new version or a tombstone per entry
+   * of a user's write, and per RELOCATED or DROPPED entry that took effect (the same version a
    * reader saw for a live relocation; while rebuilding, it may replace an older one). Clears the
    * batch.
    *
@@ -207,19 +343,24 @@ public final class RecordBatch {
    *     freshness
    */
   public void ingested(DocCache cache, int n, java.util.function.Consumer<QueueRecord> writes) {
+    for (int e = 0; e < entries; e++) {
+      QueueRecord r = sources[e];
+      Op op = r.op();
+      long key = keys[e];
+      if (!taken[e]) {
+        // lost its compare-and-set: nothing changed
+      } else if (values[e] == LsmIndex.DELETED) {
+        cache.setDeleted(key, r.version());
+      } else if ((op != Op.DROPPED && op != Op.RELOCATED) || versions != null) {
+        // a write or re-projection; a live relocation leaves the cache's version as it is
+        cache.set(key, r.version(), r.document(), r.expiresAtMillis());
+      }
+      sources[e] = null;
+    }
     for (int i = 0; i < n; i++) {
       QueueRecord r = records[i];
       Op op = r.op();
-      if (op == Op.DROPPED || op == Op.RELOCATED) {
-        if (applied[i]) {
-          if (values[i] == LsmIndex.DELETED) {
-            cache.setDeleted(r.id(), r.version());
-          } else if (versions != null) { // live, the cache holds this very version already
-            cache.set(r.id(), r.version(), r.document(), r.expiresAtMillis());
-          }
-        }
-      } else {
-        CachedReads.ingested(cache, r);
+      if (op != Op.DROPPED && op != Op.RELOCATED && op != Op.GROUPS) {
         writes.accept(r);
       }
       records[i] = null;

@@ -1,0 +1,57 @@
+package io.docstore.service.store;
+
+import io.docstore.queue.Op;
+import io.docstore.queue.RecordBody;
+import java.nio.ByteBuffer;
+
+/**
+ * The index keys of field-group projections: one index holds documents and their projections, a
+ * document's projections (its GROUPS record) under its ID with bit 62 set (a group-tagged key).
+ * Documents of a store with groups therefore have IDs below 2^62, which the write path checks; so a
+ * document and its projections change in one {@code putAll} of the one index, and every path that
+ * follows the index (checkpoints, re-indexing, live-record counts, rebuilds) follows both.
+ */
+public final class GroupKeys {
+
+  /** The tag. */
+  public static final long BIT = 1L << 62;
+
+  /** The largest document ID a store with groups accepts. */
+  public static final long MAX_DOCUMENT_ID = BIT - 1;
+
+  private GroupKeys() {}
+
+  /** The key of document {@code id}'s projections. */
+  public static long key(long id) {
+    return id | BIT;
+  }
+
+  public static boolean isGroupKey(long key) {
+    return (key & BIT) != 0;
+  }
+
+  /** The document ID an index key stands for. */
+  public static long documentId(long key) {
+    return key & ~BIT;
+  }
+
+  /**
+   * Whether a record of {@code recordId} and kind {@code op} (body at {@code [at, at + length)} of
+   * {@code buf}) is what index key {@code key} may map to: a document's own record for a document
+   * key, a GROUPS record (or a relocated one) for a group key ({@code groups}: the store has
+   * groups, so keys with the tag are group keys). False for a damaged RELOCATED body.
+   */
+  public static boolean matches(
+      boolean groups, long key, long recordId, Op op, ByteBuffer buf, int at, int length) {
+    boolean group = groups && isGroupKey(key);
+    if (recordId != (group ? documentId(key) : key)) {
+      return false;
+    }
+    try {
+      Op original = RecordBody.originalOp(op, buf, at, length);
+      return group ? original == Op.GROUPS : original.stores();
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+}
