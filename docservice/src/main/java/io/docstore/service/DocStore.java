@@ -20,8 +20,10 @@ import io.docstore.service.cache.DocCache;
 import io.docstore.service.gc.ExpiryHorizons;
 import io.docstore.service.gc.Reclamation;
 import io.docstore.service.gc.SpaceReclaimer;
+import io.docstore.service.groups.FieldGroups;
 import io.docstore.service.metrics.StoreMeters;
 import io.docstore.service.store.CachedReads;
+import io.docstore.service.store.GroupKeys;
 import io.docstore.service.store.IndexAside;
 import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.service.store.Indexer;
@@ -81,6 +83,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private final int maxBodyBytes;
   private final long defaultTtlMillis;
   private final DirectoryLock lock;
+
+  /** The field groups every write is projected onto (docs/design/groups.md). */
+  private final FieldGroups groups;
 
   /** Null when opened read-only. */
   private final ScheduledExecutorService checkpointer;
@@ -142,6 +147,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     this.cache = o.cache;
     this.maxBodyBytes = o.maxBodyBytes;
     this.defaultTtlMillis = o.defaultTtl.toMillis();
+    this.groups = o.groups;
     this.lock = lock;
     this.metrics = new StoreMetrics(o.registry);
     DocQueue q = null;
@@ -207,6 +213,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       this.checkpointed = through;
       this.liveRecords = counted;
       this.indexer = new Indexer(q.tailer(through + 1), idx, cache, metrics, through, liveRecords);
+      if (groups.configured()) {
+        indexer.groups(address -> reader.get(address).version());
+      }
       this.reads =
           new CachedReads(
               cache,
@@ -506,8 +515,14 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     if (readOnly) {
       throw new IOException("the store in " + dir + " was opened read-only");
     }
+    byte[][][] projected = groups.configured() ? new byte[updates.size()][][] : null;
+    int at = 0;
     for (Update u : updates) {
       checkId(u.id());
+      if (projected != null && !u.isDelete()) {
+        projected[at] = projections(u);
+      }
+      at++;
       if (!u.isDelete() && u.body().length > maxBodyBytes) {
         throw new IllegalArgumentException(
             "document "
@@ -528,18 +543,22 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     ExpiryHorizons horizons = reclamation.horizons();
     long discards = writer.discards();
     try {
+      int i = 0;
       for (Update u : updates) {
         long expires =
             u.expiresAtMillis() != 0 || defaultTtlMillis <= 0
                 ? u.expiresAtMillis()
                 : now + defaultTtlMillis;
+        Op op = expires == 0 ? Op.PUT : Op.PUT_EXPIRING;
+        byte[] body = expires == 0 ? u.body() : RecordBody.expiring(expires, u.body());
+        byte[][] projections = projected == null ? null : projected[i];
+        i++;
         Appended a =
             u.isDelete()
                 ? writer.append(u.id(), Op.DELETE, now, new byte[0])
-                : expires == 0
-                    ? writer.append(u.id(), Op.PUT, now, u.body())
-                    : writer.append(
-                        u.id(), Op.PUT_EXPIRING, now, RecordBody.expiring(expires, u.body()));
+                : projections == null
+                    ? writer.append(u.id(), op, now, body)
+                    : appendWithGroups(u.id(), now, expires, projections, op, body);
         out.add(new Written(u.id(), a.sequence()));
         last = Math.max(last, a.sequence());
         if (!u.isDelete()) {
@@ -576,6 +595,42 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     }
     metrics.written(puts, updates.size() - puts, System.nanoTime() - t0);
     return out;
+  }
+
+  /** The projections of put {@code u}, checked: an ID a group key can hold, a JSON object. */
+  private byte[][] projections(Update u) {
+    if (u.id() > GroupKeys.MAX_DOCUMENT_ID) {
+      throw new IllegalArgumentException(
+          "document id "
+              + u.id()
+              + " is too large for a store with field groups (at most "
+              + GroupKeys.MAX_DOCUMENT_ID
+              + ", 2^62 - 1: docs/design/groups.md)");
+    }
+    byte[][] p = groups.project(u.id(), u.body());
+    int total = 0;
+    for (byte[] b : p) {
+      total += b.length;
+    }
+    if (total > maxBodyBytes) {
+      throw new IllegalArgumentException(
+          "the field groups of document "
+              + u.id()
+              + " project to "
+              + total
+              + " bytes, over the limit of "
+              + maxBodyBytes);
+    }
+    return p;
+  }
+
+  /** Appends a put and, just before it, its GROUPS record (the put commits it). */
+  private Appended appendWithGroups(
+      long id, long now, long expires, byte[][] projections, Op op, byte[] body)
+      throws IOException {
+    String[] names = groups.names().toArray(String[]::new);
+    byte[] record = RecordBody.groups(-1, expires, names, projections);
+    return writer.appendWithGroups(id, now, record, op, body)[0];
   }
 
   /**
@@ -637,6 +692,47 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return reads.getAll(ids);
   }
 
+  @Override
+  public FieldGroups groups() {
+    return groups;
+  }
+
+  @Override
+  public Document[] getAll(long[] ids, String group) throws IOException {
+    ensureOpen();
+    if (!groups.has(group)) {
+      throw new IllegalArgumentException(
+          groups.configured()
+              ? "unknown group '" + group + "'; the groups are " + String.join(", ", groups.names())
+              : "no field groups are configured (docstore.groups)");
+    }
+    long[] keys = new long[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      checkId(ids[i]);
+      keys[i] = ids[i] > GroupKeys.MAX_DOCUMENT_ID ? -1 : GroupKeys.key(ids[i]);
+    }
+    byte[] name = groups.encodedName(group);
+    Document[] found = reads.getAll(keys);
+    for (int i = 0; i < found.length; i++) {
+      Document d = found[i];
+      if (d != null) {
+        byte[] groupsBody = d.body();
+        long p =
+            RecordBody.projection(java.nio.ByteBuffer.wrap(groupsBody), 0, groupsBody.length, name);
+        found[i] =
+            p < 0
+                ? null
+                : new Document(
+                    ids[i],
+                    d.sequence(),
+                    d.acceptedAtMillis(),
+                    java.util.Arrays.copyOfRange(
+                        groupsBody, (int) (p >>> 32), (int) (p >>> 32) + (int) p));
+      }
+    }
+    return found;
+  }
+
   private QueueRecord load(long id, long address) throws IOException {
     QueueRecord r;
     try {
@@ -661,7 +757,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       reader.read(
           address,
           (rid, seq, op, acceptedAt, buf, at, length) -> {
-            if (rid != id || !storesDocument(op, buf, at, length)) {
+            if (!GroupKeys.matches(groups.configured(), id, rid, op, buf, at, length)) {
               sequence[0] = -1; // checked below, outside the reader's buffer
               return;
             }
@@ -682,15 +778,6 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return sequence[0];
   }
 
-  /** Whether a record of kind {@code op} stores a document (false for a damaged RELOCATED body). */
-  private static boolean storesDocument(Op op, java.nio.ByteBuffer buf, int at, int length) {
-    try {
-      return RecordBody.stores(op, buf, at, length);
-    } catch (IllegalArgumentException e) {
-      return false;
-    }
-  }
-
   /**
    * The index maps {@code id} to {@code address}; the record there must store a document of that
    * id.
@@ -698,8 +785,14 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   private void checkMapping(long id, long address, QueueRecord r) throws CorruptionException {
     long recordId = r.id();
     Op op = r.op();
-    if (recordId != id
-        || !storesDocument(op, java.nio.ByteBuffer.wrap(r.body()), 0, r.body().length)) {
+    if (!GroupKeys.matches(
+        groups.configured(),
+        id,
+        recordId,
+        op,
+        java.nio.ByteBuffer.wrap(r.body()),
+        0,
+        r.body().length)) {
       metrics.corruption();
       CorruptionException e =
           new CorruptionException(

@@ -24,6 +24,7 @@ public final class DocStoreOptions {
   final int maxBodyBytes;
   final Duration defaultTtl;
   final io.docstore.service.gc.GcOptions gc;
+  final io.docstore.service.groups.FieldGroups groups;
 
   private DocStoreOptions(Builder b) {
     this.fileSystem = b.fileSystem;
@@ -35,6 +36,7 @@ public final class DocStoreOptions {
     this.maxBodyBytes = b.maxBodyBytes;
     this.defaultTtl = b.defaultTtl;
     this.gc = b.gc;
+    this.groups = b.groups;
   }
 
   public static Builder builder(DocCache cache) {
@@ -62,6 +64,11 @@ public final class DocStoreOptions {
     return maxBodyBytes;
   }
 
+  /** The field groups every write is projected onto (none by default). */
+  public io.docstore.service.groups.FieldGroups groups() {
+    return groups;
+  }
+
   /** The time to live of a put that names no expiry of its own; zero: such puts never expire. */
   public Duration defaultTtl() {
     return defaultTtl;
@@ -82,6 +89,8 @@ public final class DocStoreOptions {
     private Duration checkpointInterval = Duration.ofSeconds(5);
     private int maxBodyBytes = 1 << 20;
     private Duration defaultTtl = Duration.ZERO;
+    private io.docstore.service.groups.FieldGroups groups =
+        io.docstore.service.groups.FieldGroups.NONE;
     private io.docstore.service.gc.GcOptions gc =
         io.docstore.service.gc.GcOptions.defaults().withEnabled(false);
 
@@ -149,6 +158,12 @@ public final class DocStoreOptions {
     /** The space reclamation (default: {@link io.docstore.service.gc.GcOptions#defaults}, off). */
     public Builder gc(io.docstore.service.gc.GcOptions o) {
       this.gc = java.util.Objects.requireNonNull(o, "gc");
+      return this;
+    }
+
+    /** The field groups every write is projected onto (default: none). */
+    public Builder groups(io.docstore.service.groups.FieldGroups g) {
+      this.groups = java.util.Objects.requireNonNull(g, "groups");
       return this;
     }
 

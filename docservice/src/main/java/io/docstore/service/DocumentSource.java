@@ -1,6 +1,7 @@
 package io.docstore.service;
 
 import io.docstore.client.Document;
+import io.docstore.service.groups.FieldGroups;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 
@@ -65,4 +66,20 @@ public interface DocumentSource {
    * lookups).
    */
   Document[] getAll(long[] ids) throws IOException;
+
+  /** The field groups this source serves ({@link FieldGroups#NONE} by default). */
+  default FieldGroups groups() {
+    return FieldGroups.NONE;
+  }
+
+  /**
+   * Group {@code group}'s projection of the newest version of each ID (its sequence is the
+   * document's), one slot per ID, null where the document is absent, deleted or expired, or has no
+   * projection for that group (written before the group was configured and not re-projected since).
+   *
+   * @throws IllegalArgumentException if {@code group} is not one of {@link #groups()}
+   */
+  default Document[] getAll(long[] ids, String group) throws IOException {
+    throw new IllegalArgumentException("no field groups are configured here");
+  }
 }

@@ -201,6 +201,7 @@ public final class Service implements Closeable {
         .registry(registry)
         .maxBodyBytes(config.maxBodyBytes())
         .defaultTtl(config.defaultTtl())
+        .groups(config.groups())
         .gc(gc)
         .checkpointInterval(config.checkpointInterval())
         .queueOptions(

@@ -45,6 +45,7 @@ public final class DocstoreConfig {
   private final int queueDictionarySamples;
   private final int maxBodyBytes;
   private final Duration defaultTtl;
+  private final io.docstore.service.groups.FieldGroups groups;
   private final io.docstore.service.gc.GcOptions gc;
   private final long queueBlockCacheBytes;
   private final boolean queueMappedReads;
@@ -178,6 +179,7 @@ public final class DocstoreConfig {
             r.bytes("gc.reserve", 0, Long.MAX_VALUE),
             r.doubleBetween("gc.min-garbage", 0, 1),
             1024);
+    groups = groups(c);
     defaultTtl = r.get("expiry.default-ttl", c::getDuration);
     if (defaultTtl.isNegative()) {
       throw new ConfigError(ROOT + ".expiry.default-ttl", "must be 0 (never expire) or positive");
@@ -261,9 +263,32 @@ public final class DocstoreConfig {
         known, ConfigParseOptions.defaults().setOriginDescription("system properties"));
   }
 
+  /** {@code groups { name = [field, ...] }}: the field groups, in the order written. */
+  private static io.docstore.service.groups.FieldGroups groups(Config c) {
+    Map<String, java.util.List<String>> groups = new java.util.LinkedHashMap<>();
+    for (String name : c.getObject("groups").keySet()) {
+      try {
+        groups.put(name, c.getStringList(com.typesafe.config.ConfigUtil.joinPath("groups", name)));
+      } catch (ConfigException e) {
+        throw new ConfigError(
+            ROOT + ".groups." + name, "must be a list of top-level field names: " + e.getMessage());
+      }
+    }
+    try {
+      return groups.isEmpty()
+          ? io.docstore.service.groups.FieldGroups.NONE
+          : new io.docstore.service.groups.FieldGroups(groups);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigError(ROOT + ".groups", e.getMessage());
+    }
+  }
+
   private static void rejectUnknownKeys(Config given, Config defaults) {
     for (Map.Entry<String, ConfigValue> e : given.entrySet()) {
       String key = e.getKey();
+      if (key.startsWith(ROOT + ".groups.")) {
+        continue; // the groups are the user's to name
+      }
       if (key.startsWith(ROOT + ".") && !defaults.hasPathOrNull(key)) {
         throw new ConfigError(
             key,
@@ -542,6 +567,11 @@ public final class DocstoreConfig {
   /** The space reclamation's settings ({@code docstore.gc.*}). */
   public io.docstore.service.gc.GcOptions gc() {
     return gc;
+  }
+
+  /** The field groups ({@code docstore.groups}), {@code FieldGroups.NONE} when none. */
+  public io.docstore.service.groups.FieldGroups groups() {
+    return groups;
   }
 
   /** Time to live of a put that names no expiry of its own; zero: such puts never expire. */

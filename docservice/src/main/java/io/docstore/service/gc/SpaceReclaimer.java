@@ -9,6 +9,7 @@ import io.docstore.queue.QueueTailer;
 import io.docstore.queue.RecordBody;
 import io.docstore.queue.RecordHeaderScan;
 import io.docstore.queue.SegmentSummary;
+import io.docstore.service.store.GroupKeys;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -340,15 +341,21 @@ public final class SpaceReclaimer {
         break;
       }
       long current = store.lookup(scan.id());
-      if (garbage(scan.op(), scan.address(), current)) {
+      Op op = scan.op();
+      boolean liveGroups =
+          (op == Op.GROUPS || op == Op.RELOCATED)
+              && scan.id() <= GroupKeys.MAX_DOCUMENT_ID
+              && store.lookup(GroupKeys.key(scan.id())) == scan.address();
+      if (op == Op.GROUPS ? !liveGroups : !liveGroups && garbage(op, scan.address(), current)) {
         continue; // decided by the header: its body is never read
       }
       Relocation keep = keep(store.read(scan.address()), current, victim.number(), now);
       if (keep != null) {
         out.add(keep);
         bytes += scan.storedLength();
-        if (keep.op() == Op.DROPPED
-            || !RecordBody.stores(keep.op(), ByteBuffer.wrap(keep.body()), 0, keep.body().length)) {
+        Op kept =
+            RecordBody.originalOp(keep.op(), ByteBuffer.wrap(keep.body()), 0, keep.body().length);
+        if (kept == Op.DROPPED || kept == Op.DELETE) {
           keptDeletesNow++;
         }
       }
@@ -410,6 +417,30 @@ public final class SpaceReclaimer {
    */
   private Relocation keep(QueueRecord r, long current, long victim, long now) throws IOException {
     ByteBuffer body = ByteBuffer.wrap(r.body());
+    if (r.originalOp() == Op.GROUPS) {
+      // A document's projections: live while its group key points here; they expire with it.
+      if (store.lookup(GroupKeys.key(r.id())) != r.address()) {
+        return null;
+      }
+      long expires = r.expiresAtMillis();
+      if (expires != RecordBody.NEVER && now >= expires) {
+        return new Relocation(
+            r.id(), Op.DROPPED, r.acceptedAtMillis(), RecordBody.dropped(r.version(), r.address()));
+      }
+      byte[] groups = r.document();
+      return new Relocation(
+          r.id(),
+          Op.RELOCATED,
+          r.acceptedAtMillis(),
+          RecordBody.relocated(
+              r.version(),
+              r.address(),
+              Op.GROUPS,
+              RecordBody.NEVER,
+              ByteBuffer.wrap(groups),
+              0,
+              groups.length));
+    }
     if (r.stores()) {
       if (current != r.address()) {
         return null; // replaced, deleted or relocated since

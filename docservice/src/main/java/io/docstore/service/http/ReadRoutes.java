@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The read port: {@code GET|HEAD /docs/{id}} (ETag = sequence number, If-None-Match → 304) and
- * {@code GET /docs?ids=1,2,3} (at most a configured number of distinct IDs). It has no write paths
- * at all: any other method is 405. Thread-safe (stateless apart from the source).
+ * {@code GET /docs?ids=1,2,3} (at most a configured number of distinct IDs); with {@code ?group=G}
+ * either serves field group G's projection instead of the document (ETag = sequence and group). It
+ * has no write paths at all: any other method is 405. Thread-safe (stateless apart from the
+ * source).
  */
 public final class ReadRoutes implements Routes {
 
@@ -147,10 +149,45 @@ public final class ReadRoutes implements Routes {
       r.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
       return r;
     }
+    String group = group(qs);
     if (single) {
-      return one(req, DocumentIds.parse(path.substring("/docs/".length())));
+      long id = DocumentIds.parse(path.substring("/docs/".length()));
+      return group == null ? one(req, id) : one(req, id, group);
     }
-    return many(qs);
+    return many(qs, group);
+  }
+
+  /**
+   * The {@code group} parameter, checked against the source's field groups; null when absent.
+   *
+   * @throws BadRequest for an unknown group, naming the known ones
+   */
+  private String group(QueryStringDecoder qs) throws BadRequest {
+    List<String> values = qs.parameters().get("group");
+    if (values == null) {
+      return null;
+    }
+    String group = values.get(values.size() - 1);
+    if (!source.groups().has(group)) {
+      throw new BadRequest(
+          source.groups().configured()
+              ? "unknown group '"
+                  + group
+                  + "'; the groups are: "
+                  + String.join(", ", source.groups().names())
+              : "unknown group '" + group + "': no field groups are configured here");
+    }
+    return group;
+  }
+
+  /** {@code GET|HEAD /docs/{id}?group=G}: the group's projection; ETag = sequence and group. */
+  private FullHttpResponse one(FullHttpRequest req, long id, String group) throws IOException {
+    Document d = source.getAll(new long[] {id}, group)[0];
+    if (d == null) {
+      return Responses.error(
+          HttpResponseStatus.NOT_FOUND, "document " + id + " not found (group " + group + ")");
+    }
+    return found(req, "\"" + d.sequence() + "-" + group + "\"", Unpooled.wrappedBuffer(d.body()));
   }
 
   private FullHttpResponse one(FullHttpRequest req, long id) throws IOException {
@@ -166,7 +203,10 @@ public final class ReadRoutes implements Routes {
    * If-None-Match names that ETag.
    */
   private static FullHttpResponse found(FullHttpRequest req, long sequence, ByteBuf body) {
-    String etag = "\"" + sequence + "\"";
+    return found(req, "\"" + sequence + "\"", body);
+  }
+
+  private static FullHttpResponse found(FullHttpRequest req, String etag, ByteBuf body) {
     String inm = req.headers().get(HttpHeaderNames.IF_NONE_MATCH);
     if (inm != null && matches(inm, etag)) {
       body.release();
@@ -201,7 +241,8 @@ public final class ReadRoutes implements Routes {
    * into the response: no {@code byte[]} or object per document on the heap. With a remote cache
    * one batched lookup ({@link DocumentSource#getAll}) keeps it to one network round trip.
    */
-  private FullHttpResponse many(QueryStringDecoder qs) throws BadRequest, IOException {
+  private FullHttpResponse many(QueryStringDecoder qs, String group)
+      throws BadRequest, IOException {
     List<String> params = qs.parameters().get("ids");
     if (params == null || params.isEmpty()) {
       throw new BadRequest("missing ids parameter: GET /docs?ids=1,2,3");
@@ -220,9 +261,9 @@ public final class ReadRoutes implements Routes {
       long[] damaged = null;
       int broken = 0;
       Document[] docs = null;
-      if (!source.cachesInProcess()) {
+      if (!source.cachesInProcess() || group != null) {
         try {
-          docs = source.getAll(ids);
+          docs = group == null ? source.getAll(ids) : source.getAll(ids, group);
         } catch (CorruptionException e) {
           docs = null; // one of them is damaged: read them one by one below, naming it
         }
@@ -238,7 +279,15 @@ public final class ReadRoutes implements Routes {
         boolean found;
         if (docs == null) {
           try {
-            found = source.copyIfCached(ids[i], out) >= 0 || source.copy(ids[i], out) >= 0;
+            if (group != null) {
+              Document d = source.getAll(new long[] {ids[i]}, group)[0];
+              found = d != null;
+              if (found) {
+                out.writeBytes(d.body());
+              }
+            } else {
+              found = source.copyIfCached(ids[i], out) >= 0 || source.copy(ids[i], out) >= 0;
+            }
           } catch (CorruptionException e) {
             // The others are still answered; this one is named, and the log says where it lies.
             log.error("corrupt document data: {}", e.getMessage());

@@ -66,6 +66,14 @@ public final class Indexer implements Closeable {
     this.appliedThrough = appliedThrough;
   }
 
+  /**
+   * The store has field groups: writes set or clear their projections' group keys too (see {@link
+   * RecordBatch#groups}).
+   */
+  public void groups(RecordBatch.Versions versions) {
+    batch.groups(versions);
+  }
+
   /** The highest sequence whose record is visible through the index (and cache). */
   public long appliedThrough() {
     return appliedThrough;
