@@ -709,13 +709,17 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     long[] keys = new long[ids.length];
     for (int i = 0; i < ids.length; i++) {
       checkId(ids[i]);
-      keys[i] = ids[i] > GroupKeys.MAX_DOCUMENT_ID ? -1 : GroupKeys.key(ids[i]);
+      // An ID a group key cannot hold has no projections (writes with groups refuse it): it is
+      // looked up as ID 0's key and dropped below.
+      keys[i] = GroupKeys.key(ids[i] > GroupKeys.MAX_DOCUMENT_ID ? 0 : ids[i]);
     }
     byte[] name = groups.encodedName(group);
     Document[] found = reads.getAll(keys);
     for (int i = 0; i < found.length; i++) {
       Document d = found[i];
-      if (d != null) {
+      if (d != null && ids[i] > GroupKeys.MAX_DOCUMENT_ID) {
+        found[i] = null;
+      } else if (d != null) {
         byte[] groupsBody = d.body();
         long p =
             RecordBody.projection(java.nio.ByteBuffer.wrap(groupsBody), 0, groupsBody.length, name);

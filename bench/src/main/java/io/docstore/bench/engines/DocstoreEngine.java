@@ -217,7 +217,8 @@ final class DocstoreEngine implements Engine {
     flush();
     try (java.io.InputStream in = java.nio.file.Files.newInputStream(ndjson)) {
       BulkLoad.Result r =
-          BulkLoad.loadInto(queue, index, in, threads, queue.options().maxBodyBytes(), 0, p -> {});
+          BulkLoad.loadInto(
+              queue, index, in, threads, queue.options().maxBodyBytes(), 0, false, p -> {});
       if (r.failed() > 0) {
         throw new IOException(r.failed() + " invalid lines in " + ndjson + ": " + r.errors());
       }

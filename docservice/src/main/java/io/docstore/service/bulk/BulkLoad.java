@@ -9,6 +9,7 @@ import io.docstore.queue.Op;
 import io.docstore.queue.RecordBody;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
+import io.docstore.service.store.GroupKeys;
 import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.service.updater.InvalidUpdateException;
 import io.docstore.service.updater.UpdateParser;
@@ -101,6 +102,7 @@ public final class BulkLoad {
               threads,
               options.maxBodyBytes(),
               options.defaultTtl().toMillis(),
+              options.groups().configured(),
               progress);
       if (r.loaded() > 0) {
         IndexCheckpoint.publish(
@@ -113,7 +115,9 @@ public final class BulkLoad {
   /**
    * The load itself, into an open queue and index (the bench's docstore engine calls this too):
    * queue appended and fsynced, index ingested. The caller owns the checkpoint, if any. A line
-   * without an expiry of its own gets {@code defaultTtlMillis} (0: none).
+   * without an expiry of its own gets {@code defaultTtlMillis} (0: none). With {@code groups} (the
+   * store has field groups) the loaded documents' projections are cleared: they are loaded without
+   * any, and an older version's must not outlive them.
    */
   public static Result loadInto(
       DocQueue queue,
@@ -122,6 +126,7 @@ public final class BulkLoad {
       int threads,
       int maxBodyBytes,
       long defaultTtlMillis,
+      boolean groups,
       LongConsumer progress)
       throws IOException {
     if (threads < 1) {
@@ -157,7 +162,12 @@ public final class BulkLoad {
       BulkAppender bulk =
           queue.bulkAppender(
               threads,
-              (seq, id, op, address) -> run.add(id, op == Op.DELETE ? LsmIndex.DELETED : address));
+              (seq, id, op, address) -> {
+                run.add(id, op == Op.DELETE ? LsmIndex.DELETED : address);
+                if (groups && id <= GroupKeys.MAX_DOCUMENT_ID) {
+                  run.add(GroupKeys.key(id), LsmIndex.DELETED);
+                }
+              });
       try {
         ArrayDeque<Future<Chunk>> inFlight = new ArrayDeque<>();
         ChunkReader reader = new ChunkReader(in, CHUNK_BYTES, maxLineBytes);
