@@ -21,6 +21,7 @@ import io.docstore.service.gc.ExpiryHorizons;
 import io.docstore.service.gc.Reclamation;
 import io.docstore.service.gc.SpaceReclaimer;
 import io.docstore.service.groups.FieldGroups;
+import io.docstore.service.groups.GroupReads;
 import io.docstore.service.metrics.StoreMeters;
 import io.docstore.service.store.CachedReads;
 import io.docstore.service.store.GroupKeys;
@@ -700,41 +701,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   @Override
   public Document[] getAll(long[] ids, String group) throws IOException {
     ensureOpen();
-    if (!groups.has(group)) {
-      throw new IllegalArgumentException(
-          groups.configured()
-              ? "unknown group '" + group + "'; the groups are " + String.join(", ", groups.names())
-              : "no field groups are configured (docstore.groups)");
-    }
-    long[] keys = new long[ids.length];
-    for (int i = 0; i < ids.length; i++) {
-      checkId(ids[i]);
-      // An ID a group key cannot hold has no projections (writes with groups refuse it): it is
-      // looked up as ID 0's key and dropped below.
-      keys[i] = GroupKeys.key(ids[i] > GroupKeys.MAX_DOCUMENT_ID ? 0 : ids[i]);
-    }
-    byte[] name = groups.encodedName(group);
-    Document[] found = reads.getAll(keys);
-    for (int i = 0; i < found.length; i++) {
-      Document d = found[i];
-      if (d != null && ids[i] > GroupKeys.MAX_DOCUMENT_ID) {
-        found[i] = null;
-      } else if (d != null) {
-        byte[] groupsBody = d.body();
-        long p =
-            RecordBody.projection(java.nio.ByteBuffer.wrap(groupsBody), 0, groupsBody.length, name);
-        found[i] =
-            p < 0
-                ? null
-                : new Document(
-                    ids[i],
-                    d.sequence(),
-                    d.acceptedAtMillis(),
-                    java.util.Arrays.copyOfRange(
-                        groupsBody, (int) (p >>> 32), (int) (p >>> 32) + (int) p));
-      }
-    }
-    return found;
+    return GroupReads.getAll(groups, ids, group, reads::getAll);
   }
 
   private QueueRecord load(long id, long address) throws IOException {

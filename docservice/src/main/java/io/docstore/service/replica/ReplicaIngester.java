@@ -127,6 +127,9 @@ final class ReplicaIngester implements Closeable {
     this.follower = new QueueFollower(fs, queueDir, start, options.expectedBlockBytes);
     follower.loadManifest(); // what the primary last declared, known before the first pull
     this.cache = new OffHeapDocCache(options.cacheBytes);
+    if (options.groups.configured()) {
+      batch.groups(this::versionAt);
+    }
   }
 
   private Path indexDir() {
@@ -324,10 +327,12 @@ final class ReplicaIngester implements Closeable {
 
   /**
    * Persists the follower's point ({@link ReplicaCheckpoint#publish}), unless the follower is past
-   * records the index may lack (a refused batch, a broken index): then the last good point stays.
+   * records the index may lack (a refused batch, a broken index), or would split a document from
+   * its projections (the batch holds a GROUPS record whose document comes next): then the last good
+   * point stays.
    */
   void checkpoint() throws IOException {
-    if (pending > 0 || indexBroken) {
+    if (pending > 0 || indexBroken || batch.holdsGroups()) {
       return;
     }
     checkpoint.publish(follower.point(), index);

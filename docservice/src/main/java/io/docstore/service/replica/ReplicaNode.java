@@ -8,7 +8,10 @@ import io.docstore.queue.follow.FollowerCounters;
 import io.docstore.queue.follow.QueueFollower;
 import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.service.DocumentSource;
+import io.docstore.service.groups.FieldGroups;
+import io.docstore.service.groups.GroupReads;
 import io.docstore.service.store.CachedReads;
+import io.docstore.service.store.GroupKeys;
 import io.docstore.service.store.StoreMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -143,6 +146,17 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     return reads.getAll(ids);
   }
 
+  @Override
+  public FieldGroups groups() {
+    return options.groups;
+  }
+
+  /** As on the primary (see {@link GroupReads}). */
+  @Override
+  public Document[] getAll(long[] ids, String group) throws IOException {
+    return GroupReads.getAll(options.groups, ids, group, reads::getAll);
+  }
+
   private static void checkId(long id) {
     if (id < 0) {
       throw new IllegalArgumentException("document ID must be non-negative, got " + id);
@@ -152,13 +166,9 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   private QueueRecord read(long id, long address) throws IOException {
     QueueFollower follower = ingester.follower();
     QueueRecord r = follower.read(address);
-    boolean stores;
-    try {
-      stores = r.stores();
-    } catch (IllegalArgumentException damaged) {
-      stores = false;
-    }
-    if (r.id() != id || !stores) {
+    java.nio.ByteBuffer body = java.nio.ByteBuffer.wrap(r.body());
+    if (!GroupKeys.matches(
+        options.groups.configured(), id, r.id(), r.op(), body, 0, r.body().length)) {
       throw new CorruptionException(
           follower.directory(),
           address,

@@ -28,6 +28,7 @@ public final class ReplicaOptions {
   final String rsyncBinary;
   final IndexOptions indexOptions;
   final long cacheBytes;
+  final io.docstore.service.groups.FieldGroups groups;
 
   private ReplicaOptions(Builder b) {
     this.source = b.source;
@@ -40,6 +41,7 @@ public final class ReplicaOptions {
     this.rsyncBinary = b.rsyncBinary;
     this.indexOptions = b.indexOptions;
     this.cacheBytes = b.cacheBytes;
+    this.groups = b.groups;
   }
 
   /**
@@ -63,6 +65,8 @@ public final class ReplicaOptions {
     private String rsyncBinary = "rsync";
     private IndexOptions indexOptions;
     private long cacheBytes = DEFAULT_CACHE_BYTES;
+    private io.docstore.service.groups.FieldGroups groups =
+        io.docstore.service.groups.FieldGroups.NONE;
 
     private Builder(String source, Path dir) {
       this.source = Objects.requireNonNull(source, "source");
@@ -140,6 +144,14 @@ public final class ReplicaOptions {
      * Default: {@link #DEFAULT_CACHE_BYTES}; 0 turns the cache off. Always in process, never
      * memcached: a lagging replica's ingest would write older versions into a shared cache.
      */
+    /**
+     * The field groups the primary projects (the replica serves them): its {@code docstore.groups}.
+     */
+    public Builder groups(io.docstore.service.groups.FieldGroups g) {
+      this.groups = java.util.Objects.requireNonNull(g, "groups");
+      return this;
+    }
+
     public Builder cacheBytes(long bytes) {
       if (bytes < 0) {
         throw new IllegalArgumentException("cache bytes must be >= 0, got " + bytes);

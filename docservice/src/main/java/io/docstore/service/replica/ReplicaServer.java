@@ -51,6 +51,7 @@ public final class ReplicaServer implements Closeable {
             .rsyncBinary(rc.rsync())
             .indexOptions(Service.indexOptions(cfg).build())
             .cacheBytes(cfg.cacheBytes())
+            .groups(cfg.groups())
             .build();
     if (!cfg.memcachedServers().isEmpty()) {
       LOG.warn(

@@ -33,6 +33,13 @@ public final class Indexer implements Closeable {
   private final RecordBatch batch = new RecordBatch(BATCH);
   private volatile long appliedThrough;
 
+  /**
+   * The last record taken from the tailer and applied, or held by the batch (a GROUPS record whose
+   * document comes next); {@link #appliedThrough} stays just before a held one, so that a
+   * checkpoint never splits the pair. Guarded by {@link #lock}.
+   */
+  private long reached;
+
   /** Live records per segment, kept up to date with each batch; null when not counted. */
   private final LiveRecords liveRecords;
 
@@ -64,6 +71,7 @@ public final class Indexer implements Closeable {
     this.cache = cache;
     this.metrics = metrics;
     this.appliedThrough = appliedThrough;
+    this.reached = appliedThrough;
   }
 
   /**
@@ -92,9 +100,9 @@ public final class Indexer implements Closeable {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     lock.lock();
     try {
-      while (appliedThrough < sequence) {
+      while (reached < sequence) {
         int n = pending;
-        long last = n == 0 ? appliedThrough : pendingLast;
+        long last = n == 0 ? reached : pendingLast;
         while (n < BATCH && last < sequence) {
           QueueRecord r = n == 0 ? nextOrTimeout(deadline, sequence) : tailer.poll();
           if (r == null) {
@@ -117,11 +125,12 @@ public final class Indexer implements Closeable {
         }
         apply(n, live);
         if (n > 0) {
-          appliedThrough = last;
+          reached = last;
         }
-        if (appliedThrough < sequence && tailer.reclaimedThrough() >= sequence) {
-          appliedThrough = tailer.reclaimedThrough(); // the rest was reclaimed
+        if (reached < sequence && tailer.reclaimedThrough() >= sequence) {
+          reached = tailer.reclaimedThrough(); // the rest was reclaimed
         }
+        appliedThrough = batch.holdsGroups() ? reached - 1 : reached;
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -165,7 +174,7 @@ public final class Indexer implements Closeable {
     if (r == null) {
       throw new IOException(
           "record "
-              + (appliedThrough + 1)
+              + (reached + 1)
               + " (awaited up to "
               + sequence
               + ") is durable but the queue tailer did not surface it in time");

@@ -61,6 +61,10 @@ public final class RecordBatch {
   private final QueueRecord[] sources;
 
   private final boolean[] taken;
+
+  /** Per entry that sets a tombstone: the version it stands at. */
+  private final long[] tombstoneVersions;
+
   private int entries;
 
   /**
@@ -112,6 +116,7 @@ public final class RecordBatch {
     expected = new long[max];
     sources = new QueueRecord[max];
     taken = new boolean[max];
+    tombstoneVersions = new long[max];
     int seen = Integer.highestOneBit(Math.max(16, max * 4) - 1) << 1;
     seenIds = new long[seen];
     seenValues = new long[seen];
@@ -126,6 +131,15 @@ public final class RecordBatch {
   public void groups(Versions versions) {
     this.groups = true;
     this.current = versions;
+  }
+
+  /**
+   * Whether the last batch applied ended with a GROUPS record whose document has not come yet: a
+   * point persisted now (an index checkpoint, a replica's follow point) would split the pair, so it
+   * must stay before that record.
+   */
+  public boolean holdsGroups() {
+    return groupsBefore != null;
   }
 
   /** GROUPS records found without their document (writes torn by a crash) since start. */
@@ -178,7 +192,12 @@ public final class RecordBatch {
   }
 
   private void entry(QueueRecord source, long key, long value, long expect) {
+    entry(source, key, value, expect, source.version());
+  }
+
+  private void entry(QueueRecord source, long key, long value, long expect, long tombstoneVersion) {
     int e = entries++;
+    tombstoneVersions[e] = tombstoneVersion;
     sources[e] = source;
     keys[e] = key;
     values[e] = value;
@@ -224,12 +243,14 @@ public final class RecordBatch {
       switch (op) {
         case PUT, PUT_EXPIRING -> {
           entry(r, id, r.address(), ALWAYS);
-          if (groups) {
-            entry(
-                withDocument != null ? withDocument : r,
-                GroupKeys.key(id),
-                withDocument != null ? withDocument.address() : LsmIndex.DELETED,
-                ALWAYS);
+          if (groups && withDocument != null) {
+            entry(withDocument, GroupKeys.key(id), withDocument.address(), ALWAYS);
+          } else if (groups) {
+            // No projections came with it (written before groups, or their record was in a
+            // segment a rebuild stepped over): whatever projections an older version had are
+            // gone, and a relocated copy of this version's own may still come, so the tombstone
+            // stands just below this version.
+            entry(r, GroupKeys.key(id), LsmIndex.DELETED, ALWAYS, r.version() - 1);
           }
         }
         case DELETE -> {
@@ -306,7 +327,7 @@ public final class RecordBatch {
       }
       taken[e] = takes;
       if (deletedAt != null && takes && values[e] == LsmIndex.DELETED) {
-        deletedAt.put(key, r.version()); // a tombstone set now, at this version
+        deletedAt.put(key, tombstoneVersions[e]); // a tombstone set now, at its version
       }
       seenValues[slot] = values[e];
     }
@@ -350,7 +371,7 @@ public final class RecordBatch {
       if (!taken[e]) {
         // lost its compare-and-set: nothing changed
       } else if (values[e] == LsmIndex.DELETED) {
-        cache.setDeleted(key, r.version());
+        cache.setDeleted(key, tombstoneVersions[e]);
       } else if ((op != Op.DROPPED && op != Op.RELOCATED) || versions != null) {
         // a write or re-projection; a live relocation leaves the cache's version as it is
         cache.set(key, r.version(), r.document(), r.expiresAtMillis());

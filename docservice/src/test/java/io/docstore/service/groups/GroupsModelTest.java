@@ -121,7 +121,7 @@ class GroupsModelTest {
         }
         store.apply(batch);
         model.putAll(next);
-        switch (rnd.nextInt(6)) {
+        switch (rnd.nextInt(7)) {
           case 0 -> {
             store.close();
             store = DocStore.open(dir, options());
@@ -130,6 +130,12 @@ class GroupsModelTest {
           case 2 -> {
             store.close();
             tearAWrite(rnd.nextInt(150));
+            store = DocStore.open(dir, options());
+          }
+          case 3 -> {
+            // The index rebuilt from the queue's first record, over hollow segments too.
+            store.close();
+            deleteIndex();
             store = DocStore.open(dir, options());
           }
           default -> {}
@@ -160,6 +166,14 @@ class GroupsModelTest {
       q.writer().append(id, Op.GROUPS, System.currentTimeMillis(), torn);
       q.writer().sync();
     }
+  }
+
+  private void deleteIndex() throws Exception {
+    try (var files = java.nio.file.Files.walk(dir.resolve("index"))) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+    java.nio.file.Files.deleteIfExists(
+        dir.resolve(io.docstore.service.store.CheckpointFormat.FILE_NAME));
   }
 
   private static void check(DocStore store, Map<Long, Version> model) throws Exception {

@@ -1,0 +1,72 @@
+package io.docstore.service.groups;
+
+import io.docstore.client.Document;
+import io.docstore.queue.RecordBody;
+import io.docstore.service.store.GroupKeys;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * A group read on any store that keeps projections under group keys (the primary's and a
+ * replica's): the keys looked up as documents (their "document" is the GROUPS body, cached and
+ * versioned like one), then each body cut down to the asked group's projection.
+ */
+public final class GroupReads {
+
+  /** Reads the newest versions of several index keys, as documents. */
+  @FunctionalInterface
+  public interface KeyedReads {
+    Document[] getAll(long[] keys) throws IOException;
+  }
+
+  private GroupReads() {}
+
+  /**
+   * Group {@code group}'s projection of each of {@code ids} (see {@link
+   * io.docstore.service.DocumentSource#getAll(long[], String)}).
+   *
+   * @throws IllegalArgumentException for a group {@code groups} does not have, naming those it has
+   */
+  public static Document[] getAll(FieldGroups groups, long[] ids, String group, KeyedReads reads)
+      throws IOException {
+    if (!groups.has(group)) {
+      throw new IllegalArgumentException(
+          groups.configured()
+              ? "unknown group '" + group + "'; the groups are " + String.join(", ", groups.names())
+              : "no field groups are configured (docstore.groups)");
+    }
+    long[] keys = new long[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      if (ids[i] < 0) {
+        throw new IllegalArgumentException("document ID must be non-negative, got " + ids[i]);
+      }
+      // An ID a group key cannot hold has no projections (writes with groups refuse it): it is
+      // looked up as ID 0's key and dropped below.
+      keys[i] = GroupKeys.key(ids[i] > GroupKeys.MAX_DOCUMENT_ID ? 0 : ids[i]);
+    }
+    byte[] name = groups.encodedName(group);
+    Document[] found = reads.getAll(keys);
+    for (int i = 0; i < found.length; i++) {
+      Document d = found[i];
+      if (d == null) {
+        continue;
+      }
+      byte[] body = d.body();
+      long p =
+          ids[i] > GroupKeys.MAX_DOCUMENT_ID
+              ? -1
+              : RecordBody.projection(ByteBuffer.wrap(body), 0, body.length, name);
+      int from = (int) (p >>> 32);
+      found[i] =
+          p < 0
+              ? null
+              : new Document(
+                  ids[i],
+                  d.sequence(),
+                  d.acceptedAtMillis(),
+                  Arrays.copyOfRange(body, from, from + (int) p));
+    }
+    return found;
+  }
+}
