@@ -844,6 +844,80 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return checkpointed;
   }
 
+  /** What {@link #regroup} did. */
+  public record Regrouped(long projected, long skipped, List<String> problems) {}
+
+  /**
+   * Projects every live document onto the configured groups again and stores the projections as
+   * re-projections (GROUPS records of kind 1): after a group's definition changed, so that every
+   * document has the current projections. A re-projection applies only while the version it was
+   * projected from is current, so writes may go on meanwhile. A document that cannot be projected
+   * (not a JSON object, projections over the body limit) keeps what it had and is listed.
+   *
+   * @param progress called with the number of documents done so far
+   */
+  public Regrouped regroup(java.util.function.LongConsumer progress) throws IOException {
+    ensureOpen();
+    if (readOnly || !groups.configured()) {
+      throw new IllegalStateException(
+          readOnly ? "the store is open read-only" : "no field groups are configured");
+    }
+    String[] names = groups.names().toArray(String[]::new);
+    long projected = 0;
+    long skipped = 0;
+    List<String> problems = new ArrayList<>();
+    long last = 0;
+    long discards = writer.discards();
+    try (io.docstore.index.IndexCursor c = index.scan(0)) {
+      while (c.next() && c.id() <= GroupKeys.MAX_DOCUMENT_ID) {
+        long id = c.id();
+        if (c.value() < 0) {
+          continue;
+        }
+        QueueRecord r;
+        try {
+          r = load(id, c.value());
+        } catch (io.docstore.queue.ReclaimedAddressException e) {
+          continue; // relocated meanwhile: its relocated copy carries its projections
+        }
+        long expires = r.expiresAtMillis();
+        if (expires != RecordBody.NEVER && System.currentTimeMillis() >= expires) {
+          continue;
+        }
+        byte[][] p;
+        try {
+          p = projections(Update.put(id, r.document()));
+        } catch (IllegalArgumentException e) {
+          skipped++;
+          if (problems.size() < 20) {
+            problems.add(e.getMessage());
+          }
+          continue;
+        }
+        last =
+            writer
+                .append(
+                    id,
+                    Op.GROUPS,
+                    r.acceptedAtMillis(),
+                    RecordBody.groups(r.version(), expires, names, p))
+                .sequence();
+        if (++projected % 1024 == 0) {
+          writer.awaitDurable(last, discards);
+          indexer.catchUpTo(last, INDEX_WAIT_MILLIS, false);
+          discards = writer.discards();
+          progress.accept(projected + skipped);
+        }
+      }
+    }
+    if (last > 0) {
+      writer.awaitDurable(last, discards);
+      indexer.catchUpTo(last, INDEX_WAIT_MILLIS, false);
+    }
+    progress.accept(projected + skipped);
+    return new Regrouped(projected, skipped, problems);
+  }
+
   /** Figures for {@code /stats} and {@code docstore stats}: queue, index and cache statistics. */
   public Map<String, Object> stats() {
     Map<String, Object> m = new LinkedHashMap<>();

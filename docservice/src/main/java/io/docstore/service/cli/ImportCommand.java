@@ -71,7 +71,7 @@ final class ImportCommand implements Callable<Integer> {
     }
     long total = Files.size(file);
     long t0 = System.nanoTime();
-    Progress progress = new Progress(total, t0);
+    ProgressBar progress = new ProgressBar(total, t0, "MB", 1e6);
     NdjsonApplier.Result r;
     try (DocStore store = OfflineStore.open(cfg);
         InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 20)) {
@@ -107,7 +107,7 @@ final class ImportCommand implements Callable<Integer> {
     }
     long total = Files.size(file);
     long t0 = System.nanoTime();
-    Progress progress = new Progress(total, t0);
+    ProgressBar progress = new ProgressBar(total, t0, "MB", 1e6);
     BulkLoad.Result r;
     try (InputStream in = Files.newInputStream(file)) {
       r =
@@ -139,56 +139,5 @@ final class ImportCommand implements Callable<Integer> {
     if (failed > SHOWN_ERRORS) {
       System.err.println("import: ... and " + (failed - SHOWN_ERRORS) + " more invalid lines");
     }
-  }
-
-  /**
-   * A progress bar on the terminal's stderr, redrawn at most every 200 ms; nothing when not a
-   * terminal.
-   */
-  private static final class Progress implements java.util.function.LongConsumer {
-    private final long total;
-    private final long t0;
-    private final boolean terminal = System.console() != null;
-    private long lastShown;
-
-    Progress(long total, long t0) {
-      this.total = total;
-      this.t0 = t0;
-    }
-
-    @Override
-    public void accept(long consumed) {
-      long now = System.nanoTime();
-      if (terminal && now - lastShown > 200_000_000L) {
-        lastShown = now;
-        System.err.print("\r" + progress(consumed, total, now - t0));
-        System.err.flush();
-      }
-    }
-
-    void clear() {
-      if (terminal) {
-        System.err.print("\r" + " ".repeat(78) + "\r");
-      }
-    }
-  }
-
-  static String progress(long done, long total, long nanos) {
-    double secs = Math.max(1e-3, nanos / 1e9);
-    double rate = done / secs;
-    long eta = rate > 0 ? (long) ((total - done) / rate) : 0;
-    int pct = total == 0 ? 100 : (int) (100 * done / total);
-    int bar = pct * 30 / 100;
-    return String.format(
-        Locale.ROOT,
-        "[%s%s] %3d%%  %.1f/%.1f MB  %.1f MB/s  ETA %d:%02d",
-        "#".repeat(bar),
-        ".".repeat(30 - bar),
-        pct,
-        done / 1e6,
-        total / 1e6,
-        rate / 1e6,
-        eta / 60,
-        eta % 60);
   }
 }

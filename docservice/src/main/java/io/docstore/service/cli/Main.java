@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       VerifyCommand.class,
       RebuildIndexCommand.class,
       GcCommand.class,
+      RegroupCommand.class,
       RepairSegmentsCommand.class,
       CommandLine.HelpCommand.class
     })
