@@ -1,6 +1,7 @@
 package io.docstore.client;
 
 import io.docstore.client.DocClientException.Reason;
+import io.docstore.client.wire.RpcFrames;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -58,6 +59,11 @@ import java.util.function.Supplier;
  * #getAtLeast(long, long)}, which asks every server, in rounds until the request timeout, until one
  * returns that version or newer. A deletion carries no version on the read side, so confirm deletes
  * on the primary. docs/replication.md, "Read-your-writes".
+ *
+ * <p><b>Field groups.</b> {@link #getAll(long[], String)} reads a field group's projections (the
+ * few fields a search page shows) instead of whole documents, with each document's version, over
+ * the same connections and with the same balancing and retries; a group the server lacks is {@link
+ * DocClientException.Reason#REJECTED}. docs/design/groups.md.
  *
  * <p><b>Futures.</b> The write futures complete on the JDK HTTP client's threads. The read futures
  * run the blocking call on the client's own threads, as many as the client has slots; further calls
@@ -131,6 +137,15 @@ public final class DocClient implements Closeable {
   public CompletableFuture<Document[]> getAllAsync(long[] ids) {
     long[] copy = ids.clone();
     return async(() -> getAll(copy));
+  }
+
+  /**
+   * {@link #getAll(long[], String)} as a future, run on the client's threads; it fails with the
+   * same {@link DocClientException}s (an unknown group: {@link Reason#REJECTED}).
+   */
+  public CompletableFuture<Document[]> getAllAsync(long[] ids, String group) {
+    long[] copy = ids.clone();
+    return async(() -> getAll(copy, group));
   }
 
   /** {@link #getAtLeast} as a future, run on the client's threads. */
@@ -237,12 +252,51 @@ public final class DocClient implements Closeable {
         throw new IllegalArgumentException("negative document ID " + id);
       }
     }
+    return fetchAll(null, ids);
+  }
+
+  /**
+   * Field group {@code group}'s projections of the newest versions of {@code ids} (GET_MANY_GROUP,
+   * docs/design/groups.md), one slot per ID in order: each a {@link Document} whose body is the
+   * projection (the JSON object of the document's fields in the group) and whose {@link
+   * Document#sequence()} is the document's version; null where the document is absent, deleted or
+   * expired, or has no projection for the group (written before the group was configured).
+   * Balancing, retries, timeouts and the splitting of large batches are those of {@link
+   * #getAll(long[])}.
+   *
+   * <p>A group the server does not have (or any group, on a server with none configured) fails with
+   * {@link Reason#REJECTED}: the request is valid on the wire but the server refuses it, and asking
+   * again or elsewhere will not help, which is what REJECTED means (not {@link
+   * Reason#SERVER_ERROR}, which is the server failing, nor {@link Reason#TOO_LARGE}). The
+   * exception's {@link DocClientException#serverMessage() serverMessage()} is the server's, naming
+   * the groups it has; the message carries it too. It is not retried on another server: every
+   * server a client reads from is expected to have the same groups. A server that predates group
+   * reads answers {@code bad_opcode}, also {@link Reason#REJECTED}.
+   *
+   * @throws IllegalArgumentException for a negative ID, or a group name that is not 1 to 64 bytes
+   *     of UTF-8 (checked before anything is sent)
+   * @throws DocClientException as {@link #getAll(long[])}, and {@link Reason#REJECTED} for an
+   *     unknown group
+   */
+  public Document[] getAll(long[] ids, String group) {
+    requireServers();
+    RpcFrames.groupName(group); // 1 to 64 bytes, or IllegalArgumentException
+    for (long id : ids) {
+      if (id < 0) {
+        throw new IllegalArgumentException("negative document ID " + id);
+      }
+    }
+    return fetchAll(group, ids);
+  }
+
+  /** {@code ids} in requests of at most {@code maxIdsPerRequest}; {@code group} null for whole. */
+  private Document[] fetchAll(String group, long[] ids) {
     Document[] out = new Document[ids.length];
     for (int from = 0; from < ids.length; from += maxIdsPerRequest) {
       int to = Math.min(ids.length, from + maxIdsPerRequest);
       int[] positions = new int[to - from];
       Arrays.setAll(positions, i -> i);
-      fetch(Arrays.copyOfRange(ids, from, to), positions, out, from);
+      fetch(group, Arrays.copyOfRange(ids, from, to), positions, out, from);
     }
     return out;
   }
@@ -338,7 +392,7 @@ public final class DocClient implements Closeable {
       Thread.currentThread().interrupt();
       throw new DocClientException(Reason.INTERRUPTED, "interrupted while waiting for a free slot");
     }
-    return slot < 0 ? null : requests.call(slot, new long[] {id}, new int[1], out, 0);
+    return slot < 0 ? null : requests.call(slot, null, new long[] {id}, new int[1], out, 0);
   }
 
   private static void sleepBriefly() {
@@ -350,14 +404,17 @@ public final class DocClient implements Closeable {
     }
   }
 
-  /** Fetches {@code ids} (at most one request's worth) into {@code out[base + positions[i]]}. */
-  private void fetch(long[] ids, int[] positions, Document[] out, int base) {
+  /**
+   * Fetches {@code ids} (at most one request's worth) into {@code out[base + positions[i]]}: whole
+   * documents, or {@code group}'s projections when it is not null.
+   */
+  private void fetch(String group, long[] ids, int[] positions, Document[] out, int base) {
     long[] todo = ids;
     int[] todoPos = positions;
     int avoid = -1;
     boolean retried = false;
     while (todo.length > 0) {
-      Requests.Attempt a = attempt(todo, todoPos, out, base, avoid);
+      Requests.Attempt a = attempt(group, todo, todoPos, out, base, avoid);
       if (a.failure != null) {
         if (retried) {
           throw a.failure;
@@ -380,9 +437,9 @@ public final class DocClient implements Closeable {
   }
 
   private Requests.Attempt attempt(
-      long[] ids, int[] positions, Document[] out, int base, int avoid) {
+      String group, long[] ids, int[] positions, Document[] out, int base, int avoid) {
     return requests.call(
-        acquire(avoid, System.nanoTime() + requestTimeoutNanos), ids, positions, out, base);
+        acquire(avoid, System.nanoTime() + requestTimeoutNanos), group, ids, positions, out, base);
   }
 
   private int acquire(int avoid, long deadline) {

@@ -25,7 +25,7 @@ public class DocClientException extends RuntimeException {
     TOO_LARGE,
     /**
      * The server refused the request as invalid or unauthorized (HTTP 4xx other than 413, RPC
-     * {@code bad_id} and the like); sending it again will not help.
+     * {@code bad_id}, {@code unknown_group} and the like); sending it again will not help.
      */
     REJECTED,
     /**

@@ -46,15 +46,25 @@ final class Requests {
     int[] notSentPos = new int[0];
   }
 
-  /** One request on an acquired {@code slot} (released here), within the request timeout. */
-  Attempt call(int slot, long[] ids, int[] positions, Document[] out, int base) {
+  /**
+   * One request on an acquired {@code slot} (released here), within the request timeout: GET_MANY,
+   * or GET_MANY_GROUP for {@code group}'s projections when it is not null.
+   */
+  Attempt call(int slot, String group, long[] ids, int[] positions, Document[] out, int base) {
     Attempt a = new Attempt();
     long deadline = System.nanoTime() + requestTimeoutNanos;
     a.server = slots.serverOf(slot);
     ServerConnection conn = servers[a.server];
     RpcResponse r;
     try {
-      r = conn.call(requestIds.incrementAndGet(), ids, 0, ids.length, deadline - System.nanoTime());
+      r =
+          conn.call(
+              requestIds.incrementAndGet(),
+              group,
+              ids,
+              0,
+              ids.length,
+              deadline - System.nanoTime());
     } catch (TimeoutException e) {
       a.failure =
           new DocClientException(
@@ -129,6 +139,7 @@ final class Requests {
         return Reason.TOO_LARGE;
       case RpcFormat.ERR_INTERNAL:
         return Reason.SERVER_ERROR;
+      case RpcFormat.ERR_UNKNOWN_GROUP: // the request names a group the server lacks
       default:
         return Reason.REJECTED;
     }

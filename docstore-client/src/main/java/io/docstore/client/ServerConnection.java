@@ -137,12 +137,13 @@ final class ServerConnection {
   }
 
   /**
-   * Sends GET_MANY for {@code ids[from, to)} and waits for its response.
+   * Sends GET_MANY for {@code ids[from, to)}, or GET_MANY_GROUP when {@code group} is not null, and
+   * waits for its response.
    *
    * @throws ConnectionLostException if the connection fails or is not up
    * @throws TimeoutException if no response comes within {@code timeoutNanos}
    */
-  RpcResponse call(long requestId, long[] ids, int from, int to, long timeoutNanos)
+  RpcResponse call(long requestId, String group, long[] ids, int from, int to, long timeoutNanos)
       throws IOException, TimeoutException, InterruptedException {
     Channel ch = channel;
     if (ch == null || !ch.isActive()) {
@@ -151,7 +152,10 @@ final class ServerConnection {
     CompletableFuture<RpcResponse> future = new CompletableFuture<>();
     pending.put(requestId, future);
     try {
-      ByteBuf frame = RpcFrames.getMany(ch.alloc(), requestId, ids, from, to);
+      ByteBuf frame =
+          group == null
+              ? RpcFrames.getMany(ch.alloc(), requestId, ids, from, to)
+              : RpcFrames.getManyGroup(ch.alloc(), requestId, group, ids, from, to);
       ch.writeAndFlush(frame)
           .addListener(
               wf -> {

@@ -118,13 +118,16 @@ public final class RpcServer implements Closeable {
         return this;
       }
 
-      /** IDs one GET_MANY may carry (default 1,000). */
+      /** IDs one GET_MANY or GET_MANY_GROUP may carry (default 1,000). */
       public Builder maxIdsPerRequest(int v) {
         maxIdsPerRequest = v;
         return this;
       }
 
-      /** Largest request frame body (default 64 KiB); must fit {@code maxIdsPerRequest} IDs. */
+      /**
+       * Largest request frame body (default 64 KiB); must fit a GET_MANY_GROUP of {@code
+       * maxIdsPerRequest} IDs and the longest group name.
+       */
       public Builder maxFrameBytes(int v) {
         maxFrameBytes = v;
         return this;
@@ -179,7 +182,10 @@ public final class RpcServer implements Closeable {
       }
 
       public Options build() {
-        int needed = RpcFormat.GET_MANY_FIXED_SIZE + 8 * maxIdsPerRequest;
+        int needed =
+            RpcFormat.GET_MANY_GROUP_FIXED_SIZE
+                + RpcFormat.MAX_GROUP_NAME_BYTES
+                + 8 * maxIdsPerRequest;
         check(maxIdsPerRequest > 0, "maxIdsPerRequest must be positive");
         check(
             maxFrameBytes >= needed,
@@ -187,7 +193,7 @@ public final class RpcServer implements Closeable {
                 + maxFrameBytes
                 + " cannot hold "
                 + maxIdsPerRequest
-                + " IDs ("
+                + " IDs and a group name ("
                 + needed
                 + ")");
         check(maxResponseBytes >= 1024, "maxResponseBytes must be at least 1024");

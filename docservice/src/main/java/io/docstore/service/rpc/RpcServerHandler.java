@@ -14,6 +14,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -84,12 +85,20 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
           "version " + version + " not supported; this server speaks " + RpcFormat.VERSION);
       return;
     }
-    if (opcode != RpcFormat.OP_GET_MANY) {
+    String group = null;
+    String op = "GET_MANY";
+    if (opcode == RpcFormat.OP_GET_MANY_GROUP) {
+      op = "GET_MANY_GROUP";
+      group = readGroup(ctx, requestId, frame);
+      if (group == null) {
+        return; // answered malformed; the connection closes
+      }
+    } else if (opcode != RpcFormat.OP_GET_MANY) {
       error(ctx, requestId, RpcFormat.ERR_BAD_OPCODE, "unknown opcode " + opcode);
       return;
     }
     if (frame.readableBytes() < 4) {
-      errorAndClose(ctx, requestId, RpcFormat.ERR_MALFORMED, "GET_MANY without a count");
+      errorAndClose(ctx, requestId, RpcFormat.ERR_MALFORMED, op + " without a count");
       return;
     }
     long count = frame.readUnsignedInt();
@@ -98,7 +107,7 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
           ctx,
           requestId,
           RpcFormat.ERR_MALFORMED,
-          "GET_MANY declares " + count + " IDs but carries " + frame.readableBytes() + " bytes");
+          op + " declares " + count + " IDs but carries " + frame.readableBytes() + " bytes");
       return;
     }
     if (count > server.options.maxIdsPerRequest) {
@@ -121,8 +130,9 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
     inFlight++;
     updateAutoRead(ctx);
     long start = System.nanoTime();
+    String g = group;
     try {
-      server.lookups.execute(() -> answer(ctx, requestId, ids, start));
+      server.lookups.execute(() -> answer(ctx, requestId, ids, g, start));
     } catch (RejectedExecutionException e) {
       inFlight--;
       updateAutoRead(ctx);
@@ -131,16 +141,58 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Runs on the lookup pool. Always answers, so the in-flight count always comes back down. */
-  private void answer(ChannelHandlerContext ctx, long requestId, long[] ids, long start) {
+  /**
+   * The group name of a GET_MANY_GROUP, read up to its count; null when its length is 0, above
+   * {@link RpcFormat#MAX_GROUP_NAME_BYTES} or past the frame (then answered {@code malformed}, and
+   * the connection closes, as for the other framing errors).
+   */
+  private String readGroup(ChannelHandlerContext ctx, long requestId, ByteBuf frame) {
+    if (!frame.isReadable()) {
+      errorAndClose(ctx, requestId, RpcFormat.ERR_MALFORMED, "GET_MANY_GROUP without a group");
+      return null;
+    }
+    int len = frame.readUnsignedByte();
+    if (len == 0 || len > RpcFormat.MAX_GROUP_NAME_BYTES) {
+      errorAndClose(
+          ctx,
+          requestId,
+          RpcFormat.ERR_MALFORMED,
+          "group name of "
+              + len
+              + " bytes; a group name is 1 to "
+              + RpcFormat.MAX_GROUP_NAME_BYTES
+              + " bytes");
+      return null;
+    }
+    if (frame.readableBytes() < len) {
+      errorAndClose(
+          ctx,
+          requestId,
+          RpcFormat.ERR_MALFORMED,
+          "group name of " + len + " bytes, but " + frame.readableBytes() + " bytes are left");
+      return null;
+    }
+    return frame.readCharSequence(len, StandardCharsets.UTF_8).toString();
+  }
+
+  /**
+   * Runs on the lookup pool. Always answers, so the in-flight count always comes back down. {@code
+   * group} is null for GET_MANY (whole documents), else the group of a GET_MANY_GROUP.
+   */
+  private void answer(
+      ChannelHandlerContext ctx, long requestId, long[] ids, String group, long start) {
     ByteBuf out;
     try {
       byte[] statuses = new byte[ids.length];
       String[] messages = new String[ids.length];
-      Document[] docs = lookup(ids, statuses, messages);
+      Document[] docs =
+          group == null ? lookup(ids, statuses, messages) : lookup(ids, group, statuses, messages);
       out =
           RpcFrames.docs(
               ctx.alloc(), requestId, statuses, docs, messages, server.options.maxResponseBytes);
+    } catch (UnknownGroupException e) {
+      countError(RpcFormat.ERR_UNKNOWN_GROUP);
+      out = RpcFrames.error(ctx.alloc(), requestId, RpcFormat.ERR_UNKNOWN_GROUP, e.getMessage());
     } catch (RuntimeException e) {
       log.error("rpc: request {} failed", requestId, e);
       countError(RpcFormat.ERR_INTERNAL);
@@ -155,6 +207,19 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
             });
   }
 
+  /** A GET_MANY_GROUP named a group the source does not have; the message is the source's. */
+  private static final class UnknownGroupException extends Exception {
+    UnknownGroupException(String message) {
+      super(message);
+    }
+  }
+
+  /** One document's lookup, for the one-by-one pass after a batch failed. */
+  @FunctionalInterface
+  private interface OneLookup {
+    Document get(long id) throws IOException;
+  }
+
   private Document[] lookup(long[] ids, byte[] statuses, String[] messages) {
     Document[] docs;
     try {
@@ -163,24 +228,64 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
         throw new IllegalStateException("DocumentSource.getAll returned a wrong-sized result");
       }
     } catch (IOException | RuntimeException batchFailure) {
-      // Find which documents fail so the others are still served.
-      docs = new Document[ids.length];
-      for (int i = 0; i < ids.length; i++) {
-        try {
-          docs[i] = server.source.get(ids[i]);
-        } catch (CorruptionException e) {
-          statuses[i] = RpcFormat.STATUS_CORRUPT;
-          messages[i] = e.getMessage();
-          // The store logs corruption with file and offset; here it is counted per document.
-          log.debug("rpc: document {} is corrupt: {}", ids[i], e.getMessage());
-        } catch (IOException | RuntimeException e) {
-          statuses[i] = RpcFormat.STATUS_ERROR;
-          messages[i] = String.valueOf(e.getMessage());
-          log.warn("rpc: lookup of document {} failed", ids[i], e);
-        }
+      docs = oneByOne(ids, statuses, messages, server.source::get);
+    }
+    tally(docs, statuses);
+    return docs;
+  }
+
+  /**
+   * GET_MANY_GROUP: group {@code group}'s projections, through the same batch-then-one-by-one path
+   * as {@link #lookup(long[], byte[], String[])}.
+   *
+   * @throws UnknownGroupException if the source refuses the group as not one of its groups (its
+   *     message names the groups it has)
+   */
+  private Document[] lookup(long[] ids, String group, byte[] statuses, String[] messages)
+      throws UnknownGroupException {
+    OneLookup one = id -> server.source.getAll(new long[] {id}, group)[0];
+    Document[] docs;
+    try {
+      docs = server.source.getAll(ids, group);
+      if (docs == null || docs.length != ids.length) {
+        throw new IllegalStateException("DocumentSource.getAll returned a wrong-sized result");
+      }
+    } catch (IllegalArgumentException e) {
+      if (!server.source.groups().has(group)) {
+        throw new UnknownGroupException(String.valueOf(e.getMessage()));
+      }
+      docs = oneByOne(ids, statuses, messages, one);
+    } catch (IOException | RuntimeException batchFailure) {
+      docs = oneByOne(ids, statuses, messages, one);
+    }
+    tally(docs, statuses);
+    return docs;
+  }
+
+  /** Finds which documents fail, after a batch lookup failed, so the others are still served. */
+  private static Document[] oneByOne(
+      long[] ids, byte[] statuses, String[] messages, OneLookup one) {
+    Document[] docs = new Document[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      try {
+        docs[i] = one.get(ids[i]);
+      } catch (CorruptionException e) {
+        statuses[i] = RpcFormat.STATUS_CORRUPT;
+        messages[i] = e.getMessage();
+        // The store logs corruption with file and offset; here it is counted per document.
+        log.debug("rpc: document {} is corrupt: {}", ids[i], e.getMessage());
+      } catch (IOException | RuntimeException e) {
+        statuses[i] = RpcFormat.STATUS_ERROR;
+        messages[i] = String.valueOf(e.getMessage());
+        log.warn("rpc: lookup of document {} failed", ids[i], e);
       }
     }
-    for (int i = 0; i < ids.length; i++) {
+    return docs;
+  }
+
+  /** Turns null documents into MISSING and counts each entry's status. */
+  private void tally(Document[] docs, byte[] statuses) {
+    for (int i = 0; i < docs.length; i++) {
       if (statuses[i] == RpcFormat.STATUS_FOUND) {
         if (docs[i] == null) {
           statuses[i] = RpcFormat.STATUS_MISSING;
@@ -194,7 +299,6 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
         server.failed.increment();
       }
     }
-    return docs;
   }
 
   /** Reads while this connection has room for more in-flight requests and its writes drain. */

@@ -180,6 +180,70 @@ class RpcServerTest {
     }
   }
 
+  /**
+   * A GET_MANY_GROUP frame whose group length field says {@code groupLen} and carries {@code name}.
+   */
+  static byte[] groupFrame(long requestId, int groupLen, byte[] name, int count, long... ids)
+      throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(bytes);
+    out.writeInt(RpcFormat.PAYLOAD_OFFSET + 1 + name.length + 4 + 8 * ids.length);
+    out.writeByte(RpcFormat.VERSION);
+    out.writeByte(RpcFormat.OP_GET_MANY_GROUP);
+    out.writeLong(requestId);
+    out.writeByte(groupLen);
+    out.write(name);
+    out.writeInt(count);
+    for (long id : ids) {
+      out.writeLong(id);
+    }
+    return bytes.toByteArray();
+  }
+
+  @Test
+  void unknownGroupIsRefusedWithTheSourcesMessageButTheConnectionStays() throws IOException {
+    start(); // TestSource has no groups: every group is unknown
+    try (RawConnection c = new RawConnection(server.port())) {
+      c.send(
+          RpcFrames.getManyGroup(
+              io.netty.buffer.ByteBufAllocator.DEFAULT, 4, "summary", new long[] {5, 6}, 0, 2));
+      RpcResponse r = c.read();
+      assertThat(r.requestId()).isEqualTo(4);
+      assertThat(r.errorCode()).isEqualTo(RpcFormat.ERR_UNKNOWN_GROUP);
+      assertThat(r.message()).isEqualTo("no field groups are configured here");
+      c.getMany(5, 5);
+      assertThat(c.read().status(0)).isEqualTo(RpcFormat.STATUS_FOUND);
+    }
+    assertThat(registry.counter("docstore.rpc.errors", "code", "unknown_group").count())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aBadGroupLengthIsMalformedAndClosed() throws IOException {
+    start();
+    byte[] name = "summary".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] longest = new byte[RpcFormat.MAX_GROUP_NAME_BYTES + 1];
+    java.util.Arrays.fill(longest, (byte) 'g');
+    byte[][] frames = {
+      groupFrame(3, 0, new byte[0], 1, 5), // empty name
+      groupFrame(3, longest.length, longest, 1, 5), // 65 bytes
+      groupFrame(3, 200, name, 1, 5), // runs past the frame
+      groupFrame(3, name.length, name, 2, 5), // count disagrees with the length
+      java.util.Arrays.copyOf(groupFrame(3, name.length, name, 1, 5), 4 + 10) // no group at all
+    };
+    frames[4][3] = 10; // length field: a bare header
+    for (int i = 0; i < frames.length; i++) {
+      try (RawConnection c = new RawConnection(server.port())) {
+        c.send(frames[i]);
+        RpcResponse r = c.read();
+        assertThat(r.errorCode()).as("frame %d", i).isEqualTo(RpcFormat.ERR_MALFORMED);
+        assertThat(r.requestId()).isEqualTo(3);
+        assertThat(c.closedByServer()).isTrue();
+      }
+    }
+    assertServes();
+  }
+
   @Test
   void countDisagreeingWithFrameLengthIsMalformed() throws IOException {
     start();

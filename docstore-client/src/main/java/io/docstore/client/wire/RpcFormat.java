@@ -8,6 +8,9 @@ package io.docstore.client.wire;
  * frame    = length:u32 body[length]              length counts the bytes after itself
  * body     = version:u8 opcode:u8 request_id:u64 payload
  * GET_MANY (0x01, request)  payload = count:u32 id:i64 * count
+ * GET_MANY_GROUP (0x02, request)
+ *                           payload = group_len:u8 group:utf8[group_len] count:u32 id:i64 * count
+ *                           (group_len 1..64; answered by DOCS with the group's projections)
  * DOCS     (0x81, response) payload = count:u32 entry * count     (entries in request order)
  * entry    = FOUND(0) sequence:i64 accepted_at_ms:i64 body_len:u32 body
  *          | MISSING(1)
@@ -40,6 +43,15 @@ public final class RpcFormat {
   /** Bytes of a GET_MANY body before the IDs: header and count. */
   public static final int GET_MANY_FIXED_SIZE = PAYLOAD_OFFSET + 4;
 
+  /** Longest group name, in UTF-8 bytes, in a GET_MANY_GROUP request (the shortest is 1). */
+  public static final int MAX_GROUP_NAME_BYTES = 64;
+
+  /**
+   * Bytes of a GET_MANY_GROUP body besides the group name and the IDs: header, group length and
+   * count.
+   */
+  public static final int GET_MANY_GROUP_FIXED_SIZE = PAYLOAD_OFFSET + 1 + 4;
+
   /** Bytes of a DOCS body before the entries: header and count. */
   public static final int DOCS_FIXED_SIZE = PAYLOAD_OFFSET + 4;
 
@@ -53,6 +65,7 @@ public final class RpcFormat {
   public static final int MAX_MESSAGE_BYTES = 1024;
 
   public static final byte OP_GET_MANY = 0x01;
+  public static final byte OP_GET_MANY_GROUP = 0x02;
   public static final byte OP_DOCS = (byte) 0x81;
   public static final byte OP_ERROR = (byte) 0xFF;
 
@@ -73,6 +86,7 @@ public final class RpcFormat {
   public static final byte ERR_OVERLOADED = 7;
   public static final byte ERR_INTERNAL = 8;
   public static final byte ERR_SHUTTING_DOWN = 9; // closes
+  public static final byte ERR_UNKNOWN_GROUP = 10;
 
   /** Request id used in an ERROR frame when the request's own id could not be read. */
   public static final long NO_REQUEST_ID = 0;
@@ -98,6 +112,8 @@ public final class RpcFormat {
         return "internal";
       case ERR_SHUTTING_DOWN:
         return "shutting_down";
+      case ERR_UNKNOWN_GROUP:
+        return "unknown_group";
       default:
         return "unknown_" + code;
     }

@@ -26,6 +26,51 @@ public final class RpcFrames {
     return buf;
   }
 
+  /**
+   * A GET_MANY_GROUP request for group {@code group}'s projections of {@code ids[from, to)}.
+   *
+   * @throws IllegalArgumentException if the group name is not 1 to {@link
+   *     RpcFormat#MAX_GROUP_NAME_BYTES} bytes of UTF-8
+   */
+  public static ByteBuf getManyGroup(
+      ByteBufAllocator alloc, long requestId, String group, long[] ids, int from, int to) {
+    byte[] name = groupName(group);
+    int count = to - from;
+    int bodyLen = RpcFormat.GET_MANY_GROUP_FIXED_SIZE + name.length + 8 * count;
+    ByteBuf buf = alloc.buffer(RpcFormat.LENGTH_SIZE + bodyLen);
+    buf.writeInt(bodyLen);
+    writeHeader(buf, RpcFormat.OP_GET_MANY_GROUP, requestId);
+    buf.writeByte(name.length);
+    buf.writeBytes(name);
+    buf.writeInt(count);
+    for (int i = from; i < to; i++) {
+      buf.writeLong(ids[i]);
+    }
+    return buf;
+  }
+
+  /**
+   * The UTF-8 bytes of a group name as sent in GET_MANY_GROUP.
+   *
+   * @throws IllegalArgumentException if null, empty or longer than {@link
+   *     RpcFormat#MAX_GROUP_NAME_BYTES} bytes
+   */
+  public static byte[] groupName(String group) {
+    if (group == null || group.isEmpty()) {
+      throw new IllegalArgumentException("a group name is 1 to 64 bytes, got none");
+    }
+    byte[] name = group.getBytes(StandardCharsets.UTF_8);
+    if (name.length > RpcFormat.MAX_GROUP_NAME_BYTES) {
+      throw new IllegalArgumentException(
+          "a group name is 1 to "
+              + RpcFormat.MAX_GROUP_NAME_BYTES
+              + " bytes, got "
+              + name.length
+              + " bytes");
+    }
+    return name;
+  }
+
   /** An ERROR frame. */
   public static ByteBuf error(ByteBufAllocator alloc, long requestId, int code, String message) {
     byte[] msg = truncatedUtf8(message);

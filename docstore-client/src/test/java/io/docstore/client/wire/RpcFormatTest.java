@@ -38,6 +38,36 @@ class RpcFormatTest {
           + "00000002"
           + "6869"
           + "01";
+  static final String GET_MANY_GROUP_HEX =
+      "00000026"
+          + "01"
+          + "02"
+          + "000000000000000b"
+          + "07"
+          + "73756d6d617279"
+          + "00000002"
+          + "0000000000000003"
+          + "0000000000000009";
+  static final String GROUP_DOCS_HEX =
+      "0000002b"
+          + "01"
+          + "81"
+          + "000000000000000b"
+          + "00000002"
+          + "00"
+          + "0000000000000006"
+          + "00000000000f4246"
+          + "00000007"
+          + "7b2274223a317d"
+          + "01";
+  static final String UNKNOWN_GROUP_HEX =
+      "00000039"
+          + "01"
+          + "ff"
+          + "000000000000000c"
+          + "0a"
+          + "002c"
+          + "756e6b6e6f776e2067726f757020276e6f7065273b207468652067726f757073206172652073756d6d617279";
   static final String ERROR_HEX =
       "00000018" + "01" + "ff" + "0000000000000008" + "05" + "000b" + "3130303120494473203e31";
 
@@ -73,6 +103,74 @@ class RpcFormatTest {
     assertThat(r.acceptedAtMillis(0)).isEqualTo(1_000_004);
     assertThat(r.body(0)).isEqualTo("hi".getBytes(StandardCharsets.UTF_8));
     assertThat(r.status(1)).isEqualTo(RpcFormat.STATUS_MISSING);
+  }
+
+  @Test
+  void getManyGroupMatchesTheSpec() {
+    assertThat(hex(RpcFrames.getManyGroup(ALLOC, 11, "summary", new long[] {3, 9}, 0, 2)))
+        .isEqualTo(GET_MANY_GROUP_HEX);
+    // Only the IDs in [from, to) are sent.
+    assertThat(hex(RpcFrames.getManyGroup(ALLOC, 11, "summary", new long[] {1, 3, 9, 5}, 1, 3)))
+        .isEqualTo(GET_MANY_GROUP_HEX);
+  }
+
+  @Test
+  void groupDocsMatchesTheSpecAndDecodes() {
+    byte[] projection = "{\"t\":1}".getBytes(StandardCharsets.UTF_8);
+    Document doc = new Document(3, 6, 1_000_006, projection);
+    ByteBuf frame =
+        RpcFrames.docs(
+            ALLOC,
+            11,
+            new byte[] {RpcFormat.STATUS_FOUND, RpcFormat.STATUS_MISSING},
+            new Document[] {doc, null},
+            new String[2],
+            1 << 20);
+    assertThat(ByteBufUtil.hexDump(frame)).isEqualTo(GROUP_DOCS_HEX);
+    frame.skipBytes(RpcFormat.LENGTH_SIZE);
+    RpcResponse r = RpcResponse.decode(frame);
+    frame.release();
+    assertThat(r.requestId()).isEqualTo(11);
+    assertThat(r.count()).isEqualTo(2);
+    assertThat(r.sequence(0)).isEqualTo(6);
+    assertThat(r.acceptedAtMillis(0)).isEqualTo(1_000_006);
+    assertThat(r.body(0)).isEqualTo(projection);
+    assertThat(r.status(1)).isEqualTo(RpcFormat.STATUS_MISSING);
+  }
+
+  @Test
+  void unknownGroupErrorMatchesTheSpecAndKeepsTheConnection() {
+    String msg = "unknown group 'nope'; the groups are summary";
+    assertThat(hex(RpcFrames.error(ALLOC, 12, RpcFormat.ERR_UNKNOWN_GROUP, msg)))
+        .isEqualTo(UNKNOWN_GROUP_HEX);
+    ByteBuf buf = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(UNKNOWN_GROUP_HEX));
+    buf.skipBytes(RpcFormat.LENGTH_SIZE);
+    RpcResponse r = RpcResponse.decode(buf);
+    assertThat(r.isError()).isTrue();
+    assertThat(r.requestId()).isEqualTo(12);
+    assertThat(r.errorCode()).isEqualTo(10);
+    assertThat(r.message()).isEqualTo(msg);
+    assertThat(RpcFormat.errorName(RpcFormat.ERR_UNKNOWN_GROUP)).isEqualTo("unknown_group");
+    assertThat(new RpcProtocolException(RpcFormat.ERR_UNKNOWN_GROUP, msg).closesConnection())
+        .isFalse();
+  }
+
+  @Test
+  void groupNamesAreOneTo64BytesOfUtf8() {
+    long[] ids = {1};
+    String longest = "g".repeat(RpcFormat.MAX_GROUP_NAME_BYTES);
+    ByteBuf frame = RpcFrames.getManyGroup(ALLOC, 1, longest, ids, 0, 1);
+    assertThat(frame.readInt())
+        .isEqualTo(RpcFormat.GET_MANY_GROUP_FIXED_SIZE + RpcFormat.MAX_GROUP_NAME_BYTES + 8);
+    assertThat(frame.getUnsignedByte(RpcFormat.LENGTH_SIZE + RpcFormat.PAYLOAD_OFFSET))
+        .isEqualTo((short) RpcFormat.MAX_GROUP_NAME_BYTES);
+    frame.release();
+    for (String bad : new String[] {null, "", longest + "g", "é".repeat(33)}) {
+      assertThatThrownBy(() -> RpcFrames.getManyGroup(ALLOC, 1, bad, ids, 0, 1))
+          .as("group %s", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("1 to 64 bytes");
+    }
   }
 
   @Test
