@@ -88,6 +88,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   /** The field groups every write is projected onto (docs/design/groups.md). */
   private final FieldGroups groups;
 
+  private final io.docstore.service.groups.GroupMeters groupMeters;
+
   /** Null when opened read-only. */
   private final ScheduledExecutorService checkpointer;
 
@@ -149,6 +151,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     this.maxBodyBytes = o.maxBodyBytes;
     this.defaultTtlMillis = o.defaultTtl.toMillis();
     this.groups = o.groups;
+    this.groupMeters = new io.docstore.service.groups.GroupMeters(o.groups, o.registry);
     this.lock = lock;
     this.metrics = new StoreMetrics(o.registry);
     DocQueue q = null;
@@ -701,7 +704,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   @Override
   public Document[] getAll(long[] ids, String group) throws IOException {
     ensureOpen();
-    return GroupReads.getAll(groups, ids, group, reads::getAll);
+    return GroupReads.getAll(groups, groupMeters, ids, group, reads::getAll);
   }
 
   private QueueRecord load(long id, long address) throws IOException {
@@ -937,6 +940,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     m.put("segments", queue.segmentCount());
     m.put("segmentBytes", queue.segmentBytes());
     m.put("space", space());
+    if (groups.configured()) {
+      m.put("groups", groupMeters.stats());
+    }
     if (reclamation != null) {
       m.put("gc", reclamation.stats());
     }

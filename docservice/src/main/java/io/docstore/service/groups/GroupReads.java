@@ -28,7 +28,8 @@ public final class GroupReads {
    *
    * @throws IllegalArgumentException for a group {@code groups} does not have, naming those it has
    */
-  public static Document[] getAll(FieldGroups groups, long[] ids, String group, KeyedReads reads)
+  public static Document[] getAll(
+      FieldGroups groups, GroupMeters meters, long[] ids, String group, KeyedReads reads)
       throws IOException {
     if (!groups.has(group)) {
       throw new IllegalArgumentException(
@@ -47,6 +48,8 @@ public final class GroupReads {
     }
     byte[] name = groups.encodedName(group);
     Document[] found = reads.getAll(keys);
+    int answered = 0;
+    long bytes = 0;
     for (int i = 0; i < found.length; i++) {
       Document d = found[i];
       if (d == null) {
@@ -66,7 +69,12 @@ public final class GroupReads {
                   d.sequence(),
                   d.acceptedAtMillis(),
                   Arrays.copyOfRange(body, from, from + (int) p));
+      if (p >= 0) {
+        answered++;
+        bytes += (int) p;
+      }
     }
+    meters.record(group, ids.length, answered, bytes);
     return found;
   }
 }

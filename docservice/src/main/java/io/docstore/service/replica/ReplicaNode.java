@@ -59,6 +59,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   private final ReplicaCheckpoint checkpoint;
   private final ReplicaIngester ingester;
   private final CachedReads reads;
+  private final io.docstore.service.groups.GroupMeters groupMeters;
   private final Freshness freshness;
   private final PullLoop loop;
 
@@ -111,6 +112,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
             });
     this.loop = new PullLoop(options, puller, ingester, checkpoint, freshness, pullTimer);
     ReplicaMeters.bind(registry, ingester, loop, freshness);
+    this.groupMeters = new io.docstore.service.groups.GroupMeters(options.groups, registry);
   }
 
   /** Opens the replica's index and point and starts pulling. */
@@ -154,7 +156,7 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   /** As on the primary (see {@link GroupReads}). */
   @Override
   public Document[] getAll(long[] ids, String group) throws IOException {
-    return GroupReads.getAll(options.groups, ids, group, reads::getAll);
+    return GroupReads.getAll(options.groups, groupMeters, ids, group, reads::getAll);
   }
 
   private static void checkId(long id) {
@@ -256,6 +258,9 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     s.put("lastRecordLagMillis", ingester.lastLagMillis());
     s.put("point", follower.point().toString());
     s.put("checkpoint", checkpoint.point().toString());
+    if (options.groups.configured()) {
+      s.put("groups", groupMeters.stats());
+    }
     s.put("pulls", loop.pulls());
     s.put("pullFailures", loop.pullFailures());
     s.put("lastPullError", loop.lastPullError());

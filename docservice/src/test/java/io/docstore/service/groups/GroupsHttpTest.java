@@ -70,6 +70,14 @@ class GroupsHttpTest {
       assertThat(updated.body()).isEqualTo("{\"title\":\"Senior Engineer\"}");
       assertThat(updated.headers().firstValue("ETag").orElseThrow()).isNotEqualTo(etag);
 
+      String metrics = s.adminGet("/metrics").body();
+      assertThat(metrics)
+          .containsPattern("docstore_group_lookups_total\\{group=\"summary\"[^}]*\\} [1-9]")
+          .containsPattern("docstore_group_found_total\\{group=\"pay\"[^}]*\\} 1.0")
+          .contains("docstore_group_bytes_total{group=\"summary\"");
+      assertThat(s.adminGet("/stats").body())
+          .contains("\"groups\":{\"summary\":{\"fields\":[\"title\",\"company\"]");
+
       assertThat(s.delete(1).statusCode()).isEqualTo(200);
       assertThat(s.get("/docs/1?group=summary").statusCode()).isEqualTo(404);
       assertThat(s.get("/docs/1?group=pay").statusCode()).isEqualTo(404);
