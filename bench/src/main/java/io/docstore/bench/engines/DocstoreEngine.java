@@ -159,16 +159,25 @@ final class DocstoreEngine implements Engine {
 
   @Override
   public void put(byte[] key, byte[] value) throws IOException {
-    long id = id(key);
+    append(id(key), Op.PUT, value);
+  }
+
+  /** A DELETE record in the queue, and a tombstone for the ID in the batch's index entries. */
+  @Override
+  public void delete(byte[] key) throws IOException {
+    append(id(key), Op.DELETE, new byte[0]);
+  }
+
+  private void append(long id, Op op, byte[] body) throws IOException {
     writeLock.lock();
     try {
-      Appended a = queue.writer().append(id, Op.PUT, System.currentTimeMillis(), value);
+      Appended a = queue.writer().append(id, op, System.currentTimeMillis(), body);
       if (pending == ids.length) {
         ids = Arrays.copyOf(ids, pending * 2);
         addresses = Arrays.copyOf(addresses, pending * 2);
       }
       ids[pending] = id;
-      addresses[pending] = a.address();
+      addresses[pending] = op == Op.DELETE ? LsmIndex.DELETED : a.address();
       pending++;
     } finally {
       writeLock.unlock();

@@ -12,19 +12,26 @@ import java.io.IOException;
  * own batch (RocksDB/LevelDB write batch, LMDB write transaction, docstore's queue writer) and are
  * not guaranteed to be visible to {@link #get} until the next flush. A put is therefore
  * acknowledged under the contract only by a flush: one durable write is {@code put} then {@code
- * flush}.
+ * flush}. A {@link #delete} is a write like a put: buffered the same way, acknowledged by the next
+ * flush.
  *
- * <p>Thread-safety: any number of threads may call {@link #get}, {@link #put} and {@link #flush} at
- * once. A flush ends the batch of the calling thread's puts; an engine may keep one batch per
- * thread (RocksDB, LevelDB, LMDB) or one batch shared by all threads that any flush ends
- * (docstore), so a flush may also make other threads' puts durable, never fewer than the caller's.
- * A thread that puts must flush before it ends: {@link #close()} flushes only the calling thread's
- * batch. Two threads that put the same key at once get one of the two values, in the engine's own
- * commit order.
+ * <p>Thread-safety: any number of threads may call {@link #get}, {@link #put}, {@link #delete} and
+ * {@link #flush} at once. A flush ends the batch of the calling thread's puts; an engine may keep
+ * one batch per thread (RocksDB, LevelDB, LMDB) or one batch shared by all threads that any flush
+ * ends (docstore), so a flush may also make other threads' puts durable, never fewer than the
+ * caller's. A thread that puts must flush before it ends: {@link #close()} flushes only the calling
+ * thread's batch. Two threads that put the same key at once get one of the two values, in the
+ * engine's own commit order.
  */
 public interface Engine extends Closeable {
 
   void put(byte[] key, byte[] value) throws IOException;
+
+  /**
+   * Removes {@code key}: after the next {@link #flush()}, {@link #get} returns null for it (until a
+   * later put). Buffered in the calling thread's batch like a put.
+   */
+  void delete(byte[] key) throws IOException;
 
   /** The value last flushed for {@code key}, or null when there is none. */
   byte[] get(byte[] key) throws IOException;

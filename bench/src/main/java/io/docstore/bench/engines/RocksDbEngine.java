@@ -221,6 +221,15 @@ final class RocksDbEngine implements Engine {
   }
 
   @Override
+  public void delete(byte[] key) throws IOException {
+    try {
+      batch.get().delete(key);
+    } catch (RocksDBException e) {
+      throw new IOException(e);
+    }
+  }
+
+  @Override
   public byte[] get(byte[] key) throws IOException {
     try {
       return db.get(readOptions, key);

@@ -16,8 +16,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every engine that can run in the test JVM against a HashMap model: random puts (overwrites
- * included) in batches, reads of every key and of absent keys, close, reopen, read again. Indeed
- * lsmtree needs its own class path and is covered through real engine JVMs in BenchMainTest.
+ * included) and deletes in batches, reads of every key and of absent keys, close, reopen, read
+ * again. Indeed lsmtree needs its own class path and is covered through real engine JVMs in
+ * BenchMainTest.
  */
 class EnginesTest {
 
@@ -34,10 +35,15 @@ class EnginesTest {
       assertThat(e.settings()).isNotBlank();
       for (int i = 0; i < 3000; i++) {
         long k = random.nextInt(2000);
-        byte[] v = new byte[random.nextBoolean() ? 96 : 300 + random.nextInt(800)];
-        random.nextBytes(v);
-        e.put(key(k), v);
-        model.put(k, v);
+        if (random.nextInt(10) == 0) {
+          e.delete(key(k));
+          model.remove(k);
+        } else {
+          byte[] v = new byte[random.nextBoolean() ? 96 : 300 + random.nextInt(800)];
+          random.nextBytes(v);
+          e.put(key(k), v);
+          model.put(k, v);
+        }
         if (i % 100 == 99) {
           e.flush();
         }
