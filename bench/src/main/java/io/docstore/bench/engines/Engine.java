@@ -33,6 +33,23 @@ public interface Engine extends Closeable {
    */
   void delete(byte[] key) throws IOException;
 
+  /**
+   * Whether the engine enforces an expiry per write itself ({@link #put(byte[], byte[], long)}):
+   * docstore's store. On every other engine the churn workload deletes an expired value explicitly,
+   * as an application would.
+   */
+  default boolean expires() {
+    return false;
+  }
+
+  /**
+   * A put of a value that {@link #get} no longer returns once the wall clock reaches {@code
+   * expiresAtMillis} (epoch milliseconds); only where {@link #expires()}.
+   */
+  default void put(byte[] key, byte[] value, long expiresAtMillis) throws IOException {
+    throw new UnsupportedOperationException("this engine has no expiry per write: " + settings());
+  }
+
   /** The value last flushed for {@code key}, or null when there is none. */
   byte[] get(byte[] key) throws IOException;
 
@@ -77,6 +94,15 @@ public interface Engine extends Closeable {
    */
   default boolean reopensAfterBulk() {
     return true;
+  }
+
+  /**
+   * What the engine says about its own space, for the churn workload: docstore's store gives its
+   * space amplification (its estimate of stored over live stored bytes) and the bytes its space
+   * reclamation relocated and reclaimed; the others say nothing (an empty map).
+   */
+  default java.util.Map<String, Number> spaceStats() throws IOException {
+    return java.util.Map.of();
   }
 
   /** The settings in effect, one line, for the results file. */
