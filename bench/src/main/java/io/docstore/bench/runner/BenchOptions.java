@@ -306,56 +306,21 @@ final class BenchOptions {
   }
 
   private void applyProfile(String name) {
-    profile = name;
-    switch (name) {
-      case "full" ->
-          set(10_000_000, 1_000_000, 2_000_000, 1_000_000, 60, 20_000, 300, 4L << 30, 10, 4 * 3600);
-      case "medium" -> set(2_000_000, 200_000, 400_000, 200_000, 20, 20_000, 60, 1L << 30, 5, 3600);
-      default -> set(200_000, 30_000, 60_000, 20_000, 3, 5_000, 3, 256L << 20, 2, 600);
-    }
-    bulkDocs =
-        switch (name) {
-          case "full" -> 5_000_000;
-          case "medium" -> 500_000;
-          default -> 50_000;
-        };
-    // mixed: the outside benchmark's 1,000,000 ~1 KB records at full size, the jobs workload's
-    // counts below.
-    mixedDocs =
-        switch (name) {
-          case "full" -> 1_000_000;
-          case "medium" -> 200_000;
-          default -> 30_000;
-        };
-    mixedSeconds =
-        switch (name) {
-          case "full" -> 60;
-          case "medium" -> 20;
-          default -> 5;
-        };
-  }
-
-  private void set(
-      long kvKeys,
-      long jobs,
-      long jobReads,
-      long rwKeys,
-      int rwSeconds,
-      int writeRate,
-      int coldSeconds,
-      long probeBytes,
-      double probeSeconds,
-      long timeoutSeconds) {
-    this.kvKeys = kvKeys;
-    this.jobs = jobs;
-    this.jobReads = jobReads;
-    this.rwKeys = rwKeys;
-    this.rwSeconds = rwSeconds;
-    this.writeRate = writeRate;
-    this.coldSeconds = coldSeconds;
-    this.probeBytes = probeBytes;
-    this.probeSeconds = probeSeconds;
-    this.timeoutSeconds = timeoutSeconds;
+    Profile p = Profile.named(name);
+    profile = p.name();
+    kvKeys = p.kvKeys();
+    jobs = p.jobs();
+    jobReads = p.jobReads();
+    rwKeys = p.rwKeys();
+    rwSeconds = p.rwSeconds();
+    writeRate = p.writeRate();
+    coldSeconds = p.coldSeconds();
+    probeBytes = p.probeBytes();
+    probeSeconds = p.probeSeconds();
+    timeoutSeconds = p.timeoutSeconds();
+    bulkDocs = p.bulkDocs();
+    mixedDocs = p.mixedDocs();
+    mixedSeconds = p.mixedSeconds();
   }
 
   @SafeVarargs
