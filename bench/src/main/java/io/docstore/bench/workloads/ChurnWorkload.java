@@ -235,7 +235,10 @@ public final class ChurnWorkload implements Workload {
     }
   }
 
-  /** Once per simulated day, and once more when the writer is done: disk and live bytes. */
+  /**
+   * Once per simulated day: disk and live bytes. A sampler running late takes the days it missed
+   * one after the other, and its last sample when the writer is done.
+   */
   private final class Sampler implements Runnable {
     private final Engine engine;
     private final ChurnState state;
@@ -261,7 +264,7 @@ public final class ChurnWorkload implements Workload {
           boolean finished = state.awaitFinished(wait);
           sample();
           if (finished) {
-            return; // the last sample (before day 90 only if the writer failed)
+            return; // the writer's end (before day 90 only if it failed or this sampler was late)
           }
         }
       } catch (Throwable t) {
