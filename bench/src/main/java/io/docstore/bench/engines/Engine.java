@@ -98,8 +98,9 @@ public interface Engine extends Closeable {
 
   /**
    * What the engine says about its own space, for the churn workload: docstore's store gives its
-   * space amplification (its estimate of stored over live stored bytes) and the bytes its space
-   * reclamation relocated and reclaimed; the others say nothing (an empty map).
+   * space amplification (its estimate of stored over live stored bytes), the bytes its space
+   * reclamation relocated and reclaimed, and the bytes it stored; the others say nothing (an empty
+   * map).
    */
   default java.util.Map<String, Number> spaceStats() throws IOException {
     return java.util.Map.of();

@@ -159,8 +159,8 @@ final class ResultTable {
     sb.append(
         "\nchurn (updates/s offered and achieved; reads in us; space amplification = bytes on disk /"
             + " uncompressed bytes of the live documents, mean of the last third; own = the engine's"
-            + " own estimate; GC write amp = bytes its space reclamation relocated / document bytes"
-            + " written)\n\n");
+            + " own estimate; GC write amp = stored bytes its space reclamation relocated / stored"
+            + " bytes of the workload's writes)\n\n");
     sb.append(
         "| engine | offered | achieved | max lag s | expiry deletes | read p50 | read p99"
             + " | read p99.9 | misses | wrong | live MB | disk MB at end | space amp | own space amp"

@@ -120,7 +120,7 @@ public final class ChurnWorkload implements Workload {
                 writer.maxLagNanos / dayNanos));
       }
       Map<String, Object> fields = writer.fields(runNanos);
-      fields.putAll(sampler.fields(engine.spaceStats(), writer.docBytes));
+      fields.putAll(sampler.fields(engine.spaceStats()));
       return List.of(writer.result.withExtra(fields), reader.result);
     }
   }
@@ -285,9 +285,10 @@ public final class ChurnWorkload implements Workload {
     /**
      * The samples, the space amplification over the last third of the run (disk over live bytes,
      * and the engine's own where it has one) and, from the engine's final figures, its space
-     * reclamation's relocated bytes over the documents' bytes written.
+     * reclamation's write amplification: the stored bytes it relocated over those the workload's
+     * own writes took (all stored bytes less the relocated).
      */
-    Map<String, Object> fields(Map<String, Number> engineStats, long docBytes) {
+    Map<String, Object> fields(Map<String, Number> engineStats) {
       Map<String, Object> f = new LinkedHashMap<>();
       int n = days.size();
       f.put("disk_bytes_end", diskBytes.get(n - 1));
@@ -305,9 +306,10 @@ public final class ChurnWorkload implements Workload {
       if (!engineStats.isEmpty()) {
         f.put("engine_space_amp", steady == 0 ? 0 : round(own / steady));
         long relocated = engineStats.get("bytes_relocated").longValue();
+        long workload = engineStats.get("bytes_stored").longValue() - relocated;
         f.put("gc_relocated_bytes", relocated);
         f.put("gc_reclaimed_bytes", engineStats.get("bytes_reclaimed").longValue());
-        f.put("gc_write_amp", docBytes == 0 ? 0 : round((double) relocated / docBytes));
+        f.put("gc_write_amp", workload <= 0 ? 0 : round((double) relocated / workload));
       }
       f.put(SAMPLE_DAY, days);
       f.put(SAMPLE_DISK, diskBytes);

@@ -52,7 +52,8 @@ class EnginesTest {
     writesReadsBackAndSurvivesReopen("store", () -> Engines.openStore(settings(), options));
     try (Engine e = Engines.openStore(settings(), options)) {
       assertThat(e.expires()).isTrue();
-      assertThat(e.spaceStats()).containsKeys("space_amplification", "bytes_relocated");
+      assertThat(e.spaceStats())
+          .containsKeys("space_amplification", "bytes_relocated", "bytes_stored");
       long now = System.currentTimeMillis();
       e.put(key(5000), new byte[] {1}, now - 1);
       e.put(key(5001), new byte[] {2}, now + 3_600_000);
