@@ -3,7 +3,6 @@ package io.docstore.bench.engines;
 import io.docstore.index.IndexOptions;
 import io.docstore.index.IndexStats;
 import io.docstore.index.LsmIndex;
-import io.docstore.io.SyncPolicy;
 import io.docstore.queue.Appended;
 import io.docstore.queue.DocQueue;
 import io.docstore.queue.Op;
@@ -64,85 +63,18 @@ final class DocstoreEngine implements Engine {
   private final String settings;
 
   DocstoreEngine(EngineSettings s) throws IOException {
-    long[] split = split(System.getenv("DOCSTORE_BENCH_SPLIT"));
-    long parts = split[0] + split[1] + split[2];
-    long bloomBytes = s.memoryBytes() * split[0] / parts;
-    long pageCacheBytes = s.memoryBytes() * split[1] / parts;
-    long blockCacheBytes = s.memoryBytes() - bloomBytes - pageCacheBytes;
-    String block = System.getenv("DOCSTORE_BENCH_BLOCK_SIZE");
-    String mappedEnv = System.getenv("DOCSTORE_BENCH_MAPPED");
-    boolean mapped =
-        mappedEnv == null || mappedEnv.isBlank() || Boolean.parseBoolean(mappedEnv.trim());
-    QueueOptions.Builder qb =
-        QueueOptions.builder()
-            .syncPolicy(SyncPolicy.NONE)
-            .blockCacheBytes(blockCacheBytes)
-            .mappedReads(mapped)
-            .blockSize(
-                block != null && !block.isBlank()
-                    ? Integer.parseInt(block.trim())
-                    : s.blockBytes());
-    QueueOptions qo = qb.build();
-    String nice = System.getenv("DOCSTORE_BENCH_BACKGROUND_NICE");
-    IndexOptions io =
-        IndexOptions.builder()
-            .syncPolicy(SyncPolicy.NONE)
-            .memTableBytes(s.writeBufferBytes())
-            .bloomMemoryBytes(bloomBytes)
-            .pageCacheBytes(pageCacheBytes)
-            .mappedReads(mapped)
-            .backgroundNice(
-                nice == null || nice.isBlank()
-                    ? IndexOptions.DEFAULT_BACKGROUND_NICE
-                    : Integer.parseInt(nice.trim()))
-            .build();
+    DocstoreConfig config = new DocstoreConfig(s);
+    QueueOptions qo = config.queue().build();
     queue = DocQueue.open(s.dir().resolve("queue"), qo);
     LsmIndex opened;
     try {
-      opened = LsmIndex.open(s.dir().resolve("index"), io);
+      opened = LsmIndex.open(s.dir().resolve("index"), config.index);
     } catch (IOException | RuntimeException e) {
       queue.close();
       throw e;
     }
     index = opened;
-    settings =
-        "docstore queue (block "
-            + qo.blockSize()
-            + " B raw, records zstd-compressed one by one with a "
-            + qo.dictionaryBytes()
-            + " B dictionary once trained (LZ4 blocks before), decoded-block cache (LZ4 blocks only) "
-            + blockCacheBytes
-            + " B off heap, "
-            + (mapped ? "mapped" : "positional")
-            + " reads, sync none) + LsmIndex (memtable "
-            + io.memTableBytes()
-            + " B, resident bloom "
-            + bloomBytes
-            + " B at FP "
-            + io.bloomFalsePositiveRate()
-            + ", page cache "
-            + pageCacheBytes
-            + " B off heap, sync none, background threads at nice "
-            + io.backgroundNice()
-            + "); index updated per batch with putAll";
-  }
-
-  /** Budget parts for bloom, index pages, blocks: "1:6:1" unless {@code spec} says otherwise. */
-  static long[] split(String spec) {
-    if (spec == null || spec.isBlank()) {
-      return new long[] {1, 6, 1};
-    }
-    String[] p = spec.split(":");
-    if (p.length != 3) {
-      throw new IllegalArgumentException(
-          "DOCSTORE_BENCH_SPLIT must be bloom:pages:blocks, got " + spec);
-    }
-    long[] parts = {Long.parseLong(p[0]), Long.parseLong(p[1]), Long.parseLong(p[2])};
-    if (parts[0] < 0 || parts[1] < 0 || parts[2] < 0 || parts[0] + parts[1] + parts[2] == 0) {
-      throw new IllegalArgumentException(
-          "DOCSTORE_BENCH_SPLIT parts must be >= 0 and not all 0, got " + spec);
-    }
-    return parts;
+    settings = config.describe(qo) + "; index updated per batch with putAll";
   }
 
   static long id(byte[] key) {
@@ -159,16 +91,25 @@ final class DocstoreEngine implements Engine {
 
   @Override
   public void put(byte[] key, byte[] value) throws IOException {
-    long id = id(key);
+    append(id(key), Op.PUT, value);
+  }
+
+  /** A DELETE record in the queue, and a tombstone for the ID in the batch's index entries. */
+  @Override
+  public void delete(byte[] key) throws IOException {
+    append(id(key), Op.DELETE, new byte[0]);
+  }
+
+  private void append(long id, Op op, byte[] body) throws IOException {
     writeLock.lock();
     try {
-      Appended a = queue.writer().append(id, Op.PUT, System.currentTimeMillis(), value);
+      Appended a = queue.writer().append(id, op, System.currentTimeMillis(), body);
       if (pending == ids.length) {
         ids = Arrays.copyOf(ids, pending * 2);
         addresses = Arrays.copyOf(addresses, pending * 2);
       }
       ids[pending] = id;
-      addresses[pending] = a.address();
+      addresses[pending] = op == Op.DELETE ? LsmIndex.DELETED : a.address();
       pending++;
     } finally {
       writeLock.unlock();

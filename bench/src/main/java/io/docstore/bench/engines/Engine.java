@@ -12,19 +12,43 @@ import java.io.IOException;
  * own batch (RocksDB/LevelDB write batch, LMDB write transaction, docstore's queue writer) and are
  * not guaranteed to be visible to {@link #get} until the next flush. A put is therefore
  * acknowledged under the contract only by a flush: one durable write is {@code put} then {@code
- * flush}.
+ * flush}. A {@link #delete} is a write like a put: buffered the same way, acknowledged by the next
+ * flush.
  *
- * <p>Thread-safety: any number of threads may call {@link #get}, {@link #put} and {@link #flush} at
- * once. A flush ends the batch of the calling thread's puts; an engine may keep one batch per
- * thread (RocksDB, LevelDB, LMDB) or one batch shared by all threads that any flush ends
- * (docstore), so a flush may also make other threads' puts durable, never fewer than the caller's.
- * A thread that puts must flush before it ends: {@link #close()} flushes only the calling thread's
- * batch. Two threads that put the same key at once get one of the two values, in the engine's own
- * commit order.
+ * <p>Thread-safety: any number of threads may call {@link #get}, {@link #put}, {@link #delete} and
+ * {@link #flush} at once. A flush ends the batch of the calling thread's puts; an engine may keep
+ * one batch per thread (RocksDB, LevelDB, LMDB) or one batch shared by all threads that any flush
+ * ends (docstore), so a flush may also make other threads' puts durable, never fewer than the
+ * caller's. A thread that puts must flush before it ends: {@link #close()} flushes only the calling
+ * thread's batch. Two threads that put the same key at once get one of the two values, in the
+ * engine's own commit order.
  */
 public interface Engine extends Closeable {
 
   void put(byte[] key, byte[] value) throws IOException;
+
+  /**
+   * Removes {@code key}: after the next {@link #flush()}, {@link #get} returns null for it (until a
+   * later put). Buffered in the calling thread's batch like a put.
+   */
+  void delete(byte[] key) throws IOException;
+
+  /**
+   * Whether the engine enforces an expiry per write itself ({@link #put(byte[], byte[], long)}):
+   * docstore's store. On every other engine the churn workload deletes an expired value explicitly,
+   * as an application would.
+   */
+  default boolean expires() {
+    return false;
+  }
+
+  /**
+   * A put of a value that {@link #get} no longer returns once the wall clock reaches {@code
+   * expiresAtMillis} (epoch milliseconds); only where {@link #expires()}.
+   */
+  default void put(byte[] key, byte[] value, long expiresAtMillis) throws IOException {
+    throw new UnsupportedOperationException("this engine has no expiry per write: " + settings());
+  }
 
   /** The value last flushed for {@code key}, or null when there is none. */
   byte[] get(byte[] key) throws IOException;
@@ -70,6 +94,16 @@ public interface Engine extends Closeable {
    */
   default boolean reopensAfterBulk() {
     return true;
+  }
+
+  /**
+   * What the engine says about its own space, for the churn workload: docstore's store gives its
+   * space amplification (its estimate of stored over live stored bytes), the bytes its space
+   * reclamation relocated and reclaimed, and the bytes it stored; the others say nothing (an empty
+   * map).
+   */
+  default java.util.Map<String, Number> spaceStats() throws IOException {
+    return java.util.Map.of();
   }
 
   /** The settings in effect, one line, for the results file. */

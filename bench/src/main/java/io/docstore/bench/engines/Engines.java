@@ -1,5 +1,6 @@
 package io.docstore.bench.engines;
 
+import io.docstore.service.gc.GcOptions;
 import java.io.IOException;
 import java.util.List;
 
@@ -13,6 +14,16 @@ public final class Engines {
   /** Not engines: speed references of the bulk workload (LZ4 compression of the same input). */
   public static final List<String> REFERENCES = List.of("lz4");
 
+  /**
+   * The churn workload's docstore without its space reclamation; docstore there is the service's
+   * store with it ({@link #openStore}). Named only in the churn workload.
+   */
+  public static final String DOCSTORE_NOGC = "docstore-nogc";
+
+  /** The engines of the churn workload (docs/benchmarks/churn.md), docstore first. */
+  public static final List<String> CHURN =
+      List.of("docstore", DOCSTORE_NOGC, "rocksdb", "rocksdb-blob", "lmdb");
+
   private Engines() {}
 
   public static Engine open(String name, EngineSettings settings) throws IOException {
@@ -24,8 +35,18 @@ public final class Engines {
       case "lmdb" -> new LmdbEngine(settings);
       case "lsmtree" -> new LsmtreeEngine(settings);
       case "lz4" -> new Lz4Reference();
+      case DOCSTORE_NOGC ->
+          throw new IllegalArgumentException(name + " is the churn workload's (openStore)");
       default -> throw new IllegalArgumentException("unknown engine " + name + "; known: " + ALL);
     };
+  }
+
+  /**
+   * docstore as the service runs it, its {@code DocStore} with the space reclamation as {@code gc}
+   * says: the churn workload's {@code docstore} (on) and {@code docstore-nogc} (off).
+   */
+  public static Engine openStore(EngineSettings settings, GcOptions gc) throws IOException {
+    return new StoreEngine(settings, gc);
   }
 
   /**

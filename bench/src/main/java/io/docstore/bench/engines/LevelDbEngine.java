@@ -84,6 +84,13 @@ final class LevelDbEngine implements Engine {
   }
 
   @Override
+  public void delete(byte[] key) {
+    Batch b = batch.get();
+    b.batch.delete(key);
+    b.pending++;
+  }
+
+  @Override
   public byte[] get(byte[] key) {
     return db.get(key);
   }

@@ -65,12 +65,22 @@ final class LmdbEngine implements Engine {
 
   @Override
   public void put(byte[] key, byte[] value) {
+    dbi.put(writeTxn(), key, value);
+  }
+
+  @Override
+  public void delete(byte[] key) {
+    dbi.delete(writeTxn(), key);
+  }
+
+  /** The calling thread's write transaction, begun by its first write since its last flush. */
+  private Txn<byte[]> writeTxn() {
     Txn<byte[]> txn = writeTxn.get();
     if (txn == null) {
       txn = env.txnWrite();
       writeTxn.set(txn);
     }
-    dbi.put(txn, key, value);
+    return txn;
   }
 
   @Override

@@ -47,6 +47,11 @@ final class LsmtreeEngine implements Engine {
   }
 
   @Override
+  public void delete(byte[] key) throws IOException {
+    store.delete(key);
+  }
+
+  @Override
   public byte[] get(byte[] key) throws IOException {
     return store.get(key);
   }

@@ -93,6 +93,12 @@ final class Lz4Reference implements Engine {
   }
 
   @Override
+  public void delete(byte[] key) {
+    throw new IllegalStateException(
+        "the LZ4 reference only measures bulk compression; nothing is written to or read from it");
+  }
+
+  @Override
   public byte[] get(byte[] key) {
     throw new IllegalStateException(
         "the LZ4 reference only measures bulk compression; nothing is written to or read from it");

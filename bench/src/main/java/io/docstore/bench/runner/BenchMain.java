@@ -1,5 +1,6 @@
 package io.docstore.bench.runner;
 
+import io.docstore.bench.engines.Engines;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -92,18 +93,31 @@ public final class BenchMain {
     int charts = Charts.render(o.out).size();
     log.printf(
         "bench: results in %s (tables.md, results.json, results.csv, %d charts)%n", o.out, charts);
+    Path disk = o.out.resolve(Charts.CHURN_DISK_CHART);
+    if (o.churn.chartOut != null && Files.exists(disk)) {
+      Files.createDirectories(o.churn.chartOut.toAbsolutePath().getParent());
+      Files.copy(disk, o.churn.chartOut, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      log.printf("bench: %s copied to %s%n", disk.getFileName(), o.churn.chartOut);
+    }
     return ok;
   }
 
   /**
    * The engines of one workload: the speed references only for bulk (which always gets them), and
    * for bulk not rocksdb-blob, whose bulk path would be rocksdb's (ingested SST files hold no
-   * blobs).
+   * blobs); for churn its own engines (docstore-nogc only there), in their order.
    */
   static List<String> enginesFor(String workload, List<String> engines, StringBuilder header) {
+    if (workload.equals("churn")) {
+      List<String> skipped = engines.stream().filter(e -> !Engines.CHURN.contains(e)).toList();
+      if (!skipped.isEmpty()) {
+        header.append("- " + String.join(", ", skipped) + ": not run: not among churn's engines\n");
+      }
+      return Engines.CHURN.stream().filter(engines::contains).toList();
+    }
     List<String> out = new ArrayList<>();
     for (String e : engines) {
-      if (io.docstore.bench.engines.Engines.REFERENCES.contains(e)) {
+      if (Engines.REFERENCES.contains(e) || e.equals(Engines.DOCSTORE_NOGC)) {
         continue;
       }
       if (workload.equals("bulk") && e.equals("rocksdb-blob")) {
@@ -114,7 +128,7 @@ public final class BenchMain {
       out.add(e);
     }
     if (workload.equals("bulk")) {
-      out.addAll(io.docstore.bench.engines.Engines.REFERENCES);
+      out.addAll(Engines.REFERENCES);
     }
     return out;
   }
@@ -148,7 +162,7 @@ public final class BenchMain {
     args.put("batch", o.batch);
     args.put("seed", o.seed);
     args.put("memory", o.memoryBytes);
-    args.put("writeBuffer", o.writeBufferBytes);
+    args.put("writeBuffer", o.writeBufferFor(workload));
     args.put("block", o.blockBytes);
     args.put("coldSeconds", o.coldSeconds);
     args.put("rwSeconds", o.rwSeconds);
@@ -165,6 +179,10 @@ public final class BenchMain {
           o.mixedWritePercents.stream()
               .map(String::valueOf)
               .collect(java.util.stream.Collectors.joining(",")));
+    }
+    if (workload.equals("churn")) {
+      args.put("churnUpdates", o.churn.updates);
+      args.put("churnRate", o.churn.rate);
     }
     Optional<MemoryCgroup> group = Optional.empty();
     if (cold) {
@@ -240,6 +258,10 @@ public final class BenchMain {
     c.put("mixed_seconds", o.mixedSeconds);
     c.put("mixed_threads", o.mixedThreads);
     c.put("mixed_write_percents", o.mixedWritePercents.toString());
+    c.put("churn_keys", o.churn.keys);
+    c.put("churn_updates", o.churn.updates);
+    c.put("churn_rate", o.churn.rate);
+    c.put("churn_write_buffer_bytes", o.writeBufferFor("churn"));
     return c;
   }
 

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -63,13 +64,14 @@ final class BenchOptions {
   String profile = "quick";
 
   List<String> workloads = new ArrayList<>(Workloads.ALL);
+
+  /** Every engine, and churn's docstore-nogc. */
   List<String> engines = new ArrayList<>(Engines.ALL);
 
-  @Option(
-      names = "--keys",
-      order = 6,
-      paramLabel = "N",
-      description = "keys of the indeed-kv workloads (default: the profile's)")
+  BenchOptions() {
+    engines.add(Engines.DOCSTORE_NOGC);
+  }
+
   long kvKeys;
 
   long jobs;
@@ -177,6 +179,8 @@ final class BenchOptions {
 
   List<Integer> mixedWritePercents = List.of(5, 50);
 
+  @Mixin ChurnOptions churn = new ChurnOptions();
+
   @Spec CommandSpec spec;
 
   @Option(
@@ -192,9 +196,24 @@ final class BenchOptions {
       names = "--engine",
       order = 5,
       paramLabel = "E[,E]",
-      description = "engines, and the bulk workload's reference (default: every engine)")
+      description =
+          "engines, the bulk workload's reference and churn's docstore-nogc (default: every"
+              + " engine)")
   void engines(String csv) {
-    engines = invalidAsParameter(() -> split(csv, Engines.ALL, Engines.REFERENCES));
+    engines =
+        invalidAsParameter(
+            () -> split(csv, Engines.ALL, Engines.REFERENCES, List.of(Engines.DOCSTORE_NOGC)));
+  }
+
+  @Option(
+      names = "--keys",
+      order = 6,
+      paramLabel = "N",
+      description =
+          "keys of the indeed-kv workloads and live documents of churn (default: the profile's)")
+  void keys(long n) {
+    kvKeys = n;
+    churn.keys = n;
   }
 
   @Option(
@@ -244,6 +263,7 @@ final class BenchOptions {
     if (o.mixedThreads < 1 || o.mixedSeconds < 1) {
       throw new IllegalArgumentException("--mixed-threads and --mixed-seconds must be at least 1");
     }
+    o.churn.check();
     if (o.out == null) {
       String stamp =
           DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
@@ -285,8 +305,16 @@ final class BenchOptions {
                    the bulk workload adds the reference %s
         mixed:     N documents loaded, then for each write percentage P, T threads of Zipf reads
                    and put+flush writes for S seconds (docs/benchmarks/mixed.md)
+        churn:     about --keys live job postings, --churn-updates updates over 90 simulated days
+                   (30-day expiry) at --churn-rate updates/s, Zipf reads meanwhile
+                   (docs/benchmarks/churn.md); engines:
+                   %s
         """,
-                Workloads.ALL, Workloads.ON_REQUEST, Engines.ALL, Engines.REFERENCES));
+                Workloads.ALL,
+                Workloads.ON_REQUEST,
+                Engines.ALL,
+                Engines.REFERENCES,
+                Engines.CHURN));
     return cl;
   }
 
@@ -306,56 +334,23 @@ final class BenchOptions {
   }
 
   private void applyProfile(String name) {
-    profile = name;
-    switch (name) {
-      case "full" ->
-          set(10_000_000, 1_000_000, 2_000_000, 1_000_000, 60, 20_000, 300, 4L << 30, 10, 4 * 3600);
-      case "medium" -> set(2_000_000, 200_000, 400_000, 200_000, 20, 20_000, 60, 1L << 30, 5, 3600);
-      default -> set(200_000, 30_000, 60_000, 20_000, 3, 5_000, 3, 256L << 20, 2, 600);
-    }
-    bulkDocs =
-        switch (name) {
-          case "full" -> 5_000_000;
-          case "medium" -> 500_000;
-          default -> 50_000;
-        };
-    // mixed: the outside benchmark's 1,000,000 ~1 KB records at full size, the jobs workload's
-    // counts below.
-    mixedDocs =
-        switch (name) {
-          case "full" -> 1_000_000;
-          case "medium" -> 200_000;
-          default -> 30_000;
-        };
-    mixedSeconds =
-        switch (name) {
-          case "full" -> 60;
-          case "medium" -> 20;
-          default -> 5;
-        };
-  }
-
-  private void set(
-      long kvKeys,
-      long jobs,
-      long jobReads,
-      long rwKeys,
-      int rwSeconds,
-      int writeRate,
-      int coldSeconds,
-      long probeBytes,
-      double probeSeconds,
-      long timeoutSeconds) {
-    this.kvKeys = kvKeys;
-    this.jobs = jobs;
-    this.jobReads = jobReads;
-    this.rwKeys = rwKeys;
-    this.rwSeconds = rwSeconds;
-    this.writeRate = writeRate;
-    this.coldSeconds = coldSeconds;
-    this.probeBytes = probeBytes;
-    this.probeSeconds = probeSeconds;
-    this.timeoutSeconds = timeoutSeconds;
+    Profile p = Profile.named(name);
+    profile = p.name();
+    kvKeys = p.kvKeys();
+    jobs = p.jobs();
+    jobReads = p.jobReads();
+    rwKeys = p.rwKeys();
+    rwSeconds = p.rwSeconds();
+    writeRate = p.writeRate();
+    coldSeconds = p.coldSeconds();
+    probeBytes = p.probeBytes();
+    probeSeconds = p.probeSeconds();
+    timeoutSeconds = p.timeoutSeconds();
+    bulkDocs = p.bulkDocs();
+    mixedDocs = p.mixedDocs();
+    mixedSeconds = p.mixedSeconds();
+    churn.keys = p.churnKeys();
+    churn.updates = p.churnUpdates();
   }
 
   @SafeVarargs
@@ -376,13 +371,22 @@ final class BenchOptions {
 
   /**
    * How long one engine JVM of {@code workload} may take: the profile's limit, or for mixed at
-   * least each run and its wait for background work twice over plus ten minutes for the load.
+   * least each run and its wait for background work twice over plus ten minutes for the load, for
+   * churn at least its run twice over plus ten minutes.
    */
   long timeoutFor(String workload) {
     if (workload.equals("mixed")) {
       return Math.max(timeoutSeconds, 4L * mixedSeconds * mixedWritePercents.size() + 600);
     }
+    if (workload.equals("churn")) {
+      return Math.max(timeoutSeconds, 2 * churn.runSeconds() + 600);
+    }
     return timeoutSeconds;
+  }
+
+  /** The write buffer of one workload's engine JVMs: churn's is scaled to its size. */
+  long writeBufferFor(String workload) {
+    return workload.equals("churn") ? churn.writeBuffer(writeBufferBytes) : writeBufferBytes;
   }
 
   /** Keys, reads of one workload's engine JVM. */
@@ -392,6 +396,7 @@ final class BenchOptions {
       case "readwhilewriting" -> rwKeys;
       case "bulk" -> bulkDocs;
       case "mixed" -> mixedDocs;
+      case "churn" -> churn.keys;
       default -> kvKeys;
     };
   }

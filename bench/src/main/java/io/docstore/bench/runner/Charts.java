@@ -2,6 +2,7 @@ package io.docstore.bench.runner;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.docstore.bench.workloads.ChurnWorkload;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
@@ -47,7 +48,9 @@ import org.jfree.data.xy.XYSeriesCollection;
  *   <li>{@code latency-WORKLOAD.png}: p50, p99 and p99.9 per engine on a log scale, one panel per
  *       phase;
  *   <li>{@code WORKLOAD-p99-over-time.png}: for phases that carry {@code p99_us_per_s} (the reader
- *       of readwhilewriting), the p99 of each 1-second window per engine, log scale.
+ *       of readwhilewriting), the p99 of each 1-second window per engine, log scale;
+ *   <li>{@code WORKLOAD-disk.png}: for phases with disk samples (churn's), bytes on disk over the
+ *       simulated days per engine ({@link DiskChart}).
  * </ul>
  *
  * {@link BenchMain} draws them after every run; {@link #main} draws them for a run directory
@@ -60,6 +63,17 @@ public final class Charts {
    * JVM's RESULT line, an array of numbers in results.json.
    */
   static final String SERIES_FIELD = "p99_us_per_s";
+
+  /** Every field that is a series: comma-separated on a RESULT line, an array in results.json. */
+  static final Set<String> SERIES_FIELDS =
+      Set.of(
+          SERIES_FIELD,
+          ChurnWorkload.SAMPLE_DAY,
+          ChurnWorkload.SAMPLE_DISK,
+          ChurnWorkload.SAMPLE_LIVE);
+
+  /** churn's chart of bytes on disk over the simulated days ({@link DiskChart}). */
+  static final String CHURN_DISK_CHART = "churn" + DiskChart.SUFFIX;
 
   private static final int WIDTH = 900;
   private static final int PANEL_HEIGHT = 260;
@@ -184,6 +198,7 @@ public final class Charts {
                   PANEL_HEIGHT + 140));
         }
       }
+      DiskChart.render(outDir, workload, subtitle, results).ifPresent(written::add);
     }
     return written;
   }
@@ -304,12 +319,23 @@ public final class Charts {
     seconds.setAutoRangeIncludesZero(false);
     seconds.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
     LogAxis us = logAxis("p99 of the window, us (log)", DatasetUtils.findRangeBounds(data));
-    XYLineAndShapeRenderer lines = new XYLineAndShapeRenderer(true, true);
-    XYPlot plot = new XYPlot(data, seconds, us, lines);
+    return chart(
+        workload + ", " + phase + ": p99 per 1-second window",
+        subtitle,
+        linePlot(data, seconds, us, true));
+  }
+
+  /** Lines (with a mark at each point, or without), one per series, on a white plot. */
+  static XYPlot linePlot(
+      XYSeriesCollection data,
+      org.jfree.chart.axis.ValueAxis x,
+      org.jfree.chart.axis.ValueAxis y,
+      boolean marks) {
+    XYPlot plot = new XYPlot(data, x, y, new XYLineAndShapeRenderer(true, marks));
     plot.setBackgroundPaint(Color.WHITE);
     plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
     plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
-    return chart(workload + ", " + phase + ": p99 per 1-second window", subtitle, plot);
+    return plot;
   }
 
   /**
@@ -346,7 +372,7 @@ public final class Charts {
     plot.setRangeGridlinesVisible(true);
   }
 
-  private static JFreeChart chart(String title, String subtitle, org.jfree.chart.plot.Plot plot) {
+  static JFreeChart chart(String title, String subtitle, org.jfree.chart.plot.Plot plot) {
     JFreeChart chart =
         new JFreeChart(title, JFreeChart.DEFAULT_TITLE_FONT.deriveFont(15f), plot, true);
     chart.setBackgroundPaint(Color.WHITE);
@@ -356,7 +382,7 @@ public final class Charts {
     return chart;
   }
 
-  private static Path save(Path file, JFreeChart chart, int height) throws IOException {
+  static Path save(Path file, JFreeChart chart, int height) throws IOException {
     ChartUtils.saveChartAsPNG(file.toFile(), chart, WIDTH, height);
     return file;
   }

@@ -2,7 +2,6 @@ package io.docstore.bench.runner;
 
 import io.docstore.bench.engines.Engine;
 import io.docstore.bench.engines.EngineSettings;
-import io.docstore.bench.engines.Engines;
 import io.docstore.bench.workloads.PhaseResult;
 import io.docstore.bench.workloads.ProcSelf;
 import io.docstore.bench.workloads.WorkloadContext;
@@ -49,7 +48,7 @@ public final class EngineMain {
     List<String> notes = new ArrayList<>();
     WorkloadContext.Opener opener =
         () -> {
-          Engine e = Engines.open(engineName, settings);
+          Engine e = Workloads.open(a.get("workload"), engineName, settings, a);
           settingsLine[0] = e.settings();
           return e;
         };

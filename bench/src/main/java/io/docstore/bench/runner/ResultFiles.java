@@ -9,8 +9,9 @@ import java.util.Map;
 
 /**
  * The machine-readable results next to the tables: {@code results.json} (the run's context and
- * every engine's phases; a phase's per-second p99s, {@code p99_us_per_s}, as an array of numbers)
- * and {@code results.csv} (one row per workload, engine and phase).
+ * every engine's phases; a phase's series, such as its per-second p99s, {@code p99_us_per_s}, or
+ * churn's samples, as arrays of numbers) and {@code results.csv} (one row per workload, engine and
+ * phase).
  */
 final class ResultFiles {
 
@@ -88,7 +89,7 @@ final class ResultFiles {
               .append(str(f.getKey()))
               .append(": ")
               .append(
-                  f.getKey().equals(Charts.SERIES_FIELD)
+                  Charts.SERIES_FIELDS.contains(f.getKey())
                       ? "[" + f.getValue() + "]"
                       : value(f.getValue()));
           fsep = ", ";

@@ -11,7 +11,8 @@ import java.util.Set;
  * Markdown tables of one workload's results: one table per phase, one row per engine, and the ratio
  * of docstore's ops/s to each engine's (above 1: docstore is faster). Bytes on disk, bytes written
  * and peak RSS are per run (all phases of that engine's JVM), repeated on each phase's row. A
- * workload of read/write mixes (mixed) gets one more table first, its mixes side by side.
+ * workload of read/write mixes (mixed) gets one more table first, its mixes side by side, and churn
+ * one of its stream and space figures.
  */
 final class ResultTable {
 
@@ -32,6 +33,7 @@ final class ResultTable {
             .findFirst()
             .orElse(null);
     mixes(sb, phases, results, docstore);
+    churn(sb, results);
     for (String phase : phases) {
       sb.append('\n').append("phase `").append(phase).append("`\n\n");
       boolean input =
@@ -143,6 +145,52 @@ final class ResultTable {
                 : String.format(Locale.ROOT, "%.2f", Double.parseDouble(d.get("p99_us")) / peer));
         sb.append("| ").append(String.join(" | ", cells)).append(" |\n");
       }
+    }
+  }
+
+  /**
+   * For the churn workload (its writer's phase {@code churn} carries the space figures), one table
+   * first: the update stream each engine kept up with, its reads' latencies, and its space.
+   */
+  private static void churn(StringBuilder sb, List<ChildResult> results) {
+    if (results.stream().noneMatch(r -> r.phase("churn") != null)) {
+      return;
+    }
+    sb.append(
+        "\nchurn (updates/s offered and achieved; reads in us; space amplification = bytes on disk /"
+            + " uncompressed bytes of the live documents, mean of the last third; own = the engine's"
+            + " own estimate; GC write amp = stored bytes its space reclamation relocated / stored"
+            + " bytes of the workload's writes)\n\n");
+    sb.append(
+        "| engine | offered | achieved | max lag s | expiry deletes | read p50 | read p99"
+            + " | read p99.9 | misses | wrong | live MB | disk MB at end | space amp | own space amp"
+            + " | GC relocated MB | GC write amp |\n");
+    sb.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (ChildResult r : results) {
+      Map<String, String> w = r.phase("churn");
+      Map<String, String> reads = r.phase("churn-read");
+      if (w == null || reads == null) {
+        continue;
+      }
+      List<String> cells = new ArrayList<>();
+      cells.add(r.engine());
+      cells.add(w.get("offered_updates_per_s"));
+      cells.add(w.get("updates_per_s"));
+      cells.add(w.get("max_lag_s"));
+      cells.add(w.get("expiry_deletes"));
+      cells.add(reads.get("p50_us"));
+      cells.add(reads.get("p99_us"));
+      cells.add(reads.get("p999_us"));
+      cells.add(reads.get("misses"));
+      cells.add(reads.get("wrong"));
+      cells.add(mb(Long.parseLong(w.get("live_bytes"))));
+      cells.add(mb(Long.parseLong(w.get("disk_bytes_end"))));
+      cells.add(w.get("space_amp"));
+      cells.add(w.getOrDefault("engine_space_amp", "-"));
+      String relocated = w.get("gc_relocated_bytes");
+      cells.add(relocated == null ? "-" : mb(Long.parseLong(relocated)));
+      cells.add(w.getOrDefault("gc_write_amp", "-"));
+      sb.append("| ").append(String.join(" | ", cells)).append(" |\n");
     }
   }
 

@@ -21,6 +21,8 @@ import org.HdrHistogram.Histogram;
  * @param inputBytes bytes of input the phase consumed (the bulk load's file), else 0
  * @param p99UsPerSecond the p99 (us) of each 1-second window of the phase, in order, for a phase
  *     that keeps them (readwhilewriting's reader), else empty; written as {@code p99_us_per_s}
+ * @param extra fields of this workload's own, written after the others in their order (a list
+ *     comma-separated); empty for most
  */
 public record PhaseResult(
     String phase,
@@ -32,10 +34,12 @@ public record PhaseResult(
     long wrong,
     ProcSelf.Io io,
     long inputBytes,
-    List<Double> p99UsPerSecond) {
+    List<Double> p99UsPerSecond,
+    Map<String, Object> extra) {
 
   public PhaseResult {
     p99UsPerSecond = List.copyOf(p99UsPerSecond);
+    extra = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(extra));
   }
 
   public PhaseResult(
@@ -48,7 +52,18 @@ public record PhaseResult(
       long wrong,
       ProcSelf.Io io,
       long inputBytes) {
-    this(phase, ops, nanos, engineNanos, latency, misses, wrong, io, inputBytes, List.of());
+    this(
+        phase,
+        ops,
+        nanos,
+        engineNanos,
+        latency,
+        misses,
+        wrong,
+        io,
+        inputBytes,
+        List.of(),
+        Map.of());
   }
 
   public PhaseResult(
@@ -66,7 +81,23 @@ public record PhaseResult(
   /** This result with the p99 of each 1-second window. */
   public PhaseResult withP99PerSecond(List<Double> p99s) {
     return new PhaseResult(
-        phase, ops, nanos, engineNanos, latency, misses, wrong, io, inputBytes, p99s);
+        phase, ops, nanos, engineNanos, latency, misses, wrong, io, inputBytes, p99s, extra);
+  }
+
+  /** This result with {@code fields} after the standard ones. */
+  public PhaseResult withExtra(Map<String, Object> fields) {
+    return new PhaseResult(
+        phase,
+        ops,
+        nanos,
+        engineNanos,
+        latency,
+        misses,
+        wrong,
+        io,
+        inputBytes,
+        p99UsPerSecond,
+        fields);
   }
 
   /** MB (10^6 bytes) of input per second of engine time; 0 for a phase without input bytes. */
@@ -109,6 +140,13 @@ public record PhaseResult(
           p99UsPerSecond.stream()
               .map(v -> Double.toString(round(v)))
               .collect(Collectors.joining(",")));
+    }
+    for (Map.Entry<String, Object> e : extra.entrySet()) {
+      f.put(
+          e.getKey(),
+          e.getValue() instanceof List<?> l
+              ? l.stream().map(String::valueOf).collect(Collectors.joining(","))
+              : e.getValue());
     }
     return f;
   }

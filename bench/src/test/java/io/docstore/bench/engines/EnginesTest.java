@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.docstore.io.TestSupport;
+import io.docstore.service.gc.GcOptions;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -16,28 +17,76 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every engine that can run in the test JVM against a HashMap model: random puts (overwrites
- * included) in batches, reads of every key and of absent keys, close, reopen, read again. Indeed
- * lsmtree needs its own class path and is covered through real engine JVMs in BenchMainTest.
+ * included) and deletes in batches, reads of every key and of absent keys, close, reopen, read
+ * again. Indeed lsmtree needs its own class path and is covered through real engine JVMs in
+ * BenchMainTest.
  */
 class EnginesTest {
 
   @TempDir Path dir;
 
+  /** Opens an engine on {@link #settings()}. */
+  @FunctionalInterface
+  private interface Opener {
+    Engine open() throws IOException;
+  }
+
+  private EngineSettings settings() {
+    return new EngineSettings(dir, 8 << 20, 1 << 20, 4096);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"docstore", "rocksdb", "rocksdb-blob", "leveldb", "lmdb"})
   void writesReadsBackAndSurvivesReopen(String name) throws IOException {
+    writesReadsBackAndSurvivesReopen(name, () -> Engines.open(name, settings()));
+  }
+
+  /**
+   * docstore's store as the churn workload opens it, its space reclamation on and off: the same
+   * model; and an expiry per write, which it enforces itself.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void theStoreWritesReadsBackAndExpires(boolean gc) throws IOException {
+    GcOptions options = GcOptions.defaults().withEnabled(gc);
+    writesReadsBackAndSurvivesReopen("store", () -> Engines.openStore(settings(), options));
+    try (Engine e = Engines.openStore(settings(), options)) {
+      assertThat(e.expires()).isTrue();
+      assertThat(e.spaceStats())
+          .containsKeys("space_amplification", "bytes_relocated", "bytes_stored");
+      long now = System.currentTimeMillis();
+      e.put(key(5000), new byte[] {1}, now - 1);
+      e.put(key(5001), new byte[] {2}, now + 3_600_000);
+      e.flush();
+      assertThat(e.get(key(5000))).as("expired").isNull();
+      assertThat(e.get(key(5001))).containsExactly(2);
+    }
+    try (Engine e =
+        Engines.open("rocksdb", new EngineSettings(dir.resolve("peer"), 8 << 20, 1 << 20, 4096))) {
+      assertThat(e.expires()).isFalse();
+      assertThat(e.spaceStats()).isEmpty();
+      assertThatThrownBy(() -> e.put(key(1), new byte[1], 1))
+          .isInstanceOf(UnsupportedOperationException.class);
+    }
+  }
+
+  private void writesReadsBackAndSurvivesReopen(String name, Opener opener) throws IOException {
     long seed = TestSupport.seed("EnginesTest." + name);
     Random random = new Random(seed);
-    EngineSettings settings = new EngineSettings(dir, 8 << 20, 1 << 20, 4096);
     Map<Long, byte[]> model = new HashMap<>();
-    try (Engine e = Engines.open(name, settings)) {
+    try (Engine e = opener.open()) {
       assertThat(e.settings()).isNotBlank();
       for (int i = 0; i < 3000; i++) {
         long k = random.nextInt(2000);
-        byte[] v = new byte[random.nextBoolean() ? 96 : 300 + random.nextInt(800)];
-        random.nextBytes(v);
-        e.put(key(k), v);
-        model.put(k, v);
+        if (random.nextInt(10) == 0) {
+          e.delete(key(k));
+          model.remove(k);
+        } else {
+          byte[] v = new byte[random.nextBoolean() ? 96 : 300 + random.nextInt(800)];
+          random.nextBytes(v);
+          e.put(key(k), v);
+          model.put(k, v);
+        }
         if (i % 100 == 99) {
           e.flush();
         }
@@ -45,7 +94,7 @@ class EnginesTest {
       e.flush();
       verify(e, model);
     }
-    try (Engine e = Engines.open(name, settings)) {
+    try (Engine e = opener.open()) {
       verify(e, model);
     }
   }
