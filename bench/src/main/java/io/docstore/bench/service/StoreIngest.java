@@ -8,6 +8,7 @@ import io.docstore.service.DocStoreOptions;
 import io.docstore.service.Update;
 import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.gc.GcOptions;
+import io.docstore.service.groups.FieldGroups;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,7 +19,7 @@ import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
 /**
- * {@code StoreIngest UPDATES IDS [gc SEGMENT_MB]}: the store's write path without the network or an
+ * {@code StoreIngest UPDATES IDS [gc|nogc SEGMENT_MB [summary]]}: the store's write path without the network or an
  * fsync (queue sync {@code none}): writes each of {@code IDS} job documents once, then {@code
  * UPDATES} random overwrites among them in batches of 100 through {@code DocStore.apply}, and
  * prints the rate of the overwrites, what the queue holds at the end, and the latency of one reader
@@ -27,7 +28,9 @@ import java.util.stream.Stream;
  * other, alternating, to compare them (docs/benchmarks.md, "Store ingest"). With {@code gc}, the
  * space reclamation runs in the background meanwhile (its defaults, but a pass every second) on
  * segments of {@code SEGMENT_MB}; run it alternating with {@code nogc SEGMENT_MB} for its cost
- * (docs/benchmarks.md, "Space reclamation").
+ * (docs/benchmarks.md, "Space reclamation"). A fifth argument {@code summary} configures one field
+ * group (title, company, location, salary, posted_at), so that every write also projects and stores
+ * it; alternate with and without for the cost of a group (docs/benchmarks.md, "Field groups").
  */
 public final class StoreIngest {
 
@@ -38,6 +41,7 @@ public final class StoreIngest {
     int ids = Integer.parseInt(args[1]);
     boolean gc = args.length > 2 && args[2].equals("gc");
     int segmentMb = args.length > 3 ? Integer.parseInt(args[3]) : 256;
+    boolean summary = args.length > 4 && args[4].equals("summary");
     GcOptions d = GcOptions.defaults();
     GcOptions gcOptions =
         gc
@@ -64,6 +68,14 @@ public final class StoreIngest {
                       .segmentSize(segmentMb << 20)
                       .build())
               .gc(gcOptions)
+              .groups(
+                  summary
+                      ? new FieldGroups(
+                          java.util.Map.of(
+                              "summary",
+                              java.util.List.of(
+                                  "title", "company", "location", "salary", "posted_at")))
+                      : FieldGroups.NONE)
               .build();
       try (DocStore store = DocStore.open(dir, options)) {
         List<Update> batch = new ArrayList<>(100);
@@ -102,12 +114,13 @@ public final class StoreIngest {
         java.util.Map<String, Object> stats = store.stats();
         java.util.Map<?, ?> g = (java.util.Map<?, ?>) stats.get("gc");
         System.out.printf(
-            "result updates=%d ids=%d gc=%s seconds=%.2f updates_per_s=%.0f queue_bytes=%s"
+            "result updates=%d ids=%d gc=%s groups=%s seconds=%.2f updates_per_s=%.0f queue_bytes=%s"
                 + " space_amplification=%.2f gc_reclaimed=%s gc_relocated=%s reads=%d"
                 + " read_p50_us=%.1f read_p99_us=%.1f read_p999_us=%.1f%n",
             updates,
             ids,
             gc,
+            summary ? "summary" : "none",
             seconds,
             updates / seconds,
             stats.get("segmentBytes"),

@@ -126,6 +126,7 @@ public final class FieldGroups {
         throw notAnObject(id, "it does not start with '{'");
       }
       JsonToken t;
+      int seen = 0;
       while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
         String field = p.currentName();
         p.nextToken();
@@ -149,17 +150,16 @@ public final class FieldGroups {
             }
           }
         }
+        if (++seen == groupsOfField.size()) {
+          // Every grouped field found: the rest of the document (its long text, typically) is not
+          // parsed. The write path's callers have checked that the document is one JSON object.
+          return finish(gens, out);
+        }
       }
       if (t != JsonToken.END_OBJECT || p.nextToken() != null) {
         throw notAnObject(id, "it is not one JSON object");
       }
-      byte[][] projections = new byte[names.length][];
-      for (int i = 0; i < names.length; i++) {
-        gens[i].writeEndObject();
-        gens[i].close();
-        projections[i] = out[i].toByteArray();
-      }
-      return projections;
+      return finish(gens, out);
     } catch (IOException e) {
       throw notAnObject(
           id,
@@ -167,6 +167,17 @@ public final class FieldGroups {
               ? j.getOriginalMessage()
               : e.getMessage());
     }
+  }
+
+  private static byte[][] finish(JsonGenerator[] gens, ByteArrayOutputStream[] out)
+      throws IOException {
+    byte[][] projections = new byte[gens.length][];
+    for (int i = 0; i < gens.length; i++) {
+      gens[i].writeEndObject();
+      gens[i].close();
+      projections[i] = out[i].toByteArray();
+    }
+    return projections;
   }
 
   private IllegalArgumentException notAnObject(long id, String why) {
