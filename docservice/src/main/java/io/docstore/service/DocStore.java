@@ -553,16 +553,19 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
             u.expiresAtMillis() != 0 || defaultTtlMillis <= 0
                 ? u.expiresAtMillis()
                 : now + defaultTtlMillis;
-        Op op = expires == 0 ? Op.PUT : Op.PUT_EXPIRING;
-        byte[] body = expires == 0 ? u.body() : RecordBody.expiring(expires, u.body());
         byte[][] projections = projected == null ? null : projected[i];
         i++;
-        Appended a =
-            u.isDelete()
-                ? writer.append(u.id(), Op.DELETE, now, new byte[0])
-                : projections == null
-                    ? writer.append(u.id(), op, now, body)
-                    : appendWithGroups(u.id(), now, expires, projections, op, body);
+        Appended a;
+        if (u.isDelete()) {
+          a = writer.append(u.id(), Op.DELETE, now, new byte[0]);
+        } else {
+          Op op = expires == 0 ? Op.PUT : Op.PUT_EXPIRING;
+          byte[] body = expires == 0 ? u.body() : RecordBody.expiring(expires, u.body());
+          a =
+              projections == null
+                  ? writer.append(u.id(), op, now, body)
+                  : appendWithGroups(u.id(), now, expires, projections, op, body);
+        }
         out.add(new Written(u.id(), a.sequence()));
         last = Math.max(last, a.sequence());
         if (!u.isDelete()) {
