@@ -710,6 +710,24 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return GroupReads.getAll(groups, groupMeters, ids, group, reads::getAll);
   }
 
+  @Override
+  public long copyProjection(
+      long id, String group, io.netty.buffer.ByteBuf out, io.netty.buffer.ByteBuf scratch)
+      throws IOException {
+    ensureOpen();
+    return GroupReads.copy(
+        groups,
+        groupMeters,
+        id,
+        group,
+        out,
+        scratch,
+        (key, into) -> {
+          long seq = reads.copyIfCached(key, into);
+          return seq >= 0 ? seq : reads.copy(key, into);
+        });
+  }
+
   private QueueRecord load(long id, long address) throws IOException {
     QueueRecord r;
     try {

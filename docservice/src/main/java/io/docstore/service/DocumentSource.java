@@ -82,4 +82,21 @@ public interface DocumentSource {
   default Document[] getAll(long[] ids, String group) throws IOException {
     throw new IllegalArgumentException("no field groups are configured here");
   }
+
+  /**
+   * {@link #getAll(long[], String)} for one document, without objects on the heap where the cache
+   * is in process: group {@code group}'s projection appended to {@code out} and the document's
+   * sequence returned, or -1 with {@code out} unchanged. {@code scratch} is the caller's buffer for
+   * the document's projections (cleared here). The default goes through {@link #getAll(long[],
+   * String)}.
+   */
+  default long copyProjection(long id, String group, ByteBuf out, ByteBuf scratch)
+      throws IOException {
+    Document d = getAll(new long[] {id}, group)[0];
+    if (d == null) {
+      return -1;
+    }
+    out.writeBytes(d.body());
+    return d.sequence();
+  }
 }

@@ -3,6 +3,7 @@ package io.docstore.service.groups;
 import io.docstore.client.Document;
 import io.docstore.queue.RecordBody;
 import io.docstore.service.store.GroupKeys;
+import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -20,7 +21,57 @@ public final class GroupReads {
     Document[] getAll(long[] keys) throws IOException;
   }
 
+  /** Copies a key's newest version (its "document") into a buffer; -1 when absent. */
+  @FunctionalInterface
+  public interface KeyedCopy {
+    long copy(long key, ByteBuf out) throws IOException;
+  }
+
   private GroupReads() {}
+
+  /** Checks that {@code group} is one of {@code groups}, naming them if not. */
+  private static void check(FieldGroups groups, String group) {
+    if (!groups.has(group)) {
+      throw new IllegalArgumentException(
+          groups.configured()
+              ? "unknown group '" + group + "'; the groups are " + String.join(", ", groups.names())
+              : "no field groups are configured (docstore.groups)");
+    }
+  }
+
+  /**
+   * One document's projection for {@code group}, copied (see {@link
+   * io.docstore.service.DocumentSource#copyProjection}): its projections copied into {@code
+   * scratch} by {@code copy}, then the group's cut out into {@code out}.
+   */
+  public static long copy(
+      FieldGroups groups,
+      GroupMeters meters,
+      long id,
+      String group,
+      ByteBuf out,
+      ByteBuf scratch,
+      KeyedCopy copy)
+      throws IOException {
+    check(groups, group);
+    if (id < 0) {
+      throw new IllegalArgumentException("document ID must be non-negative, got " + id);
+    }
+    scratch.clear();
+    long seq = id > GroupKeys.MAX_DOCUMENT_ID ? -1 : copy.copy(GroupKeys.key(id), scratch);
+    long p =
+        seq < 0
+            ? -1
+            : RecordBody.projection(
+                scratch.nioBuffer(), 0, scratch.readableBytes(), groups.encodedName(group));
+    if (p < 0) {
+      meters.record(group, 1, 0, 0);
+      return -1;
+    }
+    out.writeBytes(scratch, scratch.readerIndex() + (int) (p >>> 32), (int) p);
+    meters.record(group, 1, 1, (int) p);
+    return seq;
+  }
 
   /**
    * Group {@code group}'s projection of each of {@code ids} (see {@link
@@ -31,12 +82,7 @@ public final class GroupReads {
   public static Document[] getAll(
       FieldGroups groups, GroupMeters meters, long[] ids, String group, KeyedReads reads)
       throws IOException {
-    if (!groups.has(group)) {
-      throw new IllegalArgumentException(
-          groups.configured()
-              ? "unknown group '" + group + "'; the groups are " + String.join(", ", groups.names())
-              : "no field groups are configured (docstore.groups)");
-    }
+    check(groups, group);
     long[] keys = new long[ids.length];
     for (int i = 0; i < ids.length; i++) {
       if (ids[i] < 0) {

@@ -254,6 +254,7 @@ public final class ReadRoutes implements Routes {
     ByteBuf out =
         UnpooledByteBufAllocator.DEFAULT.directBuffer(
             Math.min(1 << 20, ids.length * INITIAL_BODY_BYTES + 64));
+    ByteBuf scratch = null; // a document's projections, for in-process group reads
     try {
       out.writeBytes(FOUND_OPEN);
       long[] missing = null;
@@ -261,7 +262,7 @@ public final class ReadRoutes implements Routes {
       long[] damaged = null;
       int broken = 0;
       Document[] docs = null;
-      if (!source.cachesInProcess() || group != null) {
+      if (!source.cachesInProcess()) {
         try {
           docs = group == null ? source.getAll(ids) : source.getAll(ids, group);
         } catch (CorruptionException e) {
@@ -280,11 +281,10 @@ public final class ReadRoutes implements Routes {
         if (docs == null) {
           try {
             if (group != null) {
-              Document d = source.getAll(new long[] {ids[i]}, group)[0];
-              found = d != null;
-              if (found) {
-                out.writeBytes(d.body());
+              if (scratch == null) {
+                scratch = UnpooledByteBufAllocator.DEFAULT.heapBuffer(INITIAL_BODY_BYTES);
               }
+              found = source.copyProjection(ids[i], group, out, scratch) >= 0;
             } else {
               found = source.copyIfCached(ids[i], out) >= 0 || source.copy(ids[i], out) >= 0;
             }
@@ -342,6 +342,9 @@ public final class ReadRoutes implements Routes {
     } finally {
       if (out != null) {
         out.release();
+      }
+      if (scratch != null) {
+        scratch.release();
       }
     }
   }
