@@ -19,18 +19,19 @@ import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
 /**
- * {@code StoreIngest UPDATES IDS [gc|nogc SEGMENT_MB [summary]]}: the store's write path without the network or an
- * fsync (queue sync {@code none}): writes each of {@code IDS} job documents once, then {@code
- * UPDATES} random overwrites among them in batches of 100 through {@code DocStore.apply}, and
- * prints the rate of the overwrites, what the queue holds at the end, and the latency of one reader
- * reading random documents meanwhile. The indexer's share (the index and, since space reclamation,
- * one lookup per record for the live-record counts) is what it shows; run two builds one after the
- * other, alternating, to compare them (docs/benchmarks.md, "Store ingest"). With {@code gc}, the
- * space reclamation runs in the background meanwhile (its defaults, but a pass every second) on
- * segments of {@code SEGMENT_MB}; run it alternating with {@code nogc SEGMENT_MB} for its cost
- * (docs/benchmarks.md, "Space reclamation"). A fifth argument {@code summary} configures one field
- * group (title, company, location, salary, posted_at), so that every write also projects and stores
- * it; alternate with and without for the cost of a group (docs/benchmarks.md, "Field groups").
+ * {@code StoreIngest UPDATES IDS [gc|nogc SEGMENT_MB [summary]]}: the store's write path without
+ * the network or an fsync (queue sync {@code none}): writes each of {@code IDS} job documents once,
+ * then {@code UPDATES} random overwrites among them in batches of 100 through {@code
+ * DocStore.apply}, and prints the rate of the overwrites, what the queue holds at the end, and the
+ * latency of one reader reading random documents meanwhile. The indexer's share (the index and,
+ * since space reclamation, one lookup per record for the live-record counts) is what it shows; run
+ * two builds one after the other, alternating, to compare them (docs/benchmarks.md, "Store
+ * ingest"). With {@code gc}, the space reclamation runs in the background meanwhile (its defaults,
+ * but a pass every second) on segments of {@code SEGMENT_MB}; run it alternating with {@code nogc
+ * SEGMENT_MB} for its cost (docs/benchmarks.md, "Space reclamation"). A fifth argument {@code
+ * summary} configures one field group (title, company, location, salary, posted_at), so that every
+ * write also projects and stores it; alternate with and without for the cost of a group
+ * (docs/benchmarks.md, "Field groups").
  */
 public final class StoreIngest {
 
