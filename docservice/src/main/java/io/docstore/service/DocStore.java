@@ -22,6 +22,7 @@ import io.docstore.service.gc.Reclamation;
 import io.docstore.service.gc.SpaceReclaimer;
 import io.docstore.service.groups.FieldGroups;
 import io.docstore.service.groups.GroupReads;
+import io.docstore.service.groups.Regroup;
 import io.docstore.service.metrics.StoreMeters;
 import io.docstore.service.store.CachedReads;
 import io.docstore.service.store.GroupKeys;
@@ -524,7 +525,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     for (Update u : updates) {
       checkId(u.id());
       if (projected != null && !u.isDelete()) {
-        projected[at] = projections(u);
+        projected[at] = groups.projectForWrite(u.id(), u.body(), maxBodyBytes);
       }
       at++;
       if (!u.isDelete() && u.body().length > maxBodyBytes) {
@@ -604,40 +605,11 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return out;
   }
 
-  /** The projections of put {@code u}, checked: an ID a group key can hold, a JSON object. */
-  private byte[][] projections(Update u) {
-    if (u.id() > GroupKeys.MAX_DOCUMENT_ID) {
-      throw new IllegalArgumentException(
-          "document id "
-              + u.id()
-              + " is too large for a store with field groups (at most "
-              + GroupKeys.MAX_DOCUMENT_ID
-              + ", 2^62 - 1: docs/design/groups.md)");
-    }
-    byte[][] p = groups.project(u.id(), u.body());
-    int total = 0;
-    for (byte[] b : p) {
-      total += b.length;
-    }
-    if (total > maxBodyBytes) {
-      throw new IllegalArgumentException(
-          "the field groups of document "
-              + u.id()
-              + " project to "
-              + total
-              + " bytes, over the limit of "
-              + maxBodyBytes);
-    }
-    return p;
-  }
-
   /** Appends a put and, just before it, its GROUPS record (the put commits it). */
   private Appended appendWithGroups(
       long id, long now, long expires, byte[][] projections, Op op, byte[] body)
       throws IOException {
-    String[] names = groups.names().toArray(String[]::new);
-    byte[] record = RecordBody.groups(-1, expires, names, projections);
-    return writer.appendWithGroups(id, now, record, op, body)[0];
+    return writer.appendWithGroups(id, now, groups.record(-1, expires, projections), op, body)[0];
   }
 
   /**
@@ -667,7 +639,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
 
   @Override
   public long copyIfCached(long id, io.netty.buffer.ByteBuf out) {
-    if (closed.get() || id < 0) {
+    if (closed.get() || !GroupKeys.validDocumentId(id, groups.configured())) {
       return -1;
     }
     return reads.copyIfCached(id, out);
@@ -868,78 +840,47 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return checkpointed;
   }
 
-  /** What {@link #regroup} did. */
-  public record Regrouped(long projected, long skipped, List<String> problems) {}
-
   /**
-   * Projects every live document onto the configured groups again and stores the projections as
-   * re-projections (GROUPS records of kind 1): after a group's definition changed, so that every
-   * document has the current projections. A re-projection applies only while the version it was
-   * projected from is current, so writes may go on meanwhile. A document that cannot be projected
-   * (not a JSON object, projections over the body limit) keeps what it had and is listed.
+   * Projects every live document onto the configured groups again ({@link Regroup}): after a
+   * group's definition changed. Writes may go on meanwhile.
    *
    * @param progress called with the number of documents done so far
    */
-  public Regrouped regroup(java.util.function.LongConsumer progress) throws IOException {
+  public Regroup.Result regroup(java.util.function.LongConsumer progress) throws IOException {
     ensureOpen();
     if (readOnly || !groups.configured()) {
       throw new IllegalStateException(
           readOnly ? "the store is open read-only" : "no field groups are configured");
     }
-    String[] names = groups.names().toArray(String[]::new);
-    long projected = 0;
-    long skipped = 0;
-    List<String> problems = new ArrayList<>();
-    long last = 0;
-    long discards = writer.discards();
-    try (io.docstore.index.IndexCursor c = index.scan(0)) {
-      while (c.next() && c.id() <= GroupKeys.MAX_DOCUMENT_ID) {
-        long id = c.id();
-        if (c.value() < 0) {
-          continue;
-        }
-        QueueRecord r;
-        try {
-          r = load(id, c.value());
-        } catch (io.docstore.queue.ReclaimedAddressException e) {
-          continue; // relocated meanwhile: its relocated copy carries its projections
-        }
-        long expires = r.expiresAtMillis();
-        if (expires != RecordBody.NEVER && System.currentTimeMillis() >= expires) {
-          continue;
-        }
-        byte[][] p;
-        try {
-          p = projections(Update.put(id, r.document()));
-        } catch (IllegalArgumentException e) {
-          skipped++;
-          if (problems.size() < 20) {
-            problems.add(e.getMessage());
-          }
-          continue;
-        }
-        last =
-            writer
-                .append(
-                    id,
-                    Op.GROUPS,
-                    r.acceptedAtMillis(),
-                    RecordBody.groups(r.version(), expires, names, p))
-                .sequence();
-        if (++projected % 1024 == 0) {
-          writer.awaitDurable(last, discards);
-          indexer.catchUpTo(last, INDEX_WAIT_MILLIS, false);
-          discards = writer.discards();
-          progress.accept(projected + skipped);
-        }
-      }
-    }
-    if (last > 0) {
-      writer.awaitDurable(last, discards);
-      indexer.catchUpTo(last, INDEX_WAIT_MILLIS, false);
-    }
-    progress.accept(projected + skipped);
-    return new Regrouped(projected, skipped, problems);
+    return new Regroup(
+            groups,
+            maxBodyBytes,
+            new Regroup.Store() {
+              private long discards = writer.discards();
+
+              @Override
+              public io.docstore.index.IndexCursor documents() throws IOException {
+                return index.scan(0);
+              }
+
+              @Override
+              public QueueRecord load(long id, long address) throws IOException {
+                return DocStore.this.load(id, address);
+              }
+
+              @Override
+              public long append(long id, long acceptedAtMillis, byte[] record) throws IOException {
+                return writer.append(id, Op.GROUPS, acceptedAtMillis, record).sequence();
+              }
+
+              @Override
+              public void awaitApplied(long sequence) throws IOException {
+                writer.awaitDurable(sequence, discards);
+                indexer.catchUpTo(sequence, INDEX_WAIT_MILLIS, false);
+                discards = writer.discards();
+              }
+            })
+        .run(progress);
   }
 
   /** Figures for {@code /stats} and {@code docstore stats}: queue, index and cache statistics. */
@@ -1100,10 +1041,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     }
   }
 
-  private static void checkId(long id) {
-    if (id < 0) {
-      throw new IllegalArgumentException("document ID must be non-negative, got " + id);
-    }
+  private void checkId(long id) {
+    GroupKeys.checkDocumentId(id, groups.configured());
   }
 
   private static void closeQuietly(Closeable c) {

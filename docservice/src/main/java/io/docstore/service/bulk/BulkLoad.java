@@ -133,6 +133,7 @@ public final class BulkLoad {
       throw new IllegalArgumentException("threads must be >= 1, got " + threads);
     }
     UpdateParser parser = new UpdateParser(maxBodyBytes);
+    long maxId = groups ? GroupKeys.MAX_DOCUMENT_ID : Long.MAX_VALUE;
     int maxLineBytes = (int) Math.min(Integer.MAX_VALUE - 16, 2L * maxBodyBytes + 1024);
     SortedRun run = new SortedRun(1 << 16);
     ExecutorService pool =
@@ -164,7 +165,7 @@ public final class BulkLoad {
               threads,
               (seq, id, op, address) -> {
                 run.add(id, op == Op.DELETE ? LsmIndex.DELETED : address);
-                if (groups && id <= GroupKeys.MAX_DOCUMENT_ID) {
+                if (groups) {
                   run.add(GroupKeys.key(id), LsmIndex.DELETED);
                 }
               });
@@ -178,7 +179,8 @@ public final class BulkLoad {
           if (input != null) {
             next = readAhead.submit(reader::next);
             ChunkReader.Input i = input;
-            inFlight.add(pool.submit(() -> Chunk.parse(parser, i.buf(), i.length(), maxLineBytes)));
+            inFlight.add(
+                pool.submit(() -> Chunk.parse(parser, i.buf(), i.length(), maxLineBytes, maxId)));
           }
           while (!inFlight.isEmpty()
               && (input == null || inFlight.size() >= 2 * threads || inFlight.peek().isDone())) {
@@ -267,7 +269,10 @@ public final class BulkLoad {
     final List<Long> errorLines = new ArrayList<>();
     final List<String> errorReasons = new ArrayList<>();
 
-    static Chunk parse(UpdateParser parser, byte[] buf, int n, int maxLineBytes) {
+    /**
+     * @param maxId the largest document ID the store holds (below 2^62 with field groups)
+     */
+    static Chunk parse(UpdateParser parser, byte[] buf, int n, int maxLineBytes, long maxId) {
       BulkLineScanner fast = new BulkLineScanner(parser.maxBodyBytes());
       Chunk c = new Chunk();
       c.buf = buf;
@@ -285,7 +290,19 @@ public final class BulkLoad {
         } else if (!blank(buf, start, l)) {
           try {
             UpdateParser.Slice slice = fast.parse(buf, start, l - start);
-            c.add(slice != null ? slice : parser.parseSlice(buf, start, l - start));
+            if (slice == null) {
+              slice = parser.parseSlice(buf, start, l - start);
+            }
+            if (slice.id() > maxId) {
+              c.error(
+                  "\"id\" "
+                      + slice.id()
+                      + " is above "
+                      + maxId
+                      + " (2^62 - 1), the largest a store with field groups holds");
+            } else {
+              c.add(slice);
+            }
           } catch (InvalidUpdateException e) {
             c.error(e.getMessage());
           }

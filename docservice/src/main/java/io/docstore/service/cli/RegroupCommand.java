@@ -2,6 +2,7 @@ package io.docstore.service.cli;
 
 import io.docstore.service.DocStore;
 import io.docstore.service.config.DocstoreConfig;
+import io.docstore.service.groups.Regroup;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -41,7 +42,7 @@ final class RegroupCommand implements Callable<Integer> {
     try (DocStore store = OfflineStore.open(cfg)) {
       long total = store.liveRecords().total(); // documents and their projections: at most this
       ProgressBar bar = new ProgressBar(total, t0, "k docs", 1e3);
-      DocStore.Regrouped r = store.regroup(bar);
+      Regroup.Result r = store.regroup(bar);
       bar.clear();
       store.checkpoint();
       System.out.printf(

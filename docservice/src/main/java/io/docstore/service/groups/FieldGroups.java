@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import io.docstore.queue.RecordBody;
+import io.docstore.service.store.GroupKeys;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -167,6 +169,39 @@ public final class FieldGroups {
               ? j.getOriginalMessage()
               : e.getMessage());
     }
+  }
+
+  /**
+   * {@link #project}, checked for the write path: an ID a group key can hold ({@link
+   * GroupKeys#MAX_DOCUMENT_ID}), projections together within {@code maxBytes}.
+   *
+   * @throws IllegalArgumentException with the reason, naming the document
+   */
+  public byte[][] projectForWrite(long id, byte[] document, int maxBytes) {
+    GroupKeys.checkDocumentId(id, true);
+    byte[][] p = project(id, document);
+    int total = 0;
+    for (byte[] b : p) {
+      total += b.length;
+    }
+    if (total > maxBytes) {
+      throw new IllegalArgumentException(
+          "the field groups of document "
+              + id
+              + " project to "
+              + total
+              + " bytes, over the limit of "
+              + maxBytes);
+    }
+    return p;
+  }
+
+  /**
+   * The body of the GROUPS record of {@code projections} (in the order of {@link #names()}):
+   * written with its document ({@code sourceSequence} -1) or a re-projection of that version.
+   */
+  public byte[] record(long sourceSequence, long expiresAtMillis, byte[][] projections) {
+    return RecordBody.groups(sourceSequence, expiresAtMillis, names, projections);
   }
 
   private static byte[][] finish(JsonGenerator[] gens, ByteArrayOutputStream[] out)

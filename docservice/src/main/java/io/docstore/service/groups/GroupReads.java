@@ -54,11 +54,9 @@ public final class GroupReads {
       KeyedCopy copy)
       throws IOException {
     check(groups, group);
-    if (id < 0) {
-      throw new IllegalArgumentException("document ID must be non-negative, got " + id);
-    }
+    GroupKeys.checkDocumentId(id, true);
     scratch.clear();
-    long seq = id > GroupKeys.MAX_DOCUMENT_ID ? -1 : copy.copy(GroupKeys.key(id), scratch);
+    long seq = copy.copy(GroupKeys.key(id), scratch);
     long p =
         seq < 0
             ? -1
@@ -85,12 +83,8 @@ public final class GroupReads {
     check(groups, group);
     long[] keys = new long[ids.length];
     for (int i = 0; i < ids.length; i++) {
-      if (ids[i] < 0) {
-        throw new IllegalArgumentException("document ID must be non-negative, got " + ids[i]);
-      }
-      // An ID a group key cannot hold has no projections (writes with groups refuse it): it is
-      // looked up as ID 0's key and dropped below.
-      keys[i] = GroupKeys.key(ids[i] > GroupKeys.MAX_DOCUMENT_ID ? 0 : ids[i]);
+      GroupKeys.checkDocumentId(ids[i], true);
+      keys[i] = GroupKeys.key(ids[i]);
     }
     byte[] name = groups.encodedName(group);
     Document[] found = reads.getAll(keys);
@@ -102,10 +96,7 @@ public final class GroupReads {
         continue;
       }
       byte[] body = d.body();
-      long p =
-          ids[i] > GroupKeys.MAX_DOCUMENT_ID
-              ? -1
-              : RecordBody.projection(ByteBuffer.wrap(body), 0, body.length, name);
+      long p = RecordBody.projection(ByteBuffer.wrap(body), 0, body.length, name);
       int from = (int) (p >>> 32);
       found[i] =
           p < 0

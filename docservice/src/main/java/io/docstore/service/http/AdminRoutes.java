@@ -5,6 +5,7 @@ import io.docstore.service.DocumentSink;
 import io.docstore.service.DocumentSource;
 import io.docstore.service.Update;
 import io.docstore.service.Written;
+import io.docstore.service.store.GroupKeys;
 import io.docstore.service.updater.DocumentTooLargeException;
 import io.docstore.service.updater.InvalidUpdateException;
 import io.docstore.service.updater.UpdateParser;
@@ -50,6 +51,9 @@ public final class AdminRoutes implements Routes {
   private final AdminPage page;
   private final io.docstore.service.gc.Reclamation gc;
 
+  /** Whether the store has field groups (then document IDs are below 2^62). */
+  private final boolean groups;
+
   /**
    * @param source where the admin page's lookups read documents (the store {@code sink} writes)
    * @param token empty for no authentication
@@ -75,6 +79,7 @@ public final class AdminRoutes implements Routes {
     this.token = new AdminToken(token);
     this.health = new HealthRoutes(stats, notReady, registry);
     this.page = new AdminPage(source);
+    this.groups = source.groups().configured();
   }
 
   @Override
@@ -87,6 +92,10 @@ public final class AdminRoutes implements Routes {
       return route(req);
     } catch (BadRequest e) {
       return Responses.error(HttpResponseStatus.valueOf(e.status()), e.getMessage());
+    } catch (IllegalArgumentException e) {
+      // The store refused the update before writing anything (e.g. an ID it cannot hold, or
+      // projections over the body limit): nothing acknowledged.
+      return Responses.error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
     } catch (NoSpaceException e) {
       // Disk full: nothing acknowledged, not sticky (the store logs it, rate-limited).
       return Responses.error(
@@ -205,9 +214,11 @@ public final class AdminRoutes implements Routes {
           throw new BadRequest(413, "bulk request has more than " + bulkMaxLines + " lines");
         }
         try {
-          updates.add(parser.parseLine(body, start, len));
+          Update u = parser.parseLine(body, start, len);
+          GroupKeys.checkDocumentId(u.id(), groups);
+          updates.add(u);
           lines.add(new ValidLine(lineNo, updates.size() - 1));
-        } catch (InvalidUpdateException e) {
+        } catch (InvalidUpdateException | IllegalArgumentException e) {
           lines.add(new RefusedLine(lineNo, e.getMessage()));
         }
       }

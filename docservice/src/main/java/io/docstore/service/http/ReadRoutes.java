@@ -75,6 +75,9 @@ public final class ReadRoutes implements Routes {
       return route(req);
     } catch (BadRequest e) {
       return Responses.error(HttpResponseStatus.valueOf(e.status()), e.getMessage());
+    } catch (IllegalArgumentException e) {
+      // The source refused what was asked (an ID it cannot hold, a group it does not have).
+      return Responses.error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
     } catch (IOException e) {
       return Responses.readFailed(e);
     }

@@ -136,7 +136,9 @@ public final class ReplicaNode implements DocumentSource, Closeable {
 
   @Override
   public long copyIfCached(long id, io.netty.buffer.ByteBuf out) {
-    return id < 0 ? -1 : reads.copyIfCached(id, out);
+    return GroupKeys.validDocumentId(id, options.groups.configured())
+        ? reads.copyIfCached(id, out)
+        : -1;
   }
 
   /** As on the primary (see {@link CachedReads#getAll}). */
@@ -159,10 +161,8 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     return GroupReads.getAll(options.groups, groupMeters, ids, group, reads::getAll);
   }
 
-  private static void checkId(long id) {
-    if (id < 0) {
-      throw new IllegalArgumentException("document ID must be non-negative, got " + id);
-    }
+  private void checkId(long id) {
+    GroupKeys.checkDocumentId(id, options.groups.configured());
   }
 
   private QueueRecord read(long id, long address) throws IOException {

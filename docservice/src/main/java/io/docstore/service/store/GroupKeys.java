@@ -21,6 +21,31 @@ public final class GroupKeys {
 
   private GroupKeys() {}
 
+  /**
+   * Checks a document ID asked for or written: non-negative, and below 2^62 where the store has
+   * groups ({@code groups}), since keys from 2^62 on are the documents' group keys.
+   *
+   * @throws IllegalArgumentException naming the ID and the limit
+   */
+  public static void checkDocumentId(long id, boolean groups) {
+    if (id < 0) {
+      throw new IllegalArgumentException("document ID must be non-negative, got " + id);
+    }
+    if (groups && id > MAX_DOCUMENT_ID) {
+      throw new IllegalArgumentException(
+          "document ID "
+              + id
+              + " is above "
+              + MAX_DOCUMENT_ID
+              + " (2^62 - 1), the largest a store with field groups holds");
+    }
+  }
+
+  /** Whether {@link #checkDocumentId} accepts {@code id} (for paths that must not throw). */
+  public static boolean validDocumentId(long id, boolean groups) {
+    return id >= 0 && (!groups || id <= MAX_DOCUMENT_ID);
+  }
+
   /** The key of document {@code id}'s projections. */
   public static long key(long id) {
     return id | BIT;

@@ -3,6 +3,7 @@ package io.docstore.service.groups;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.service.ServiceFixture;
+import io.docstore.service.testing.MemcachedProcess;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -56,6 +57,25 @@ class GroupsHttpTest {
               "{\"found\":{\"1\":{\"title\":\"Engineer\",\"company\":\"ACME\"},"
                   + "\"2\":{\"title\":\"Cook\"}},\"missing\":[3]}");
 
+      // From 2^62 on, keys are the documents' group keys: such an ID is refused, never served.
+      HttpResponse<String> tooLarge = s.get("/docs/" + ((1L << 62) + 1));
+      assertThat(tooLarge.statusCode()).isEqualTo(400);
+      assertThat(tooLarge.body()).contains("2^62");
+      assertThat(s.get("/docs?ids=1," + ((1L << 62) + 1)).statusCode()).isEqualTo(400);
+      assertThat(s.put((1L << 62) + 1, "{\"title\":\"x\"}").statusCode()).isEqualTo(400);
+      HttpResponse<String> bulk =
+          s.send(
+              HttpRequest.newBuilder(s.admin("/docs/_bulk"))
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"id\":"
+                              + ((1L << 62) + 1)
+                              + ",\"doc\":{\"title\":\"x\"}}\n{\"id\":9,\"doc\":{\"title\":\"y\"}}\n"))
+                  .build());
+      assertThat(bulk.statusCode()).isEqualTo(200);
+      assertThat(bulk.body()).contains("2^62");
+      assertThat(s.get("/docs/9?group=summary").body()).isEqualTo("{\"title\":\"y\"}");
+
       HttpResponse<String> unknown = s.get("/docs/1?group=nope");
       assertThat(unknown.statusCode()).isEqualTo(400);
       assertThat(unknown.body()).contains("summary, pay");
@@ -81,6 +101,36 @@ class GroupsHttpTest {
       assertThat(s.delete(1).statusCode()).isEqualTo(200);
       assertThat(s.get("/docs/1?group=summary").statusCode()).isEqualTo(404);
       assertThat(s.get("/docs/1?group=pay").statusCode()).isEqualTo(404);
+    }
+  }
+
+  /**
+   * With a real memcached in front, a document's projections are cached under their own key: a
+   * group read served from memcached after an update answers the new projection, never the old.
+   */
+  @Test
+  void withMemcachedInFrontUpdatedProjectionsAreServedNotStaleOnes() throws Exception {
+    try (MemcachedProcess mc = MemcachedProcess.start();
+        ServiceFixture s =
+            ServiceFixture.start(
+                dir,
+                Map.of(
+                    "docstore.groups.summary", List.of("title"),
+                    "docstore.cache.memcached.servers", List.of("127.0.0.1:" + mc.port()),
+                    "docstore.cache.memcached.timeout", "500ms"))) {
+      for (int v = 0; v < 5; v++) {
+        assertThat(s.put(7, "{\"title\":\"v" + v + "\",\"text\":\"x\"}").statusCode())
+            .isEqualTo(200);
+        for (int read = 0; read < 3; read++) { // the first fills memcached, the others hit it
+          assertThat(s.get("/docs/7?group=summary").body()).isEqualTo("{\"title\":\"v" + v + "\"}");
+          assertThat(s.get("/docs?ids=7&group=summary").body())
+              .isEqualTo("{\"found\":{\"7\":{\"title\":\"v" + v + "\"}},\"missing\":[]}");
+          assertThat(s.get("/docs/7").body())
+              .isEqualTo("{\"title\":\"v" + v + "\",\"text\":\"x\"}");
+        }
+      }
+      assertThat(s.delete(7).statusCode()).isEqualTo(200);
+      assertThat(s.get("/docs/7?group=summary").statusCode()).isEqualTo(404);
     }
   }
 
