@@ -185,24 +185,20 @@ public final class RecordBody {
    * @throws IllegalArgumentException if the sections overrun the body (a damaged record)
    */
   public static long projection(ByteBuffer body, int at, int length, byte[] name) {
-    int p = groupsFixed(body, at);
-    if (p >= length) {
-      throw damagedGroups(length);
-    }
-    int count = Byte.toUnsignedInt(body.get(at + p++));
-    for (int i = 0; i < count; i++) {
-      int n = p < length ? Byte.toUnsignedInt(body.get(at + p)) : -1;
-      int data = p + 1 + n + 4;
-      int len = n < 0 || data > length ? -1 : body.getInt(at + data - 4);
-      if (len < 0 || len > length - data) {
-        throw damagedGroups(length);
-      }
-      if (n == name.length && body.slice(at + p + 1, n).equals(ByteBuffer.wrap(name))) {
-        return (long) data << 32 | len;
-      }
-      p = data + len;
-    }
-    return -1;
+    long[] found = {-1};
+    sections(
+        body,
+        at,
+        length,
+        (n, nameLength, data, dataLength) -> {
+          if (nameLength == name.length
+              && body.slice(at + n, nameLength).equals(ByteBuffer.wrap(name))) {
+            found[0] = (long) data << 32 | dataLength;
+            return true;
+          }
+          return false;
+        });
+    return found[0];
   }
 
   /**
@@ -211,12 +207,39 @@ public final class RecordBody {
    * @throws IllegalArgumentException if the sections overrun the body
    */
   public static java.util.List<String> groupNames(ByteBuffer body, int at, int length) {
+    java.util.List<String> names = new java.util.ArrayList<>();
+    sections(
+        body,
+        at,
+        length,
+        (n, nameLength, data, dataLength) -> {
+          byte[] name = new byte[nameLength];
+          body.get(at + n, name);
+          names.add(new String(name, java.nio.charset.StandardCharsets.UTF_8));
+          return false;
+        });
+    return names;
+  }
+
+  /** One section of a GROUPS body, offsets counted from the body's start. */
+  @FunctionalInterface
+  private interface Section {
+    /** Returns true to stop the walk. */
+    boolean visit(int name, int nameLength, int data, int dataLength);
+  }
+
+  /**
+   * Walks the sections of the GROUPS body at {@code [at, at + length)} of {@code body} until {@code
+   * visit} returns true.
+   *
+   * @throws IllegalArgumentException if the sections overrun the body
+   */
+  private static void sections(ByteBuffer body, int at, int length, Section visit) {
     int p = groupsFixed(body, at);
     if (p >= length) {
       throw damagedGroups(length);
     }
     int count = Byte.toUnsignedInt(body.get(at + p++));
-    java.util.List<String> names = new java.util.ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       int n = p < length ? Byte.toUnsignedInt(body.get(at + p)) : -1;
       int data = p + 1 + n + 4;
@@ -224,12 +247,11 @@ public final class RecordBody {
       if (len < 0 || len > length - data) {
         throw damagedGroups(length);
       }
-      byte[] name = new byte[n];
-      body.get(at + p + 1, name);
-      names.add(new String(name, java.nio.charset.StandardCharsets.UTF_8));
+      if (visit.visit(p + 1, n, data, len)) {
+        return;
+      }
       p = data + len;
     }
-    return names;
   }
 
   private static IllegalArgumentException damagedGroups(int length) {
