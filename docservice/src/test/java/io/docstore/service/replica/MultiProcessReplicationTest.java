@@ -51,9 +51,9 @@ import org.junit.jupiter.api.io.TempDir;
  *       replica JVM's process tree, and the daemon's per-connection children) do not stop
  *       convergence;
  *   <li>on one replica a sealed segment loses its tail (zeroed, length kept) and another gets a
- *       flipped bit, both keeping their size and mtime so that rsync's quick check would skip them:
- *       the replica detects the damage on read (500, never wrong bytes), deletes and re-fetches the
- *       copy, and serves the right bytes again.
+ *       flipped bit per page of its middle half, both keeping their size and mtime so that rsync's
+ *       quick check would skip them: the replica detects the damage on read (500, never wrong
+ *       bytes), deletes and re-fetches the copy, and serves the right bytes again.
  * </ul>
  */
 class MultiProcessReplicationTest {
@@ -239,11 +239,15 @@ class MultiProcessReplicationTest {
           keepingSizeAndMtime(
               sealed.get(1),
               f -> {
-                long at = f.length() / 2;
-                f.seek(at);
-                int v = f.read();
-                f.seek(at);
-                f.write(v ^ 0x10);
+                // A flipped bit in the middle of each page of the middle half: one bit alone may
+                // land in a block's padding or in a record no read asks for (an older version),
+                // which no read would ever see.
+                for (long at = f.length() / 4 + 2048; at < f.length() * 3 / 4; at += 4096) {
+                  f.seek(at);
+                  int v = f.read();
+                  f.seek(at);
+                  f.write(v ^ 0x10);
+                }
               });
           long corruptAnswers = 0;
           long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
