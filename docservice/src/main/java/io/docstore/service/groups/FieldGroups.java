@@ -1,10 +1,10 @@
 package io.docstore.service.groups;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.docstore.queue.RecordBody;
 import io.docstore.service.store.GroupKeys;
 import java.io.ByteArrayOutputStream;
@@ -40,8 +40,11 @@ public final class FieldGroups {
   private final byte[][] encodedNames;
   private final Map<String, List<String>> fields;
 
-  /** For each top-level field name, the groups (indexes into {@link #names}) it belongs to. */
-  private final Map<String, int[]> groupsOfField;
+  /** A grouped top-level field: its number, its name quoted for a projection, its groups. */
+  private record Field(int index, byte[] quotedName, int[] groups) {}
+
+  /** For each grouped top-level field name, its groups (indexes into {@link #names}). */
+  private final Map<String, Field> byField;
 
   /**
    * @param groups name → fields, in the order to keep (names of 1 to 64 characters of {@code
@@ -55,7 +58,7 @@ public final class FieldGroups {
     this.fields = new LinkedHashMap<>();
     this.names = new String[groups.size()];
     this.encodedNames = new byte[groups.size()][];
-    Map<String, List<Integer>> byField = new HashMap<>();
+    Map<String, List<Integer>> groupsByField = new LinkedHashMap<>();
     int g = 0;
     for (Map.Entry<String, List<String>> e : groups.entrySet()) {
       String name = e.getKey();
@@ -70,13 +73,21 @@ public final class FieldGroups {
       encodedNames[g] = name.getBytes(StandardCharsets.UTF_8);
       fields.put(name, List.copyOf(e.getValue()));
       for (String f : Set.copyOf(e.getValue())) {
-        byField.computeIfAbsent(f, k -> new ArrayList<>()).add(g);
+        groupsByField.computeIfAbsent(f, k -> new ArrayList<>()).add(g);
       }
       g++;
     }
-    this.groupsOfField = new HashMap<>();
-    byField.forEach(
-        (f, list) -> groupsOfField.put(f, list.stream().mapToInt(Integer::intValue).toArray()));
+    this.byField = new HashMap<>();
+    for (Map.Entry<String, List<Integer>> e : groupsByField.entrySet()) {
+      String quoted =
+          "\"" + new String(JsonStringEncoder.getInstance().quoteAsString(e.getKey())) + "\":";
+      byField.put(
+          e.getKey(),
+          new Field(
+              byField.size(),
+              quoted.getBytes(StandardCharsets.UTF_8),
+              e.getValue().stream().mapToInt(Integer::intValue).toArray()));
+    }
   }
 
   /** Whether any group is configured. */
@@ -117,51 +128,51 @@ public final class FieldGroups {
    */
   public byte[][] project(long id, byte[] document) {
     ByteArrayOutputStream[] out = new ByteArrayOutputStream[names.length];
-    JsonGenerator[] gens = new JsonGenerator[names.length];
+    for (int i = 0; i < names.length; i++) {
+      out[i] = new ByteArrayOutputStream(128);
+      out[i].write('{');
+    }
+    boolean[] copied = new boolean[byField.size()];
+    int seen = 0;
     try (JsonParser p = JSON.createParser(document)) {
-      for (int i = 0; i < names.length; i++) {
-        out[i] = new ByteArrayOutputStream(64);
-        gens[i] = JSON.createGenerator(out[i]);
-        gens[i].writeStartObject();
-      }
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw notAnObject(id, "it does not start with '{'");
       }
       JsonToken t;
-      int seen = 0;
       while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-        String field = p.currentName();
-        p.nextToken();
-        int[] in = groupsOfField.get(field);
-        if (in == null) {
-          p.skipChildren();
+        Field f = byField.get(p.currentName());
+        JsonToken v = p.nextToken();
+        if (f == null || copied[f.index]) {
+          p.skipChildren(); // a string is skipped without being decoded
           continue;
         }
-        if (in.length == 1) {
-          gens[in[0]].writeFieldName(field);
-          gens[in[0]].copyCurrentStructure(p);
+        // The value's bytes as written: from its first token to just past its last.
+        int from = (int) p.currentTokenLocation().getByteOffset();
+        if (v == JsonToken.START_OBJECT || v == JsonToken.START_ARRAY) {
+          p.skipChildren();
         } else {
-          com.fasterxml.jackson.databind.util.TokenBuffer value =
-              new com.fasterxml.jackson.databind.util.TokenBuffer(p);
-          value.copyCurrentStructure(p);
-          for (int g : in) {
-            gens[g].writeFieldName(field);
-            try (JsonParser again = value.asParser()) {
-              again.nextToken();
-              gens[g].copyCurrentStructure(again);
-            }
-          }
+          p.finishToken();
         }
-        if (++seen == groupsOfField.size()) {
+        int to = (int) p.currentLocation().getByteOffset();
+        copied[f.index] = true;
+        for (int g : f.groups) {
+          ByteArrayOutputStream o = out[g];
+          if (o.size() > 1) {
+            o.write(',');
+          }
+          o.write(f.quotedName, 0, f.quotedName.length);
+          o.write(document, from, to - from);
+        }
+        if (++seen == copied.length) {
           // Every grouped field found: the rest of the document (its long text, typically) is not
           // parsed. The write path's callers have checked that the document is one JSON object.
-          return finish(gens, out);
+          return finish(out);
         }
       }
       if (t != JsonToken.END_OBJECT || p.nextToken() != null) {
         throw notAnObject(id, "it is not one JSON object");
       }
-      return finish(gens, out);
+      return finish(out);
     } catch (IOException e) {
       throw notAnObject(
           id,
@@ -169,6 +180,15 @@ public final class FieldGroups {
               ? j.getOriginalMessage()
               : e.getMessage());
     }
+  }
+
+  private static byte[][] finish(ByteArrayOutputStream[] out) {
+    byte[][] projections = new byte[out.length][];
+    for (int i = 0; i < out.length; i++) {
+      out[i].write('}');
+      projections[i] = out[i].toByteArray();
+    }
+    return projections;
   }
 
   /**
@@ -202,17 +222,6 @@ public final class FieldGroups {
    */
   public byte[] record(long sourceSequence, long expiresAtMillis, byte[][] projections) {
     return RecordBody.groups(sourceSequence, expiresAtMillis, names, projections);
-  }
-
-  private static byte[][] finish(JsonGenerator[] gens, ByteArrayOutputStream[] out)
-      throws IOException {
-    byte[][] projections = new byte[gens.length][];
-    for (int i = 0; i < gens.length; i++) {
-      gens[i].writeEndObject();
-      gens[i].close();
-      projections[i] = out[i].toByteArray();
-    }
-    return projections;
   }
 
   private IllegalArgumentException notAnObject(long id, String why) {
