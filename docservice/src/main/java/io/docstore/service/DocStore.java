@@ -683,21 +683,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   }
 
   @Override
-  public long copyProjection(
-      long id, String group, io.netty.buffer.ByteBuf out, io.netty.buffer.ByteBuf scratch)
-      throws IOException {
+  public Projections projections(String group) {
     ensureOpen();
-    return GroupReads.copy(
-        groups,
-        groupMeters,
-        id,
-        group,
-        out,
-        scratch,
-        (key, into) -> {
-          long seq = reads.copyIfCached(key, into);
-          return seq >= 0 ? seq : reads.copy(key, into);
-        });
+    return GroupReads.projections(groups, groupMeters, group, reads::copyPartIfCached, reads::copy);
   }
 
   private QueueRecord load(long id, long address) throws IOException {

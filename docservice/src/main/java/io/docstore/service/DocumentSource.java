@@ -2,6 +2,7 @@ package io.docstore.service;
 
 import io.docstore.client.Document;
 import io.docstore.service.groups.FieldGroups;
+import io.docstore.service.groups.GroupReads;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 
@@ -84,19 +85,43 @@ public interface DocumentSource {
   }
 
   /**
-   * {@link #getAll(long[], String)} for one document, without objects on the heap where the cache
-   * is in process: group {@code group}'s projection appended to {@code out} and the document's
-   * sequence returned, or -1 with {@code out} unchanged. {@code scratch} is the caller's buffer for
-   * the document's projections (cleared here). The default goes through {@link #getAll(long[],
-   * String)}.
+   * Group {@code group}'s projections for one request, copied one document at a time (see {@link
+   * Projections}). The default goes through {@link #getAll(long[], String)}; a store with an
+   * in-process cache copies each projection straight out of it.
+   *
+   * @throws IllegalArgumentException if {@code group} is not one of {@link #groups()}
    */
-  default long copyProjection(long id, String group, ByteBuf out, ByteBuf scratch)
-      throws IOException {
-    Document d = getAll(new long[] {id}, group)[0];
-    if (d == null) {
-      return -1;
-    }
-    out.writeBytes(d.body());
-    return d.sequence();
+  default Projections projections(String group) {
+    GroupReads.check(groups(), group);
+    return new Projections() {
+      @Override
+      public long copy(long id, ByteBuf out) throws IOException {
+        Document d = getAll(new long[] {id}, group)[0];
+        if (d == null) {
+          return -1;
+        }
+        out.writeBytes(d.body());
+        return d.sequence();
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  /**
+   * One request's reads of one group's projections. Not thread-safe: one per request, closed when
+   * the request is answered (that counts its reads in the group's metrics and frees its buffers).
+   */
+  interface Projections extends AutoCloseable {
+    /**
+     * The group's projection of the newest version of {@code id} appended to {@code out} and that
+     * version's sequence returned, or -1 with {@code out} unchanged where {@link
+     * DocumentSource#getAll(long[], String)} has null.
+     */
+    long copy(long id, ByteBuf out) throws IOException;
+
+    @Override
+    void close();
   }
 }

@@ -185,20 +185,7 @@ public final class RecordBody {
    * @throws IllegalArgumentException if the sections overrun the body (a damaged record)
    */
   public static long projection(ByteBuffer body, int at, int length, byte[] name) {
-    long[] found = {-1};
-    sections(
-        body,
-        at,
-        length,
-        (n, nameLength, data, dataLength) -> {
-          if (nameLength == name.length
-              && body.slice(at + n, nameLength).equals(ByteBuffer.wrap(name))) {
-            found[0] = (long) data << 32 | dataLength;
-            return true;
-          }
-          return false;
-        });
-    return found[0];
+    return walk(body, at, length, name, null);
   }
 
   /**
@@ -208,33 +195,20 @@ public final class RecordBody {
    */
   public static java.util.List<String> groupNames(ByteBuffer body, int at, int length) {
     java.util.List<String> names = new java.util.ArrayList<>();
-    sections(
-        body,
-        at,
-        length,
-        (n, nameLength, data, dataLength) -> {
-          byte[] name = new byte[nameLength];
-          body.get(at + n, name);
-          names.add(new String(name, java.nio.charset.StandardCharsets.UTF_8));
-          return false;
-        });
+    walk(body, at, length, null, names);
     return names;
   }
 
-  /** One section of a GROUPS body, offsets counted from the body's start. */
-  @FunctionalInterface
-  private interface Section {
-    /** Returns true to stop the walk. */
-    boolean visit(int name, int nameLength, int data, int dataLength);
-  }
-
   /**
-   * Walks the sections of the GROUPS body at {@code [at, at + length)} of {@code body} until {@code
-   * visit} returns true.
+   * Walks the sections of the GROUPS body at {@code [at, at + length)} of {@code body}: returns
+   * where group {@code name}'s projection lies ({@link #projection}), or adds every group's name to
+   * {@code names} (then {@code name} is null) and returns -1. No lambda and no slice: it runs for
+   * every group read.
    *
    * @throws IllegalArgumentException if the sections overrun the body
    */
-  private static void sections(ByteBuffer body, int at, int length, Section visit) {
+  private static long walk(
+      ByteBuffer body, int at, int length, byte[] name, java.util.List<String> names) {
     int p = groupsFixed(body, at);
     if (p >= length) {
       throw damagedGroups(length);
@@ -247,11 +221,25 @@ public final class RecordBody {
       if (len < 0 || len > length - data) {
         throw damagedGroups(length);
       }
-      if (visit.visit(p + 1, n, data, len)) {
-        return;
+      if (names != null) {
+        byte[] found = new byte[n];
+        body.get(at + p + 1, found);
+        names.add(new String(found, java.nio.charset.StandardCharsets.UTF_8));
+      } else if (n == name.length && sameBytes(body, at + p + 1, name)) {
+        return (long) data << 32 | len;
       }
       p = data + len;
     }
+    return -1;
+  }
+
+  private static boolean sameBytes(ByteBuffer body, int at, byte[] name) {
+    for (int i = 0; i < name.length; i++) {
+      if (body.get(at + i) != name[i]) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static IllegalArgumentException damagedGroups(int length) {

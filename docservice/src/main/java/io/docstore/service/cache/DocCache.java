@@ -34,6 +34,25 @@ public interface DocCache extends Closeable {
     return -1;
   }
 
+  /**
+   * Where one part of a cached body lies, for {@link #copyPartIfLocal}: {@code offset << 32 |
+   * length} with the offset counted from {@code at}, or -1 when the body has no such part. Reads
+   * {@code body} with absolute gets only. It may be handed a body being overwritten (the cache
+   * checks afterwards and asks again): it may then throw or answer nonsense, but must not loop.
+   */
+  @FunctionalInterface
+  interface Part {
+    long find(java.nio.ByteBuffer body, int at, int length);
+  }
+
+  /**
+   * {@link #copyIfLocal} of one part of the body, found by {@code part}: a hit whose body has no
+   * such part is -1 too. Lets a group read copy one projection straight out of the cache.
+   */
+  default long copyPartIfLocal(long id, Part part, ByteBuf out) {
+    return -1;
+  }
+
   /** Whether this cache answers from this process's memory (never a network call). */
   default boolean local() {
     return false;

@@ -159,11 +159,19 @@ final class DocLog {
    * unchanged). Caller holds no lock.
    */
   long readInto(long id, long hash, ByteBuf out, long nowMillis) {
+    return readInto(id, hash, out, nowMillis, null);
+  }
+
+  /**
+   * {@link #readInto(long, long, ByteBuf, long)} of the part of the body {@code part} finds (the
+   * whole body when null); {@link #ABSENT} too when the body has no such part.
+   */
+  long readInto(long id, long hash, ByteBuf out, long nowMillis, DocCache.Part part) {
     int mark = out.writerIndex();
     long stamp = lock.tryOptimisticRead();
     if (stamp != 0) {
       try {
-        long r = readInto(table, id, hash, out, nowMillis);
+        long r = readInto(table, id, hash, out, nowMillis, part);
         if (lock.validate(stamp)) {
           return r;
         }
@@ -176,13 +184,14 @@ final class DocLog {
     }
     stamp = lock.readLock();
     try {
-      return readInto(table, id, hash, out, nowMillis);
+      return readInto(table, id, hash, out, nowMillis, part);
     } finally {
       lock.unlockRead(stamp);
     }
   }
 
-  private long readInto(Table t, long id, long hash, ByteBuf out, long nowMillis) {
+  private long readInto(
+      Table t, long id, long hash, ByteBuf out, long nowMillis, DocCache.Part part) {
     int b = t.find(id, hash);
     if (b < 0) {
       return ABSENT;
@@ -202,7 +211,20 @@ final class DocLog {
     if (expires != 0 && nowMillis >= expires) {
       return EXPIRED;
     }
-    out.writeBytes(views[c], off + HEADER, len);
+    if (part == null) {
+      out.writeBytes(views[c], off + HEADER, len);
+    } else {
+      long p = part.find(chunks[c], off + HEADER, len);
+      if (p < 0) {
+        return ABSENT;
+      }
+      int from = (int) (p >>> 32);
+      int partLength = (int) p;
+      if (from < 0 || partLength < 0 || partLength > len - from) {
+        throw new IllegalStateException("torn entry"); // read while overwritten: validated above
+      }
+      out.writeBytes(views[c], off + HEADER + from, partLength);
+    }
     t.refs[b] = 1;
     return seq;
   }

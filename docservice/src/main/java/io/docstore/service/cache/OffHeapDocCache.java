@@ -99,11 +99,16 @@ public final class OffHeapDocCache implements DocCache {
    */
   @Override
   public long copyIfLocal(long id, ByteBuf out) {
+    return copyPartIfLocal(id, null, out);
+  }
+
+  @Override
+  public long copyPartIfLocal(long id, Part part, ByteBuf out) {
     if (stripes.length == 0) {
       return -1;
     }
     long h = SlotCache.mix(id);
-    long seq = stripe(h).readInto(id, h, out, System.currentTimeMillis());
+    long seq = stripe(h).readInto(id, h, out, System.currentTimeMillis(), part);
     if (seq < 0) {
       return -1;
     }

@@ -2,8 +2,11 @@ package io.docstore.service.groups;
 
 import io.docstore.client.Document;
 import io.docstore.queue.RecordBody;
+import io.docstore.service.DocumentSource;
+import io.docstore.service.cache.DocCache;
 import io.docstore.service.store.GroupKeys;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -27,10 +30,23 @@ public final class GroupReads {
     long copy(long key, ByteBuf out) throws IOException;
   }
 
+  /**
+   * Copies the part of a key's newest version that {@code part} finds, if an in-process cache holds
+   * it (no blocking); -1 otherwise ({@link io.docstore.service.cache.DocCache#copyPartIfLocal}).
+   */
+  @FunctionalInterface
+  public interface KeyedPart {
+    long copyIfCached(long key, DocCache.Part part, ByteBuf out);
+  }
+
   private GroupReads() {}
 
-  /** Checks that {@code group} is one of {@code groups}, naming them if not. */
-  private static void check(FieldGroups groups, String group) {
+  /**
+   * Checks that {@code group} is one of {@code groups}.
+   *
+   * @throws IllegalArgumentException if not, naming those there are
+   */
+  public static void check(FieldGroups groups, String group) {
     if (!groups.has(group)) {
       throw new IllegalArgumentException(
           groups.configured()
@@ -40,35 +56,75 @@ public final class GroupReads {
   }
 
   /**
-   * One document's projection for {@code group}, copied (see {@link
-   * io.docstore.service.DocumentSource#copyProjection}): its projections copied into {@code
-   * scratch} by {@code copy}, then the group's cut out into {@code out}.
+   * One request's reads of {@code group} (see {@link DocumentSource#projections}): each projection
+   * copied straight out of the cache on a hit ({@code cached}); on a miss the document's
+   * projections are read into a scratch buffer ({@code copy}, which fills the cache) and the
+   * group's cut out of them.
+   *
+   * @throws IllegalArgumentException for a group {@code groups} does not have
    */
-  public static long copy(
-      FieldGroups groups,
-      GroupMeters meters,
-      long id,
-      String group,
-      ByteBuf out,
-      ByteBuf scratch,
-      KeyedCopy copy)
-      throws IOException {
+  public static DocumentSource.Projections projections(
+      FieldGroups groups, GroupMeters meters, String group, KeyedPart cached, KeyedCopy copy) {
     check(groups, group);
-    GroupKeys.checkDocumentId(id, true);
-    scratch.clear();
-    long seq = copy.copy(GroupKeys.key(id), scratch);
-    long p =
-        seq < 0
-            ? -1
-            : RecordBody.projection(
-                scratch.nioBuffer(), 0, scratch.readableBytes(), groups.encodedName(group));
-    if (p < 0) {
-      meters.record(group, 1, 0, 0);
-      return -1;
+    return new Copier(meters, group, groups.encodedName(group), cached, copy);
+  }
+
+  /** {@link #projections}: counts a request's reads and gives them to the meters once, at close. */
+  private static final class Copier implements DocumentSource.Projections {
+    private final GroupMeters meters;
+    private final String group;
+    private final DocCache.Part part;
+    private final KeyedPart cached;
+    private final KeyedCopy copy;
+    private ByteBuf scratch;
+    private int lookups;
+    private int found;
+    private long bytes;
+
+    Copier(GroupMeters meters, String group, byte[] name, KeyedPart cached, KeyedCopy copy) {
+      this.meters = meters;
+      this.group = group;
+      this.part = (body, at, length) -> RecordBody.projection(body, at, length, name);
+      this.cached = cached;
+      this.copy = copy;
     }
-    out.writeBytes(scratch, scratch.readerIndex() + (int) (p >>> 32), (int) p);
-    meters.record(group, 1, 1, (int) p);
-    return seq;
+
+    @Override
+    public long copy(long id, ByteBuf out) throws IOException {
+      GroupKeys.checkDocumentId(id, true);
+      lookups++;
+      long key = GroupKeys.key(id);
+      int before = out.writerIndex();
+      long seq = cached.copyIfCached(key, part, out);
+      if (seq < 0) {
+        if (scratch == null) {
+          scratch = UnpooledByteBufAllocator.DEFAULT.heapBuffer(2048);
+        }
+        scratch.clear();
+        seq = copy.copy(key, scratch);
+        long p =
+            seq < 0
+                ? -1
+                : part.find(
+                    ByteBuffer.wrap(scratch.array()), scratch.arrayOffset(), scratch.writerIndex());
+        if (p < 0) {
+          return -1;
+        }
+        out.writeBytes(scratch, (int) (p >>> 32), (int) p);
+      }
+      found++;
+      bytes += out.writerIndex() - before;
+      return seq;
+    }
+
+    @Override
+    public void close() {
+      meters.record(group, lookups, found, bytes);
+      if (scratch != null) {
+        scratch.release();
+        scratch = null;
+      }
+    }
   }
 
   /**

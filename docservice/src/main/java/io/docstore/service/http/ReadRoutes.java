@@ -2,6 +2,7 @@ package io.docstore.service.http;
 
 import io.docstore.client.Document;
 import io.docstore.io.CorruptionException;
+import io.docstore.io.cache.SlotCache;
 import io.docstore.service.DocumentSource;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -257,7 +258,7 @@ public final class ReadRoutes implements Routes {
     ByteBuf out =
         UnpooledByteBufAllocator.DEFAULT.directBuffer(
             Math.min(1 << 20, ids.length * INITIAL_BODY_BYTES + 64));
-    ByteBuf scratch = null; // a document's projections, for in-process group reads
+    DocumentSource.Projections projections = null;
     try {
       out.writeBytes(FOUND_OPEN);
       long[] missing = null;
@@ -284,10 +285,10 @@ public final class ReadRoutes implements Routes {
         if (docs == null) {
           try {
             if (group != null) {
-              if (scratch == null) {
-                scratch = UnpooledByteBufAllocator.DEFAULT.heapBuffer(INITIAL_BODY_BYTES);
+              if (projections == null) {
+                projections = source.projections(group);
               }
-              found = source.copyProjection(ids[i], group, out, scratch) >= 0;
+              found = projections.copy(ids[i], out) >= 0;
             } else {
               found = source.copyIfCached(ids[i], out) >= 0 || source.copy(ids[i], out) >= 0;
             }
@@ -346,53 +347,65 @@ public final class ReadRoutes implements Routes {
       if (out != null) {
         out.release();
       }
-      if (scratch != null) {
-        scratch.release();
+      if (projections != null) {
+        projections.close();
       }
     }
   }
 
-  /** The IDs of the {@code ids} parameters, each once, in the order of first mention. */
+  /**
+   * The IDs of the {@code ids} parameters, each once, in the order of first mention. Repeats are
+   * found with an open-addressing set of the IDs seen (no sort, no boxing).
+   */
   private long[] distinctIds(List<String> params) throws BadRequest {
-    long[] all = new long[16];
+    long[] out = new long[16];
+    long[] seen = new long[64]; // ID + 1 (0 = empty), at most half full
     int n = 0;
     for (String p : params) {
       int from = 0;
       while (true) {
         int comma = p.indexOf(',', from);
         int to = comma < 0 ? p.length() : comma;
-        if (n == all.length) {
-          all = Arrays.copyOf(all, n * 2);
+        long id = DocumentIds.parse(p.subSequence(from, to));
+        int mask = seen.length - 1;
+        int slot = (int) (SlotCache.mix(id) & mask);
+        while (seen[slot] != 0 && seen[slot] != id + 1) {
+          slot = (slot + 1) & mask;
         }
-        all[n++] = DocumentIds.parse(p.subSequence(from, to));
+        if (seen[slot] == 0) {
+          if (n == maxIds) {
+            throw new BadRequest("too many IDs: at most " + maxIds + " distinct IDs per request");
+          }
+          seen[slot] = id + 1;
+          if (n == out.length) {
+            out = Arrays.copyOf(out, n * 2);
+          }
+          out[n++] = id;
+          if (2 * n > seen.length) {
+            seen = rehash(out, n);
+          }
+        }
         if (comma < 0) {
           break;
         }
         from = comma + 1;
       }
     }
-    long[] sorted = Arrays.copyOf(all, n);
-    Arrays.sort(sorted);
-    int distinct = 0;
+    return n == out.length ? out : Arrays.copyOf(out, n);
+  }
+
+  /** A set as {@link #distinctIds} keeps it, of the {@code n} distinct IDs in {@code ids}. */
+  private static long[] rehash(long[] ids, int n) {
+    long[] seen = new long[Integer.highestOneBit(n) * 4];
+    int mask = seen.length - 1;
     for (int i = 0; i < n; i++) {
-      if (i == 0 || sorted[i] != sorted[i - 1]) {
-        sorted[distinct++] = sorted[i];
+      int slot = (int) (SlotCache.mix(ids[i]) & mask);
+      while (seen[slot] != 0) {
+        slot = (slot + 1) & mask;
       }
+      seen[slot] = ids[i] + 1;
     }
-    if (distinct > maxIds) {
-      throw new BadRequest("too many IDs: at most " + maxIds + " distinct IDs per request");
-    }
-    boolean[] seen = new boolean[distinct];
-    long[] out = new long[distinct];
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-      int at = Arrays.binarySearch(sorted, 0, distinct, all[i]);
-      if (!seen[at]) {
-        seen[at] = true;
-        out[k++] = all[i];
-      }
-    }
-    return out;
+    return seen;
   }
 
   /** Writes {@code v} (non-negative) in decimal ASCII without a string. */

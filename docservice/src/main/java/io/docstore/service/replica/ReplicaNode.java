@@ -161,6 +161,13 @@ public final class ReplicaNode implements DocumentSource, Closeable {
     return GroupReads.getAll(options.groups, groupMeters, ids, group, reads::getAll);
   }
 
+  /** As on the primary (see {@link GroupReads#projections}). */
+  @Override
+  public Projections projections(String group) {
+    return GroupReads.projections(
+        options.groups, groupMeters, group, reads::copyPartIfCached, reads::copy);
+  }
+
   private void checkId(long id) {
     GroupKeys.checkDocumentId(id, options.groups.configured());
   }

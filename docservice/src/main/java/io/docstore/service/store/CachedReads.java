@@ -150,6 +150,18 @@ public final class CachedReads {
   }
 
   /**
+   * {@link #copyIfCached} of the part of the body {@code part} finds ({@link
+   * DocCache#copyPartIfLocal}); -1 as well for a hit without that part.
+   */
+  public long copyPartIfCached(long id, DocCache.Part part, ByteBuf out) {
+    long seq = cache.copyPartIfLocal(id, part, out);
+    if (seq >= 0) {
+      metrics.cacheHit();
+    }
+    return seq;
+  }
+
+  /**
    * The read of {@link #get} for a document {@link #copyIfCached} did not find, without objects on
    * the heap: the body is appended to {@code out} (and filled into the cache from there) and its
    * sequence returned; -1 with {@code out} unchanged when absent or deleted.

@@ -7,6 +7,7 @@ import io.docstore.io.TestSupport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
@@ -107,6 +108,41 @@ class OffHeapDocCacheTest extends DocCacheContractTest {
     }
   }
 
+  @Test
+  void copiesOnePartOfABodyStraightOutOfTheCache() {
+    ByteBuf out = PooledByteBufAllocator.DEFAULT.directBuffer(4);
+    // A part: the bytes after the first ':' up to the next ',' (or -1 when there is no ':').
+    DocCache.Part afterColon =
+        (body, at, length) -> {
+          for (int i = 0; i < length; i++) {
+            if (body.get(at + i) == ':') {
+              int end = i + 1;
+              while (end < length && body.get(at + end) != ',') {
+                end++;
+              }
+              return (long) (i + 1) << 32 | (end - i - 1);
+            }
+          }
+          return -1;
+        };
+    try {
+      cache.set(1, 4, body("{\"a\":123,\"b\":4}"));
+      cache.set(2, 5, body("no colon here"));
+      cache.setDeleted(3, 6);
+      out.writeByte('x');
+      assertThat(cache.copyPartIfLocal(1, afterColon, out)).isEqualTo(4);
+      assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo("x123");
+      int before = out.writerIndex();
+      assertThat(cache.copyPartIfLocal(2, afterColon, out)).as("no such part").isEqualTo(-1);
+      assertThat(cache.copyPartIfLocal(3, afterColon, out)).as("tombstone").isEqualTo(-1);
+      assertThat(cache.copyPartIfLocal(4, afterColon, out)).as("miss").isEqualTo(-1);
+      assertThat(out.writerIndex()).isEqualTo(before);
+      assertThat(cache.stats().hits()).isEqualTo(1);
+    } finally {
+      out.release();
+    }
+  }
+
   /**
    * Under eviction the cache may forget, but whatever it answers is the newest version (model: a
    * HashMap).
@@ -179,16 +215,28 @@ class OffHeapDocCacheTest extends DocCacheContractTest {
                 Random rnd = new Random(2);
                 ByteBuf out = PooledByteBufAllocator.DEFAULT.directBuffer(4096);
                 try {
+                  // Every other read copies a part: the middle half of the body, whose length
+                  // the part's last call saw (a torn first look is asked again).
+                  int[] seen = new int[1];
+                  DocCache.Part middle =
+                      (body, at, length) -> {
+                        seen[0] = length;
+                        return (long) (length / 4) << 32 | (length / 2);
+                      };
                   while (!stop.get()) {
                     long id = rnd.nextInt(2_000);
                     out.clear();
-                    long s = c.copyIfLocal(id, out);
+                    boolean part = rnd.nextBoolean();
+                    long s = part ? c.copyPartIfLocal(id, middle, out) : c.copyIfLocal(id, out);
                     if (s >= 0) {
                       byte[] got = new byte[out.readableBytes()];
                       out.getBytes(0, got);
-                      assertThat(got)
-                          .as("id %d seq %d", id, s)
-                          .isEqualTo(pattern(id, s, got.length));
+                      byte[] want =
+                          part
+                              ? Arrays.copyOfRange(
+                                  pattern(id, s, seen[0]), seen[0] / 4, seen[0] / 4 + seen[0] / 2)
+                              : pattern(id, s, got.length);
+                      assertThat(got).as("id %d seq %d part %s", id, s, part).isEqualTo(want);
                       reads.incrementAndGet();
                     }
                   }
