@@ -56,6 +56,25 @@ class KafkaRoutingTest {
   }
 
   @Test
+  void theWorkedExampleOfTheFormat() {
+    // docs/formats/kafka-messages.md, "Worked example": id, murmur2, partitions of 3, 12, 64
+    long[][] rows = {
+      {0L, 0x39e0b3c4L, 2, 8, 4},
+      {7L, 0x8b18f973L, 0, 3, 51},
+      {12345L, 0xb92afadcL, 2, 8, 28},
+      {1700000000123L, 0x650902ccL, 1, 4, 12},
+      {Long.MAX_VALUE, 0xb72ed3bdL, 0, 9, 61}
+    };
+    for (long[] row : rows) {
+      assertThat(KafkaKeys.murmur2(KafkaKeys.encode(row[0]))).isEqualTo((int) row[1]);
+      assertThat(DocProducer.partitionFor(row[0], 3)).isEqualTo(row[2]);
+      assertThat(DocProducer.partitionFor(row[0], 12)).isEqualTo(row[3]);
+      assertThat(DocProducer.partitionFor(row[0], 64)).isEqualTo(row[4]);
+    }
+    assertThat(KafkaKeys.encode(12345)).containsExactly(0x31, 0x32, 0x33, 0x34, 0x35);
+  }
+
+  @Test
   void keysOfEveryLengthSpreadOverPartitions() {
     // murmur2's tail (1 to 3 bytes after the last whole word) is hashed for every length
     int[] seen = new int[12];
