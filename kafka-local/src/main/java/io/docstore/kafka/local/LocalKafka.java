@@ -98,7 +98,7 @@ public final class LocalKafka {
     server.awaitShutdown();
   }
 
-  static Properties serverProperties(Args a) {
+  private static Properties serverProperties(Args a) {
     Properties p = new Properties();
     p.putAll(
         Map.ofEntries(
