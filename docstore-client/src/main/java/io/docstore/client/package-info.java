@@ -4,9 +4,13 @@
  * and replicas, Boxcar-style slot balancing, one retry elsewhere, reconnection) and writes over the
  * primary's admin HTTP port; {@link io.docstore.client.Document} is what a read returns and {@link
  * io.docstore.client.DocClientException} (with its {@link
- * io.docstore.client.DocClientException.Reason}) what a failure throws. It owns the public API and
- * the client's connection handling; it depends only on the wire format in {@link
- * io.docstore.client.wire}, Netty, SLF4J and the JDK, and must not depend on the store or the
- * server side.
+ * io.docstore.client.DocClientException.Reason}) what a failure throws. {@link
+ * io.docstore.client.DocProducer} writes documents to the Kafka topic that sharded docstores
+ * consume, and {@link io.docstore.client.KafkaKeys} owns that topic's record keys and the partition
+ * of a document (Kafka's default partitioner, computed without Kafka's classes), in the format of
+ * docs/formats/kafka-messages.md. It owns the public API and the client's connection handling; it
+ * depends only on the wire format in {@link io.docstore.client.wire}, Netty, SLF4J and the JDK,
+ * plus kafka-clients, optionally, for {@code DocProducer} alone; it must not depend on the store or
+ * the server side.
  */
 package io.docstore.client;

@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
       ServeCommand.class,
       io.docstore.service.replica.ReplicaCommand.class,
       ImportCommand.class,
+      ProduceCommand.class,
       GetCommand.class,
       StatsCommand.class,
       DumpCommand.class,
