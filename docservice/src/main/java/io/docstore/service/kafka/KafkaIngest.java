@@ -174,12 +174,11 @@ public final class KafkaIngest implements Closeable {
     List<TopicPartition> tps = partitions();
     consumer.assign(tps);
     Map<TopicPartition, Long> ends = consumer.endOffsets(tps, STARTUP_TIMEOUT);
-    StringBuilder from = new StringBuilder();
+    Map<TopicPartition, Long> stored = new HashMap<>();
     for (TopicPartition tp : tps) {
-      PartitionProgress pp = progress.get(tp.partition());
       long end = ends.get(tp);
-      long stored = store.logPosition(tp.partition());
-      if (stored > end) {
+      long at = store.logPosition(tp.partition());
+      if (at > end) {
         throw new ConfigError(
             "docstore.updates.kafka.topic",
             "partition "
@@ -189,24 +188,27 @@ public final class KafkaIngest implements Closeable {
                 + "' ends at offset "
                 + end
                 + " but this store has applied it up to offset "
-                + stored
+                + at
                 + ": the topic is not the one this store was fed from (recreated, or the broker"
                 + " lost data); rebuild the shard from the topic into an empty data directory");
       }
-      if (stored < 0) {
-        consumer.seekToBeginning(List.of(tp));
-      } else {
-        consumer.seek(tp, stored);
-      }
+      stored.put(tp, at);
+    }
+    // Every partition is positioned before any position is asked for (which resolves them all).
+    seek(stored);
+    StringBuilder from = new StringBuilder();
+    for (TopicPartition tp : tps) {
+      PartitionProgress pp = progress.get(tp.partition());
+      boolean beginning = stored.get(tp) < 0;
       pp.position(consumer.position(tp, STARTUP_TIMEOUT));
-      pp.end(end);
+      pp.end(ends.get(tp));
       from.append(from.length() == 0 ? "" : ", ")
           .append(tp.partition())
-          .append(stored < 0 ? " from its beginning (offset " : " at offset ")
+          .append(beginning ? " from its beginning (offset " : " at offset ")
           .append(pp.position())
-          .append(stored < 0 ? ")" : "")
+          .append(beginning ? ")" : "")
           .append(" of ")
-          .append(end);
+          .append(ends.get(tp));
     }
     log.info(
         "Kafka mode: updates from topic '{}' on {}, partitions {}: {}",
@@ -321,17 +323,28 @@ public final class KafkaIngest implements Closeable {
 
   /** Seeks every running partition to where the store's records of it end. */
   private void seekToStore() throws IOException {
+    Map<TopicPartition, Long> stored = new HashMap<>();
     for (TopicPartition tp : partitions()) {
-      if (consumer.paused().contains(tp)) {
-        continue;
+      if (!consumer.paused().contains(tp)) {
+        stored.put(tp, store.logPosition(tp.partition()));
       }
-      long stored = store.logPosition(tp.partition());
-      if (stored < 0) {
-        consumer.seekToBeginning(List.of(tp));
+    }
+    seek(stored);
+  }
+
+  /** Seeks each partition to its offset, or to its beginning for -1 (nothing in the store). */
+  private void seek(Map<TopicPartition, Long> offsets) {
+    List<TopicPartition> beginning = new ArrayList<>();
+    for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
+      if (e.getValue() < 0) {
+        beginning.add(e.getKey());
       } else {
-        consumer.seek(tp, stored);
-        progress.get(tp.partition()).position(stored);
+        consumer.seek(e.getKey(), e.getValue());
+        progress.get(e.getKey().partition()).position(e.getValue());
       }
+    }
+    if (!beginning.isEmpty()) {
+      consumer.seekToBeginning(beginning);
     }
   }
 
