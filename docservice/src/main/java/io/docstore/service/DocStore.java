@@ -605,26 +605,6 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return out;
   }
 
-  // TEMPORARY (kafka-ingest branch): stand-ins with the signatures of the SOURCE-record methods
-  // being built on main, so that the Kafka ingest compiles; removed at the merge of main.
-  /** TEMPORARY stand-in, see above. */
-  public record LoggedUpdate(long offset, Update update) {}
-
-  /** TEMPORARY stand-in: applies the updates without recording the partition's offsets. */
-  public List<Written> applyFromLog(int partition, long nextOffset, List<LoggedUpdate> updates)
-      throws IOException {
-    List<Update> plain = new ArrayList<>(updates.size());
-    for (LoggedUpdate u : updates) {
-      plain.add(u.update());
-    }
-    return apply(plain);
-  }
-
-  /** TEMPORARY stand-in: always "nothing from that partition". */
-  public long logPosition(int partition) throws IOException {
-    return -1;
-  }
-
   /** Appends a put and, just before it, its GROUPS record (the put commits it). */
   private Appended appendWithGroups(
       long id, long now, long expires, byte[][] projections, Op op, byte[] body)
