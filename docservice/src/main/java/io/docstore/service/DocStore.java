@@ -31,6 +31,7 @@ import io.docstore.service.store.IndexCheckpoint;
 import io.docstore.service.store.Indexer;
 import io.docstore.service.store.LiveRecords;
 import io.docstore.service.store.SalvageRebuild;
+import io.docstore.service.store.SourceKeys;
 import io.docstore.service.store.StoreMetrics;
 import io.micrometer.core.instrument.Gauge;
 import java.io.Closeable;
@@ -516,6 +517,61 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
 
   @Override
   public List<Written> apply(List<Update> updates) throws IOException {
+    return write(updates, null, -1, -1);
+  }
+
+  /** One message consumed from the update log: its offset and the update it carries. */
+  public record LoggedUpdate(long offset, Update update) {}
+
+  /**
+   * Appends updates consumed from partition {@code partition} of the update log, in offset order,
+   * as one run: a SOURCE record naming the partition and each record's offset, then the updates'
+   * records, with nothing else between them (see {@link SourceKeys}); returns once they are durable
+   * and readable, as {@link #apply} does and with its checks.
+   *
+   * @param nextOffset the offset after the last message consumed, skipped ones (dead letters)
+   *     included: an empty list records that skipped messages were consumed
+   */
+  public List<Written> applyFromLog(int partition, long nextOffset, List<LoggedUpdate> updates)
+      throws IOException {
+    SourceKeys.key(partition); // checks the partition
+    List<Update> plain = new ArrayList<>(updates.size());
+    long[] offsets = new long[updates.size()];
+    for (int i = 0; i < offsets.length; i++) {
+      LoggedUpdate u = updates.get(i);
+      if (u.offset() < 0 || u.offset() >= nextOffset || (i > 0 && u.offset() <= offsets[i - 1])) {
+        throw new IllegalArgumentException(
+            "log offsets must increase and stay below the next offset " + nextOffset);
+      }
+      offsets[i] = u.offset();
+      plain.add(u.update());
+    }
+    return write(plain, offsets, partition, nextOffset);
+  }
+
+  /**
+   * The offset of the next message to consume from {@code partition} of the update log: where the
+   * durable records of the last run consumed from it end (a crash inside a run resumes after the
+   * last record that survived); -1 when the store holds nothing from that partition.
+   */
+  public long logPosition(int partition) throws IOException {
+    ensureOpen();
+    long address = index.get(SourceKeys.key(partition));
+    if (address < 0) {
+      return -1;
+    }
+    QueueRecord source = load(SourceKeys.key(partition), address);
+    try (QueueTailer after = queue.tailer(source.sequence() + 1)) {
+      return SourceKeys.position(source, after, true);
+    }
+  }
+
+  /**
+   * {@link #apply}, or with {@code offsets} (one per update) a run from the update log's {@code
+   * partition} that a SOURCE record heads.
+   */
+  private List<Written> write(List<Update> updates, long[] offsets, int partition, long nextOffset)
+      throws IOException {
     ensureOpen();
     if (readOnly) {
       throw new IOException("the store in " + dir + " was opened read-only");
@@ -538,40 +594,27 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
                 + maxBodyBytes);
       }
     }
-    if (updates.isEmpty()) {
+    if (updates.isEmpty() && offsets == null) {
       return List.of();
     }
     long t0 = System.nanoTime();
     long now = System.currentTimeMillis();
     List<Written> out = new ArrayList<>(updates.size());
-    long last = 0;
     ExpiryHorizons horizons = reclamation.horizons();
     long discards = writer.discards();
     try {
-      int i = 0;
-      for (Update u : updates) {
-        long expires =
-            u.expiresAtMillis() != 0 || defaultTtlMillis <= 0
-                ? u.expiresAtMillis()
-                : now + defaultTtlMillis;
-        byte[][] projections = projected == null ? null : projected[i];
-        i++;
-        Appended a;
-        if (u.isDelete()) {
-          a = writer.append(u.id(), Op.DELETE, now, new byte[0]);
-        } else {
-          Op op = expires == 0 ? Op.PUT : Op.PUT_EXPIRING;
-          byte[] body = expires == 0 ? u.body() : RecordBody.expiring(expires, u.body());
-          a =
-              projections == null
-                  ? writer.append(u.id(), op, now, body)
-                  : appendWithGroups(u.id(), now, expires, projections, op, body);
-        }
-        out.add(new Written(u.id(), a.sequence()));
-        last = Math.max(last, a.sequence());
-        if (!u.isDelete()) {
-          horizons.add(Address.segment(a.address()), expires);
-        }
+      long last;
+      if (offsets == null) {
+        last = appendAll(updates, projected, now, horizons, out);
+      } else {
+        byte[] source = sourceRecord(updates, projected, offsets, partition, nextOffset);
+        last =
+            writer.appendTogether(
+                () -> {
+                  long s =
+                      writer.append(SourceKeys.key(partition), Op.SOURCE, now, source).sequence();
+                  return Math.max(s, appendAll(updates, projected, now, horizons, out));
+                });
       }
       horizons.flush();
       writer.awaitDurable(last, discards);
@@ -603,6 +646,66 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     }
     metrics.written(puts, updates.size() - puts, System.nanoTime() - t0);
     return out;
+  }
+
+  /** Appends each update's records (projections first); returns the last sequence. */
+  private long appendAll(
+      List<Update> updates,
+      byte[][][] projected,
+      long now,
+      ExpiryHorizons horizons,
+      List<Written> out)
+      throws IOException {
+    long last = 0;
+    int i = 0;
+    for (Update u : updates) {
+      long expires =
+          u.expiresAtMillis() != 0 || defaultTtlMillis <= 0
+              ? u.expiresAtMillis()
+              : now + defaultTtlMillis;
+      byte[][] projections = projected == null ? null : projected[i];
+      i++;
+      Appended a;
+      if (u.isDelete()) {
+        a = writer.append(u.id(), Op.DELETE, now, new byte[0]);
+      } else {
+        Op op = expires == 0 ? Op.PUT : Op.PUT_EXPIRING;
+        byte[] body = expires == 0 ? u.body() : RecordBody.expiring(expires, u.body());
+        a =
+            projections == null
+                ? writer.append(u.id(), op, now, body)
+                : appendWithGroups(u.id(), now, expires, projections, op, body);
+      }
+      out.add(new Written(u.id(), a.sequence()));
+      last = Math.max(last, a.sequence());
+      if (!u.isDelete()) {
+        horizons.add(Address.segment(a.address()), expires);
+      }
+    }
+    return last;
+  }
+
+  /**
+   * The SOURCE record of a run: each update's records (its projections' too) with the offset of its
+   * message.
+   */
+  private static byte[] sourceRecord(
+      List<Update> updates, byte[][][] projected, long[] offsets, int partition, long nextOffset) {
+    int records = 0;
+    for (int i = 0; i < updates.size(); i++) {
+      records += projected != null && projected[i] != null ? 2 : 1;
+    }
+    long[] ids = new long[records];
+    long[] recordOffsets = new long[records];
+    int r = 0;
+    for (int i = 0; i < updates.size(); i++) {
+      int n = projected != null && projected[i] != null ? 2 : 1;
+      for (int k = 0; k < n; k++) {
+        ids[r] = updates.get(i).id();
+        recordOffsets[r++] = offsets[i];
+      }
+    }
+    return RecordBody.source(partition, nextOffset, ids, recordOffsets);
   }
 
   /** Appends a put and, just before it, its GROUPS record (the put commits it). */
@@ -783,6 +886,15 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       @Override
       public Update next() throws IOException {
         QueueRecord r = tailer.poll();
+        // Users' writes only: projections, log positions and the space reclamation's records
+        // are not updates anyone sent.
+        while (r != null
+            && r.sequence() <= through
+            && r.op() != Op.PUT
+            && r.op() != Op.PUT_EXPIRING
+            && r.op() != Op.DELETE) {
+          r = tailer.poll();
+        }
         if (r == null || r.sequence() > through) {
           return null;
         }

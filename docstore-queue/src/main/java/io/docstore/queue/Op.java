@@ -17,6 +17,8 @@ package io.docstore.queue;
  *   <li>{@link #GROUPS} (5, segment version 6): the projections of a document's field groups,
  *       written just before the document's PUT (or re-projected on their own); see {@link
  *       RecordBody}.
+ *   <li>{@link #SOURCE} (6, segment version 7): where the records after it came from in the update
+ *       log (a Kafka partition and the offsets of its messages); see {@link RecordBody#source}.
  * </ul>
  */
 public enum Op {
@@ -25,7 +27,8 @@ public enum Op {
   PUT_EXPIRING(2),
   RELOCATED(3),
   DROPPED(4),
-  GROUPS(5);
+  GROUPS(5),
+  SOURCE(6);
 
   private static final Op[] BY_CODE = values();
 

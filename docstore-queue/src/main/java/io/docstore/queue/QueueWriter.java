@@ -386,6 +386,27 @@ public final class QueueWriter {
     }
   }
 
+  /** Appends made by {@link #appendTogether}; may throw what {@link #append} throws. */
+  @FunctionalInterface
+  public interface Appends<T> {
+    T run() throws IOException;
+  }
+
+  /**
+   * Runs {@code appends} (calls of {@link #append} and {@link #appendWithGroups} on this writer)
+   * with the writer's lock held: their records get consecutive sequences, with no other append
+   * between them. For a run that a record before it describes (a SOURCE record, see {@link
+   * RecordBody#source}).
+   */
+  public <T> T appendTogether(Appends<T> appends) throws IOException {
+    lock.lock();
+    try {
+      return appends.run();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /**
    * The checks of {@link #append}, shared with {@link BulkAppender}. The body limit is on the
    * document: a body of another kind than PUT may exceed {@code maxBodyBytes} by its fixed part

@@ -22,6 +22,10 @@ import java.nio.ByteBuffer;
  *               kind 0: written with a document, just before its PUT or PUT_EXPIRING (the next
  *               sequence, same ID), which commits it; kind 1: a re-projection of the version
  *               sourceSequence of the document (only kind 1 has sourceSequence)
+ * SOURCE        partition:u32 nextOffset:u64 count:u32 (id:u64 offset:u64)*count
+ *               the next count records (consecutive sequences) carry the messages of the update
+ *               log's partition at those offsets, record i of document id; nextOffset is the
+ *               offset after the last message consumed. Its ID is the partition's source key.
  * </pre>
  *
  * A record's <b>version</b> is its sequence, except for a RELOCATED or DROPPED record, whose
@@ -53,12 +57,13 @@ public final class RecordBody {
       return op;
     }
     byte code = body.get(at + RELOCATED_OP);
-    Op o = code >= 0 && code <= BlockFormat.OP_GROUPS ? Op.of(code) : Op.DROPPED;
+    Op o = code >= 0 && code <= BlockFormat.OP_SOURCE ? Op.of(code) : Op.DROPPED;
     int need =
         switch (o) {
           case PUT_EXPIRING -> RELOCATED_FIXED + 8;
           case PUT, DELETE -> RELOCATED_FIXED;
           case GROUPS -> RELOCATED_FIXED + BlockFormat.GROUPS_MIN;
+          case SOURCE -> RELOCATED_FIXED + BlockFormat.SOURCE_MIN;
           default -> -1;
         };
     if (need < 0 || length < need || (o == Op.DELETE && length != need)) {
@@ -102,7 +107,7 @@ public final class RecordBody {
       case PUT, DELETE -> 0;
       case PUT_EXPIRING -> 8;
       case DROPPED -> length; // no document
-      case GROUPS -> 0; // its "document" is the GROUPS body itself
+      case GROUPS, SOURCE -> 0; // its "document" is the body itself
       case RELOCATED ->
           originalOp(op, body, at, length) == Op.PUT_EXPIRING
               ? RELOCATED_FIXED + 8
@@ -245,6 +250,58 @@ public final class RecordBody {
   private static IllegalArgumentException damagedGroups(int length) {
     return new IllegalArgumentException(
         "a GROUPS record of " + length + " bytes whose sections overrun it");
+  }
+
+  /**
+   * The body of a SOURCE record: the next {@code ids.length} records come from partition {@code
+   * partition} of the update log, record i (of document {@code ids[i]}) from the message at {@code
+   * offsets[i]} (a message of two records, projections and document, lists its offset twice);
+   * {@code nextOffset} is the offset after the last message consumed, skipped ones included.
+   */
+  public static byte[] source(int partition, long nextOffset, long[] ids, long[] offsets) {
+    if (ids.length != offsets.length || partition < 0 || nextOffset < 0) {
+      throw new IllegalArgumentException("a partition, an offset, and one offset per record");
+    }
+    ByteBuffer b = ByteBuffer.allocate(BlockFormat.SOURCE_MIN + 16 * ids.length);
+    b.putInt(partition).putLong(nextOffset).putInt(ids.length);
+    for (int i = 0; i < ids.length; i++) {
+      b.putLong(ids[i]).putLong(offsets[i]);
+    }
+    return b.array();
+  }
+
+  /** A SOURCE body's partition. */
+  public static int sourcePartition(ByteBuffer body, int at) {
+    return body.getInt(at);
+  }
+
+  /** A SOURCE body's offset after the last message consumed. */
+  public static long sourceNextOffset(ByteBuffer body, int at) {
+    return body.getLong(at + 4);
+  }
+
+  /**
+   * A SOURCE body's count of records it names.
+   *
+   * @throws IllegalArgumentException if the body's length does not match it (a damaged record)
+   */
+  public static int sourceCount(ByteBuffer body, int at, int length) {
+    int count = body.getInt(at + 12);
+    if (count < 0 || length != BlockFormat.SOURCE_MIN + 16L * count) {
+      throw new IllegalArgumentException(
+          "a SOURCE record of " + length + " bytes naming " + count + " records");
+    }
+    return count;
+  }
+
+  /** The document ID of record {@code i} a SOURCE body names. */
+  public static long sourceId(ByteBuffer body, int at, int i) {
+    return body.getLong(at + BlockFormat.SOURCE_MIN + 16 * i);
+  }
+
+  /** The log offset of record {@code i} a SOURCE body names. */
+  public static long sourceOffset(ByteBuffer body, int at, int i) {
+    return body.getLong(at + BlockFormat.SOURCE_MIN + 16 * i + 8);
   }
 
   /** The address a RELOCATED or DROPPED record stands for; 0 for other kinds. */

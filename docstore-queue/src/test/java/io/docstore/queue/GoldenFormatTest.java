@@ -80,7 +80,20 @@ class GoldenFormatTest {
    */
   static final int RECORDS_V6 = RECORDS_V5 + 4;
 
+  /**
+   * Records in the golden queue of version 7: version 6's, then a SOURCE record naming the record
+   * after it, that record, and a relocated SOURCE record (resolved: it names no record).
+   */
+  static final int RECORDS_V7 = RECORDS_V6 + 3;
+
   static Op op(int i) {
+    if (i >= RECORDS_V6) {
+      return switch (i - RECORDS_V6) {
+        case 0 -> Op.SOURCE;
+        case 1 -> Op.PUT;
+        default -> Op.RELOCATED;
+      };
+    }
     if (i >= RECORDS_V5) {
       return switch (i - RECORDS_V5) {
         case 1 -> Op.PUT;
@@ -99,6 +112,23 @@ class GoldenFormatTest {
   }
 
   static byte[] body(int i) {
+    if (i >= RECORDS_V6) {
+      return switch (i - RECORDS_V6) {
+        case 0 -> RecordBody.source(3, 501, new long[] {1000 + i + 1}, new long[] {500});
+        case 1 -> body(i - 70);
+        default -> {
+          byte[] resolved = RecordBody.source(3, 501, new long[0], new long[0]);
+          yield RecordBody.relocated(
+              i - 2,
+              8796093202432L + i,
+              Op.SOURCE,
+              RecordBody.NEVER,
+              java.nio.ByteBuffer.wrap(resolved),
+              0,
+              resolved.length);
+        }
+      };
+    }
     if (i >= RECORDS_V5) {
       String[] names = {"summary", "card"};
       byte[][] projections = {
@@ -178,7 +208,7 @@ class GoldenFormatTest {
 
   static void write(Path dir) throws IOException {
     try (DocQueue q = DocQueue.open(dir, options())) {
-      for (int i = 0; i < RECORDS_V6; i++) {
+      for (int i = 0; i < RECORDS_V7; i++) {
         q.writer().append(1000 + i, op(i), 1_700_000_000_000L + i, body(i));
         if (FORCED_AFTER.contains(i)) {
           q.writer().sync();
@@ -203,7 +233,7 @@ class GoldenFormatTest {
   }
 
   @ParameterizedTest(name = "version {0}")
-  @ValueSource(ints = {1, 2, 3, 4, 5, 6})
+  @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7})
   void readsEveryVersion(int version) throws IOException {
     copyGolden(version);
     assertThat(QueueVerifier.verify(dir)).isEmpty();
@@ -225,7 +255,11 @@ class GoldenFormatTest {
       assertThat(dump).contains(", sync mark: the first ");
     }
     int records =
-        version >= 6 ? RECORDS_V6 : version >= 5 ? RECORDS_V5 : version >= 3 ? RECORDS_V3 : RECORDS;
+        version >= 7
+            ? RECORDS_V7
+            : version >= 6
+                ? RECORDS_V6
+                : version >= 5 ? RECORDS_V5 : version >= 3 ? RECORDS_V3 : RECORDS;
     try (DocQueue q = DocQueue.open(dir, options())) {
       assertThat(q.lastSequence()).isEqualTo(records);
       readsBack(q, records);

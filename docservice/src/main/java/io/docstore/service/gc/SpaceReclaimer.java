@@ -10,6 +10,7 @@ import io.docstore.queue.RecordBody;
 import io.docstore.queue.RecordHeaderScan;
 import io.docstore.queue.SegmentSummary;
 import io.docstore.service.store.GroupKeys;
+import io.docstore.service.store.SourceKeys;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -417,6 +418,9 @@ public final class SpaceReclaimer {
    */
   private Relocation keep(QueueRecord r, long current, long victim, long now) throws IOException {
     ByteBuffer body = ByteBuffer.wrap(r.body());
+    if (r.originalOp() == Op.SOURCE) {
+      return keepSource(r, current, victim);
+    }
     if (r.originalOp() == Op.GROUPS) {
       // A document's projections: live while its group key points here; they expire with it.
       if (store.lookup(GroupKeys.key(r.id())) != r.address()) {
@@ -473,6 +477,44 @@ public final class SpaceReclaimer {
         Op.RELOCATED,
         r.acceptedAtMillis(),
         RecordBody.relocated(r.version(), r.address(), Op.DELETE, RecordBody.NEVER, body, 0, 0));
+  }
+
+  /**
+   * A partition's newest SOURCE record (its position in the update log, see {@link SourceKeys}) is
+   * relocated resolved: as a SOURCE record of no records whose next offset is where its run's
+   * durable records end, since the run's records no longer follow the copy. Older ones are garbage.
+   *
+   * @throws IOException if the run is still being written (its end is not known yet): the victim
+   *     stays whole for a later pass
+   */
+  private Relocation keepSource(QueueRecord r, long current, long victim) throws IOException {
+    if (current != r.address()) {
+      return null;
+    }
+    long position;
+    try (QueueTailer after = store.tailer(r.sequence() + 1)) {
+      position = SourceKeys.position(r, after, false);
+    }
+    if (position == SourceKeys.OPEN_RUN) {
+      throw new IOException(
+          "segment "
+              + victim
+              + " holds an update-log position whose run is still being written: it stays whole"
+              + " for a later pass");
+    }
+    byte[] resolved = SourceKeys.resolved(r, position);
+    return new Relocation(
+        r.id(),
+        Op.RELOCATED,
+        r.acceptedAtMillis(),
+        RecordBody.relocated(
+            r.version(),
+            r.address(),
+            Op.SOURCE,
+            RecordBody.NEVER,
+            ByteBuffer.wrap(resolved),
+            0,
+            resolved.length));
   }
 
   /** Whether a segment other than {@code victim} may hold a record of {@code id}. */

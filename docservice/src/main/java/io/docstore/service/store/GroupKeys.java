@@ -22,14 +22,25 @@ public final class GroupKeys {
   private GroupKeys() {}
 
   /**
-   * Checks a document ID asked for or written: non-negative, and below 2^62 where the store has
-   * groups ({@code groups}), since keys from 2^62 on are the documents' group keys.
+   * Checks a document ID asked for or written: non-negative, not one of the source keys ({@link
+   * SourceKeys}), and below 2^62 where the store has groups ({@code groups}), since keys from 2^62
+   * on are the documents' group keys.
    *
    * @throws IllegalArgumentException naming the ID and the limit
    */
   public static void checkDocumentId(long id, boolean groups) {
     if (id < 0) {
       throw new IllegalArgumentException("document ID must be non-negative, got " + id);
+    }
+    if (SourceKeys.isSourceKey(id)) {
+      throw new IllegalArgumentException(
+          "document ID "
+              + id
+              + " is reserved: IDs from "
+              + SourceKeys.FIRST
+              + " (2^62 - 65536) to "
+              + MAX_DOCUMENT_ID
+              + " are the keys of the update log's positions");
     }
     if (groups && id > MAX_DOCUMENT_ID) {
       throw new IllegalArgumentException(
@@ -43,7 +54,7 @@ public final class GroupKeys {
 
   /** Whether {@link #checkDocumentId} accepts {@code id} (for paths that must not throw). */
   public static boolean validDocumentId(long id, boolean groups) {
-    return id >= 0 && (!groups || id <= MAX_DOCUMENT_ID);
+    return id >= 0 && !SourceKeys.isSourceKey(id) && (!groups || id <= MAX_DOCUMENT_ID);
   }
 
   /** The key of document {@code id}'s projections. */
@@ -64,7 +75,8 @@ public final class GroupKeys {
    * Whether a record of {@code recordId} and kind {@code op} (body at {@code [at, at + length)} of
    * {@code buf}) is what index key {@code key} may map to: a document's own record for a document
    * key, a GROUPS record (or a relocated one) for a group key ({@code groups}: the store has
-   * groups, so keys with the tag are group keys). False for a damaged RELOCATED body.
+   * groups, so keys with the tag are group keys), a SOURCE record for a source key ({@link
+   * SourceKeys}). False for a damaged RELOCATED body.
    */
   public static boolean matches(
       boolean groups, long key, long recordId, Op op, ByteBuffer buf, int at, int length) {
@@ -74,6 +86,9 @@ public final class GroupKeys {
     }
     try {
       Op original = RecordBody.originalOp(op, buf, at, length);
+      if (SourceKeys.isSourceKey(key)) {
+        return original == Op.SOURCE;
+      }
       return group ? original == Op.GROUPS : original.stores();
     } catch (IllegalArgumentException e) {
       return false;

@@ -32,6 +32,8 @@ import java.util.Arrays;
  *       DELETE and a DROPPED record take the projections away too; a re-projection (GROUPS kind 1)
  *       applies only while the version it was projected from is current; a relocated GROUPS record
  *       is compare-and-set on the group key, as above.
+ *   <li>A SOURCE record (where a run of records came from in the update log) maps its partition's
+ *       source key ({@link SourceKeys}) to itself, like a put; the cache never holds it.
  * </ul>
  *
  * Not thread-safe; one per ingesting thread. Nothing is allocated per batch but the entries of a
@@ -267,6 +269,7 @@ public final class RecordBatch {
           }
           conditional = true;
         }
+        case SOURCE -> entry(r, id, r.address(), ALWAYS); // id: the partition's source key
         case RELOCATED -> {
           Op original = r.originalOp();
           long key = original == Op.GROUPS ? GroupKeys.key(id) : id;
@@ -372,6 +375,8 @@ public final class RecordBatch {
         // lost its compare-and-set: nothing changed
       } else if (values[e] == LsmIndex.DELETED) {
         cache.setDeleted(key, tombstoneVersions[e]);
+      } else if (SourceKeys.isSourceKey(key)) {
+        // a position in the update log: nothing a reader asks the cache for
       } else if ((op != Op.DROPPED && op != Op.RELOCATED) || versions != null) {
         // a write or re-projection; a live relocation leaves the cache's version as it is
         cache.set(key, r.version(), r.document(), r.expiresAtMillis());
@@ -381,7 +386,7 @@ public final class RecordBatch {
     for (int i = 0; i < n; i++) {
       QueueRecord r = records[i];
       Op op = r.op();
-      if (op != Op.DROPPED && op != Op.RELOCATED && op != Op.GROUPS) {
+      if (op != Op.DROPPED && op != Op.RELOCATED && op != Op.GROUPS && op != Op.SOURCE) {
         writes.accept(r);
       }
       records[i] = null;

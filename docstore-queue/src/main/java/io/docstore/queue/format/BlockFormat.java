@@ -130,6 +130,12 @@ public final class BlockFormat {
    */
   public static final int GROUPS_MIN = 10;
 
+  /** Segment version 7: where the records after it came from in the update log. */
+  public static final byte OP_SOURCE = 6;
+
+  /** A SOURCE body's least length: partition, next offset, count. */
+  public static final int SOURCE_MIN = 16;
+
   /** The body of a DROPPED record: original sequence and address. */
   public static final int DROPPED_LENGTH = 16;
 
@@ -156,12 +162,13 @@ public final class BlockFormat {
           case OP_RELOCATED -> bodyLength >= RELOCATED_FIXED;
           case OP_DROPPED -> bodyLength == DROPPED_LENGTH;
           case OP_GROUPS -> bodyLength >= GROUPS_MIN;
+          case OP_SOURCE -> bodyLength >= SOURCE_MIN && (bodyLength - SOURCE_MIN) % 16 == 0;
           default -> false;
         };
     if (ok) {
       return null;
     }
-    return op < 0 || op > OP_GROUPS
+    return op < 0 || op > OP_SOURCE
         ? "unknown op code " + op
         : "op code " + op + " with a body of " + bodyLength + " bytes";
   }

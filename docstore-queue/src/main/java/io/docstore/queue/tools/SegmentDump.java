@@ -133,6 +133,28 @@ public final class SegmentDump {
     }
   }
 
+  /** A SOURCE body: its partition, how many records it names and the offsets they span. */
+  static String sourceDetail(ByteBuffer body, int at, int length) {
+    try {
+      int count = RecordBody.sourceCount(body, at, length);
+      return " partition "
+          + RecordBody.sourcePartition(body, at)
+          + ", "
+          + count
+          + " records"
+          + (count == 0
+              ? ""
+              : " from offsets "
+                  + RecordBody.sourceOffset(body, at, 0)
+                  + " to "
+                  + RecordBody.sourceOffset(body, at, count - 1))
+          + ", next offset "
+          + RecordBody.sourceNextOffset(body, at);
+    } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+      return " (damaged: " + e.getMessage() + ")";
+    }
+  }
+
   /** What a record of a kind other than PUT and DELETE carries besides its document. */
   static String kindDetail(Op op, ByteBuffer body, int at, int length) {
     return switch (op) {
@@ -144,6 +166,7 @@ public final class SegmentDump {
               + " at "
               + Address.toString(RecordBody.originalAddress(op, body, at));
       case GROUPS -> groupsDetail(op, body, at, length);
+      case SOURCE -> sourceDetail(body, at, length);
       case RELOCATED -> {
         String detail;
         try {
@@ -158,9 +181,11 @@ public final class SegmentDump {
                   + Address.toString(RecordBody.originalAddress(op, body, at))
                   + (original == Op.GROUPS
                       ? groupsDetail(Op.GROUPS, body, at + 17, length - 17)
-                      : expires == RecordBody.NEVER
-                          ? ""
-                          : " expires " + Instant.ofEpochMilli(expires));
+                      : original == Op.SOURCE
+                          ? sourceDetail(body, at + 17, length - 17)
+                          : expires == RecordBody.NEVER
+                              ? ""
+                              : " expires " + Instant.ofEpochMilli(expires));
         } catch (IllegalArgumentException e) {
           detail = " (damaged: " + e.getMessage() + ")";
         }
