@@ -8,12 +8,17 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.docstore.client.DocProducer;
 import io.docstore.client.Document;
+import io.docstore.index.IndexOptions;
+import io.docstore.io.FaultInjectingFileSystem;
+import io.docstore.io.SyncPolicy;
 import io.docstore.io.TestSupport;
 import io.docstore.kafka.local.KafkaProcess;
+import io.docstore.queue.QueueOptions;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
 import io.docstore.service.ServiceFixture;
 import io.docstore.service.cache.OffHeapDocCache;
+import io.docstore.service.cli.Main;
 import io.docstore.service.config.ConfigError;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.http.HttpRequest;
@@ -114,6 +119,15 @@ class KafkaIngestTest {
     }
   }
 
+  /** The sum of the partitions' positions: the messages applied or skipped. */
+  private static long positions(KafkaIngest ingest) {
+    long n = 0;
+    for (Object o : (List<?>) ingest.stats().get("partitions")) {
+      n += (long) ((Map<?, ?>) o).get("position");
+    }
+    return n;
+  }
+
   private static void assertStoreEqualsModel(DocStore store, TopicModel model) throws Exception {
     Map<Long, String> last = model.lastValues();
     for (long id : model.ids()) {
@@ -144,11 +158,19 @@ class KafkaIngestTest {
       for (int i = 0; i < 3_000; i++) {
         model.sendRandom(producer, rnd, 500);
         if (i == 1_500) {
-          producer.flush();
+          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+          while (positions(ingest) < 1_000) {
+            assertThat(System.nanoTime()).as("applying").isLessThan(deadline);
+            Thread.sleep(5);
+          }
           ingest.close();
+          long applied = positions(ingest);
           store.close();
           store = openStore(1 << 20);
           ingest = ingest(topic, all, store, 1 << 20);
+          assertThat(positions(ingest))
+              .as("resumed where the store's records end, not from the beginning")
+              .isEqualTo(applied);
         }
       }
       model.awaitAcknowledged();
@@ -247,6 +269,78 @@ class KafkaIngestTest {
         .hasMessageContaining("docstore.updates.kafka.partitions")
         .hasMessageContaining("partition 5 is not in topic 'three'")
         .hasMessageContaining("[0, 1, 2]");
+  }
+
+  @Test
+  void aFullDiskStallsIngestUntilSpaceIsFreedAndNothingIsLostOrDoubled() throws Exception {
+    long seed = TestSupport.seed("KafkaIngestTest.diskFull");
+    Random rnd = new Random(seed);
+    String topic = "full";
+    TopicModel.createTopic(kafka.bootstrap(), topic, 2);
+    TopicModel model = new TopicModel();
+    try (DocProducer producer = DocProducer.create(kafka.bootstrap(), topic)) {
+      for (int i = 0; i < 3_000; i++) {
+        model.sendRandom(producer, rnd, 300);
+      }
+      model.awaitAcknowledged();
+    }
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    DocStore store =
+        DocStore.open(
+            dir.resolve("data"),
+            DocStoreOptions.builder(new OffHeapDocCache(16L << 20))
+                .fileSystem(fs)
+                .queueOptions(QueueOptions.builder().fileSystem(fs).build())
+                .indexOptions(
+                    IndexOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).build())
+                .build());
+    open.add(store);
+    fs.setSpaceLimit(128 << 10);
+    KafkaIngest ingest = ingest(topic, List.of(0, 1), store, 1 << 20);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while ((long) store.stats().get("noSpaceRefusals") < 3) {
+      assertThat(System.nanoTime()).as("appends meet the full disk").isLessThan(deadline);
+      Thread.sleep(20);
+    }
+    long stalled = positions(ingest);
+    assertThat(stalled).as("not through the topic on a full disk").isLessThan(3_000);
+    assertThat(ingest.notReady()).isEqualTo("catching up");
+    Thread.sleep(300);
+    assertThat(positions(ingest)).as("no progress while the disk is full").isEqualTo(stalled);
+
+    fs.clearSpaceLimit();
+    awaitCaughtUp(ingest, TopicModel.endOffsets(kafka.bootstrap(), topic, 2));
+    assertStoreEqualsModel(store, model);
+    ingest.close();
+    store.close();
+    model.assertExactlyOnce(TopicModel.queued(dir.resolve("data"), 2));
+  }
+
+  @Test
+  void serveExitsNamingAMissingTopic() throws Exception {
+    java.nio.file.Path conf = dir.resolve("shard.conf");
+    java.nio.file.Files.writeString(
+        conf,
+        "docstore.http.read.port = 0\ndocstore.http.admin.port = 0\ndocstore.rpc.port = 0\n"
+            + "docstore.updates.kafka { bootstrap-servers = \""
+            + kafka.bootstrap()
+            + "\", topic = missing, partitions = [0] }\n");
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+    int exit;
+    try {
+      exit =
+          Main.run("serve", "--config", conf.toString(), "--data", dir.resolve("data").toString());
+    } finally {
+      System.setErr(err);
+    }
+    assertThat(exit).isEqualTo(2);
+    assertThat(captured.toString(StandardCharsets.UTF_8))
+        .contains(
+            "docstore: invalid configuration: docstore.updates.kafka.topic: topic 'missing'"
+                + " does not exist on "
+                + kafka.bootstrap());
   }
 
   @Test
