@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -112,7 +113,7 @@ public final class KafkaIngest implements Closeable {
       ingest = new KafkaIngest(options, store, maxBodyBytes, registry, consumer);
       ingest.assignAndSeek();
     } catch (IOException | RuntimeException e) {
-      consumer.close(Duration.ZERO);
+      consumer.close(CloseOptions.timeout(Duration.ZERO));
       throw e;
     }
     ingest.thread.start();
@@ -264,7 +265,7 @@ public final class KafkaIngest implements Closeable {
         }
       }
     } finally {
-      consumer.close(Duration.ofSeconds(5));
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
   }
 
