@@ -8,7 +8,9 @@
  * io.docstore.client.DocProducer} writes documents to the Kafka topic that sharded docstores
  * consume, and {@link io.docstore.client.KafkaKeys} owns that topic's record keys and the partition
  * of a document (Kafka's default partitioner, computed without Kafka's classes), in the format of
- * docs/formats/kafka-messages.md. It owns the public API and the client's connection handling; it
+ * docs/formats/kafka-messages.md. {@link io.docstore.client.ShardedDocClient} reads from shards fed
+ * by that topic, each ID from the shard a {@link io.docstore.client.ShardMap} gives its partition
+ * (docs/formats/shard-map.md). It owns the public API and the client's connection handling; it
  * depends only on the wire format in {@link io.docstore.client.wire}, Netty, SLF4J and the JDK,
  * plus kafka-clients, optionally, for {@code DocProducer} alone; it must not depend on the store or
  * the server side.

@@ -1,0 +1,111 @@
+package io.docstore.service.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.docstore.client.Document;
+import io.docstore.client.KafkaKeys;
+import io.docstore.client.ShardMap;
+import io.docstore.client.ShardedDocClient;
+import io.docstore.service.rpc.RpcServer;
+import io.docstore.service.rpc.TestSource;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three shards of six partitions, each a real RPC server holding only the documents of its
+ * partitions (as a shard fed by the update log does): the sharded client finds every document on
+ * the shard Kafka's default partitioner sends its record to, in the order asked, and nothing that
+ * sits on another shard.
+ */
+class ShardedDocClientTest {
+
+  private static final int PARTITIONS = 6;
+  private static final int DOCS = 3_000;
+
+  private final List<RpcServer> servers = new ArrayList<>();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  @AfterEach
+  void stop() {
+    servers.forEach(RpcServer::close);
+  }
+
+  private RpcServer serve(TestSource source) throws IOException {
+    RpcServer s = new RpcServer(source, RpcServer.Options.builder().port(0).build(), registry);
+    s.start();
+    servers.add(s);
+    return s;
+  }
+
+  @Test
+  void everyIdIsReadFromTheShardOfItsPartition() throws IOException {
+    String[] names = {"a", "b", "c"};
+    TestSource[] sources = {new TestSource(), new TestSource(), new TestSource()};
+    for (long id = 0; id < DOCS; id++) {
+      int shard = KafkaKeys.partitionFor(id, PARTITIONS) / 2; // a: 0-1, b: 2-3, c: 4-5
+      sources[shard].put(id, id + 1, 64);
+    }
+    // A decoy: document DOCS + 1 sits on a shard that does not serve its partition.
+    long decoy = DOCS + 1;
+    int home = KafkaKeys.partitionFor(decoy, PARTITIONS) / 2;
+    sources[(home + 1) % 3].put(decoy, 7, 64);
+    StringBuilder map = new StringBuilder("# three shards\npartitions " + PARTITIONS + "\n");
+    for (int s = 0; s < 3; s++) {
+      map.append("shard ")
+          .append(names[s])
+          .append(' ')
+          .append(2 * s)
+          .append('-')
+          .append(2 * s + 1)
+          .append(" 127.0.0.1:")
+          .append(serve(sources[s]).port())
+          .append('\n');
+    }
+    ShardMap parsed = ShardMap.parse(map.toString());
+    assertThat(ShardMap.parse(parsed.toString()).toString()).isEqualTo(parsed.toString());
+    try (ShardedDocClient client =
+        ShardedDocClient.open(parsed, b -> b.requestTimeout(Duration.ofSeconds(10)))) {
+      Random rnd = new Random(22);
+      for (int round = 0; round < 20; round++) {
+        long[] ids = new long[50];
+        for (int i = 0; i < ids.length; i++) {
+          ids[i] = rnd.nextInt(DOCS + 100); // some past the last document: absent
+        }
+        Document[] got = client.getAll(ids);
+        assertThat(got).hasSize(ids.length);
+        for (int i = 0; i < ids.length; i++) {
+          if (ids[i] >= DOCS) {
+            assertThat(got[i]).as("id %d", ids[i]).isNull();
+          } else {
+            assertThat(got[i]).as("id %d", ids[i]).isNotNull();
+            assertThat(got[i].id()).isEqualTo(ids[i]);
+            assertThat(got[i].sequence()).isEqualTo(ids[i] + 1);
+          }
+        }
+      }
+      assertThat(client.get(1234).id()).isEqualTo(1234);
+      assertThat(client.get(decoy)).as("a document on the wrong shard is not found").isNull();
+      assertThat(client.getAll(new long[] {decoy, 5})[1].id()).isEqualTo(5);
+    }
+  }
+
+  @Test
+  void aMapThatLeavesAPartitionOutOrGivesItTwiceIsRefused() {
+    assertThatThrownBy(() -> ShardMap.parse("partitions 3\nshard a 0-1 127.0.0.1:1\n"))
+        .hasMessageContaining("partition 2 has no shard");
+    assertThatThrownBy(
+            () -> ShardMap.parse("partitions 2\nshard a 0-1 127.0.0.1:1\nshard b 1 127.0.0.1:2\n"))
+        .hasMessageContaining("partition 1 is in shard a and in shard b");
+    assertThatThrownBy(() -> ShardMap.parse("partitions 2\nshard a 0-1\n"))
+        .hasMessageContaining("line 2");
+    assertThatThrownBy(() -> ShardMap.parse("shard a 0 127.0.0.1:1\n"))
+        .hasMessageContaining("partitions");
+  }
+}

@@ -1,0 +1,185 @@
+package io.docstore.client;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Which shard serves which partitions of the update log, and where each shard's servers are ({@code
+ * docs/formats/shard-map.md}): the partition count, then per shard its name, its partitions and its
+ * binary RPC addresses (primary and replicas). A document lives in partition {@link
+ * KafkaKeys#partitionFor}{@code (id, partitions)}, the partition Kafka's default partitioner gives
+ * its record, and so on the shard that owns that partition. Every partition has exactly one shard.
+ * Immutable.
+ *
+ * <pre>
+ * # comment
+ * partitions 6
+ * shard a 0-1 127.0.0.1:7001 127.0.0.1:7101
+ * shard b 2,3 127.0.0.1:7002
+ * shard c 4-5 127.0.0.1:7003
+ * </pre>
+ */
+public final class ShardMap {
+
+  /** One shard: its name, the partitions it serves and its servers' RPC addresses. */
+  public record Shard(String name, List<Integer> partitions, List<InetSocketAddress> servers) {
+    public Shard {
+      partitions = List.copyOf(partitions);
+      servers = List.copyOf(servers);
+    }
+  }
+
+  private final int partitions;
+  private final List<Shard> shards;
+  private final int[] shardOf;
+
+  /**
+   * @throws IllegalArgumentException if a partition is outside {@code [0, partitions)}, has no
+   *     shard or has two, or a shard has no server
+   */
+  public ShardMap(int partitions, List<Shard> shards) {
+    if (partitions < 1) {
+      throw new IllegalArgumentException("at least 1 partition, got " + partitions);
+    }
+    this.partitions = partitions;
+    this.shards = List.copyOf(shards);
+    this.shardOf = new int[partitions];
+    java.util.Arrays.fill(shardOf, -1);
+    for (int s = 0; s < this.shards.size(); s++) {
+      Shard shard = this.shards.get(s);
+      if (shard.servers().isEmpty()) {
+        throw new IllegalArgumentException("shard " + shard.name() + " has no server");
+      }
+      for (int p : shard.partitions()) {
+        if (p < 0 || p >= partitions) {
+          throw new IllegalArgumentException(
+              "shard " + shard.name() + ": partition " + p + " is not in [0, " + partitions + ")");
+        }
+        if (shardOf[p] >= 0) {
+          throw new IllegalArgumentException(
+              "partition "
+                  + p
+                  + " is in shard "
+                  + this.shards.get(shardOf[p]).name()
+                  + " and in shard "
+                  + shard.name());
+        }
+        shardOf[p] = s;
+      }
+    }
+    for (int p = 0; p < partitions; p++) {
+      if (shardOf[p] < 0) {
+        throw new IllegalArgumentException("partition " + p + " has no shard");
+      }
+    }
+  }
+
+  /** Reads a shard-map file. */
+  public static ShardMap read(Path file) throws IOException {
+    try {
+      return parse(Files.readString(file, StandardCharsets.UTF_8));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Parses the text of a shard map (the class comment shows one).
+   *
+   * @throws IllegalArgumentException naming the line that is wrong and why
+   */
+  public static ShardMap parse(String text) {
+    int partitions = -1;
+    List<Shard> shards = new ArrayList<>();
+    String[] lines = text.split("\n", -1);
+    for (int n = 0; n < lines.length; n++) {
+      String line = lines[n].strip();
+      if (line.isEmpty() || line.startsWith("#")) {
+        continue;
+      }
+      String[] f = line.split("\\s+");
+      try {
+        if (f[0].equals("partitions") && f.length == 2 && partitions < 0) {
+          partitions = Integer.parseInt(f[1]);
+        } else if (f[0].equals("shard") && f.length >= 4) {
+          List<InetSocketAddress> servers = new ArrayList<>();
+          for (int i = 3; i < f.length; i++) {
+            servers.add(address(f[i]));
+          }
+          shards.add(new Shard(f[1], partitionList(f[2]), servers));
+        } else {
+          throw new IllegalArgumentException(
+              "expected `partitions N` once, then `shard NAME PARTITIONS HOST:PORT...`");
+        }
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("line " + (n + 1) + ": " + e.getMessage(), e);
+      }
+    }
+    if (partitions < 0) {
+      throw new IllegalArgumentException("no `partitions N` line");
+    }
+    return new ShardMap(partitions, shards);
+  }
+
+  /** {@code 0-3,7}: the partitions listed, ranges included. */
+  private static List<Integer> partitionList(String s) {
+    List<Integer> out = new ArrayList<>();
+    for (String part : s.split(",")) {
+      int dash = part.indexOf('-');
+      int from = Integer.parseInt(dash < 0 ? part : part.substring(0, dash));
+      int to = dash < 0 ? from : Integer.parseInt(part.substring(dash + 1));
+      if (to < from) {
+        throw new IllegalArgumentException("partition range " + part + " runs backwards");
+      }
+      for (int p = from; p <= to; p++) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
+  private static InetSocketAddress address(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    if (colon <= 0) {
+      throw new IllegalArgumentException("not HOST:PORT: " + hostPort);
+    }
+    return new InetSocketAddress(
+        hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+  }
+
+  /** The partition count of the update log's topic. */
+  public int partitions() {
+    return partitions;
+  }
+
+  public List<Shard> shards() {
+    return shards;
+  }
+
+  /** The index in {@link #shards()} of the shard serving document {@code id}. */
+  public int shardOf(long id) {
+    return shardOf[KafkaKeys.partitionFor(id, partitions)];
+  }
+
+  /** The map as {@link #parse} reads it. */
+  @Override
+  public String toString() {
+    StringBuilder sb = new StringBuilder("partitions ").append(partitions).append('\n');
+    for (Shard s : shards) {
+      sb.append("shard ").append(s.name()).append(' ');
+      for (int i = 0; i < s.partitions().size(); i++) {
+        sb.append(i == 0 ? "" : ",").append(s.partitions().get(i));
+      }
+      for (InetSocketAddress a : s.servers()) {
+        sb.append(' ').append(a.getHostString()).append(':').append(a.getPort());
+      }
+      sb.append('\n');
+    }
+    return sb.toString();
+  }
+}
