@@ -556,6 +556,15 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
    */
   public long logPosition(int partition) throws IOException {
     ensureOpen();
+    long written = queue.lastSequence();
+    if (!readOnly && indexer.appliedThrough() < written) {
+      // A run cut by a full disk leaves its first records (the blocks written before the one that
+      // failed) in the queue, unindexed until the next write: make them durable and index them
+      // first, as a restart would, so that the position counts them and a retry does not apply
+      // them twice.
+      writer.sync();
+      indexer.catchUpTo(written, INDEX_WAIT_MILLIS, false);
+    }
     long address = index.get(SourceKeys.key(partition));
     if (address < 0) {
       return -1;

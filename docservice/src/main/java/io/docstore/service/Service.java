@@ -44,6 +44,9 @@ public final class Service implements Closeable {
   private final RpcServer rpc;
   private final Inbox inbox;
 
+  /** Kafka mode's updater; null when updates come over the admin port. */
+  private final io.docstore.service.kafka.KafkaIngest kafka;
+
   /** Publishes queue/replication.manifest for replicas; null when turned off. */
   private final io.docstore.queue.replication.ManifestPublisher manifest;
 
@@ -69,6 +72,7 @@ public final class Service implements Closeable {
     HttpServer adminServer = null;
     RpcServer rpcServer = null;
     Inbox in = null;
+    io.docstore.service.kafka.KafkaIngest ingest = null;
     String opening = "docstore.http.read.port";
     try {
       readServer =
@@ -112,7 +116,8 @@ public final class Service implements Closeable {
                       this::stats,
                       this::notReady,
                       registry,
-                      store.reclamation()),
+                      store.reclamation(),
+                      config.kafka() == null ? null : writesRefused(config.kafka())),
                   registry)
               .start();
       if (config.inboxDir() != null) {
@@ -127,7 +132,15 @@ public final class Service implements Closeable {
                 config.inboxPollInterval(),
                 registry);
       }
+      if (config.kafka() != null) {
+        ingest =
+            io.docstore.service.kafka.KafkaIngest.start(
+                config.kafka(), store, config.maxBodyBytes(), registry);
+      }
     } catch (IOException | InterruptedException | RuntimeException e) {
+      if (ingest != null) {
+        ingest.close();
+      }
       if (in != null) {
         in.close();
       }
@@ -152,6 +165,7 @@ public final class Service implements Closeable {
     this.rpc = rpcServer;
     this.admin = adminServer;
     this.inbox = in;
+    this.kafka = ingest;
     this.manifest =
         config.replicationManifestInterval().isZero()
             ? null
@@ -249,9 +263,25 @@ public final class Service implements Closeable {
         c.workerQueue());
   }
 
+  /**
+   * The answer to a write on the admin port in Kafka mode (409): the topic is the only writer, so
+   * the queue and the topic never disagree (docs/decisions.md, "Kafka mode: the topic is the only
+   * writer").
+   */
+  private static String writesRefused(io.docstore.service.kafka.KafkaOptions k) {
+    return "updates come from Kafka topic "
+        + k.topic()
+        + ", partitions "
+        + k.partitions()
+        + "; produce with `docstore produce` or DocProducer";
+  }
+
   /** The {@code /stats} document. */
   public Map<String, Object> stats() {
     Map<String, Object> m = new LinkedHashMap<>(store.stats());
+    if (kafka != null) {
+      m.put("kafka", kafka.stats());
+    }
     m.put("dataDir", config.dataDir().toAbsolutePath().toString());
     m.put("sync", config.sync().toString());
     m.put("readConnections", read == null ? 0 : read.openConnections());
@@ -295,15 +325,21 @@ public final class Service implements Closeable {
     return ready;
   }
 
-  /** Why {@code /readyz} answers 503 now ("starting", "draining"), or null when ready. */
+  /**
+   * Why {@code /readyz} answers 503 now ("starting", "draining", in Kafka mode "catching up" while
+   * a partition lags more than {@code max-lag} messages), or null when ready.
+   */
   private String notReady() {
-    return ready ? null : draining ? "draining" : "starting";
+    if (!ready) {
+      return draining ? "draining" : "starting";
+    }
+    return kafka == null ? null : kafka.notReady();
   }
 
   /**
-   * Graceful stop within the configured shutdown timeout: not ready, stop the inbox and the admin
-   * port (no new writes), drain and stop the read port, then sync and close the store and the
-   * cache.
+   * Graceful stop within the configured shutdown timeout: not ready, stop the Kafka ingest, the
+   * inbox and the admin port (no new writes), drain and stop the read port, then sync and close the
+   * store and the cache.
    */
   @Override
   public synchronized void close() throws IOException {
@@ -316,6 +352,9 @@ public final class Service implements Closeable {
     io.docstore.service.http.HealthRoutes.drain(config.drainPeriod());
     Duration grace = config.shutdownTimeout();
     long t0 = System.nanoTime();
+    if (kafka != null) {
+      kafka.close();
+    }
     if (inbox != null) {
       inbox.close();
     }

@@ -104,10 +104,29 @@ final class ServeCommand implements Callable<Integer> {
           .append(s.rpcPort())
           .append('\n');
     }
+    io.docstore.service.kafka.KafkaOptions k = cfg.kafka();
+    if (k != null) {
+      b.append("  kafka  updates from topic ")
+          .append(k.topic())
+          .append(", partitions ")
+          .append(k.partitions())
+          .append(", on ")
+          .append(k.bootstrapServers())
+          .append(" (PUT, DELETE and _bulk on the admin port answer 409)\n");
+    }
     b.append("try:\n");
-    b.append("  curl -X PUT --data '{\"title\":\"hello\"}' ")
-        .append(s.adminUrl())
-        .append("/docs/1\n");
+    if (k == null) {
+      b.append("  curl -X PUT --data '{\"title\":\"hello\"}' ")
+          .append(s.adminUrl())
+          .append("/docs/1\n");
+    } else {
+      b.append("  echo '{\"id\":1,\"doc\":{\"title\":\"hello\"}}' > one.ndjson && docstore produce")
+          .append(" one.ndjson --kafka ")
+          .append(k.bootstrapServers())
+          .append(" --topic ")
+          .append(k.topic())
+          .append('\n');
+    }
     b.append("  curl -i ").append(s.readUrl()).append("/docs/1\n");
     b.append("stop with Ctrl-C (or SIGTERM)");
     System.out.println(b);

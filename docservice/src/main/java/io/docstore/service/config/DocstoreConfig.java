@@ -84,6 +84,7 @@ public final class DocstoreConfig {
   private final Duration shutdownTimeout;
   private final Duration drainPeriod;
   private final Duration replicationManifestInterval;
+  private final io.docstore.service.kafka.KafkaOptions kafka;
   private final MemoryLimit memoryLimit;
 
   /** The memory budgets as given: a size, or {@link MemoryBudgets#AUTO}. */
@@ -192,6 +193,50 @@ public final class DocstoreConfig {
     if (replicationManifestInterval.isNegative()) {
       throw new ConfigError(ROOT + ".replication.manifest-interval", "must be 0 (off) or positive");
     }
+    kafka = kafka(r);
+    if (kafka != null && inboxDir != null) {
+      throw new ConfigError(
+          ROOT + ".inbox.dir",
+          "must be empty in Kafka mode (updates.kafka is set): the topic is the only writer");
+    }
+  }
+
+  /**
+   * {@code updates.kafka}: null (the HTTP updater) while {@code bootstrap-servers} and {@code
+   * topic} are both empty, else both are required with at least one partition.
+   */
+  private static io.docstore.service.kafka.KafkaOptions kafka(Reader r) {
+    String prefix = "updates.kafka.";
+    String servers = r.string(prefix + "bootstrap-servers").trim();
+    String topic = r.string(prefix + "topic").trim();
+    if (servers.isEmpty() && topic.isEmpty()) {
+      return null;
+    }
+    if (servers.isEmpty() || topic.isEmpty()) {
+      throw new ConfigError(
+          ROOT + "." + prefix + (servers.isEmpty() ? "bootstrap-servers" : "topic"),
+          "must be set in Kafka mode (both bootstrap-servers and topic, or neither)");
+    }
+    List<Integer> partitions = r.get(prefix + "partitions", r.c::getIntList);
+    if (partitions.isEmpty()) {
+      throw new ConfigError(
+          ROOT + "." + prefix + "partitions", "must list the topic's partitions this shard serves");
+    }
+    java.util.Set<Integer> seen = new java.util.HashSet<>();
+    for (int p : partitions) {
+      if (p < 0 || !seen.add(p)) {
+        throw new ConfigError(
+            ROOT + "." + prefix + "partitions",
+            (p < 0 ? "a partition is a non-negative number, got " : "partition listed twice: ")
+                + p);
+      }
+    }
+    return new io.docstore.service.kafka.KafkaOptions(
+        servers,
+        topic,
+        partitions,
+        r.intBetween(prefix + "max-lag", 0, Integer.MAX_VALUE),
+        r.intBetween(prefix + "poll-records", 1, 100_000));
   }
 
   /** The built-in defaults with system property and environment overrides. */
@@ -582,6 +627,14 @@ public final class DocstoreConfig {
   /** How often the replication manifest is updated; zero: not published. */
   public Duration replicationManifestInterval() {
     return replicationManifestInterval;
+  }
+
+  /**
+   * The Kafka topic this shard's updates come from ({@code updates.kafka}), or null: updates come
+   * over the admin port and the inbox.
+   */
+  public io.docstore.service.kafka.KafkaOptions kafka() {
+    return kafka;
   }
 
   /** Typed, range-checked getters that name the full key in every error. */

@@ -54,6 +54,9 @@ public final class AdminRoutes implements Routes {
   /** Whether the store has field groups (then document IDs are below 2^62). */
   private final boolean groups;
 
+  /** The message of the 409 that refuses writes (Kafka mode), or null: writes accepted. */
+  private final String writesRefused;
+
   /**
    * @param source where the admin page's lookups read documents (the store {@code sink} writes)
    * @param token empty for no authentication
@@ -61,6 +64,8 @@ public final class AdminRoutes implements Routes {
    * @param notReady null while {@code /readyz} answers 200, else the status its 503 gives ({@code
    *     "starting"}, {@code "draining"})
    * @param gc the store's space reclamation, paused and resumed through {@code /admin/gc/*}
+   * @param writesRefused null to accept writes; else PUT, DELETE and {@code POST /docs/_bulk} are
+   *     answered 409 with this message (Kafka mode: the topic is the only writer)
    */
   public AdminRoutes(
       DocumentSink sink,
@@ -71,7 +76,9 @@ public final class AdminRoutes implements Routes {
       Supplier<Object> stats,
       Supplier<String> notReady,
       PrometheusMeterRegistry registry,
-      io.docstore.service.gc.Reclamation gc) {
+      io.docstore.service.gc.Reclamation gc,
+      String writesRefused) {
+    this.writesRefused = writesRefused;
     this.gc = java.util.Objects.requireNonNull(gc, "gc");
     this.sink = sink;
     this.parser = parser;
@@ -132,6 +139,9 @@ public final class AdminRoutes implements Routes {
     switch (path) {
       case "/docs/_bulk" -> {
         require(m, HttpMethod.POST, "POST");
+        if (writesRefused != null) {
+          return Responses.error(HttpResponseStatus.CONFLICT, writesRefused);
+        }
         return bulk(req.content());
       }
       case "/admin/gc/pause", "/admin/gc/resume" -> {
@@ -149,6 +159,9 @@ public final class AdminRoutes implements Routes {
           return Responses.error(HttpResponseStatus.NOT_FOUND, "no such endpoint");
         }
         long id = DocumentIds.parse(path.substring("/docs/".length()));
+        if (writesRefused != null && (m.equals(HttpMethod.PUT) || m.equals(HttpMethod.DELETE))) {
+          return Responses.error(HttpResponseStatus.CONFLICT, writesRefused);
+        }
         if (m.equals(HttpMethod.PUT)) {
           return put(id, req);
         }

@@ -262,6 +262,57 @@ class DocstoreConfigTest {
   }
 
   @Test
+  void kafkaModeIsOffByDefaultAndTakesTopicServersAndPartitions() throws IOException {
+    assertThat(DocstoreConfig.load(null, Map.of()).kafka()).isNull();
+    Path f =
+        file(
+            "docstore.updates.kafka { bootstrap-servers = \"127.0.0.1:9092\", topic = docs,"
+                + " partitions = [2, 0] }");
+    io.docstore.service.kafka.KafkaOptions k = DocstoreConfig.load(f, Map.of()).kafka();
+    assertThat(k.bootstrapServers()).isEqualTo("127.0.0.1:9092");
+    assertThat(k.topic()).isEqualTo("docs");
+    assertThat(k.partitions()).containsExactly(2, 0);
+    assertThat(k.maxLag()).isEqualTo(1000);
+    assertThat(k.pollRecords()).isEqualTo(5000);
+    String[][] cases = {
+      {"topic = docs, partitions = [0]", "docstore.updates.kafka.bootstrap-servers", "both"},
+      {"bootstrap-servers = \"h:1\", partitions = [0]", "docstore.updates.kafka.topic", "both"},
+      {"bootstrap-servers = \"h:1\", topic = t", "docstore.updates.kafka.partitions", "must list"},
+      {
+        "bootstrap-servers = \"h:1\", topic = t, partitions = [1, 1]",
+        "docstore.updates.kafka.partitions",
+        "twice: 1"
+      },
+      {
+        "bootstrap-servers = \"h:1\", topic = t, partitions = [-1]",
+        "docstore.updates.kafka.partitions",
+        "non-negative"
+      },
+      {
+        "bootstrap-servers = \"h:1\", topic = t, partitions = [0], max-lag = -1",
+        "docstore.updates.kafka.max-lag",
+        "between"
+      },
+    };
+    for (String[] c : cases) {
+      Path bad = file("docstore.updates.kafka { " + c[0] + " }");
+      assertThatThrownBy(() -> DocstoreConfig.load(bad, Map.of()))
+          .as(c[0])
+          .isInstanceOf(ConfigError.class)
+          .hasMessageContaining(c[1])
+          .hasMessageContaining(c[2]);
+    }
+    Path withInbox =
+        file(
+            "docstore.inbox.dir = in\ndocstore.updates.kafka { bootstrap-servers = \"h:1\","
+                + " topic = t, partitions = [0] }");
+    assertThatThrownBy(() -> DocstoreConfig.load(withInbox, Map.of()))
+        .isInstanceOf(ConfigError.class)
+        .hasMessageContaining("docstore.inbox.dir")
+        .hasMessageContaining("Kafka mode");
+  }
+
+  @Test
   void missingConfigFileFailsFast() {
     assertThatThrownBy(() -> DocstoreConfig.load(dir.resolve("nope.conf"), Map.of()))
         .isInstanceOf(ConfigError.class)

@@ -117,7 +117,8 @@ public final class SeamService implements AutoCloseable {
                     store::stats,
                     () -> null,
                     meters,
-                    store.reclamation()),
+                    store.reclamation(),
+                    null),
                 meters)
             .start();
     return new SeamService(store, read, admin);

@@ -1,0 +1,462 @@
+package io.docstore.service.kafka;
+
+import io.docstore.service.DocStore;
+import io.docstore.service.config.ConfigError;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Kafka mode's updater: one thread ({@value #THREAD}) that owns a {@link KafkaConsumer} assigned
+ * the configured partitions of the update topic (no consumer group, nothing committed to Kafka) and
+ * appends each partition's messages to the store in offset order, each poll's messages of a
+ * partition as one {@link DocStore#applyFromLog} run, which records the partition's next offset in
+ * the queue with the documents. Where a partition resumes is always {@link DocStore#logPosition}:
+ * at start, and after a failed append (the consumer seeks back there, so a batch the store did not
+ * make durable is read and applied again, and one it did is not). A record that breaks the message
+ * format is a dead letter ({@link LogMessages}): counted, logged (rate-limited) and consumed
+ * without being applied. While the broker is down the consumer keeps polling and reconnects by
+ * itself.
+ *
+ * <p>Thread-safe: {@link #stats}, {@link #notReady} and the meters read what the thread publishes.
+ */
+public final class KafkaIngest implements Closeable {
+
+  static final String THREAD = "docstore-kafka-ingest";
+
+  private static final Logger log = LoggerFactory.getLogger(KafkaIngest.class);
+
+  /** How long start-up waits for the broker's answers (metadata, offsets). */
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
+
+  private static final Duration POLL = Duration.ofMillis(100);
+  private static final long MAX_BACKOFF_MILLIS = 5_000;
+
+  /** Dead letters logged one by one per window; the rest are summed up at its end. */
+  private static final int DEAD_LETTER_LINES = 20;
+
+  private static final long LOG_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  private final KafkaOptions options;
+  private final DocStore store;
+  private final KafkaConsumer<byte[], byte[]> consumer;
+  private final LogMessages messages;
+  private final Map<Integer, PartitionProgress> progress = new LinkedHashMap<>();
+  private final CountDownLatch closing = new CountDownLatch(1);
+  private final Thread thread;
+
+  private long backoffMillis;
+  private long deadLetterWindow = System.nanoTime() - LOG_WINDOW_NANOS;
+  private int deadLettersLogged;
+  private long deadLettersUnlogged;
+  private long failureLogged = System.nanoTime() - LOG_WINDOW_NANOS;
+
+  private KafkaIngest(
+      KafkaOptions options,
+      DocStore store,
+      int maxBodyBytes,
+      MeterRegistry registry,
+      KafkaConsumer<byte[], byte[]> consumer) {
+    this.options = options;
+    this.store = store;
+    this.consumer = consumer;
+    this.messages = new LogMessages(maxBodyBytes, store.groups());
+    for (int p : options.partitions()) {
+      progress.put(p, new PartitionProgress(p, options.topic(), registry));
+    }
+    this.thread = new Thread(this::run, THREAD);
+    thread.setDaemon(true);
+  }
+
+  /**
+   * Checks that the topic and every configured partition exist, positions each partition where the
+   * store's records of it end (its beginning if the store holds none), and starts the thread.
+   *
+   * @param maxBodyBytes the store's {@code queue.max-body}: larger values are dead letters
+   * @throws ConfigError naming the unknown topic or partition, the unreachable bootstrap servers,
+   *     or a partition whose end is before the store's position in it
+   * @throws IOException when the store cannot tell its positions
+   */
+  public static KafkaIngest start(
+      KafkaOptions options, DocStore store, int maxBodyBytes, MeterRegistry registry)
+      throws IOException {
+    KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(
+            consumerConfig(options), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    KafkaIngest ingest;
+    try {
+      ingest = new KafkaIngest(options, store, maxBodyBytes, registry, consumer);
+      ingest.assignAndSeek();
+    } catch (IOException | RuntimeException e) {
+      consumer.close(CloseOptions.timeout(Duration.ZERO));
+      throw e;
+    }
+    ingest.thread.start();
+    return ingest;
+  }
+
+  private static Map<String, Object> consumerConfig(KafkaOptions o) {
+    Map<String, Object> c = new HashMap<>();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrapServers());
+    c.put(ConsumerConfig.CLIENT_ID_CONFIG, "docstore-" + o.topic());
+    // Positions come from the queue; Kafka's committed offsets are neither read nor written.
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    // Never jump anywhere by itself: a position out of the partition's range stops the partition.
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, o.pollRecords());
+    return c;
+  }
+
+  private void assignAndSeek() throws IOException {
+    String where = " on " + options.bootstrapServers();
+    List<PartitionInfo> infos;
+    try {
+      infos = consumer.partitionsFor(options.topic(), STARTUP_TIMEOUT);
+    } catch (UnknownTopicOrPartitionException e) {
+      infos = List.of();
+    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      throw new ConfigError(
+          "docstore.updates.kafka.bootstrap-servers",
+          "no Kafka broker" + where + " answered within " + STARTUP_TIMEOUT.toSeconds() + " s");
+    } catch (KafkaException e) {
+      throw new ConfigError(
+          "docstore.updates.kafka.topic",
+          "cannot read topic '" + options.topic() + "'" + where + ": " + e.getMessage());
+    }
+    if (infos == null || infos.isEmpty()) {
+      throw new ConfigError(
+          "docstore.updates.kafka.topic", "topic '" + options.topic() + "' does not exist" + where);
+    }
+    Set<Integer> existing = new TreeSet<>();
+    for (PartitionInfo i : infos) {
+      existing.add(i.partition());
+    }
+    for (int p : options.partitions()) {
+      if (!existing.contains(p)) {
+        throw new ConfigError(
+            "docstore.updates.kafka.partitions",
+            "partition "
+                + p
+                + " is not in topic '"
+                + options.topic()
+                + "'"
+                + where
+                + ", which has partitions "
+                + existing);
+      }
+    }
+    List<TopicPartition> tps = partitions();
+    consumer.assign(tps);
+    Map<TopicPartition, Long> ends = consumer.endOffsets(tps, STARTUP_TIMEOUT);
+    Map<TopicPartition, Long> stored = new HashMap<>();
+    for (TopicPartition tp : tps) {
+      long end = ends.get(tp);
+      long at = store.logPosition(tp.partition());
+      if (at > end) {
+        throw new ConfigError(
+            "docstore.updates.kafka.topic",
+            "partition "
+                + tp.partition()
+                + " of topic '"
+                + options.topic()
+                + "' ends at offset "
+                + end
+                + " but this store has applied it up to offset "
+                + at
+                + ": the topic is not the one this store was fed from (recreated, or the broker"
+                + " lost data); rebuild the shard from the topic into an empty data directory");
+      }
+      stored.put(tp, at);
+    }
+    // Every partition is positioned before any position is asked for (which resolves them all).
+    seek(stored);
+    StringBuilder from = new StringBuilder();
+    for (TopicPartition tp : tps) {
+      PartitionProgress pp = progress.get(tp.partition());
+      boolean beginning = stored.get(tp) < 0;
+      pp.position(consumer.position(tp, STARTUP_TIMEOUT));
+      pp.end(ends.get(tp));
+      from.append(from.length() == 0 ? "" : ", ")
+          .append(tp.partition())
+          .append(beginning ? " from its beginning (offset " : " at offset ")
+          .append(pp.position())
+          .append(beginning ? ")" : "")
+          .append(" of ")
+          .append(ends.get(tp));
+    }
+    log.info(
+        "Kafka mode: updates from topic '{}' on {}, partitions {}: {}",
+        options.topic(),
+        options.bootstrapServers(),
+        options.partitions(),
+        from);
+  }
+
+  private List<TopicPartition> partitions() {
+    List<TopicPartition> tps = new ArrayList<>();
+    for (int p : options.partitions()) {
+      tps.add(new TopicPartition(options.topic(), p));
+    }
+    return tps;
+  }
+
+  private void run() {
+    boolean rewind = false;
+    try {
+      while (closing.getCount() > 0) {
+        try {
+          if (rewind) {
+            backOff();
+            seekToStore();
+            rewind = false;
+          }
+          ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+          for (TopicPartition tp : records.partitions()) {
+            if (!apply(tp, records.records(tp))) {
+              rewind = true;
+              break;
+            }
+          }
+          if (!rewind) {
+            backoffMillis = 0;
+            updateEnds();
+          }
+        } catch (WakeupException e) {
+          break; // close()
+        } catch (OffsetOutOfRangeException e) {
+          for (TopicPartition tp : e.partitions()) {
+            stop(
+                tp,
+                "offset "
+                    + e.offsetOutOfRangePartitions().get(tp)
+                    + " is out of the partition's range (compacted or deleted past it, or the"
+                    + " topic was recreated): rebuild the shard from the topic");
+          }
+        } catch (IOException | RuntimeException e) {
+          logFailure("Kafka ingest failed, retrying from the queue's positions", e);
+          rewind = true;
+        }
+      }
+    } finally {
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
+    }
+  }
+
+  /**
+   * Applies one poll's records of one partition; false when the store failed to append them (the
+   * caller seeks back to the store's positions and retries).
+   */
+  private boolean apply(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
+    PartitionProgress pp = progress.get(tp.partition());
+    List<DocStore.LoggedUpdate> updates = new ArrayList<>(records.size());
+    List<ConsumerRecord<byte[], byte[]>> dead = new ArrayList<>();
+    List<LogMessages.Decoded> why = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r : records) {
+      LogMessages.Decoded d = messages.decode(r);
+      if (d.update() != null) {
+        updates.add(new DocStore.LoggedUpdate(r.offset(), d.update()));
+      } else {
+        dead.add(r);
+        why.add(d);
+      }
+    }
+    ConsumerRecord<byte[], byte[]> last = records.get(records.size() - 1);
+    try {
+      store.applyFromLog(tp.partition(), last.offset() + 1, updates);
+    } catch (IOException e) {
+      logFailure("appending partition " + tp.partition() + " to the queue failed, retrying", e);
+      return false;
+    } catch (IllegalArgumentException e) {
+      // Every check the store makes was made on each message; a refusal here is a bug, and
+      // skipping the batch would lose updates: stop the partition, visibly.
+      stop(
+          tp,
+          "the store refused a batch at offsets "
+              + records.get(0).offset()
+              + ".."
+              + last.offset()
+              + ": "
+              + e.getMessage());
+      return true;
+    }
+    for (int i = 0; i < dead.size(); i++) {
+      pp.deadLetter(why.get(i).reason());
+      logDeadLetter(dead.get(i), why.get(i));
+    }
+    pp.applied(last.offset() + 1, last.timestamp());
+    return true;
+  }
+
+  /** Stops consuming {@code tp} (its position stays where the store's records end). */
+  private void stop(TopicPartition tp, String why) {
+    consumer.pause(List.of(tp));
+    progress.get(tp.partition()).stop(why);
+    log.error(
+        "Kafka ingest stopped partition {} of topic '{}': {}", tp.partition(), tp.topic(), why);
+  }
+
+  /** Seeks every running partition to where the store's records of it end. */
+  private void seekToStore() throws IOException {
+    Map<TopicPartition, Long> stored = new HashMap<>();
+    for (TopicPartition tp : partitions()) {
+      if (!consumer.paused().contains(tp)) {
+        stored.put(tp, store.logPosition(tp.partition()));
+      }
+    }
+    seek(stored);
+  }
+
+  /** Seeks each partition to its offset, or to its beginning for -1 (nothing in the store). */
+  private void seek(Map<TopicPartition, Long> offsets) {
+    List<TopicPartition> beginning = new ArrayList<>();
+    for (Map.Entry<TopicPartition, Long> e : offsets.entrySet()) {
+      if (e.getValue() < 0) {
+        beginning.add(e.getKey());
+      } else {
+        consumer.seek(e.getKey(), e.getValue());
+        progress.get(e.getKey().partition()).position(e.getValue());
+      }
+    }
+    if (!beginning.isEmpty()) {
+      consumer.seekToBeginning(beginning);
+    }
+  }
+
+  /**
+   * Each partition's end, from the consumer's last fetch (its lag behind the last stable offset).
+   */
+  private void updateEnds() {
+    for (TopicPartition tp : consumer.assignment()) {
+      OptionalLong lag = consumer.currentLag(tp);
+      if (lag.isPresent()) {
+        progress.get(tp.partition()).end(consumer.position(tp) + lag.getAsLong());
+      }
+    }
+  }
+
+  /** Waits before a retry: 100 ms, doubling up to 5 s; returns early on close. */
+  private void backOff() {
+    backoffMillis = Math.min(MAX_BACKOFF_MILLIS, Math.max(100, backoffMillis * 2));
+    try {
+      closing.await(backoffMillis, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (closing.getCount() == 0) {
+      throw new WakeupException();
+    }
+  }
+
+  private void logFailure(String what, Exception e) {
+    long now = System.nanoTime();
+    if (now - failureLogged >= LOG_WINDOW_NANOS) {
+      failureLogged = now;
+      log.warn("{} (logged at most every 30 s): {}", what, e.toString());
+    }
+  }
+
+  /** One line per dead letter, at most {@value #DEAD_LETTER_LINES} per 30 s, then a count. */
+  private void logDeadLetter(ConsumerRecord<byte[], byte[]> r, LogMessages.Decoded d) {
+    long now = System.nanoTime();
+    if (now - deadLetterWindow >= LOG_WINDOW_NANOS) {
+      if (deadLettersUnlogged > 0) {
+        log.warn(
+            "{} more dead letters in the last 30 s were not logged one by one"
+                + " (docstore_kafka_dead_letters_total counts them all)",
+            deadLettersUnlogged);
+      }
+      deadLetterWindow = now;
+      deadLettersLogged = 0;
+      deadLettersUnlogged = 0;
+    }
+    if (deadLettersLogged++ < DEAD_LETTER_LINES) {
+      log.warn(
+          "dead letter: topic '{}' partition {} offset {}: {} ({}); skipped",
+          r.topic(),
+          r.partition(),
+          r.offset(),
+          d.reason().tag,
+          d.detail());
+    } else {
+      deadLettersUnlogged++;
+    }
+  }
+
+  /**
+   * Why {@code /readyz} must answer 503, or null: a partition stopped, or one lags more than {@code
+   * max-lag} messages (or its end is not known yet).
+   */
+  public String notReady() {
+    for (PartitionProgress p : progress.values()) {
+      if (p.stopped() != null) {
+        return "partition stopped";
+      }
+      long lag = p.lagMessages();
+      if (lag < 0 || lag > options.maxLag()) {
+        return "catching up";
+      }
+    }
+    return null;
+  }
+
+  /** The {@code kafka} object of {@code /stats}. */
+  public Map<String, Object> stats() {
+    long now = System.currentTimeMillis();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("topic", options.topic());
+    m.put("bootstrapServers", options.bootstrapServers());
+    m.put("maxLag", options.maxLag());
+    List<Map<String, Object>> parts = new ArrayList<>();
+    for (PartitionProgress p : progress.values()) {
+      parts.add(p.stats(now));
+    }
+    m.put("partitions", parts);
+    return m;
+  }
+
+  public KafkaOptions options() {
+    return options;
+  }
+
+  /** Stops the thread (it finishes the append under way) and closes the consumer. */
+  @Override
+  public void close() {
+    closing.countDown();
+    consumer.wakeup();
+    try {
+      thread.join(TimeUnit.SECONDS.toMillis(60));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (thread.isAlive()) {
+      log.warn("the Kafka ingest thread did not stop within 60 s");
+    }
+  }
+}
