@@ -26,16 +26,19 @@ import org.apache.kafka.server.common.MetadataVersion;
  *
  * <pre>
  * java -Xmx512m -cp CLASSPATH io.docstore.kafka.local.LocalKafka \
- *     --dir DIR --port P --controller-port C [--partitions-default N] [--stop-when-stdin-closes]
+ *     --dir DIR --port P --controller-port C [--partitions-default N] [--topic NAME]
+ *     [--stop-when-stdin-closes]
  * </pre>
  *
  * formats {@code DIR/logs} as a KRaft log directory unless it is formatted already, starts the
  * server, and prints exactly one line to stdout, {@code kafka ready bootstrap=127.0.0.1:P}, once an
  * Admin client could create a topic (a validate-only creation, which needs a registered, unfenced
- * broker). It then runs until SIGTERM (a clean shutdown: exit 0) or SIGKILL. Logging (WARN and
- * above) goes to stderr. With {@code --stop-when-stdin-closes} it also shuts down cleanly when its
- * standard input reaches its end: {@link KafkaProcess} keeps a pipe open there, so a broker whose
- * parent died (a test JVM killed by a timeout) does not outlive it.
+ * broker), having first created {@code --topic} (compacted, {@code --partitions-default}
+ * partitions) if it was given and does not exist yet. It then runs until SIGTERM (a clean shutdown:
+ * exit 0) or SIGKILL. Logging (WARN and above) goes to stderr. With {@code
+ * --stop-when-stdin-closes} it also shuts down cleanly when its standard input reaches its end:
+ * {@link KafkaProcess} keeps a pipe open there, so a broker whose parent died (a test JVM killed by
+ * a timeout) does not outlive it.
  *
  * <p>The settings are those of a test and development box with two cores: small thread pools, one
  * replica everywhere (offsets topic with one partition), a broker session of 3 s (a broker
@@ -64,7 +67,7 @@ public final class LocalKafka {
       System.err.println("LocalKafka: " + e.getMessage());
       System.err.println(
           "usage: LocalKafka --dir DIR --port P --controller-port C [--partitions-default N]"
-              + " [--stop-when-stdin-closes]");
+              + " [--topic NAME] [--stop-when-stdin-closes]");
       System.exit(2);
       return;
     }
@@ -76,6 +79,9 @@ public final class LocalKafka {
     server.startup();
     String bootstrap = HOST + ":" + a.port;
     awaitReady(bootstrap);
+    if (a.topic != null) {
+      createTopic(bootstrap, a.topic, a.partitionsDefault);
+    }
     System.out.println(READY + bootstrap);
     System.out.flush();
     if (a.stopWhenStdinCloses) {
@@ -169,6 +175,27 @@ public final class LocalKafka {
         .run();
   }
 
+  /**
+   * Creates {@code topic} as docstore's update topic wants it (docs/formats/kafka-messages.md):
+   * compacted, {@code partitions} partitions, one replica; nothing if it exists already.
+   */
+  private static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(p)) {
+      if (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
+        return;
+      }
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(topic, partitions, (short) 1)
+                      .configs(Map.of("cleanup.policy", "compact"))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    }
+  }
+
   /** Waits until a topic could be created (validate only: nothing is created). */
   private static void awaitReady(String bootstrap) throws InterruptedException {
     Properties p = new Properties();
@@ -200,13 +227,19 @@ public final class LocalKafka {
 
   /** The command line. */
   record Args(
-      Path dir, int port, int controllerPort, int partitionsDefault, boolean stopWhenStdinCloses) {
+      Path dir,
+      int port,
+      int controllerPort,
+      int partitionsDefault,
+      String topic,
+      boolean stopWhenStdinCloses) {
 
     static Args parse(String[] args) {
       Path dir = null;
       int port = -1;
       int controllerPort = -1;
       int partitions = 1;
+      String topic = null;
       boolean stdin = false;
       for (int i = 0; i < args.length; i++) {
         String name = args[i];
@@ -223,6 +256,7 @@ public final class LocalKafka {
           case "--port" -> port = number(name, value, 1, 65535);
           case "--controller-port" -> controllerPort = number(name, value, 1, 65535);
           case "--partitions-default" -> partitions = number(name, value, 1, 10_000);
+          case "--topic" -> topic = value;
           default -> throw new IllegalArgumentException("unknown option " + name);
         }
       }
@@ -232,7 +266,7 @@ public final class LocalKafka {
       if (port == controllerPort) {
         throw new IllegalArgumentException("--port and --controller-port must differ");
       }
-      return new Args(dir, port, controllerPort, partitions, stdin);
+      return new Args(dir, port, controllerPort, partitions, topic, stdin);
     }
 
     private static int number(String name, String value, int min, int max) {
