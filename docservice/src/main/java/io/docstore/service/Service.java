@@ -80,7 +80,12 @@ public final class Service implements Closeable {
                   "read",
                   config.readAddress(),
                   limits(config, 8 * 1024),
-                  new ReadRoutes(store, config.maxIdsPerRequest(), config.maxResponseBytes()),
+                  new ReadRoutes(
+                      store,
+                      config.maxIdsPerRequest(),
+                      config.maxResponseBytes(),
+                      "updates go to the admin port",
+                      config.shardMap() == null ? null : config.shardMap().toString()),
                   registry)
               .start();
       if (config.rpcEnabled()) {

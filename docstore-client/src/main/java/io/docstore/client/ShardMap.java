@@ -89,6 +89,37 @@ public final class ShardMap {
   }
 
   /**
+   * The shard map a node of the cluster serves ({@code GET /cluster} on its read port, any primary
+   * or replica whose {@code docstore.cluster.shard-map} is set): one address finds them all.
+   *
+   * @param node the node's read URL, e.g. {@code http://10.0.0.1:8080}
+   * @throws IOException if the node cannot be reached or answers other than 200 (a node without a
+   *     map answers 404)
+   */
+  public static ShardMap fetch(java.net.URI node, java.time.Duration timeout) throws IOException {
+    java.net.http.HttpClient http =
+        java.net.http.HttpClient.newBuilder().connectTimeout(timeout).build();
+    java.net.http.HttpResponse<String> r;
+    try {
+      r =
+          http.send(
+              java.net.http.HttpRequest.newBuilder(node.resolve("/cluster"))
+                  .timeout(timeout)
+                  .GET()
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while fetching the shard map");
+    }
+    if (r.statusCode() != 200) {
+      throw new IOException(
+          node.resolve("/cluster") + " answered " + r.statusCode() + ": " + r.body().strip());
+    }
+    return parse(r.body());
+  }
+
+  /**
    * Parses the text of a shard map (the class comment shows one).
    *
    * @throws IllegalArgumentException naming the line that is wrong and why

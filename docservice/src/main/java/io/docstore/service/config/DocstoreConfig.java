@@ -80,6 +80,7 @@ public final class DocstoreConfig {
   private final List<InetSocketAddress> memcachedServers;
   private final Duration memcachedTimeout;
   private final Path inboxDir;
+  private final io.docstore.client.ShardMap shardMap;
   private final Duration inboxPollInterval;
   private final Duration shutdownTimeout;
   private final Duration drainPeriod;
@@ -194,6 +195,8 @@ public final class DocstoreConfig {
       throw new ConfigError(ROOT + ".replication.manifest-interval", "must be 0 (off) or positive");
     }
     kafka = kafka(r);
+    String map = r.string("cluster.shard-map");
+    shardMap = map.isBlank() ? null : shardMap(Path.of(map));
     if (kafka != null && inboxDir != null) {
       throw new ConfigError(
           ROOT + ".inbox.dir",
@@ -589,6 +592,21 @@ public final class DocstoreConfig {
   }
 
   /** Null when the inbox is off. */
+  /**
+   * The shard map this node serves on {@code GET /cluster}, or null (docs/formats/shard-map.md).
+   */
+  public io.docstore.client.ShardMap shardMap() {
+    return shardMap;
+  }
+
+  private static io.docstore.client.ShardMap shardMap(Path file) {
+    try {
+      return io.docstore.client.ShardMap.read(file);
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      throw new ConfigError(ROOT + ".cluster.shard-map", "cannot read it: " + e.getMessage());
+    }
+  }
+
   public Path inboxDir() {
     return inboxDir;
   }

@@ -45,6 +45,7 @@ public final class ReadRoutes implements Routes {
   private final int maxIds;
   private final long maxResponseBytes;
   private final String whereUpdatesGo;
+  private final String clusterMap;
 
   public ReadRoutes(DocumentSource source, int maxIds) {
     this(source, maxIds, DEFAULT_MAX_RESPONSE_BYTES);
@@ -64,10 +65,24 @@ public final class ReadRoutes implements Routes {
    */
   public ReadRoutes(
       DocumentSource source, int maxIds, long maxResponseBytes, String whereUpdatesGo) {
+    this(source, maxIds, maxResponseBytes, whereUpdatesGo, null);
+  }
+
+  /**
+   * @param clusterMap the shard map served as {@code GET /cluster} (docs/formats/shard-map.md), or
+   *     null for none (404)
+   */
+  public ReadRoutes(
+      DocumentSource source,
+      int maxIds,
+      long maxResponseBytes,
+      String whereUpdatesGo,
+      String clusterMap) {
     this.source = source;
     this.maxIds = maxIds;
     this.maxResponseBytes = maxResponseBytes;
     this.whereUpdatesGo = whereUpdatesGo;
+    this.clusterMap = clusterMap;
   }
 
   @Override
@@ -138,6 +153,9 @@ public final class ReadRoutes implements Routes {
       throw new BadRequest("malformed URI: " + e.getMessage());
     }
     String path = qs.rawPath();
+    if (path.equals("/cluster")) {
+      return cluster(req);
+    }
     boolean single = path.startsWith("/docs/");
     if (!single && !path.equals("/docs")) {
       return Responses.error(
@@ -159,6 +177,25 @@ public final class ReadRoutes implements Routes {
       return group == null ? one(req, id) : one(req, id, group);
     }
     return many(qs, group);
+  }
+
+  /** {@code GET /cluster}: the shard map, as text. */
+  private FullHttpResponse cluster(FullHttpRequest req) {
+    if (!req.method().equals(HttpMethod.GET) && !req.method().equals(HttpMethod.HEAD)) {
+      FullHttpResponse r =
+          Responses.error(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET /cluster only");
+      r.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
+      return r;
+    }
+    if (clusterMap == null) {
+      return Responses.error(
+          HttpResponseStatus.NOT_FOUND,
+          "this node has no shard map (docstore.cluster.shard-map is not set)");
+    }
+    return Responses.bytes(
+        HttpResponseStatus.OK,
+        clusterMap.getBytes(StandardCharsets.UTF_8),
+        "text/plain; charset=utf-8");
   }
 
   /**

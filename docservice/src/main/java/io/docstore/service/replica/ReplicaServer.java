@@ -78,7 +78,8 @@ public final class ReplicaServer implements Closeable {
                       node,
                       cfg.maxIdsPerRequest(),
                       cfg.maxResponseBytes(),
-                      "this is a read replica: updates go to the primary's admin port"),
+                      "this is a read replica: updates go to the primary's admin port",
+                      cfg.shardMap() == null ? null : cfg.shardMap().toString()),
                   registry)
               .start();
       if (cfg.rpcEnabled()) {

@@ -7,16 +7,22 @@ import io.docstore.client.Document;
 import io.docstore.client.KafkaKeys;
 import io.docstore.client.ShardMap;
 import io.docstore.client.ShardedDocClient;
+import io.docstore.service.ServiceFixture;
 import io.docstore.service.rpc.RpcServer;
 import io.docstore.service.rpc.TestSource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three shards of six partitions, each a real RPC server holding only the documents of its
@@ -94,6 +100,36 @@ class ShardedDocClientTest {
       assertThat(client.get(decoy)).as("a document on the wrong shard is not found").isNull();
       assertThat(client.getAll(new long[] {decoy, 5})[1].id()).isEqualTo(5);
     }
+  }
+
+  /** Every node serves the map it was given on GET /cluster; a client needs one node's address. */
+  @Test
+  void aNodeServesItsShardMapAndAClientFetchesIt(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("shards.map");
+    Files.writeString(
+        file,
+        "partitions 3\nshard a 0 127.0.0.1:7001\nshard b 1-2 127.0.0.1:7002 127.0.0.1:7102\n");
+    try (ServiceFixture node =
+            ServiceFixture.start(
+                dir.resolve("node"), Map.of("docstore.cluster.shard-map", file.toString()));
+        ServiceFixture alone = ServiceFixture.start(dir.resolve("alone"))) {
+      ShardMap fetched = ShardMap.fetch(URI.create(node.service.readUrl()), Duration.ofSeconds(5));
+      assertThat(fetched.toString()).isEqualTo(ShardMap.read(file).toString());
+      assertThat(fetched.shards().get(1).servers()).hasSize(2);
+      assertThat(node.get("/cluster").headers().firstValue("content-type").orElse(""))
+          .startsWith("text/plain");
+      assertThatThrownBy(
+              () -> ShardMap.fetch(URI.create(alone.service.readUrl()), Duration.ofSeconds(5)))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("404");
+    }
+    Files.writeString(file, "partitions 2\nshard a 0 127.0.0.1:7001\n");
+    assertThatThrownBy(
+            () ->
+                ServiceFixture.config(
+                    dir.resolve("bad"), Map.of("docstore.cluster.shard-map", file.toString())))
+        .hasMessageContaining("docstore.cluster.shard-map")
+        .hasMessageContaining("partition 1 has no shard");
   }
 
   @Test
