@@ -98,16 +98,23 @@ public final class KafkaIngest implements Closeable {
    * store's records of it end (its beginning if the store holds none), and starts the thread.
    *
    * @param maxBodyBytes the store's {@code queue.max-body}: larger values are dead letters
-   * @throws ConfigError naming the unknown topic or partition, the unreachable bootstrap servers,
-   *     or a partition whose end is before the store's position in it
+   * @throws ConfigError naming the unknown topic or partition, the malformed or unreachable
+   *     bootstrap servers, or a partition whose end is before the store's position in it
    * @throws IOException when the store cannot tell its positions
    */
   public static KafkaIngest start(
       KafkaOptions options, DocStore store, int maxBodyBytes, MeterRegistry registry)
       throws IOException {
-    KafkaConsumer<byte[], byte[]> consumer =
-        new KafkaConsumer<>(
-            consumerConfig(options), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    KafkaConsumer<byte[], byte[]> consumer;
+    try {
+      consumer =
+          new KafkaConsumer<>(
+              consumerConfig(options), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    } catch (KafkaException e) { // e.g. "Invalid url in bootstrap.servers"
+      throw new ConfigError(
+          "docstore.updates.kafka.bootstrap-servers",
+          "'" + options.bootstrapServers() + "': " + e.getMessage());
+    }
     KafkaIngest ingest;
     try {
       ingest = new KafkaIngest(options, store, maxBodyBytes, registry, consumer);

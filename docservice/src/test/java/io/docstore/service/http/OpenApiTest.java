@@ -46,6 +46,9 @@ class OpenApiTest {
           "PUT /docs/{id} 507", // full disk: TortureDiskTest
           "DELETE /docs/{id} 507",
           "POST /docs/_bulk 507",
+          "PUT /docs/{id} 409", // Kafka mode: KafkaIngestTest
+          "DELETE /docs/{id} 409",
+          "POST /docs/_bulk 409",
           "GET /readyz 503", // starting or draining: ServeDrainTest
           "HEAD /readyz 503",
           "GET /lookup/{id} 500"); // damaged data: DamagedRecordTest

@@ -257,7 +257,7 @@ class KafkaIngestTest {
   }
 
   @Test
-  void anUnknownTopicOrPartitionStopsTheStartWithItsName() throws Exception {
+  void anUnknownTopicOrPartitionOrBadServersStopTheStartWithTheirNames() throws Exception {
     TopicModel.createTopic(kafka.bootstrap(), "three", 3);
     DocStore store = openStore(1 << 20);
     assertThatThrownBy(() -> ingest("nope", List.of(0), store, 1 << 20))
@@ -269,6 +269,15 @@ class KafkaIngestTest {
         .hasMessageContaining("docstore.updates.kafka.partitions")
         .hasMessageContaining("partition 5 is not in topic 'three'")
         .hasMessageContaining("[0, 1, 2]");
+    assertThatThrownBy(
+            () ->
+                KafkaIngest.start(
+                    new KafkaOptions("nohostport", "three", List.of(0), 0, 500),
+                    store,
+                    1 << 20,
+                    new SimpleMeterRegistry()))
+        .isInstanceOf(ConfigError.class)
+        .hasMessageContaining("docstore.updates.kafka.bootstrap-servers: 'nohostport'");
   }
 
   @Test

@@ -40,7 +40,11 @@ final class TopicModel {
   private final Map<Integer, TreeMap<Long, String>> byOffset = new HashMap<>();
   private final List<CompletableFuture<LogPosition>> pending = new ArrayList<>();
 
-  /** Creates a compacted topic of {@code partitions} partitions. */
+  /**
+   * Creates a compacted topic of {@code partitions} partitions and waits until each partition's
+   * leader answers (a produce sent before that can meet NOT_LEADER_OR_FOLLOWER, after which an
+   * idempotent producer was seen stuck retrying OUT_OF_ORDER_SEQUENCE_NUMBER on that partition).
+   */
   static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
     try (Admin admin =
         Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
@@ -52,6 +56,7 @@ final class TopicModel {
           .all()
           .get(30, TimeUnit.SECONDS);
     }
+    endOffsets(bootstrap, topic, partitions); // answered by each partition's leader
   }
 
   /** Each partition's end offset now. */
