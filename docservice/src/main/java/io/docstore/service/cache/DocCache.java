@@ -102,14 +102,6 @@ public interface DocCache extends Closeable {
    */
   void setDeleted(long id, long sequence);
 
-  /**
-   * Records that {@code id} changed at {@code sequence} without keeping the new version: an entry
-   * of that version or older leaves the cache, and the next read fills it from the store. For
-   * values written far more often than read soon after (a document's field-group projections), so a
-   * write does not copy them into the cache.
-   */
-  void invalidate(long id, long sequence);
-
   /** Hit/miss/error counters for metrics and {@code /stats}. */
   CacheStats stats();
 

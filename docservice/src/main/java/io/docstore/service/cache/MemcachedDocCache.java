@@ -306,12 +306,6 @@ public final class MemcachedDocCache implements DocCache {
     write(id, sequence, CacheEntryFormat.encode(id, sequence, null, 0));
   }
 
-  @Override
-  public void invalidate(long id, long sequence) {
-    write(id, sequence, null);
-  }
-
-  /** Sets {@code value}, or deletes the entry when it is null (an invalidation). */
   private void write(long id, long sequence, byte[] value) {
     sets.increment();
     boolean ok;
@@ -320,7 +314,7 @@ public final class MemcachedDocCache implements DocCache {
       return;
     }
     try {
-      if (value == null || value.length > MAX_VALUE_BYTES) {
+      if (value.length > MAX_VALUE_BYTES) {
         // Too big to cache: make sure no older version stays behind (absent is a fine answer).
         client.delete(key(id), timeoutMillis);
         ok = true;

@@ -163,21 +163,6 @@ public final class OffHeapDocCache implements DocCache {
     write(id, sequence, null, 0, -1, 0, false);
   }
 
-  @Override
-  public void invalidate(long id, long sequence) {
-    if (stripes.length == 0) {
-      return;
-    }
-    long h = SlotCache.mix(id);
-    DocLog s = stripe(h);
-    long stamp = s.lock.writeLock();
-    try {
-      s.drop(id, h, sequence);
-    } finally {
-      s.lock.unlockWrite(stamp);
-    }
-  }
-
   /** Stores {@code src[index, index + length)}, or a tombstone when {@code src} is null. */
   private boolean write(
       long id,

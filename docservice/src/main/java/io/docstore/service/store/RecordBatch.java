@@ -377,10 +377,6 @@ public final class RecordBatch {
         cache.setDeleted(key, tombstoneVersions[e]);
       } else if (SourceKeys.isSourceKey(key)) {
         // a position in the update log: nothing a reader asks the cache for
-      } else if (op == Op.GROUPS) {
-        // a document's projections: the cache drops older ones, and the first read fills it
-        // (a write does not copy them in: docs/design/groups.md)
-        cache.invalidate(key, r.version());
       } else if ((op != Op.DROPPED && op != Op.RELOCATED) || versions != null) {
         // a write or re-projection; a live relocation leaves the cache's version as it is
         cache.set(key, r.version(), r.document(), r.expiresAtMillis());

@@ -107,17 +107,6 @@ abstract class DocCacheContractTest {
   }
 
   @Test
-  void anInvalidationDropsTheEntryAndTheNextFillIsKept() {
-    cache.set(3, 4, body("projections of version 4"));
-    cache.invalidate(3, 6);
-    assertThat(cache.get(3)).as("invalidated: the next read goes to the store").isNull();
-    cache.fill(3, 6, body("projections of version 6"));
-    assertThat(cache.get(3).body()).isEqualTo(body("projections of version 6"));
-    cache.invalidate(4, 2); // nothing cached: nothing happens
-    assertThat(cache.get(4)).isNull();
-  }
-
-  @Test
   void emptyBodyIsNotATombstone() {
     cache.set(3, 1, new byte[0]);
     assertThat(cache.get(3).deleted()).isFalse();
