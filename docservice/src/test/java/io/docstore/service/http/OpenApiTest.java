@@ -30,6 +30,9 @@ class OpenApiTest {
 
   @TempDir Path dir;
 
+  /** For a second node (one without a shard map) and the shard map file. */
+  @TempDir Path elsewhere;
+
   private static final String TOKEN = "Bearer s3cret";
 
   /** Statuses documented but brought about only by faults, which other tests inject. */
@@ -123,8 +126,17 @@ class OpenApiTest {
   @Test
   void theDescriptionAndTheServerAgreeBothWays() throws Exception {
     readSpec();
+    java.nio.file.Path map = elsewhere.resolve("shards.map");
+    java.nio.file.Files.writeString(map, "partitions 1\nshard a 0 127.0.0.1:7400\n");
     try (ServiceFixture s =
-        ServiceFixture.start(dir, Map.of("docstore.http.admin.token", "s3cret"))) {
+            ServiceFixture.start(
+                dir,
+                Map.of(
+                    "docstore.http.admin.token",
+                    "s3cret",
+                    "docstore.cluster.shard-map",
+                    map.toString()));
+        ServiceFixture noMap = ServiceFixture.start(elsewhere.resolve("no-map"))) {
       assertThat(
               send(s, new Case("admin", "PUT", "/docs/1", TOKEN, "{\"a\":1}", null)).statusCode())
           .isEqualTo(200);
@@ -186,7 +198,14 @@ class OpenApiTest {
         cases.put(new Case("admin", "POST", gc, null, null, null), 401);
       }
 
+      cases.put(new Case("read", "GET", "/cluster", null, null, null), 200);
+
       Set<String> covered = new TreeSet<>();
+      // A node without a shard map: /cluster is 404 there.
+      assertThat(send(noMap, new Case("read", "GET", "/cluster", null, null, null)).statusCode())
+          .isEqualTo(404);
+      assertThat(documented).contains("GET /cluster 404");
+      covered.add("GET /cluster 404");
       List<String> wrong = new ArrayList<>();
       for (Map.Entry<Case, Integer> e : cases.entrySet()) {
         Case c = e.getKey();
