@@ -431,19 +431,7 @@ public final class SpaceReclaimer {
         return new Relocation(
             r.id(), Op.DROPPED, r.acceptedAtMillis(), RecordBody.dropped(r.version(), r.address()));
       }
-      byte[] groups = r.document();
-      return new Relocation(
-          r.id(),
-          Op.RELOCATED,
-          r.acceptedAtMillis(),
-          RecordBody.relocated(
-              r.version(),
-              r.address(),
-              Op.GROUPS,
-              RecordBody.NEVER,
-              ByteBuffer.wrap(groups),
-              0,
-              groups.length));
+      return relocatedWhole(r, Op.GROUPS, r.document());
     }
     if (r.stores()) {
       if (current != r.address()) {
@@ -502,7 +490,11 @@ public final class SpaceReclaimer {
               + " holds an update-log position whose run is still being written: it stays whole"
               + " for a later pass");
     }
-    byte[] resolved = SourceKeys.resolved(r, position);
+    return relocatedWhole(r, Op.SOURCE, SourceKeys.resolved(r, position));
+  }
+
+  /** A RELOCATED copy of {@code r} (of kind {@code original}) whose document is {@code body}. */
+  private static Relocation relocatedWhole(QueueRecord r, Op original, byte[] body) {
     return new Relocation(
         r.id(),
         Op.RELOCATED,
@@ -510,11 +502,11 @@ public final class SpaceReclaimer {
         RecordBody.relocated(
             r.version(),
             r.address(),
-            Op.SOURCE,
+            original,
             RecordBody.NEVER,
-            ByteBuffer.wrap(resolved),
+            ByteBuffer.wrap(body),
             0,
-            resolved.length));
+            body.length));
   }
 
   /** Whether a segment other than {@code victim} may hold a record of {@code id}. */
