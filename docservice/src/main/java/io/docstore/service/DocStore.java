@@ -126,16 +126,10 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
    */
   public static final String SKIPPED_DAMAGE_REPORT = SalvageRebuild.REPORT_FILE;
 
-  /** The first write failure (fsync, queue damage); the queue and index refuse further writes. */
-  private volatile IOException writeFailure;
+  /** The write path (apply, applyFromLog); null when opened read-only. */
+  private final StoreWrites writes;
 
-  /** Writes refused for lack of disk space (not sticky: the next write retries). */
-  private final java.util.concurrent.atomic.AtomicLong noSpaceRefusals =
-      new java.util.concurrent.atomic.AtomicLong();
-
-  private volatile long noSpaceLoggedNanos;
   private long checkpointNoSpaceLoggedNanos = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
-  private volatile String lastNoSpace;
 
   private DocStore(
       Path dir,
@@ -284,9 +278,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
                 + " index.damaged-*/ of the data directory)")
         .register(o.registry);
     io.micrometer.core.instrument.FunctionCounter.builder(
-            "docstore.writes.refused.no.space",
-            noSpaceRefusals,
-            java.util.concurrent.atomic.AtomicLong::get)
+            "docstore.writes.refused.no.space", this, s -> s.noSpaceRefusals())
         .description(
             "Writes refused because the disk was full (HTTP 507; nothing acknowledged, not sticky)")
         .register(o.registry);
@@ -311,7 +303,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
             "Queue bytes on disk over the bytes of its live records (estimated per segment from its"
                 + " live share); 0 when nothing is live")
         .register(o.registry);
-    Gauge.builder("docstore.writable", this, s -> s.writeFailure == null ? 1 : 0)
+    Gauge.builder("docstore.writable", this, s -> s.writeFailure() == null ? 1 : 0)
         .description(
             "1 while writes succeed; 0 after a write failure (reads continue; restart to recover)")
         .register(o.registry);
@@ -319,6 +311,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     if (readOnly) {
       checkpointer = null;
       reclamation = null;
+      writes = null;
       return;
     }
     reclamation =
@@ -341,6 +334,9 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
             o.registry);
     List<io.docstore.queue.SegmentSummary> atOpen = queue.segmentSummaries();
     reclamation.trackFrom(atOpen.get(atOpen.size() - 1).number() + 1);
+    writes =
+        new StoreWrites(
+            writer, groups, maxBodyBytes, defaultTtlMillis, reclamation, indexer, metrics);
     checkpointer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -517,7 +513,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
 
   @Override
   public List<Written> apply(List<Update> updates) throws IOException {
-    return write(updates, null, -1, -1);
+    return writes().write(updates, null, -1, -1);
   }
 
   /** One message consumed from the update log: its offset and the update it carries. */
@@ -546,7 +542,16 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       offsets[i] = u.offset();
       plain.add(u.update());
     }
-    return write(plain, offsets, partition, nextOffset);
+    return writes().write(plain, offsets, partition, nextOffset);
+  }
+
+  /** The write path, once checked that this store takes writes. */
+  private StoreWrites writes() throws IOException {
+    ensureOpen();
+    if (readOnly) {
+      throw new IOException("the store in " + dir + " was opened read-only");
+    }
+    return writes;
   }
 
   /**
@@ -572,173 +577,6 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     QueueRecord source = load(SourceKeys.key(partition), address);
     try (QueueTailer after = queue.tailer(source.sequence() + 1)) {
       return SourceKeys.position(source, after, true);
-    }
-  }
-
-  /**
-   * {@link #apply}, or with {@code offsets} (one per update) a run from the update log's {@code
-   * partition} that a SOURCE record heads.
-   */
-  private List<Written> write(List<Update> updates, long[] offsets, int partition, long nextOffset)
-      throws IOException {
-    ensureOpen();
-    if (readOnly) {
-      throw new IOException("the store in " + dir + " was opened read-only");
-    }
-    byte[][][] projected = groups.configured() ? new byte[updates.size()][][] : null;
-    int at = 0;
-    for (Update u : updates) {
-      checkId(u.id());
-      if (projected != null && !u.isDelete()) {
-        projected[at] = groups.projectForWrite(u.id(), u.body(), maxBodyBytes);
-      }
-      at++;
-      if (!u.isDelete() && u.body().length > maxBodyBytes) {
-        throw new IllegalArgumentException(
-            "document "
-                + u.id()
-                + " is "
-                + u.body().length
-                + " bytes, over the limit of "
-                + maxBodyBytes);
-      }
-    }
-    if (updates.isEmpty() && offsets == null) {
-      return List.of();
-    }
-    long t0 = System.nanoTime();
-    long now = System.currentTimeMillis();
-    List<Written> out = new ArrayList<>(updates.size());
-    ExpiryHorizons horizons = reclamation.horizons();
-    long discards = writer.discards();
-    try {
-      long last;
-      if (offsets == null) {
-        last = appendAll(updates, projected, now, horizons, out);
-      } else {
-        byte[] source = sourceRecord(updates, projected, offsets, partition, nextOffset);
-        last =
-            writer.appendTogether(
-                () -> {
-                  long s =
-                      writer.append(SourceKeys.key(partition), Op.SOURCE, now, source).sequence();
-                  return Math.max(s, appendAll(updates, projected, now, horizons, out));
-                });
-      }
-      horizons.flush();
-      writer.awaitDurable(last, discards);
-      KillPoints.reach("docstore.durable-before-indexed");
-      indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);
-    } catch (IOException e) {
-      if (NoSpaceException.isNoSpace(e)) {
-        refusedForSpace(e);
-        throw NoSpaceException.classify(e);
-      }
-      if (writeFailure == null) {
-        writeFailure = e;
-        log.error(
-            "writes are failing, the store serves reads only until it is restarted: {}",
-            e.toString());
-      }
-      throw e;
-    }
-    long readable = System.currentTimeMillis();
-    int puts = 0;
-    for (Update u : updates) {
-      if (u.isDelete()) {
-        continue;
-      }
-      puts++;
-      if (u.discoveredAtMillis() >= 0) {
-        metrics.recordDiscoveredToReadable(readable - u.discoveredAtMillis());
-      }
-    }
-    metrics.written(puts, updates.size() - puts, System.nanoTime() - t0);
-    return out;
-  }
-
-  /** Appends each update's records (projections first); returns the last sequence. */
-  private long appendAll(
-      List<Update> updates,
-      byte[][][] projected,
-      long now,
-      ExpiryHorizons horizons,
-      List<Written> out)
-      throws IOException {
-    long last = 0;
-    int i = 0;
-    for (Update u : updates) {
-      long expires =
-          u.expiresAtMillis() != 0 || defaultTtlMillis <= 0
-              ? u.expiresAtMillis()
-              : now + defaultTtlMillis;
-      byte[][] projections = projected == null ? null : projected[i];
-      i++;
-      Appended a;
-      if (u.isDelete()) {
-        a = writer.append(u.id(), Op.DELETE, now, new byte[0]);
-      } else {
-        Op op = expires == 0 ? Op.PUT : Op.PUT_EXPIRING;
-        byte[] body = expires == 0 ? u.body() : RecordBody.expiring(expires, u.body());
-        a =
-            projections == null
-                ? writer.append(u.id(), op, now, body)
-                : appendWithGroups(u.id(), now, expires, projections, op, body);
-      }
-      out.add(new Written(u.id(), a.sequence()));
-      last = Math.max(last, a.sequence());
-      if (!u.isDelete()) {
-        horizons.add(Address.segment(a.address()), expires);
-      }
-    }
-    return last;
-  }
-
-  /**
-   * The SOURCE record of a run: each update's records (its projections' too) with the offset of its
-   * message.
-   */
-  private static byte[] sourceRecord(
-      List<Update> updates, byte[][][] projected, long[] offsets, int partition, long nextOffset) {
-    int records = 0;
-    for (int i = 0; i < updates.size(); i++) {
-      records += projected != null && projected[i] != null ? 2 : 1;
-    }
-    long[] ids = new long[records];
-    long[] recordOffsets = new long[records];
-    int r = 0;
-    for (int i = 0; i < updates.size(); i++) {
-      int n = projected != null && projected[i] != null ? 2 : 1;
-      for (int k = 0; k < n; k++) {
-        ids[r] = updates.get(i).id();
-        recordOffsets[r++] = offsets[i];
-      }
-    }
-    return RecordBody.source(partition, nextOffset, ids, recordOffsets);
-  }
-
-  /** Appends a put and, just before it, its GROUPS record (the put commits it). */
-  private Appended appendWithGroups(
-      long id, long now, long expires, byte[][] projections, Op op, byte[] body)
-      throws IOException {
-    return writer.appendWithGroups(id, now, groups.record(-1, expires, projections), op, body)[0];
-  }
-
-  /**
-   * A write refused for lack of space: not sticky (the queue cut its file back, the indexer keeps
-   * its batch), so the next write retries. Logged once, then at most every 30 s while it lasts.
-   */
-  private void refusedForSpace(IOException e) {
-    long n = noSpaceRefusals.incrementAndGet();
-    lastNoSpace = e.getMessage();
-    long now = System.nanoTime();
-    if (n == 1 || now - noSpaceLoggedNanos >= TimeUnit.SECONDS.toNanos(30)) {
-      noSpaceLoggedNanos = now;
-      log.warn(
-          "disk full: write refused, nothing acknowledged ({} refused so far); reads continue and writes resume "
-              + "once space is freed: {}",
-          n,
-          e.toString());
     }
   }
 
@@ -999,12 +837,13 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     m.put("durableSequence", queue.durableSequence());
     m.put("indexedSequence", indexer.appliedThrough());
     m.put("checkpointSequence", checkpointed);
-    IOException failure = writeFailure;
+    IOException failure = writeFailure();
     m.put("writable", failure == null);
     if (failure != null) {
       m.put("writeError", failure.toString());
     }
-    m.put("noSpaceRefusals", noSpaceRefusals.get());
+    m.put("noSpaceRefusals", noSpaceRefusals());
+    String lastNoSpace = writes == null ? null : writes.lastNoSpace();
     if (lastNoSpace != null) {
       m.put("lastNoSpace", lastNoSpace);
     }
@@ -1142,6 +981,14 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     if (failure != null) {
       throw failure;
     }
+  }
+
+  private IOException writeFailure() {
+    return writes == null ? null : writes.failure();
+  }
+
+  private long noSpaceRefusals() {
+    return writes == null ? 0 : writes.noSpaceRefusals();
   }
 
   private void ensureOpen() {

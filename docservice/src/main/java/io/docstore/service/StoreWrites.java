@@ -1,0 +1,249 @@
+package io.docstore.service;
+
+import io.docstore.io.KillPoints;
+import io.docstore.io.NoSpaceException;
+import io.docstore.queue.Appended;
+import io.docstore.queue.Op;
+import io.docstore.queue.QueueWriter;
+import io.docstore.queue.RecordBody;
+import io.docstore.queue.format.Address;
+import io.docstore.service.gc.ExpiryHorizons;
+import io.docstore.service.gc.Reclamation;
+import io.docstore.service.groups.FieldGroups;
+import io.docstore.service.store.GroupKeys;
+import io.docstore.service.store.Indexer;
+import io.docstore.service.store.SourceKeys;
+import io.docstore.service.store.StoreMetrics;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The store's write path: checks and projects each update, appends its records (with its
+ * projections, or as a run headed by a SOURCE record for updates from the log), waits until they
+ * are durable and indexed, and keeps what writes failed with (the first failure, sticky; refusals
+ * for a full disk, not sticky). One per writable {@link DocStore}; thread-safe (appends go through
+ * the queue writer's lock).
+ */
+final class StoreWrites {
+
+  private static final Logger log = LoggerFactory.getLogger(StoreWrites.class);
+
+  /** How long a write waits for the indexer to make it readable. */
+  private static final long INDEX_WAIT_MILLIS = 30_000;
+
+  private final QueueWriter writer;
+  private final FieldGroups groups;
+  private final int maxBodyBytes;
+  private final long defaultTtlMillis;
+  private final Reclamation reclamation;
+  private final Indexer indexer;
+  private final StoreMetrics metrics;
+
+  /** The first write failure (fsync, queue damage); the queue and index refuse further writes. */
+  private volatile IOException writeFailure;
+
+  /** Writes refused for lack of disk space (not sticky: the next write retries). */
+  private final AtomicLong noSpaceRefusals = new AtomicLong();
+
+  private volatile long noSpaceLoggedNanos;
+  private volatile String lastNoSpace;
+
+  StoreWrites(
+      QueueWriter writer,
+      FieldGroups groups,
+      int maxBodyBytes,
+      long defaultTtlMillis,
+      Reclamation reclamation,
+      Indexer indexer,
+      StoreMetrics metrics) {
+    this.writer = writer;
+    this.groups = groups;
+    this.maxBodyBytes = maxBodyBytes;
+    this.defaultTtlMillis = defaultTtlMillis;
+    this.reclamation = reclamation;
+    this.indexer = indexer;
+    this.metrics = metrics;
+  }
+
+  /** The first write failure, or null while writes succeed. */
+  IOException failure() {
+    return writeFailure;
+  }
+
+  long noSpaceRefusals() {
+    return noSpaceRefusals.get();
+  }
+
+  /** The message of the last refusal for lack of space, or null. */
+  String lastNoSpace() {
+    return lastNoSpace;
+  }
+
+  /**
+   * {@link DocStore#apply}, or with {@code offsets} (one per update) a run from the update log's
+   * {@code partition} that a SOURCE record heads ({@link DocStore#applyFromLog}).
+   */
+  List<Written> write(List<Update> updates, long[] offsets, int partition, long nextOffset)
+      throws IOException {
+    byte[][][] projected = groups.configured() ? new byte[updates.size()][][] : null;
+    int at = 0;
+    for (Update u : updates) {
+      GroupKeys.checkDocumentId(u.id(), groups.configured());
+      if (projected != null && !u.isDelete()) {
+        projected[at] = groups.projectForWrite(u.id(), u.body(), maxBodyBytes);
+      }
+      at++;
+      if (!u.isDelete() && u.body().length > maxBodyBytes) {
+        throw new IllegalArgumentException(
+            "document "
+                + u.id()
+                + " is "
+                + u.body().length
+                + " bytes, over the limit of "
+                + maxBodyBytes);
+      }
+    }
+    if (updates.isEmpty() && offsets == null) {
+      return List.of();
+    }
+    long t0 = System.nanoTime();
+    long now = System.currentTimeMillis();
+    List<Written> out = new ArrayList<>(updates.size());
+    ExpiryHorizons horizons = reclamation.horizons();
+    long discards = writer.discards();
+    try {
+      long last;
+      if (offsets == null) {
+        last = appendAll(updates, projected, now, horizons, out);
+      } else {
+        byte[] source = sourceRecord(updates, projected, offsets, partition, nextOffset);
+        last =
+            writer.appendTogether(
+                () -> {
+                  long s =
+                      writer.append(SourceKeys.key(partition), Op.SOURCE, now, source).sequence();
+                  return Math.max(s, appendAll(updates, projected, now, horizons, out));
+                });
+      }
+      horizons.flush();
+      writer.awaitDurable(last, discards);
+      KillPoints.reach("docstore.durable-before-indexed");
+      indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);
+    } catch (IOException e) {
+      if (NoSpaceException.isNoSpace(e)) {
+        refusedForSpace(e);
+        throw NoSpaceException.classify(e);
+      }
+      if (writeFailure == null) {
+        writeFailure = e;
+        log.error(
+            "writes are failing, the store serves reads only until it is restarted: {}",
+            e.toString());
+      }
+      throw e;
+    }
+    long readable = System.currentTimeMillis();
+    int puts = 0;
+    for (Update u : updates) {
+      if (u.isDelete()) {
+        continue;
+      }
+      puts++;
+      if (u.discoveredAtMillis() >= 0) {
+        metrics.recordDiscoveredToReadable(readable - u.discoveredAtMillis());
+      }
+    }
+    metrics.written(puts, updates.size() - puts, System.nanoTime() - t0);
+    return out;
+  }
+
+  /** Appends each update's records (projections first); returns the last sequence. */
+  private long appendAll(
+      List<Update> updates,
+      byte[][][] projected,
+      long now,
+      ExpiryHorizons horizons,
+      List<Written> out)
+      throws IOException {
+    long last = 0;
+    int i = 0;
+    for (Update u : updates) {
+      long expires =
+          u.expiresAtMillis() != 0 || defaultTtlMillis <= 0
+              ? u.expiresAtMillis()
+              : now + defaultTtlMillis;
+      byte[][] projections = projected == null ? null : projected[i];
+      i++;
+      Appended a;
+      if (u.isDelete()) {
+        a = writer.append(u.id(), Op.DELETE, now, new byte[0]);
+      } else {
+        Op op = expires == 0 ? Op.PUT : Op.PUT_EXPIRING;
+        byte[] body = expires == 0 ? u.body() : RecordBody.expiring(expires, u.body());
+        a =
+            projections == null
+                ? writer.append(u.id(), op, now, body)
+                : appendWithGroups(u.id(), now, expires, projections, op, body);
+      }
+      out.add(new Written(u.id(), a.sequence()));
+      last = Math.max(last, a.sequence());
+      if (!u.isDelete()) {
+        horizons.add(Address.segment(a.address()), expires);
+      }
+    }
+    return last;
+  }
+
+  /**
+   * The SOURCE record of a run: each update's records (its projections' too) with the offset of its
+   * message.
+   */
+  private static byte[] sourceRecord(
+      List<Update> updates, byte[][][] projected, long[] offsets, int partition, long nextOffset) {
+    int records = 0;
+    for (int i = 0; i < updates.size(); i++) {
+      records += projected != null && projected[i] != null ? 2 : 1;
+    }
+    long[] ids = new long[records];
+    long[] recordOffsets = new long[records];
+    int r = 0;
+    for (int i = 0; i < updates.size(); i++) {
+      int n = projected != null && projected[i] != null ? 2 : 1;
+      for (int k = 0; k < n; k++) {
+        ids[r] = updates.get(i).id();
+        recordOffsets[r++] = offsets[i];
+      }
+    }
+    return RecordBody.source(partition, nextOffset, ids, recordOffsets);
+  }
+
+  /** Appends a put and, just before it, its GROUPS record (the put commits it). */
+  private Appended appendWithGroups(
+      long id, long now, long expires, byte[][] projections, Op op, byte[] body)
+      throws IOException {
+    return writer.appendWithGroups(id, now, groups.record(-1, expires, projections), op, body)[0];
+  }
+
+  /**
+   * A write refused for lack of space: not sticky (the queue cut its file back, the indexer keeps
+   * its batch), so the next write retries. Logged once, then at most every 30 s while it lasts.
+   */
+  private void refusedForSpace(IOException e) {
+    long n = noSpaceRefusals.incrementAndGet();
+    lastNoSpace = e.getMessage();
+    long now = System.nanoTime();
+    if (n == 1 || now - noSpaceLoggedNanos >= TimeUnit.SECONDS.toNanos(30)) {
+      noSpaceLoggedNanos = now;
+      log.warn(
+          "disk full: write refused, nothing acknowledged ({} refused so far); reads continue and writes resume "
+              + "once space is freed: {}",
+          n,
+          e.toString());
+    }
+  }
+}
