@@ -545,6 +545,17 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     return writes().write(plain, offsets, partition, nextOffset);
   }
 
+  /**
+   * Whether this store holds positions in an update log (SOURCE records: it is, or was, a shard fed
+   * by Kafka), which a write from anywhere else than the topic would contradict.
+   */
+  public boolean holdsLogPositions() throws IOException {
+    ensureOpen();
+    try (io.docstore.index.IndexCursor c = index.scan(SourceKeys.FIRST)) {
+      return c.next() && SourceKeys.isSourceKey(c.id());
+    }
+  }
+
   /** The write path, once checked that this store takes writes. */
   private StoreWrites writes() throws IOException {
     ensureOpen();

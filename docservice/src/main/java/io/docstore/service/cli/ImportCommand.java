@@ -62,6 +62,11 @@ final class ImportCommand implements Callable<Integer> {
       return 2;
     }
     DocstoreConfig cfg = where.config();
+    String kafkaShard = kafkaShard(cfg);
+    if (kafkaShard != null) {
+      System.err.println("import: " + kafkaShard);
+      return 2;
+    }
     if (bulk) {
       return bulk(cfg);
     }
@@ -97,6 +102,36 @@ final class ImportCommand implements Callable<Integer> {
         r.failed(),
         r.lastSequence());
     return r.failed() == 0 ? 0 : 1;
+  }
+
+  /**
+   * Why this data directory must not be imported into (its updates come from a Kafka topic: a
+   * document imported here would be in no partition of it), or null. docs/service.md, "Kafka mode".
+   */
+  private static String kafkaShard(DocstoreConfig cfg) throws Exception {
+    if (cfg.kafka() != null) {
+      return "this configuration takes its updates from Kafka topic "
+          + cfg.kafka().topic()
+          + " (docstore.updates.kafka): produce the file with `docstore produce` instead";
+    }
+    boolean holdsData;
+    try (var files = Files.list(cfg.dataDir().resolve("queue"))) {
+      holdsData = files.findAny().isPresent();
+    } catch (java.nio.file.NoSuchFileException | java.nio.file.NotDirectoryException e) {
+      holdsData = false;
+    }
+    if (!holdsData) {
+      return null;
+    }
+    try (DocStore store = OfflineStore.openExisting(cfg)) {
+      return store.holdsLogPositions()
+          ? cfg.dataDir()
+              + " is a shard fed by Kafka (its queue records positions in the update topic):"
+              + " produce the file to the topic with `docstore produce` instead"
+          : null;
+    } catch (java.io.FileNotFoundException e) {
+      return null; // no segments yet: nothing to contradict
+    }
   }
 
   private int bulk(DocstoreConfig cfg) throws Exception {
