@@ -106,7 +106,7 @@ final class ImportCommand implements Callable<Integer> {
 
   /**
    * Why this data directory must not be imported into (its updates come from a Kafka topic: a
-   * document imported here would be in no partition of it), or null. docs/service.md, "Kafka mode".
+   * document imported here would be in no partition of it), or null. docs/kafka.md.
    */
   private static String kafkaShard(DocstoreConfig cfg) throws Exception {
     if (cfg.kafka() != null) {

@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * The {@code docstore.updates.kafka} section: where a shard's updates come from when it is fed by a
- * Kafka topic (docs/service.md, "Kafka mode").
+ * Kafka topic (docs/kafka.md).
  *
  * @param bootstrapServers Kafka's {@code bootstrap.servers}: {@code host:port} entries, comma
  *     separated

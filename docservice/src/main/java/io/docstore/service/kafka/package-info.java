@@ -1,6 +1,6 @@
 /**
- * Kafka mode: a shard fed by a Kafka compacted topic (issue 22; docs/service.md, "Kafka mode").
- * {@link io.docstore.service.kafka.KafkaIngest} consumes the configured partitions ({@link
+ * Kafka mode: a shard fed by a Kafka compacted topic (docs/kafka.md). {@link
+ * io.docstore.service.kafka.KafkaIngest} consumes the configured partitions ({@link
  * io.docstore.service.kafka.KafkaOptions}) on one thread and appends each partition's messages to
  * the store together with the offsets they came from, so that the store, not Kafka's committed
  * offsets, says where each partition resumes; {@link io.docstore.service.kafka.LogMessages} turns a
