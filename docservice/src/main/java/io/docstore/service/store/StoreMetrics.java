@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The store's meters (names as exported to Prometheus: dots become underscores, counters get {@code
- * _total}). Listed in {@code docs/service.md}. Thread-safe (Micrometer meters are).
+ * _total}). Listed in {@code docs/metrics.md}. Thread-safe (Micrometer meters are).
  */
 public final class StoreMetrics {
 
