@@ -114,15 +114,6 @@ final class ImportCommand implements Callable<Integer> {
           + cfg.kafka().topic()
           + " (docstore.updates.kafka): produce the file with `docstore produce` instead";
     }
-    boolean holdsData;
-    try (var files = Files.list(cfg.dataDir().resolve("queue"))) {
-      holdsData = files.findAny().isPresent();
-    } catch (java.nio.file.NoSuchFileException | java.nio.file.NotDirectoryException e) {
-      holdsData = false;
-    }
-    if (!holdsData) {
-      return null;
-    }
     try (DocStore store = OfflineStore.openExisting(cfg)) {
       return store.holdsLogPositions()
           ? cfg.dataDir()
@@ -130,7 +121,7 @@ final class ImportCommand implements Callable<Integer> {
               + " produce the file to the topic with `docstore produce` instead"
           : null;
     } catch (java.io.FileNotFoundException e) {
-      return null; // no segments yet: nothing to contradict
+      return null; // no queue segments yet: nothing to contradict
     }
   }
 
