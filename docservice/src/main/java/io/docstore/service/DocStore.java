@@ -556,6 +556,62 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     }
   }
 
+  /** The partitions of the update log this store holds positions in, ascending. */
+  public List<Integer> heldLogPartitions() throws IOException {
+    ensureOpen();
+    List<Integer> held = new ArrayList<>();
+    try (io.docstore.index.IndexCursor c = index.scan(SourceKeys.FIRST)) {
+      while (c.next() && SourceKeys.isSourceKey(c.id())) {
+        held.add((int) (c.id() - SourceKeys.FIRST));
+      }
+    }
+    return held;
+  }
+
+  /** Documents deleted per write while a partition is dropped. */
+  private static final int DROP_BATCH = 10_000;
+
+  /**
+   * Deletes every document of {@code partition} of an update log of {@code partitions} partitions
+   * (Kafka's default partitioner of its ID, {@code KafkaKeys.partitionFor}), then its position, so
+   * that {@link #logPosition} says -1 and {@link #heldLogPartitions} no longer lists it: what a
+   * shard does once the partition has moved to another shard. The deletes are ordinary DELETE
+   * records, so replicas drop the documents too and the space reclamation gives their space back.
+   * Idempotent: a drop cut short by a crash is finished by running it again (the position goes
+   * last). The caller makes sure nothing of the partition is written meanwhile.
+   *
+   * @return the documents deleted
+   */
+  public long dropLogPartition(
+      int partition, int partitions, java.util.function.LongConsumer progress) throws IOException {
+    SourceKeys.key(partition); // checks the partition
+    if (partition >= partitions) {
+      throw new IllegalArgumentException(
+          "partition " + partition + " of a log of " + partitions + " partitions");
+    }
+    long dropped = 0;
+    List<Update> batch = new ArrayList<>(DROP_BATCH);
+    try (io.docstore.index.IndexCursor c = index.scan(0)) {
+      while (c.next()) {
+        long id = c.id();
+        if (GroupKeys.validDocumentId(id, groups.configured())
+            && io.docstore.client.KafkaKeys.partitionFor(id, partitions) == partition) {
+          batch.add(Update.delete(id));
+          if (batch.size() == DROP_BATCH) {
+            writes().write(batch, null, -1, -1);
+            dropped += batch.size();
+            progress.accept(dropped);
+            batch.clear();
+          }
+        }
+      }
+    }
+    writes().write(batch, null, -1, -1);
+    dropped += batch.size();
+    writes().forgetSource(partition);
+    return dropped;
+  }
+
   /** The write path, once checked that this store takes writes. */
   private StoreWrites writes() throws IOException {
     ensureOpen();
@@ -748,9 +804,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
         // are not updates anyone sent.
         while (r != null
             && r.sequence() <= through
-            && r.op() != Op.PUT
-            && r.op() != Op.PUT_EXPIRING
-            && r.op() != Op.DELETE) {
+            && ((r.op() != Op.PUT && r.op() != Op.PUT_EXPIRING && r.op() != Op.DELETE)
+                || SourceKeys.isSourceKey(r.id()))) {
           r = tailer.poll();
         }
         if (r == null || r.sequence() > through) {

@@ -47,6 +47,9 @@ public final class Service implements Closeable {
   /** Kafka mode's updater; null when updates come over the admin port. */
   private final io.docstore.service.kafka.KafkaIngest kafka;
 
+  /** The shard map this node serves and checks reads against; null without one. */
+  private final io.docstore.service.cluster.ClusterView cluster;
+
   /** Publishes queue/replication.manifest for replicas; null when turned off. */
   private final io.docstore.queue.replication.ManifestPublisher manifest;
 
@@ -73,6 +76,8 @@ public final class Service implements Closeable {
     RpcServer rpcServer = null;
     Inbox in = null;
     io.docstore.service.kafka.KafkaIngest ingest = null;
+    io.docstore.service.cluster.ClusterView view =
+        io.docstore.service.cluster.ClusterView.of(config);
     String opening = "docstore.http.read.port";
     try {
       readServer =
@@ -85,7 +90,7 @@ public final class Service implements Closeable {
                       config.maxIdsPerRequest(),
                       config.maxResponseBytes(),
                       "updates go to the admin port",
-                      config.shardMap() == null ? null : config.shardMap().toString()),
+                      view),
                   registry)
               .start();
       if (config.rpcEnabled()) {
@@ -102,7 +107,8 @@ public final class Service implements Closeable {
                     .idleTimeout(config.idleTimeout())
                     .frameTimeout(config.requestTimeout())
                     .build(),
-                registry);
+                registry,
+                view);
         rpcServer.start();
       }
       UpdateParser parser = new UpdateParser(config.maxBodyBytes());
@@ -140,7 +146,12 @@ public final class Service implements Closeable {
       if (config.kafka() != null) {
         ingest =
             io.docstore.service.kafka.KafkaIngest.start(
-                config.kafka(), store, config.maxBodyBytes(), registry);
+                config.kafka(),
+                store,
+                config.maxBodyBytes(),
+                registry,
+                view == null || view.shard() == null ? null : view,
+                config.dropDelay());
       }
     } catch (IOException | InterruptedException | RuntimeException e) {
       if (ingest != null) {
@@ -158,6 +169,9 @@ public final class Service implements Closeable {
       if (readServer != null) {
         readServer.close(Duration.ZERO);
       }
+      if (view != null) {
+        view.close();
+      }
       store.close();
       cache.close();
       Metrics.close(registry);
@@ -171,6 +185,7 @@ public final class Service implements Closeable {
     this.admin = adminServer;
     this.inbox = in;
     this.kafka = ingest;
+    this.cluster = view;
     this.manifest =
         config.replicationManifestInterval().isZero()
             ? null
@@ -368,6 +383,9 @@ public final class Service implements Closeable {
       rpc.close();
     }
     read.close(remaining(grace, t0));
+    if (cluster != null) {
+      cluster.close();
+    }
     if (manifest != null) {
       manifest.close();
     }

@@ -115,22 +115,55 @@ final class StoreWrites {
     long now = System.currentTimeMillis();
     List<Written> out = new ArrayList<>(updates.size());
     ExpiryHorizons horizons = reclamation.horizons();
+    durablyIndexed(
+        () -> {
+          long last;
+          if (offsets == null) {
+            last = appendAll(updates, projected, now, horizons, out);
+          } else {
+            byte[] source = sourceRecord(updates, projected, offsets, partition, nextOffset);
+            last =
+                writer.appendTogether(
+                    () -> {
+                      long s =
+                          writer
+                              .append(SourceKeys.key(partition), Op.SOURCE, now, source)
+                              .sequence();
+                      return Math.max(s, appendAll(updates, projected, now, horizons, out));
+                    });
+          }
+          horizons.flush();
+          return last;
+        });
+    long readable = System.currentTimeMillis();
+    int puts = 0;
+    for (Update u : updates) {
+      if (u.isDelete()) {
+        continue;
+      }
+      puts++;
+      if (u.discoveredAtMillis() >= 0) {
+        metrics.recordDiscoveredToReadable(readable - u.discoveredAtMillis());
+      }
+    }
+    metrics.written(puts, updates.size() - puts, System.nanoTime() - t0);
+    return out;
+  }
+
+  /** Appends records and returns the last one's sequence. */
+  @FunctionalInterface
+  private interface Appends {
+    long append() throws IOException;
+  }
+
+  /**
+   * Runs {@code appends}, then waits until its records are durable and indexed; a failure is
+   * classified (a full disk refuses this write only; anything else stops writes for good).
+   */
+  private void durablyIndexed(Appends appends) throws IOException {
     long discards = writer.discards();
     try {
-      long last;
-      if (offsets == null) {
-        last = appendAll(updates, projected, now, horizons, out);
-      } else {
-        byte[] source = sourceRecord(updates, projected, offsets, partition, nextOffset);
-        last =
-            writer.appendTogether(
-                () -> {
-                  long s =
-                      writer.append(SourceKeys.key(partition), Op.SOURCE, now, source).sequence();
-                  return Math.max(s, appendAll(updates, projected, now, horizons, out));
-                });
-      }
-      horizons.flush();
+      long last = appends.append();
       writer.awaitDurable(last, discards);
       KillPoints.reach("docstore.durable-before-indexed");
       indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);
@@ -147,19 +180,17 @@ final class StoreWrites {
       }
       throw e;
     }
-    long readable = System.currentTimeMillis();
-    int puts = 0;
-    for (Update u : updates) {
-      if (u.isDelete()) {
-        continue;
-      }
-      puts++;
-      if (u.discoveredAtMillis() >= 0) {
-        metrics.recordDiscoveredToReadable(readable - u.discoveredAtMillis());
-      }
-    }
-    metrics.written(puts, updates.size() - puts, System.nanoTime() - t0);
-    return out;
+  }
+
+  /**
+   * Deletes {@code partition}'s position in the update log (a DELETE of its source key, durable and
+   * indexed on return): the store no longer holds that partition ({@link
+   * DocStore#dropLogPartition}).
+   */
+  void forgetSource(int partition) throws IOException {
+    long now = System.currentTimeMillis();
+    durablyIndexed(
+        () -> writer.append(SourceKeys.key(partition), Op.DELETE, now, new byte[0]).sequence());
   }
 
   /** Appends each update's records (projections first); returns the last sequence. */

@@ -34,6 +34,12 @@ public class DocClientException extends RuntimeException {
      * breaks the protocol.
      */
     SERVER_ERROR,
+    /**
+     * The server does not serve the document's partition (RPC {@code wrong_shard}, HTTP 421): the
+     * caller's shard map is out of date, as during a partition's move. {@link ShardedDocClient}
+     * fetches the map again and retries.
+     */
+    WRONG_SHARD,
     /** The calling thread was interrupted. */
     INTERRUPTED,
     /** The client was closed. */

@@ -139,6 +139,8 @@ final class Requests {
         return Reason.TOO_LARGE;
       case RpcFormat.ERR_INTERNAL:
         return Reason.SERVER_ERROR;
+      case RpcFormat.ERR_WRONG_SHARD:
+        return Reason.WRONG_SHARD;
       case RpcFormat.ERR_UNKNOWN_GROUP: // the request names a group the server lacks
       default:
         return Reason.REJECTED;

@@ -13,24 +13,45 @@ import java.util.List;
  * docs/formats/shard-map.md}): the partition count, then per shard its name, its partitions and its
  * binary RPC addresses (primary and replicas). A document lives in partition {@link
  * KafkaKeys#partitionFor}{@code (id, partitions)}, the partition Kafka's default partitioner gives
- * its record, and so on the shard that owns that partition. Every partition has exactly one shard.
- * Immutable.
+ * its record, and so on the shard that serves that partition. Every partition has exactly one
+ * serving shard. A shard may also be <em>building</em> partitions ({@code +P}): it consumes them
+ * from the topic but does not serve them yet (a partition being moved to it). Immutable.
  *
  * <pre>
  * # comment
  * partitions 6
  * shard a 0-1 127.0.0.1:7001 127.0.0.1:7101
- * shard b 2,3 127.0.0.1:7002
+ * shard b 2,3,+4 127.0.0.1:7002
  * shard c 4-5 127.0.0.1:7003
  * </pre>
  */
 public final class ShardMap {
 
-  /** One shard: its name, the partitions it serves and its servers' RPC addresses. */
-  public record Shard(String name, List<Integer> partitions, List<InetSocketAddress> servers) {
+  /**
+   * One shard: its name, the partitions it serves, the partitions it is building (consuming, not
+   * serving yet) and its servers' RPC addresses.
+   */
+  public record Shard(
+      String name,
+      List<Integer> partitions,
+      List<Integer> building,
+      List<InetSocketAddress> servers) {
     public Shard {
       partitions = List.copyOf(partitions);
+      building = List.copyOf(building);
       servers = List.copyOf(servers);
+    }
+
+    /** A shard building nothing. */
+    public Shard(String name, List<Integer> partitions, List<InetSocketAddress> servers) {
+      this(name, partitions, List.of(), servers);
+    }
+
+    /** What the shard consumes from the topic: the partitions it serves and those it builds. */
+    public List<Integer> consumed() {
+      List<Integer> all = new ArrayList<>(partitions);
+      all.addAll(building);
+      return all;
     }
   }
 
@@ -55,6 +76,10 @@ public final class ShardMap {
       if (shard.servers().isEmpty()) {
         throw new IllegalArgumentException("shard " + shard.name() + " has no server");
       }
+      if (shard.partitions().isEmpty() && shard.building().isEmpty()) {
+        throw new IllegalArgumentException(
+            "shard " + shard.name() + " neither serves nor builds a partition");
+      }
       for (int p : shard.partitions()) {
         if (p < 0 || p >= partitions) {
           throw new IllegalArgumentException(
@@ -70,6 +95,25 @@ public final class ShardMap {
                   + shard.name());
         }
         shardOf[p] = s;
+      }
+    }
+    for (Shard shard : this.shards) {
+      for (int p : shard.building()) {
+        if (p < 0 || p >= partitions) {
+          throw new IllegalArgumentException(
+              "shard " + shard.name() + ": partition +" + p + " is not in [0, " + partitions + ")");
+        }
+        if (shard.partitions().contains(p)
+            || shard.building().indexOf(p) != shard.building().lastIndexOf(p)) {
+          throw new IllegalArgumentException(
+              "shard " + shard.name() + " names partition " + p + " twice");
+        }
+      }
+    }
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (Shard shard : this.shards) {
+      if (!names.add(shard.name())) {
+        throw new IllegalArgumentException("two shards are named " + shard.name());
       }
     }
     for (int p = 0; p < partitions; p++) {
@@ -142,7 +186,13 @@ public final class ShardMap {
           for (int i = 3; i < f.length; i++) {
             servers.add(address(f[i]));
           }
-          shards.add(new Shard(f[1], partitionList(f[2]), servers));
+          List<Integer> serving = new ArrayList<>();
+          List<Integer> building = new ArrayList<>();
+          for (String part : f[2].split(",")) {
+            boolean plus = part.startsWith("+");
+            (plus ? building : serving).addAll(partitionList(plus ? part.substring(1) : part));
+          }
+          shards.add(new Shard(f[1], serving, building, servers));
         } else {
           throw new IllegalArgumentException(
               "expected `partitions N` once, then `shard NAME PARTITIONS HOST:PORT...`");
@@ -157,21 +207,27 @@ public final class ShardMap {
     return new ShardMap(partitions, shards);
   }
 
-  /** {@code 0-3,7}: the partitions listed, ranges included. */
-  private static List<Integer> partitionList(String s) {
+  /** {@code 3} or {@code 0-3}: the partitions of one range, both ends included. */
+  private static List<Integer> partitionList(String part) {
+    int dash = part.indexOf('-');
+    int from = number(dash < 0 ? part : part.substring(0, dash));
+    int to = dash < 0 ? from : number(part.substring(dash + 1));
+    if (to < from) {
+      throw new IllegalArgumentException("partition range " + part + " runs backwards");
+    }
     List<Integer> out = new ArrayList<>();
-    for (String part : s.split(",")) {
-      int dash = part.indexOf('-');
-      int from = Integer.parseInt(dash < 0 ? part : part.substring(0, dash));
-      int to = dash < 0 ? from : Integer.parseInt(part.substring(dash + 1));
-      if (to < from) {
-        throw new IllegalArgumentException("partition range " + part + " runs backwards");
-      }
-      for (int p = from; p <= to; p++) {
-        out.add(p);
-      }
+    for (int p = from; p <= to; p++) {
+      out.add(p);
     }
     return out;
+  }
+
+  /** A partition number: digits only (no sign). */
+  private static int number(String s) {
+    if (s.isEmpty() || !s.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      throw new IllegalArgumentException("not a partition number: '" + s + "'");
+    }
+    return Integer.parseInt(s);
   }
 
   private static InetSocketAddress address(String hostPort) {
@@ -197,6 +253,21 @@ public final class ShardMap {
     return shardOf[KafkaKeys.partitionFor(id, partitions)];
   }
 
+  /** The index in {@link #shards()} of the shard serving {@code partition}. */
+  public int shardOfPartition(int partition) {
+    return shardOf[partition];
+  }
+
+  /** The shard named {@code name}, or null. */
+  public Shard shard(String name) {
+    for (Shard s : shards) {
+      if (s.name().equals(name)) {
+        return s;
+      }
+    }
+    return null;
+  }
+
   /** The map as {@link #parse} reads it. */
   @Override
   public String toString() {
@@ -205,6 +276,9 @@ public final class ShardMap {
       sb.append("shard ").append(s.name()).append(' ');
       for (int i = 0; i < s.partitions().size(); i++) {
         sb.append(i == 0 ? "" : ",").append(s.partitions().get(i));
+      }
+      for (int i = 0; i < s.building().size(); i++) {
+        sb.append(i == 0 && s.partitions().isEmpty() ? "+" : ",+").append(s.building().get(i));
       }
       for (InetSocketAddress a : s.servers()) {
         sb.append(' ').append(a.getHostString()).append(':').append(a.getPort());

@@ -81,6 +81,9 @@ public final class DocstoreConfig {
   private final Duration memcachedTimeout;
   private final Path inboxDir;
   private final io.docstore.client.ShardMap shardMap;
+  private final Path shardMapFile;
+  private final String clusterShard;
+  private final Duration dropDelay;
   private final Duration inboxPollInterval;
   private final Duration shutdownTimeout;
   private final Duration drainPeriod;
@@ -194,9 +197,24 @@ public final class DocstoreConfig {
     if (replicationManifestInterval.isNegative()) {
       throw new ConfigError(ROOT + ".replication.manifest-interval", "must be 0 (off) or positive");
     }
-    kafka = kafka(r);
     String map = r.string("cluster.shard-map");
-    shardMap = map.isBlank() ? null : shardMap(Path.of(map));
+    shardMapFile = map.isBlank() ? null : Path.of(map);
+    shardMap = map.isBlank() ? null : shardMap(shardMapFile);
+    clusterShard = r.string("cluster.shard").trim();
+    if (!clusterShard.isEmpty()) {
+      if (shardMap == null) {
+        throw new ConfigError(ROOT + ".cluster.shard", "needs cluster.shard-map");
+      }
+      if (shardMap.shard(clusterShard) == null) {
+        throw new ConfigError(
+            ROOT + ".cluster.shard", "no shard '" + clusterShard + "' in " + shardMapFile);
+      }
+    }
+    dropDelay = r.get("cluster.drop-delay", c::getDuration);
+    if (dropDelay.isNegative()) {
+      throw new ConfigError(ROOT + ".cluster.drop-delay", "must be 0 or positive");
+    }
+    kafka = kafka(r, clusterShard.isEmpty() ? null : shardMap.shard(clusterShard));
     if (kafka != null && inboxDir != null) {
       throw new ConfigError(
           ROOT + ".inbox.dir",
@@ -208,7 +226,8 @@ public final class DocstoreConfig {
    * {@code updates.kafka}: null (the HTTP updater) while {@code bootstrap-servers} and {@code
    * topic} are both empty, else both are required with at least one partition.
    */
-  private static io.docstore.service.kafka.KafkaOptions kafka(Reader r) {
+  private static io.docstore.service.kafka.KafkaOptions kafka(
+      Reader r, io.docstore.client.ShardMap.Shard shard) {
     String prefix = "updates.kafka.";
     String servers = r.string(prefix + "bootstrap-servers").trim();
     String topic = r.string(prefix + "topic").trim();
@@ -221,6 +240,16 @@ public final class DocstoreConfig {
           "must be set in Kafka mode (both bootstrap-servers and topic, or neither)");
     }
     List<Integer> partitions = r.get(prefix + "partitions", r.c::getIntList);
+    if (shard != null) {
+      if (!partitions.isEmpty()) {
+        throw new ConfigError(
+            ROOT + "." + prefix + "partitions",
+            "must be empty when cluster.shard is set: shard "
+                + shard.name()
+                + " consumes what the shard map gives it");
+      }
+      partitions = shard.consumed();
+    }
     if (partitions.isEmpty()) {
       throw new ConfigError(
           ROOT + "." + prefix + "partitions", "must list the topic's partitions this shard serves");
@@ -597,6 +626,21 @@ public final class DocstoreConfig {
    */
   public io.docstore.client.ShardMap shardMap() {
     return shardMap;
+  }
+
+  /** The shard-map file ({@code cluster.shard-map}), or null. */
+  public Path shardMapFile() {
+    return shardMapFile;
+  }
+
+  /** This node's shard in the map ({@code cluster.shard}), or null when routing is not checked. */
+  public String clusterShard() {
+    return clusterShard.isEmpty() ? null : clusterShard;
+  }
+
+  /** How long a primary waits before deleting a partition its shard lost in the map. */
+  public Duration dropDelay() {
+    return dropDelay;
   }
 
   private static io.docstore.client.ShardMap shardMap(Path file) {

@@ -4,6 +4,7 @@ import io.docstore.client.Document;
 import io.docstore.io.CorruptionException;
 import io.docstore.io.cache.SlotCache;
 import io.docstore.service.DocumentSource;
+import io.docstore.service.cluster.ClusterView;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -45,7 +46,7 @@ public final class ReadRoutes implements Routes {
   private final int maxIds;
   private final long maxResponseBytes;
   private final String whereUpdatesGo;
-  private final String clusterMap;
+  private final ClusterView cluster;
 
   public ReadRoutes(DocumentSource source, int maxIds) {
     this(source, maxIds, DEFAULT_MAX_RESPONSE_BYTES);
@@ -69,20 +70,20 @@ public final class ReadRoutes implements Routes {
   }
 
   /**
-   * @param clusterMap the shard map served as {@code GET /cluster} (docs/formats/shard-map.md), or
-   *     null for none (404)
+   * @param cluster the shard map served as {@code GET /cluster} (docs/formats/shard-map.md) and the
+   *     documents this node does not serve (421), or null for none (404)
    */
   public ReadRoutes(
       DocumentSource source,
       int maxIds,
       long maxResponseBytes,
       String whereUpdatesGo,
-      String clusterMap) {
+      ClusterView cluster) {
     this.source = source;
     this.maxIds = maxIds;
     this.maxResponseBytes = maxResponseBytes;
     this.whereUpdatesGo = whereUpdatesGo;
-    this.clusterMap = clusterMap;
+    this.cluster = cluster;
   }
 
   @Override
@@ -120,6 +121,9 @@ public final class ReadRoutes implements Routes {
       id = DocumentIds.parse(uri.substring("/docs/".length()));
     } catch (BadRequest e) {
       return null;
+    }
+    if (cluster != null && cluster.misrouted(id) != null) {
+      return null; // answered 421 by the worker
     }
     ByteBuf body = alloc.directBuffer(INITIAL_BODY_BYTES);
     long seq = source.copyIfCached(id, body);
@@ -174,9 +178,21 @@ public final class ReadRoutes implements Routes {
     String group = group(qs);
     if (single) {
       long id = DocumentIds.parse(path.substring("/docs/".length()));
+      checkServed(id);
       return group == null ? one(req, id) : one(req, id, group);
     }
     return many(qs, group);
+  }
+
+  /**
+   * 421 Misdirected Request for a document of a partition this node's shard does not serve (its
+   * client's shard map is out of date).
+   */
+  private void checkServed(long id) throws BadRequest {
+    String why = cluster == null ? null : cluster.misrouted(id);
+    if (why != null) {
+      throw new BadRequest(421, why);
+    }
   }
 
   /** {@code GET /cluster}: the shard map, as text. */
@@ -187,14 +203,14 @@ public final class ReadRoutes implements Routes {
       r.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
       return r;
     }
-    if (clusterMap == null) {
+    if (cluster == null) {
       return Responses.error(
           HttpResponseStatus.NOT_FOUND,
           "this node has no shard map (docstore.cluster.shard-map is not set)");
     }
     return Responses.bytes(
         HttpResponseStatus.OK,
-        clusterMap.getBytes(StandardCharsets.UTF_8),
+        cluster.text().getBytes(StandardCharsets.UTF_8),
         "text/plain; charset=utf-8");
   }
 
@@ -289,6 +305,9 @@ public final class ReadRoutes implements Routes {
       throw new BadRequest("missing ids parameter: GET /docs?ids=1,2,3");
     }
     long[] ids = distinctIds(params);
+    for (long id : ids) {
+      checkServed(id);
+    }
     // Not pooled: an answer of up to http.max-response-bytes built on a worker thread and freed on
     // the network thread would leave the pooling allocator holding chunks of that size per thread
     // (measured: direct memory grew by up to 390 MiB under slow readers); freed at once instead.

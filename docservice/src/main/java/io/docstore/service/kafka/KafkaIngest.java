@@ -1,6 +1,8 @@
 package io.docstore.service.kafka;
 
+import io.docstore.client.ShardMap;
 import io.docstore.service.DocStore;
+import io.docstore.service.cluster.ClusterView;
 import io.docstore.service.config.ConfigError;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.Closeable;
@@ -13,9 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -43,6 +47,14 @@ import org.slf4j.LoggerFactory;
  * without being applied. While the broker is down the consumer keeps polling and reconnects by
  * itself.
  *
+ * <p>With a {@link ClusterView} (the node's {@code cluster.shard} is set), the partitions follow
+ * the shard map: a partition the map gives the shard, to serve or to build ({@code +P}), is
+ * assigned and consumed from where the store's records of it end (its beginning for a new one); a
+ * partition the map takes away stops being consumed at once and, {@code drop-delay} later, its
+ * documents are deleted ({@link DocStore#dropLogPartition}) on this thread. A partition the store
+ * holds but the map does not give it at start is dropped the same way (a drop cut short by a crash
+ * finishes). Only served partitions count for readiness.
+ *
  * <p>Thread-safe: {@link #stats}, {@link #notReady} and the meters read what the thread publishes.
  */
 public final class KafkaIngest implements Closeable {
@@ -66,7 +78,26 @@ public final class KafkaIngest implements Closeable {
   private final DocStore store;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final LogMessages messages;
-  private final Map<Integer, PartitionProgress> progress = new LinkedHashMap<>();
+
+  /** The partitions consumed now; replaced whole (read by other threads). */
+  private volatile Map<Integer, PartitionProgress> progress = new LinkedHashMap<>();
+
+  private final MeterRegistry registry;
+  private final ClusterView cluster;
+  private final long dropDelayNanos;
+
+  /** A shard map the ingest thread has not taken yet. */
+  private final AtomicReference<ShardMap> newMap = new AtomicReference<>();
+
+  /** Partitions to drop, with when (System.nanoTime); the ingest thread's. */
+  private final Map<Integer, Long> drops = new TreeMap<>();
+
+  /** {@link #drops} for other threads: partition to the epoch millisecond its drop is due. */
+  private volatile Map<Integer, Long> dropsDue = Map.of();
+
+  /** The topic's partition count. */
+  private int topicPartitions;
+
   private final CountDownLatch closing = new CountDownLatch(1);
   private final Thread thread;
 
@@ -81,16 +112,35 @@ public final class KafkaIngest implements Closeable {
       DocStore store,
       int maxBodyBytes,
       MeterRegistry registry,
-      KafkaConsumer<byte[], byte[]> consumer) {
+      KafkaConsumer<byte[], byte[]> consumer,
+      ClusterView cluster,
+      Duration dropDelay) {
     this.options = options;
     this.store = store;
     this.consumer = consumer;
+    this.registry = registry;
+    this.cluster = cluster;
+    this.dropDelayNanos = dropDelay.toNanos();
     this.messages = new LogMessages(maxBodyBytes, store.groups());
+    List<Integer> served =
+        cluster == null ? options.partitions() : cluster.map().shard(cluster.shard()).partitions();
     for (int p : options.partitions()) {
-      progress.put(p, new PartitionProgress(p, options.topic(), registry));
+      PartitionProgress pp = new PartitionProgress(p, options.topic(), registry);
+      pp.serving(served.contains(p));
+      progress.put(p, pp);
     }
     this.thread = new Thread(this::run, THREAD);
     thread.setDaemon(true);
+  }
+
+  /**
+   * {@link #start(KafkaOptions, DocStore, int, MeterRegistry, ClusterView, Duration)} without a
+   * shard map: the configured partitions for good.
+   */
+  public static KafkaIngest start(
+      KafkaOptions options, DocStore store, int maxBodyBytes, MeterRegistry registry)
+      throws IOException {
+    return start(options, store, maxBodyBytes, registry, null, Duration.ZERO);
   }
 
   /**
@@ -98,12 +148,20 @@ public final class KafkaIngest implements Closeable {
    * store's records of it end (its beginning if the store holds none), and starts the thread.
    *
    * @param maxBodyBytes the store's {@code queue.max-body}: larger values are dead letters
+   * @param cluster the shard map whose partitions for this node's shard the ingest follows, or null
+   *     to consume {@code options.partitions()} for good
+   * @param dropDelay how long after the map takes a partition away its documents are deleted
    * @throws ConfigError naming the unknown topic or partition, the malformed or unreachable
    *     bootstrap servers, or a partition whose end is before the store's position in it
    * @throws IOException when the store cannot tell its positions
    */
   public static KafkaIngest start(
-      KafkaOptions options, DocStore store, int maxBodyBytes, MeterRegistry registry)
+      KafkaOptions options,
+      DocStore store,
+      int maxBodyBytes,
+      MeterRegistry registry,
+      ClusterView cluster,
+      Duration dropDelay)
       throws IOException {
     KafkaConsumer<byte[], byte[]> consumer;
     try {
@@ -117,11 +175,16 @@ public final class KafkaIngest implements Closeable {
     }
     KafkaIngest ingest;
     try {
-      ingest = new KafkaIngest(options, store, maxBodyBytes, registry, consumer);
+      ingest =
+          new KafkaIngest(options, store, maxBodyBytes, registry, consumer, cluster, dropDelay);
       ingest.assignAndSeek();
+      ingest.dropWhatIsNotConsumed();
     } catch (IOException | RuntimeException e) {
       consumer.close(CloseOptions.timeout(Duration.ZERO));
       throw e;
+    }
+    if (cluster != null) {
+      cluster.onChange(ingest.newMap::set);
     }
     ingest.thread.start();
     return ingest;
@@ -165,6 +228,19 @@ public final class KafkaIngest implements Closeable {
     for (PartitionInfo i : infos) {
       existing.add(i.partition());
     }
+    topicPartitions = existing.size();
+    if (cluster != null && cluster.map().partitions() != topicPartitions) {
+      throw new ConfigError(
+          "docstore.cluster.shard-map",
+          "the map has "
+              + cluster.map().partitions()
+              + " partitions but topic '"
+              + options.topic()
+              + "'"
+              + where
+              + " has "
+              + topicPartitions);
+    }
     for (int p : options.partitions()) {
       if (!existing.contains(p)) {
         throw new ConfigError(
@@ -181,6 +257,13 @@ public final class KafkaIngest implements Closeable {
     }
     List<TopicPartition> tps = partitions();
     consumer.assign(tps);
+    if (tps.isEmpty()) {
+      log.info(
+          "Kafka mode: topic '{}' on {}, no partition to consume",
+          options.topic(),
+          options.bootstrapServers());
+      return;
+    }
     Map<TopicPartition, Long> ends = consumer.endOffsets(tps, STARTUP_TIMEOUT);
     Map<TopicPartition, Long> stored = new HashMap<>();
     for (TopicPartition tp : tps) {
@@ -228,7 +311,7 @@ public final class KafkaIngest implements Closeable {
 
   private List<TopicPartition> partitions() {
     List<TopicPartition> tps = new ArrayList<>();
-    for (int p : options.partitions()) {
+    for (int p : progress.keySet()) {
       tps.add(new TopicPartition(options.topic(), p));
     }
     return tps;
@@ -239,6 +322,11 @@ public final class KafkaIngest implements Closeable {
     try {
       while (closing.getCount() > 0) {
         try {
+          ShardMap map = newMap.getAndSet(null);
+          if (map != null) {
+            follow(map);
+          }
+          dropDue();
           if (rewind) {
             backOff();
             seekToStore();
@@ -319,6 +407,107 @@ public final class KafkaIngest implements Closeable {
     }
     pp.applied(last.offset() + 1, last.timestamp());
     return true;
+  }
+
+  /**
+   * Takes a new shard map: assigns the partitions it gives this shard (new ones positioned where
+   * the store's records of them end), stops consuming those it took away and schedules their drop.
+   */
+  private void follow(ShardMap map) throws IOException {
+    ShardMap.Shard own = map.shard(cluster.shard());
+    Map<Integer, PartitionProgress> now = progress;
+    Map<Integer, PartitionProgress> next = new LinkedHashMap<>();
+    List<Integer> added = new ArrayList<>();
+    for (int p : own.consumed()) {
+      PartitionProgress pp = now.get(p);
+      if (pp == null) {
+        pp = new PartitionProgress(p, options.topic(), registry);
+        added.add(p);
+        if (drops.remove(p) != null) {
+          log.info("partition {} is this shard's again before it was dropped: kept", p);
+        }
+      }
+      pp.serving(own.partitions().contains(p));
+      next.put(p, pp);
+    }
+    for (PartitionProgress pp : now.values()) {
+      if (!next.containsKey(pp.partition())) {
+        pp.close();
+        scheduleDrop(pp.partition(), "the shard map no longer gives it to shard " + own.name());
+      }
+    }
+    progress = next;
+    consumer.assign(partitions());
+    Map<TopicPartition, Long> stored = new HashMap<>();
+    for (int p : added) {
+      stored.put(new TopicPartition(options.topic(), p), store.logPosition(p));
+    }
+    seek(stored);
+    log.info(
+        "Kafka mode: shard {} now serves partitions {} and builds {} (newly consumed: {})",
+        own.name(),
+        own.partitions(),
+        own.building(),
+        added);
+  }
+
+  /** At start: schedules the drop of each partition the store holds but does not consume. */
+  private void dropWhatIsNotConsumed() throws IOException {
+    if (cluster == null) {
+      return;
+    }
+    for (int p : store.heldLogPartitions()) {
+      if (!progress.containsKey(p)) {
+        scheduleDrop(p, "the store holds it but the shard map does not give it to this shard");
+      }
+    }
+  }
+
+  private void scheduleDrop(int partition, String why) {
+    drops.put(partition, System.nanoTime() + dropDelayNanos);
+    publishDrops();
+    log.info(
+        "Kafka mode: partition {} is not consumed any more ({}); its documents are deleted in {} s"
+            + " unless the map gives it back first",
+        partition,
+        why,
+        TimeUnit.NANOSECONDS.toSeconds(dropDelayNanos));
+  }
+
+  private void publishDrops() {
+    long nowNanos = System.nanoTime();
+    long nowMillis = System.currentTimeMillis();
+    Map<Integer, Long> due = new LinkedHashMap<>();
+    drops.forEach((p, at) -> due.put(p, nowMillis + TimeUnit.NANOSECONDS.toMillis(at - nowNanos)));
+    dropsDue = due;
+  }
+
+  /** Drops each partition whose delay has passed; a failed drop is tried again 5 s later. */
+  private void dropDue() {
+    for (Map.Entry<Integer, Long> e : new ArrayList<>(drops.entrySet())) {
+      if (System.nanoTime() - e.getValue() < 0) {
+        continue;
+      }
+      int p = e.getKey();
+      long t0 = System.nanoTime();
+      try {
+        long n =
+            store.dropLogPartition(
+                p,
+                topicPartitions,
+                done -> log.info("dropping partition {}: {} documents deleted so far", p, done));
+        drops.remove(p);
+        log.info(
+            "Kafka mode: dropped partition {}: {} documents deleted in {} ms",
+            p,
+            n,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+      } catch (IOException | RuntimeException ex) {
+        drops.put(p, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+        logFailure("dropping partition " + p + " failed, retrying in 5 s", ex);
+      }
+      publishDrops();
+    }
   }
 
   /** Stops consuming {@code tp} (its position stays where the store's records end). */
@@ -422,6 +611,9 @@ public final class KafkaIngest implements Closeable {
    */
   public String notReady() {
     for (PartitionProgress p : progress.values()) {
+      if (!p.serving()) {
+        continue; // being built: the node serves no document of it yet
+      }
       if (p.stopped() != null) {
         return "partition stopped";
       }
@@ -445,6 +637,18 @@ public final class KafkaIngest implements Closeable {
       parts.add(p.stats(now));
     }
     m.put("partitions", parts);
+    if (cluster != null) {
+      m.put("shard", cluster.shard());
+      List<Map<String, Object>> dropping = new ArrayList<>();
+      dropsDue.forEach(
+          (p, at) -> {
+            Map<String, Object> d = new LinkedHashMap<>();
+            d.put("partition", p);
+            d.put("dueInSeconds", Math.max(0, at - now) / 1000.0);
+            dropping.add(d);
+          });
+      m.put("dropping", dropping);
+    }
     return m;
   }
 

@@ -33,8 +33,16 @@ final class PartitionProgress {
   /** Why the partition stopped being consumed, or null. */
   private volatile String stopped;
 
+  /** Whether the node serves the partition's documents (false: it only builds it). */
+  private volatile boolean serving = true;
+
+  private final MeterRegistry registry;
+  private final java.util.List<io.micrometer.core.instrument.Meter> meters =
+      new java.util.ArrayList<>();
+
   PartitionProgress(int partition, String topic, MeterRegistry registry) {
     this.partition = partition;
+    this.registry = registry;
     Tags tags = Tags.of("topic", topic, "partition", Integer.toString(partition));
     for (LogMessages.Reason r : LogMessages.Reason.values()) {
       deadLetters.put(
@@ -46,29 +54,48 @@ final class PartitionProgress {
               .tags(tags.and("reason", r.tag))
               .register(registry));
     }
-    Gauge.builder("docstore.kafka.position", this, p -> p.position)
-        .description("the offset of the next message of the partition to apply (from the queue)")
-        .tags(tags)
-        .register(registry);
-    Gauge.builder("docstore.kafka.end.offset", this, p -> p.end)
-        .description("the partition's end offset as last seen by the consumer (-1 until known)")
-        .tags(tags)
-        .register(registry);
-    Gauge.builder("docstore.kafka.lag.messages", this, PartitionProgress::lagMessages)
-        .description("messages of the partition not yet applied (-1 until its end is known)")
-        .tags(tags)
-        .register(registry);
-    Gauge.builder("docstore.kafka.lag", this, p -> p.lagSeconds(System.currentTimeMillis()))
-        .description(
-            "0 when caught up, else now minus the timestamp of the last message applied (minus the"
-                + " start of consumption if none was applied yet)")
-        .baseUnit("seconds")
-        .tags(tags)
-        .register(registry);
+    meters.addAll(deadLetters.values());
+    meters.add(
+        Gauge.builder("docstore.kafka.position", this, p -> p.position)
+            .description(
+                "the offset of the next message of the partition to apply (from the queue)")
+            .tags(tags)
+            .register(registry));
+    meters.add(
+        Gauge.builder("docstore.kafka.end.offset", this, p -> p.end)
+            .description("the partition's end offset as last seen by the consumer (-1 until known)")
+            .tags(tags)
+            .register(registry));
+    meters.add(
+        Gauge.builder("docstore.kafka.lag.messages", this, PartitionProgress::lagMessages)
+            .description("messages of the partition not yet applied (-1 until its end is known)")
+            .tags(tags)
+            .register(registry));
+    meters.add(
+        Gauge.builder("docstore.kafka.lag", this, p -> p.lagSeconds(System.currentTimeMillis()))
+            .description(
+                "0 when caught up, else now minus the timestamp of the last message applied (minus the"
+                    + " start of consumption if none was applied yet)")
+            .baseUnit("seconds")
+            .tags(tags)
+            .register(registry));
   }
 
   int partition() {
     return partition;
+  }
+
+  /** Removes the partition's meters: it is no longer consumed here. */
+  void close() {
+    meters.forEach(registry::remove);
+  }
+
+  boolean serving() {
+    return serving;
+  }
+
+  void serving(boolean v) {
+    serving = v;
   }
 
   long position() {
@@ -119,6 +146,9 @@ final class PartitionProgress {
   Map<String, Object> stats(long nowMillis) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("partition", partition);
+    if (!serving) {
+      m.put("building", true);
+    }
     m.put("position", position);
     m.put("endOffset", end);
     m.put("lagMessages", lagMessages());

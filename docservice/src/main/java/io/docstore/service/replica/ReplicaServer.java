@@ -29,6 +29,7 @@ public final class ReplicaServer implements Closeable {
   private final HttpServer read;
   private final RpcServer rpc;
   private final HttpServer admin;
+  private final io.docstore.service.cluster.ClusterView cluster;
   private boolean closed;
 
   /** Set by {@link #close}: {@code /readyz} says "draining" for {@code drain-period}. */
@@ -67,6 +68,7 @@ public final class ReplicaServer implements Closeable {
     }
     HttpServer r = null;
     RpcServer p = null;
+    io.docstore.service.cluster.ClusterView view = io.docstore.service.cluster.ClusterView.of(cfg);
     String opening = "docstore.http.read.port"; // the key of the port being opened, for errors
     try {
       r =
@@ -79,7 +81,7 @@ public final class ReplicaServer implements Closeable {
                       cfg.maxIdsPerRequest(),
                       cfg.maxResponseBytes(),
                       "this is a read replica: updates go to the primary's admin port",
-                      cfg.shardMap() == null ? null : cfg.shardMap().toString()),
+                      view),
                   registry)
               .start();
       if (cfg.rpcEnabled()) {
@@ -96,7 +98,8 @@ public final class ReplicaServer implements Closeable {
                     .idleTimeout(cfg.idleTimeout())
                     .frameTimeout(cfg.requestTimeout())
                     .build(),
-                registry);
+                registry,
+                view);
         p.start();
       }
       opening = "docstore.http.admin.port";
@@ -120,6 +123,9 @@ public final class ReplicaServer implements Closeable {
       if (r != null) {
         r.close(Duration.ZERO);
       }
+      if (view != null) {
+        view.close();
+      }
       node.close();
       Metrics.close(registry);
       if (e instanceof io.docstore.service.http.PortInUseException) {
@@ -128,6 +134,7 @@ public final class ReplicaServer implements Closeable {
       throw e;
     }
     read = r;
+    cluster = view;
     drainPeriod = cfg.drainPeriod();
     rpc = p;
   }
@@ -179,6 +186,9 @@ public final class ReplicaServer implements Closeable {
       rpc.close();
     }
     read.close(Duration.ofSeconds(5));
+    if (cluster != null) {
+      cluster.close();
+    }
     try {
       node.close();
     } finally {

@@ -218,6 +218,10 @@ public final class RpcServer implements Closeable {
 
   final DocumentSource source;
   final Options options;
+
+  /** The shard map's view of which documents this node serves; null: every document. */
+  final io.docstore.service.cluster.ClusterView cluster;
+
   final ThreadPoolExecutor lookups;
   final ChannelGroup channels = new DefaultChannelGroup("rpc", GlobalEventExecutor.INSTANCE);
   final AtomicInteger connections = new AtomicInteger();
@@ -234,7 +238,20 @@ public final class RpcServer implements Closeable {
   private volatile boolean closed;
 
   public RpcServer(DocumentSource source, Options options, MeterRegistry registry) {
+    this(source, options, registry, null);
+  }
+
+  /**
+   * @param cluster the documents this node serves (others are answered {@code wrong_shard}), or
+   *     null for all
+   */
+  public RpcServer(
+      DocumentSource source,
+      Options options,
+      MeterRegistry registry,
+      io.docstore.service.cluster.ClusterView cluster) {
     this.source = source;
+    this.cluster = cluster;
     this.options = options;
     this.registry = registry;
     this.lookups =

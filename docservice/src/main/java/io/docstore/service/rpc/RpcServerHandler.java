@@ -126,6 +126,15 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
         return;
       }
     }
+    if (server.cluster != null) {
+      for (long id : ids) {
+        String why = server.cluster.misrouted(id);
+        if (why != null) {
+          error(ctx, requestId, RpcFormat.ERR_WRONG_SHARD, why);
+          return;
+        }
+      }
+    }
     server.requests.increment();
     inFlight++;
     updateAutoRead(ctx);

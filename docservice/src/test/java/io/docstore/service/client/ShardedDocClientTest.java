@@ -144,4 +144,78 @@ class ShardedDocClientTest {
     assertThatThrownBy(() -> ShardMap.parse("shard a 0 127.0.0.1:1\n"))
         .hasMessageContaining("partitions");
   }
+
+  @Test
+  void aShardBuildsAPartitionItDoesNotServeYet() {
+    ShardMap m =
+        ShardMap.parse(
+            "partitions 3\nshard a 0-1 127.0.0.1:1\nshard b 2,+1 127.0.0.1:2\nshard c +0 127.0.0.1:3\n");
+    assertThat(m.shard("b").partitions()).containsExactly(2);
+    assertThat(m.shard("b").building()).containsExactly(1);
+    assertThat(m.shard("b").consumed()).containsExactly(2, 1);
+    assertThat(m.shard("c").partitions()).isEmpty();
+    assertThat(m.shards().get(m.shardOfPartition(1)).name()).isEqualTo("a");
+    assertThat(ShardMap.parse(m.toString()).toString()).isEqualTo(m.toString());
+    assertThat(m.toString()).contains("shard b 2,+1 ").contains("shard c +0 ");
+    assertThatThrownBy(() -> ShardMap.parse("partitions 2\nshard a 0-1,+1 127.0.0.1:1\n"))
+        .hasMessageContaining("shard a names partition 1 twice");
+    assertThatThrownBy(
+            () -> ShardMap.parse("partitions 2\nshard a 0-1 127.0.0.1:1\nshard a +0 127.0.0.1:2\n"))
+        .hasMessageContaining("two shards are named a");
+    assertThatThrownBy(() -> ShardMap.parse("partitions 2\nshard a 0-1,+2 127.0.0.1:1\n"))
+        .hasMessageContaining("partition +2 is not in [0, 2)");
+    assertThatThrownBy(() -> ShardMap.parse("partitions 2\nshard a 0,-1 127.0.0.1:1\n"))
+        .hasMessageContaining("not a partition number");
+  }
+
+  /**
+   * A node with {@code cluster.shard} reads its map file again when it changes, answers 421 for a
+   * document of a partition its shard does not serve, and keeps the last good map when the file
+   * holds a bad one.
+   */
+  @Test
+  void aNodeFollowsItsMapFileAndRefusesDocumentsOfOtherShards(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("shards.map");
+    Files.writeString(
+        file, "partitions 2\nshard a 0-1 127.0.0.1:7001\nshard b +1 127.0.0.1:7002\n");
+    long inOne = 0;
+    while (io.docstore.client.KafkaKeys.partitionFor(inOne, 2) != 1) {
+      inOne++;
+    }
+    try (ServiceFixture node =
+        ServiceFixture.start(
+            dir.resolve("node"),
+            Map.of("docstore.cluster.shard-map", file.toString(), "docstore.cluster.shard", "a"))) {
+      assertThat(node.put(inOne, "{\"x\":1}").statusCode()).isEqualTo(200);
+      assertThat(node.get("/docs/" + inOne).statusCode()).isEqualTo(200);
+      Files.writeString(file, "partitions 2\nshard a 0 127.0.0.1:7001\nshard b 1 127.0.0.1:7002\n");
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (node.get("/docs/" + inOne).statusCode() != 421 && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      var r = node.get("/docs/" + inOne);
+      assertThat(r.statusCode()).isEqualTo(421);
+      assertThat(r.body()).contains("partition 1").contains("served by shard b");
+      assertThat(node.get("/docs?ids=" + inOne).statusCode()).isEqualTo(421);
+      assertThat(node.get("/cluster").body()).contains("shard b 1 ");
+      // A map without this node's shard is not taken.
+      Files.writeString(file, "partitions 2\nshard b 0-1 127.0.0.1:7002\n");
+      Thread.sleep(2_500);
+      assertThat(node.get("/cluster").body()).contains("shard a 0 ");
+    }
+    assertThatThrownBy(
+            () ->
+                ServiceFixture.config(
+                    dir.resolve("bad"),
+                    Map.of(
+                        "docstore.cluster.shard-map",
+                        file.toString(),
+                        "docstore.cluster.shard",
+                        "z")))
+        .hasMessageContaining("docstore.cluster.shard")
+        .hasMessageContaining("no shard 'z'");
+    assertThatThrownBy(
+            () -> ServiceFixture.config(dir.resolve("bad"), Map.of("docstore.cluster.shard", "a")))
+        .hasMessageContaining("needs cluster.shard-map");
+  }
 }

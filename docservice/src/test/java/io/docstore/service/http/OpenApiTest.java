@@ -206,6 +206,30 @@ class OpenApiTest {
           .isEqualTo(404);
       assertThat(documented).contains("GET /cluster 404");
       covered.add("GET /cluster 404");
+      // A node of shard a: a document of shard b's partition is 421 there.
+      java.nio.file.Path two = elsewhere.resolve("two.map");
+      java.nio.file.Files.writeString(
+          two, "partitions 2\nshard a 0 127.0.0.1:7400\nshard b 1 127.0.0.1:7401\n");
+      long theirs = 0;
+      while (io.docstore.client.KafkaKeys.partitionFor(theirs, 2) != 1) {
+        theirs++;
+      }
+      try (ServiceFixture shardA =
+          ServiceFixture.start(
+              elsewhere.resolve("shard-a"),
+              Map.of(
+                  "docstore.cluster.shard-map", two.toString(), "docstore.cluster.shard", "a"))) {
+        for (Case c :
+            List.of(
+                new Case("read", "GET", "/docs/" + theirs, null, null, null),
+                new Case("read", "HEAD", "/docs/" + theirs, null, null, null),
+                new Case("read", "GET", "/docs?ids=" + theirs, null, null, null))) {
+          assertThat(send(shardA, c).statusCode()).as(c.method + " " + c.uri).isEqualTo(421);
+          String key = c.method + " " + template(c.port, c.uri) + " 421";
+          assertThat(documented).contains(key);
+          covered.add(key);
+        }
+      }
       List<String> wrong = new ArrayList<>();
       for (Map.Entry<Case, Integer> e : cases.entrySet()) {
         Case c = e.getKey();

@@ -87,6 +87,7 @@ public final class RpcFormat {
   public static final byte ERR_INTERNAL = 8;
   public static final byte ERR_SHUTTING_DOWN = 9; // closes
   public static final byte ERR_UNKNOWN_GROUP = 10;
+  public static final byte ERR_WRONG_SHARD = 11;
 
   /** Request id used in an ERROR frame when the request's own id could not be read. */
   public static final long NO_REQUEST_ID = 0;
@@ -114,6 +115,8 @@ public final class RpcFormat {
         return "shutting_down";
       case ERR_UNKNOWN_GROUP:
         return "unknown_group";
+      case ERR_WRONG_SHARD:
+        return "wrong_shard";
       default:
         return "unknown_" + code;
     }

@@ -1,0 +1,225 @@
+package io.docstore.service.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.docstore.client.DocProducer;
+import io.docstore.client.Document;
+import io.docstore.client.KafkaKeys;
+import io.docstore.client.ShardedDocClient;
+import io.docstore.io.TestSupport;
+import io.docstore.kafka.local.KafkaProcess;
+import io.docstore.service.ServiceFixture;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A partition moves from shard a to shard b through the shard map alone, under read load: b builds
+ * it from the topic ({@code +1}), the map then gives it to b, a answers wrong_shard / 421 for it
+ * and deletes its documents after the drop delay, and a {@link ShardedDocClient} following the map
+ * reads every document right throughout (0 failed reads), then reads updates made after the move
+ * from b.
+ */
+class PartitionMoveTest {
+
+  private static final String TOPIC = "docs";
+  private static final int PARTITIONS = 3;
+  private static final int MOVED = 1;
+  private static final int IDS = 3_000 * TestSupport.scale();
+
+  @TempDir Path dir;
+
+  private final ObjectMapper json = new ObjectMapper();
+
+  @Test
+  void aPartitionMovesUnderReadLoadWithoutAFailedRead() throws Exception {
+    Random random = new Random(TestSupport.seed("PartitionMoveTest"));
+    Map<Long, String> model = new ConcurrentHashMap<>();
+    try (KafkaProcess kafka = KafkaProcess.start(dir.resolve("broker"))) {
+      TopicModel.createTopic(kafka.bootstrap(), TOPIC, PARTITIONS);
+      try (DocProducer producer = DocProducer.create(kafka.bootstrap(), TOPIC)) {
+        for (long id = 0; id < IDS; id++) {
+          String v = "{\"id\":" + id + ",\"v\":0}";
+          model.put(id, v);
+          producer.put(id, v.getBytes(StandardCharsets.UTF_8));
+        }
+        producer.flush();
+      }
+      int rpcA = freePort();
+      int rpcB = freePort();
+      Path map = dir.resolve("shards.map");
+      writeMap(map, "shard a 0-1 127.0.0.1:" + rpcA, "shard b 2 127.0.0.1:" + rpcB);
+      try (ServiceFixture a = shard(kafka, map, "a", rpcA);
+          ServiceFixture b = shard(kafka, map, "b", rpcB)) {
+        awaitTrue(
+            "both shards caught up", () -> caughtUp(a, 0) && caughtUp(a, 1) && caughtUp(b, 2));
+        try (ShardedDocClient client =
+            ShardedDocClient.connect(
+                List.of(URI.create(a.service.readUrl()), URI.create(b.service.readUrl())),
+                Duration.ofSeconds(5),
+                c -> c.requestTimeout(Duration.ofSeconds(5)))) {
+          AtomicBoolean stop = new AtomicBoolean();
+          AtomicLong reads = new AtomicLong();
+          List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+          List<Thread> readers = new ArrayList<>();
+          for (int t = 0; t < 2; t++) {
+            long seed = random.nextLong();
+            Thread r =
+                new Thread(() -> readUntil(stop, client, model, new Random(seed), reads, failures));
+            r.start();
+            readers.add(r);
+          }
+          // 1. b builds the partition from the topic; it does not serve it yet.
+          writeMap(map, "shard a 0-1 127.0.0.1:" + rpcA, "shard b 2,+1 127.0.0.1:" + rpcB);
+          awaitTrue("b built partition 1", () -> caughtUp(b, MOVED));
+          assertThat(b.service.store().heldLogPartitions()).contains(MOVED);
+          // 2. b serves it; a stops, answers 421 for it, and drops it after the delay.
+          writeMap(map, "shard a 0 127.0.0.1:" + rpcA, "shard b 1-2 127.0.0.1:" + rpcB);
+          awaitTrue(
+              "a dropped partition 1",
+              () -> !a.service.store().heldLogPartitions().contains(MOVED));
+          long before = reads.get();
+          awaitTrue("reads go on after the move", () -> reads.get() > before + 100);
+          stop.set(true);
+          for (Thread r : readers) {
+            r.join();
+          }
+          assertThat(failures).isEmpty();
+          assertThat(reads.get()).isGreaterThan(200);
+          assertThat(client.map().shards().get(client.map().shardOfPartition(MOVED)).name())
+              .isEqualTo("b");
+
+          long moved = idIn(MOVED);
+          assertThat(a.service.store().get(moved)).isNull();
+          HttpResponse<String> misdirected = a.get("/docs/" + moved);
+          assertThat(misdirected.statusCode()).isEqualTo(421);
+          assertThat(misdirected.body()).contains("partition " + MOVED).contains("shard b");
+
+          // Updates after the move reach b, not a.
+          try (DocProducer producer = DocProducer.create(kafka.bootstrap(), TOPIC)) {
+            producer.put(moved, "{\"after\":true}".getBytes(StandardCharsets.UTF_8)).get();
+          }
+          awaitTrue(
+              "the update after the move is read from b",
+              () -> {
+                Document d = client.get(moved);
+                return d != null && new String(d.body(), StandardCharsets.UTF_8).contains("after");
+              });
+          assertThat(a.service.store().get(moved)).isNull();
+          for (long id = 0; id < IDS; id++) {
+            if (KafkaKeys.partitionFor(id, PARTITIONS) == MOVED) {
+              assertThat(a.service.store().get(id)).as("id %d on a", id).isNull();
+            } else if (KafkaKeys.partitionFor(id, PARTITIONS) == 0) {
+              assertThat(b.service.store().get(id)).as("id %d on b", id).isNull();
+            }
+          }
+        }
+      }
+    }
+  }
+
+  private static void readUntil(
+      AtomicBoolean stop,
+      ShardedDocClient client,
+      Map<Long, String> model,
+      Random random,
+      AtomicLong reads,
+      List<String> failures) {
+    while (!stop.get()) {
+      long[] ids = new long[50];
+      for (int i = 0; i < ids.length; i++) {
+        ids[i] = random.nextInt(IDS);
+      }
+      try {
+        Document[] got = client.getAll(ids);
+        for (int i = 0; i < ids.length; i++) {
+          String want = model.get(ids[i]);
+          String have = got[i] == null ? null : new String(got[i].body(), StandardCharsets.UTF_8);
+          if (!want.equals(have)) {
+            failures.add("id " + ids[i] + ": read " + have + ", want " + want);
+          }
+        }
+        reads.incrementAndGet();
+      } catch (RuntimeException e) {
+        failures.add(e.toString());
+      }
+    }
+  }
+
+  private ServiceFixture shard(KafkaProcess kafka, Path map, String name, int rpcPort)
+      throws Exception {
+    Map<String, Object> o = new HashMap<>();
+    o.put("docstore.rpc.enabled", true);
+    o.put("docstore.rpc.port", rpcPort);
+    o.put("docstore.updates.kafka.bootstrap-servers", kafka.bootstrap());
+    o.put("docstore.updates.kafka.topic", TOPIC);
+    o.put("docstore.cluster.shard-map", map.toString());
+    o.put("docstore.cluster.shard", name);
+    o.put("docstore.cluster.drop-delay", "1s");
+    return ServiceFixture.start(dir.resolve("data-" + name), o);
+  }
+
+  /** Replaces the map file at once, as an operator's tool should (a reader never sees half). */
+  private static void writeMap(Path map, String... shards) throws Exception {
+    Path tmp = map.resolveSibling(map.getFileName() + ".tmp");
+    Files.writeString(tmp, "partitions " + PARTITIONS + "\n" + String.join("\n", shards) + "\n");
+    Files.move(tmp, map, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /** Whether the shard has applied every message of the partition (the topic is not written). */
+  private boolean caughtUp(ServiceFixture s, int partition) throws Exception {
+    JsonNode parts = json.readTree(s.adminGet("/stats").body()).path("kafka").path("partitions");
+    for (JsonNode p : parts) {
+      if (p.path("partition").asInt() == partition) {
+        return p.path("lagMessages").asLong(-1) == 0;
+      }
+    }
+    return false;
+  }
+
+  private static long idIn(int partition) {
+    for (long id = 0; ; id++) {
+      if (KafkaKeys.partitionFor(id, PARTITIONS) == partition) {
+        return id;
+      }
+    }
+  }
+
+  @FunctionalInterface
+  private interface Check {
+    boolean test() throws Exception;
+  }
+
+  private static void awaitTrue(String what, Check check) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!check.test()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting until " + what);
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}
