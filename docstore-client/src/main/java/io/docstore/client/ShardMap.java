@@ -268,6 +268,68 @@ public final class ShardMap {
     return null;
   }
 
+  /**
+   * This map with shard {@code to} also building {@code partition} (the first step of moving it
+   * there); this map itself if {@code to} already builds or serves it.
+   */
+  public ShardMap building(int partition, String to) {
+    Shard target = requireShard(to);
+    checkPartition(partition);
+    if (target.partitions().contains(partition) || target.building().contains(partition)) {
+      return this;
+    }
+    List<Shard> out = new ArrayList<>();
+    for (Shard s : shards) {
+      if (s == target) {
+        List<Integer> b = new ArrayList<>(s.building());
+        b.add(partition);
+        out.add(new Shard(s.name(), s.partitions(), b, s.servers()));
+      } else {
+        out.add(s);
+      }
+    }
+    return new ShardMap(partitions, out);
+  }
+
+  /**
+   * This map with {@code partition} served by shard {@code to} instead of its current shard (the
+   * last step of moving it: no longer built there, no longer served by the other).
+   *
+   * @throws IllegalArgumentException if that would leave the old shard with no partition
+   */
+  public ShardMap moved(int partition, String to) {
+    requireShard(to);
+    checkPartition(partition);
+    List<Shard> out = new ArrayList<>();
+    for (Shard s : shards) {
+      List<Integer> serving = new ArrayList<>(s.partitions());
+      List<Integer> b = new ArrayList<>(s.building());
+      serving.remove(Integer.valueOf(partition));
+      if (s.name().equals(to)) {
+        b.remove(Integer.valueOf(partition));
+        serving.add(partition);
+        serving.sort(null);
+      }
+      out.add(new Shard(s.name(), serving, b, s.servers()));
+    }
+    return new ShardMap(partitions, out);
+  }
+
+  private Shard requireShard(String name) {
+    Shard s = shard(name);
+    if (s == null) {
+      throw new IllegalArgumentException("no shard '" + name + "' in the map");
+    }
+    return s;
+  }
+
+  private void checkPartition(int partition) {
+    if (partition < 0 || partition >= partitions) {
+      throw new IllegalArgumentException(
+          "partition " + partition + " is not in [0, " + partitions + ")");
+    }
+  }
+
   /** The map as {@link #parse} reads it. */
   @Override
   public String toString() {

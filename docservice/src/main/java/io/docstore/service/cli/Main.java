@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
       io.docstore.service.replica.ReplicaCommand.class,
       ImportCommand.class,
       ProduceCommand.class,
+      MovePartitionCommand.class,
       GetCommand.class,
       StatsCommand.class,
       DumpCommand.class,

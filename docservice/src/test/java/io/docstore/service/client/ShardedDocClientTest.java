@@ -166,6 +166,18 @@ class ShardedDocClientTest {
         .hasMessageContaining("partition +2 is not in [0, 2)");
     assertThatThrownBy(() -> ShardMap.parse("partitions 2\nshard a 0,-1 127.0.0.1:1\n"))
         .hasMessageContaining("not a partition number");
+    // The two steps of a move, as docstore move-partition writes them.
+    ShardMap two = ShardMap.parse("partitions 3\nshard a 0-1 127.0.0.1:1\nshard b 2 127.0.0.1:2\n");
+    ShardMap step1 = two.building(1, "b");
+    assertThat(step1.shard("b").building()).containsExactly(1);
+    assertThat(step1.shards().get(step1.shardOfPartition(1)).name()).isEqualTo("a");
+    assertThat(step1.building(1, "b")).isSameAs(step1);
+    ShardMap step2 = step1.moved(1, "b");
+    assertThat(step2.shard("a").partitions()).containsExactly(0);
+    assertThat(step2.shard("b").partitions()).containsExactly(1, 2);
+    assertThat(step2.shard("b").building()).isEmpty();
+    assertThatThrownBy(() -> step2.moved(0, "b")).hasMessageContaining("shard a neither serves");
+    assertThatThrownBy(() -> two.building(1, "z")).hasMessageContaining("no shard 'z'");
   }
 
   /**

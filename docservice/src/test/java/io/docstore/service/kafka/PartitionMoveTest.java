@@ -86,12 +86,23 @@ class PartitionMoveTest {
             r.start();
             readers.add(r);
           }
-          // 1. b builds the partition from the topic; it does not serve it yet.
-          writeMap(map, "shard a 0-1 127.0.0.1:" + rpcA, "shard b 2,+1 127.0.0.1:" + rpcB);
-          awaitTrue("b built partition 1", () -> caughtUp(b, MOVED));
+          // docstore move-partition: b builds the partition from the topic (a still serves it),
+          // then serves it; a answers wrong_shard / 421 for it and drops it after the delay.
+          int exit =
+              io.docstore.service.cli.Main.run(
+                  "move-partition",
+                  Integer.toString(MOVED),
+                  "--to",
+                  "b",
+                  "--map",
+                  map.toString(),
+                  "--admin",
+                  b.service.adminUrl(),
+                  "--timeout",
+                  "60");
+          assertThat(exit).isZero();
           assertThat(b.service.store().heldLogPartitions()).contains(MOVED);
-          // 2. b serves it; a stops, answers 421 for it, and drops it after the delay.
-          writeMap(map, "shard a 0 127.0.0.1:" + rpcA, "shard b 1-2 127.0.0.1:" + rpcB);
+          assertThat(Files.readString(map)).contains("shard a 0 ").contains("shard b 1,2 ");
           awaitTrue(
               "a dropped partition 1",
               () -> !a.service.store().heldLogPartitions().contains(MOVED));
