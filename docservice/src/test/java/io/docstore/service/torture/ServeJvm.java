@@ -28,8 +28,8 @@ import java.util.regex.Pattern;
  * A docservice child JVM ({@code docstore serve}, or {@code docstore replica}) on free loopback
  * ports (config overrides as {@code -D}), its stderr (the log) appended to a file the scenario can
  * inspect, its stdout parsed for the URLs. Built like {@code TestSupport.startJvm} (same class path
- * and flags) but keeps the log. Used by the torture scenarios and the multi-process replication
- * test.
+ * and flags) but keeps the log. Used by the torture scenarios, the multi-process replication test
+ * and the Kafka-mode shard tests ({@link #kafkaPositions()}).
  */
 public final class ServeJvm implements AutoCloseable {
 
