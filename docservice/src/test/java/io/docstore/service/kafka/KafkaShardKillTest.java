@@ -2,8 +2,6 @@ package io.docstore.service.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.docstore.client.DocProducer;
 import io.docstore.io.TestSupport;
 import io.docstore.kafka.local.KafkaProcess;
@@ -20,7 +18,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.LongPredicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,7 +38,6 @@ class KafkaShardKillTest {
 
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private final ObjectMapper json = new ObjectMapper();
 
   @Test
   void aKilledShardAndARestartedBrokerLoseAndDuplicateNothing() throws Exception {
@@ -84,13 +80,13 @@ class KafkaShardKillTest {
               "producer");
       producing.start();
       try (ServeJvm first = ServeJvm.launch(log, jvm, serve)) {
-        awaitApplied(first, n -> n >= MESSAGES / 8, 60);
+        first.awaitKafka(p -> ServeJvm.applied(p) >= MESSAGES / 8, 60);
         first.kill9();
       }
       try (ServeJvm second = ServeJvm.launch(log, jvm, serve)) {
-        long before = applied(second);
+        long before = ServeJvm.applied(second.kafkaPositions());
         assertThat(before).as("resumed where the killed one stopped").isGreaterThan(0);
-        awaitApplied(second, n -> n >= before + MESSAGES / 8, 60);
+        second.awaitKafka(p -> ServeJvm.applied(p) >= before + MESSAGES / 8, 60);
         kafka.kill();
         kafka.restart();
         producing.join(TimeUnit.SECONDS.toMillis(120));
@@ -100,8 +96,8 @@ class KafkaShardKillTest {
         Map<Integer, Long> ends = TopicModel.endOffsets(kafka.bootstrap(), TOPIC, 3);
         long total = ends.values().stream().mapToLong(Long::longValue).sum();
         assertThat(total).isEqualTo(MESSAGES);
-        awaitApplied(second, n -> n == total, 60);
-        assertThat(get(second.adminUrl + "/readyz").statusCode()).isEqualTo(200);
+        second.awaitKafka(p -> ServeJvm.applied(p) == total, 60);
+        assertThat(second.getAdmin("/readyz").statusCode()).isEqualTo(200);
 
         Map<Long, String> last = model.lastValues();
         for (long id : model.ids()) {
@@ -117,27 +113,6 @@ class KafkaShardKillTest {
       }
     }
     model.assertExactlyOnce(TopicModel.queued(data, 3));
-  }
-
-  /** The messages the shard has applied (or skipped as dead letters), over its partitions. */
-  private long applied(ServeJvm serve) throws Exception {
-    JsonNode kafka = json.readTree(get(serve.adminUrl + "/stats").body()).get("kafka");
-    long n = 0;
-    for (JsonNode p : kafka.get("partitions")) {
-      n += p.get("position").asLong();
-    }
-    return n;
-  }
-
-  private void awaitApplied(ServeJvm serve, LongPredicate done, int seconds) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    long n;
-    while (!done.test(n = applied(serve))) {
-      assertThat(System.nanoTime())
-          .as("applied %d messages so far; log %s:%n%s", n, serve.log, ServeJvm.tail(serve.log))
-          .isLessThan(deadline);
-      Thread.sleep(50);
-    }
   }
 
   private HttpResponse<String> get(String url) throws Exception {

@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -81,16 +82,24 @@ final class TopicModel {
    * recorded once the broker acknowledges it ({@link #awaitAcknowledged}).
    */
   void sendRandom(DocProducer producer, Random rnd, int ids) {
+    sendRandom(producer, rnd, ids, 4, 300);
+  }
+
+  /**
+   * Sends one random update of {@code ids} documents: a delete one time in {@code deleteOneIn},
+   * else a put of a new version padded with up to {@code maxPad} bytes.
+   */
+  void sendRandom(DocProducer producer, Random rnd, int ids, int deleteOneIn, int maxPad) {
     long id = rnd.nextInt(ids);
     String doc =
-        rnd.nextInt(4) == 0
+        rnd.nextInt(deleteOneIn) == 0
             ? null
             : "{\"id\":"
                 + id
                 + ",\"v\":"
                 + rnd.nextLong()
                 + ",\"pad\":\""
-                + "x".repeat(rnd.nextInt(300))
+                + "x".repeat(rnd.nextInt(maxPad + 1))
                 + "\"}";
     CompletableFuture<LogPosition> f =
         doc == null ? producer.delete(id) : producer.put(id, doc.getBytes(StandardCharsets.UTF_8));
@@ -190,15 +199,23 @@ final class TopicModel {
 
   /** Asserts that {@code queued} holds exactly the applied messages, in order, per partition. */
   void assertExactlyOnce(Map<Integer, List<String>> queued) {
+    assertExactlyOnce(queued, applied().keySet());
+  }
+
+  /**
+   * Asserts that {@code queued} (a shard's queue) holds exactly the applied messages of {@code
+   * partitions}, in order, per partition, and nothing of any other partition.
+   */
+  void assertExactlyOnce(Map<Integer, List<String>> queued, Set<Integer> partitions) {
+    assertThat(partitions).as("the partitions of the queue's records").containsAll(queued.keySet());
     Map<Integer, List<String>> applied = applied();
-    for (Map.Entry<Integer, List<String>> e : applied.entrySet()) {
-      List<String> got = queued.getOrDefault(e.getKey(), List.of());
+    for (int partition : partitions) {
+      List<String> messages = applied.getOrDefault(partition, List.of());
+      List<String> got = queued.getOrDefault(partition, List.of());
       assertThat(got.size())
-          .as(
-              "records in the queue from partition %d (messages: %d)",
-              e.getKey(), e.getValue().size())
-          .isEqualTo(e.getValue().size());
-      assertThat(got).as("partition %d, in offset order", e.getKey()).isEqualTo(e.getValue());
+          .as("records in the queue from partition %d (messages: %d)", partition, messages.size())
+          .isEqualTo(messages.size());
+      assertThat(got).as("partition %d, in offset order", partition).isEqualTo(messages);
     }
   }
 }

@@ -1,16 +1,26 @@
 package io.docstore.service.torture;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.docstore.service.cli.Main;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,8 +28,8 @@ import java.util.regex.Pattern;
  * A docservice child JVM ({@code docstore serve}, or {@code docstore replica}) on free loopback
  * ports (config overrides as {@code -D}), its stderr (the log) appended to a file the scenario can
  * inspect, its stdout parsed for the URLs. Built like {@code TestSupport.startJvm} (same class path
- * and flags) but keeps the log. Used by the torture scenarios and the multi-process replication
- * test.
+ * and flags) but keeps the log. Used by the torture scenarios, the multi-process replication test
+ * and the Kafka-mode shard tests ({@link #kafkaPositions()}).
  */
 public final class ServeJvm implements AutoCloseable {
 
@@ -153,6 +163,55 @@ public final class ServeJvm implements AutoCloseable {
 
   public long pid() {
     return process.pid();
+  }
+
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  /** {@code GET path} on the admin port (e.g. {@code /stats}), as a string. */
+  public HttpResponse<String> getAdmin(String path) throws IOException, InterruptedException {
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create(adminUrl + path))
+            .timeout(Duration.ofSeconds(10))
+            .GET()
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * A Kafka-mode serve's position in each of its partitions ({@code /stats}, {@code
+   * kafka.partitions[].position}: the next offset to apply), by partition.
+   */
+  public Map<Integer, Long> kafkaPositions() throws IOException, InterruptedException {
+    JsonNode kafka = new ObjectMapper().readTree(getAdmin("/stats").body()).get("kafka");
+    Map<Integer, Long> positions = new TreeMap<>();
+    for (JsonNode p : kafka.get("partitions")) {
+      positions.put(p.get("partition").asInt(), p.get("position").asLong());
+    }
+    return positions;
+  }
+
+  /** The messages applied (or skipped as dead letters) over the partitions of {@code positions}. */
+  public static long applied(Map<Integer, Long> positions) {
+    return positions.values().stream().mapToLong(p -> Math.max(0, p)).sum();
+  }
+
+  /**
+   * Polls {@link #kafkaPositions()} every 50 ms until {@code done} accepts them, for up to {@code
+   * seconds}; then fails naming them and quoting the end of the log.
+   */
+  public Map<Integer, Long> awaitKafka(Predicate<Map<Integer, Long>> done, int seconds)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    Map<Integer, Long> positions;
+    while (!done.test(positions = kafkaPositions())) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(
+            "positions " + positions + " after " + seconds + " s; log " + log + ":\n" + tail(log));
+      }
+      Thread.sleep(50);
+    }
+    return positions;
   }
 
   /** Open file descriptors of the child (Linux {@code /proc}), or -1 where not available. */

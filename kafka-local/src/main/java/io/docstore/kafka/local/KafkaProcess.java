@@ -209,7 +209,8 @@ public final class KafkaProcess implements AutoCloseable {
     return own + File.pathSeparator + Files.readString(file, StandardCharsets.UTF_8).trim();
   }
 
-  private static int[] freePorts(int n) throws IOException {
+  /** {@code n} distinct loopback ports that were free a moment ago (for a child to bind). */
+  public static int[] freePorts(int n) throws IOException {
     ServerSocket[] sockets = new ServerSocket[n];
     try {
       int[] ports = new int[n];
