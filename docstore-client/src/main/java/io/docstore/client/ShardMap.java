@@ -15,7 +15,8 @@ import java.util.List;
  * KafkaKeys#partitionFor}{@code (id, partitions)}, the partition Kafka's default partitioner gives
  * its record, and so on the shard that serves that partition. Every partition has exactly one
  * serving shard. A shard may also be <em>building</em> partitions ({@code +P}): it consumes them
- * from the topic but does not serve them yet (a partition being moved to it). Immutable.
+ * from the topic but does not serve them yet (a partition being moved to it); a shard with none
+ * ({@code -}) is being emptied or filled. Immutable.
  *
  * <pre>
  * # comment
@@ -75,10 +76,6 @@ public final class ShardMap {
       Shard shard = this.shards.get(s);
       if (shard.servers().isEmpty()) {
         throw new IllegalArgumentException("shard " + shard.name() + " has no server");
-      }
-      if (shard.partitions().isEmpty() && shard.building().isEmpty()) {
-        throw new IllegalArgumentException(
-            "shard " + shard.name() + " neither serves nor builds a partition");
       }
       for (int p : shard.partitions()) {
         if (p < 0 || p >= partitions) {
@@ -188,7 +185,7 @@ public final class ShardMap {
           }
           List<Integer> serving = new ArrayList<>();
           List<Integer> building = new ArrayList<>();
-          for (String part : f[2].split(",")) {
+          for (String part : f[2].equals("-") ? new String[0] : f[2].split(",")) {
             boolean plus = part.startsWith("+");
             (plus ? building : serving).addAll(partitionList(plus ? part.substring(1) : part));
           }
@@ -293,9 +290,8 @@ public final class ShardMap {
 
   /**
    * This map with {@code partition} served by shard {@code to} instead of its current shard (the
-   * last step of moving it: no longer built there, no longer served by the other).
-   *
-   * @throws IllegalArgumentException if that would leave the old shard with no partition
+   * last step of moving it: no longer built there, no longer served by the other, which may be left
+   * with none: it is being emptied, and can leave the map once its primary dropped it).
    */
   public ShardMap moved(int partition, String to) {
     requireShard(to);
@@ -341,6 +337,9 @@ public final class ShardMap {
       }
       for (int i = 0; i < s.building().size(); i++) {
         sb.append(i == 0 && s.partitions().isEmpty() ? "+" : ",+").append(s.building().get(i));
+      }
+      if (s.partitions().isEmpty() && s.building().isEmpty()) {
+        sb.append('-'); // a shard being emptied, or not given anything yet
       }
       for (InetSocketAddress a : s.servers()) {
         sb.append(' ').append(a.getHostString()).append(':').append(a.getPort());

@@ -37,7 +37,11 @@ public final class Main {
         .setExecutionExceptionHandler(
             (e, cmd, parsed) -> {
               // Expected failures (bad files, unreachable servers) get one line, not a stack trace.
-              System.err.println("docstore " + cmd.getCommandName() + ": " + e.getMessage());
+              System.err.println(
+                  "docstore "
+                      + cmd.getCommandName()
+                      + ": "
+                      + (e.getMessage() == null ? e.toString() : e.getMessage()));
               return 1;
             })
         .execute(args);

@@ -119,7 +119,12 @@ final class MovePartitionCommand implements Callable<Integer> {
       String now =
           p == null
               ? "waiting for shard " + to + " to take the map"
-              : "at offset " + p.path("position").asLong() + " of " + p.path("endOffset").asLong();
+              : p.path("endOffset").asLong(-1) < 0
+                  ? "consuming, at offset " + p.path("position").asLong()
+                  : "at offset "
+                      + p.path("position").asLong()
+                      + " of "
+                      + p.path("endOffset").asLong();
       if (!now.equals(last)) {
         System.out.println("  " + now);
         last = now;

@@ -250,7 +250,7 @@ public final class DocstoreConfig {
       }
       partitions = shard.consumed();
     }
-    if (partitions.isEmpty()) {
+    if (partitions.isEmpty() && shard == null) {
       throw new ConfigError(
           ROOT + "." + prefix + "partitions", "must list the topic's partitions this shard serves");
     }

@@ -332,6 +332,10 @@ public final class KafkaIngest implements Closeable {
             seekToStore();
             rewind = false;
           }
+          if (progress.isEmpty()) { // a shard the map gives nothing (being emptied or filled)
+            closing.await(POLL.toMillis(), TimeUnit.MILLISECONDS);
+            continue;
+          }
           ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
           for (TopicPartition tp : records.partitions()) {
             if (!apply(tp, records.records(tp))) {
@@ -357,6 +361,9 @@ public final class KafkaIngest implements Closeable {
         } catch (IOException | RuntimeException e) {
           logFailure("Kafka ingest failed, retrying from the queue's positions", e);
           rewind = true;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
         }
       }
     } finally {

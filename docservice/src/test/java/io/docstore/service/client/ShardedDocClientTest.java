@@ -176,7 +176,10 @@ class ShardedDocClientTest {
     assertThat(step2.shard("a").partitions()).containsExactly(0);
     assertThat(step2.shard("b").partitions()).containsExactly(1, 2);
     assertThat(step2.shard("b").building()).isEmpty();
-    assertThatThrownBy(() -> step2.moved(0, "b")).hasMessageContaining("shard a neither serves");
+    ShardMap emptied = step2.moved(0, "b");
+    assertThat(emptied.shard("a").partitions()).isEmpty();
+    assertThat(emptied.toString()).contains("shard a - 127.0.0.1:1");
+    assertThat(ShardMap.parse(emptied.toString()).toString()).isEqualTo(emptied.toString());
     assertThatThrownBy(() -> two.building(1, "z")).hasMessageContaining("no shard 'z'");
   }
 
