@@ -11,7 +11,8 @@ import java.util.function.UnaryOperator;
  * Reads from shards fed by the update log: one {@link DocClient} per shard of a {@link ShardMap}
  * (over that shard's primary and replicas, with their balancing and retries), each ID sent to the
  * shard serving its partition. A multi-get asks every shard it needs in parallel and puts the
- * answers back in the order asked. Thread-safe; share one instance.
+ * answers back in the order asked; {@link #getAtLeast(long, LogPosition)} reads a producer's own
+ * write. Thread-safe; share one instance.
  */
 public final class ShardedDocClient implements Closeable {
 
@@ -47,6 +48,31 @@ public final class ShardedDocClient implements Closeable {
   /** The newest version of {@code id}, from the shard serving it; null if absent. */
   public Document get(long id) {
     return clients.get(map.shardOf(id)).get(id);
+  }
+
+  /**
+   * {@link DocClient#getAtLeast(long, LogPosition)} on the shard serving {@code id}: the document
+   * as the write at {@code written} left it, or newer (null once deleted), read from one of that
+   * shard's servers whose reads see the write.
+   *
+   * @throws IllegalArgumentException if {@code written} is in another partition than the one {@code
+   *     id}'s records go to (it is not a position of a write of that document)
+   * @throws DocClientException as the shard's client throws it
+   */
+  public Document getAtLeast(long id, LogPosition written) {
+    int partition = KafkaKeys.partitionFor(id, map.partitions());
+    if (written.partition() != partition) {
+      throw new IllegalArgumentException(
+          "document "
+              + id
+              + " is in partition "
+              + partition
+              + " of "
+              + map.partitions()
+              + ", but the position is in partition "
+              + written.partition());
+    }
+    return clients.get(map.shardOf(id)).getAtLeast(id, written);
   }
 
   /** {@link DocClient#getAll(long[])} over the shards: one slot per ID, in order. */
