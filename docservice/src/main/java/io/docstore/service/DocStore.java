@@ -33,6 +33,7 @@ import io.docstore.service.store.LiveRecords;
 import io.docstore.service.store.SalvageRebuild;
 import io.docstore.service.store.SourceKeys;
 import io.docstore.service.store.StoreMetrics;
+import io.docstore.service.store.VisiblePositions;
 import io.micrometer.core.instrument.Gauge;
 import java.io.Closeable;
 import java.io.IOException;
@@ -129,6 +130,12 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   /** The write path (apply, applyFromLog); null when opened read-only. */
   private final StoreWrites writes;
 
+  /** How far reads see each partition of the update log (fed by the indexer). */
+  private final VisiblePositions visible = new VisiblePositions();
+
+  /** Whether the store is a shard fed by an update log (Kafka mode). */
+  private final boolean fedByLog;
+
   private long checkpointNoSpaceLoggedNanos = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
 
   private DocStore(
@@ -147,6 +154,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     this.maxBodyBytes = o.maxBodyBytes;
     this.defaultTtlMillis = o.defaultTtl.toMillis();
     this.groups = o.groups;
+    this.fedByLog = o.fedByLog;
     this.groupMeters = new io.docstore.service.groups.GroupMeters(o.groups, o.registry);
     this.lock = lock;
     this.metrics = new StoreMetrics(o.registry);
@@ -257,6 +265,8 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
             through,
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
       }
+      seedVisiblePositions();
+      indexer.positions(visible);
     } catch (IOException | RuntimeException e) {
       closeQuietly(idx);
       closeQuietly(q);
@@ -654,13 +664,66 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       indexer.catchUpTo(written, INDEX_WAIT_MILLIS, false);
     }
     long address = index.get(SourceKeys.key(partition));
-    if (address < 0) {
-      return -1;
-    }
-    QueueRecord source = load(SourceKeys.key(partition), address);
-    try (QueueTailer after = queue.tailer(source.sequence() + 1)) {
+    return address < 0 ? -1 : position(SourceKeys.key(partition), address);
+  }
+
+  /**
+   * Where the run of the SOURCE record that source key {@code key} maps to ({@code address}) ends
+   * in the queue, taking the queue's end as final (see {@link SourceKeys#position}).
+   */
+  private long position(long key, long address) throws IOException {
+    QueueRecord source = load(key, address);
+    try (QueueTailer after = queue.tailerAfter(source)) {
       return SourceKeys.position(source, after, true);
     }
+  }
+
+  /**
+   * At open, once the index holds the whole queue: each partition's visible position is where its
+   * newest run ends, as {@link #logPosition} finds it; the indexer keeps them up to date from then
+   * on.
+   */
+  private void seedVisiblePositions() throws IOException {
+    try (io.docstore.index.IndexCursor c = index.scan(SourceKeys.FIRST)) {
+      while (c.next() && SourceKeys.isSourceKey(c.id())) {
+        visible.seed(SourceKeys.partition(c.id()), position(c.id(), c.value()));
+      }
+    }
+  }
+
+  /**
+   * How far reads see partition {@code partition} of the update log, now: the offset of the first
+   * message whose write a read may not see yet; -1 when nothing of that partition is visible. The
+   * read-side counterpart of {@link #logPosition}, cheap enough for every read request: no sync, no
+   * indexing, no I/O, no lock (a figure the indexer keeps, see {@link VisiblePositions}); on a
+   * read-only store the same.
+   *
+   * <p>Why a reader may act on it: the position passes a message only once every queue record of
+   * that message, and of every message of the partition before it, is in the index and the cache
+   * (the indexer applies records in sequence order and moves the position after each batch is in
+   * both). So a read that starts after this call returned a position above offset {@code o} sees
+   * the write of message {@code o} (a put, a delete) or a newer state of that document: a later
+   * message's write, or the expiry of what it wrote. It is never ahead of {@link #logPosition}
+   * (which counts records made durable and indexed on the spot); it may be behind it by what is
+   * durable but not yet indexed.
+   *
+   * @throws IllegalArgumentException for a partition a store cannot follow (negative, or from
+   *     {@value SourceKeys#MAX_PARTITIONS} up)
+   */
+  @Override
+  public long visibleLogPosition(int partition) throws IOException {
+    SourceKeys.key(partition); // checks the partition
+    ensureOpen();
+    return visible.get(partition);
+  }
+
+  /**
+   * Whether the store is fed by an update log: opened as a Kafka-mode shard ({@link
+   * DocStoreOptions.Builder#fedByLog}), or holding positions in one.
+   */
+  @Override
+  public boolean fedByLog() {
+    return fedByLog || !visible.isEmpty();
   }
 
   @Override

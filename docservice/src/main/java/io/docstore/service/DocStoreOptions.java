@@ -25,6 +25,7 @@ public final class DocStoreOptions {
   final Duration defaultTtl;
   final io.docstore.service.gc.GcOptions gc;
   final io.docstore.service.groups.FieldGroups groups;
+  final boolean fedByLog;
 
   private DocStoreOptions(Builder b) {
     this.fileSystem = b.fileSystem;
@@ -37,6 +38,7 @@ public final class DocStoreOptions {
     this.defaultTtl = b.defaultTtl;
     this.gc = b.gc;
     this.groups = b.groups;
+    this.fedByLog = b.fedByLog;
   }
 
   public static Builder builder(DocCache cache) {
@@ -93,6 +95,7 @@ public final class DocStoreOptions {
         io.docstore.service.groups.FieldGroups.NONE;
     private io.docstore.service.gc.GcOptions gc =
         io.docstore.service.gc.GcOptions.defaults().withEnabled(false);
+    private boolean fedByLog;
 
     private Builder(DocCache cache) {
       this.cache = Objects.requireNonNull(cache, "cache");
@@ -164,6 +167,15 @@ public final class DocStoreOptions {
     /** The field groups every write is projected onto (default: none). */
     public Builder groups(io.docstore.service.groups.FieldGroups g) {
       this.groups = java.util.Objects.requireNonNull(g, "groups");
+      return this;
+    }
+
+    /**
+     * The store is a shard fed by an update log (Kafka mode): it says so to readers ({@link
+     * DocStore#fedByLog}) before it has consumed anything (default false).
+     */
+    public Builder fedByLog(boolean v) {
+      this.fedByLog = v;
       return this;
     }
 

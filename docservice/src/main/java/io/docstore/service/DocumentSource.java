@@ -68,6 +68,27 @@ public interface DocumentSource {
    */
   Document[] getAll(long[] ids) throws IOException;
 
+  /**
+   * How far reads of this source see partition {@code partition} of the update log that feeds it
+   * (docs/kafka.md, "Read-your-writes"): the offset of the first message whose write a read may not
+   * see yet, every earlier message of the partition being visible to any read that starts after
+   * this returns; -1 when nothing of that partition is visible here (and always, by default, for a
+   * source not fed by a log). Cheap enough for every request: no sync, no waiting.
+   *
+   * @throws IllegalArgumentException for a partition the source cannot follow
+   */
+  default long visibleLogPosition(int partition) throws IOException {
+    return -1;
+  }
+
+  /**
+   * Whether this source takes its documents from an update log: a shard in Kafka mode, or a replica
+   * of one (false by default).
+   */
+  default boolean fedByLog() {
+    return false;
+  }
+
   /** The field groups this source serves ({@link FieldGroups#NONE} by default). */
   default FieldGroups groups() {
     return FieldGroups.NONE;

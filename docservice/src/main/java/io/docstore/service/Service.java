@@ -236,6 +236,7 @@ public final class Service implements Closeable {
         .maxBodyBytes(config.maxBodyBytes())
         .defaultTtl(config.defaultTtl())
         .groups(config.groups())
+        .fedByLog(config.kafka() != null)
         .gc(gc)
         .checkpointInterval(config.checkpointInterval())
         .queueOptions(

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * short as a crash cuts them (the SOURCE record and only some of its records in the queue),
  * restarts, space reclamation passes and full index rebuilds, replayed by seed. After every step
  * each partition's position is exactly the offset after the last message whose records are in the
- * queue, and each document reads as the messages applied say.
+ * queue, the position reads see ({@code visibleLogPosition}, kept by the indexer as it applies
+ * records, seeded at open) is the same, and each document reads as the messages applied say.
  */
 class LogPositionTest {
 
@@ -157,6 +158,9 @@ class LogPositionTest {
       assertThat(QueueVerifier.verify(at.resolve("queue"))).isEmpty();
       store = DocStore.openRebuildingIndex(at, options(groups));
       check(store, model, position, "seed " + seed + " after a last pass and a rebuild");
+      store.close();
+      store = DocStore.openReadOnly(at, options(groups));
+      check(store, model, position, "seed " + seed + " read-only");
     } finally {
       store.close();
     }
@@ -222,7 +226,11 @@ class LogPositionTest {
       assertThat(store.logPosition(p))
           .as("%s: position of partition %d", at, p)
           .isEqualTo(position[p]);
+      assertThat(store.visibleLogPosition(p))
+          .as("%s: visible position of partition %d", at, p)
+          .isEqualTo(position[p]);
     }
+    assertThat(store.visibleLogPosition(2)).as("%s: a partition never consumed", at).isEqualTo(-1);
     for (long id = 0; id < IDS; id++) {
       var d = store.get(id);
       String want = model.get(id);
@@ -244,6 +252,12 @@ class LogPositionTest {
           .hasMessageContaining("reserved");
       assertThat(store.logPosition(0)).isEqualTo(3);
       assertThat(store.logPosition(1)).isEqualTo(-1);
+      assertThat(store.fedByLog()).as("it holds a position").isTrue();
+      assertThatThrownBy(() -> store.visibleLogPosition(SourceKeys.MAX_PARTITIONS))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("at most 65536 partitions");
+      assertThatThrownBy(() -> store.visibleLogPosition(-1))
+          .isInstanceOf(IllegalArgumentException.class);
       assertThat(store.get(7).body()).isEqualTo("{}".getBytes());
       assertThatThrownBy(
               () ->

@@ -57,8 +57,11 @@ import java.util.function.Supplier;
  * that must see its own write either (a) reads through a client built with only the primary's
  * address, or (b) keeps the sequence number the write was acknowledged with and calls {@link
  * #getAtLeast(long, long)}, which asks every server, in rounds until the request timeout, until one
- * returns that version or newer. A deletion carries no version on the read side, so confirm deletes
- * on the primary. docs/replication.md, "Read-your-writes".
+ * returns that version or newer (a deletion carries no version on the read side, so confirm deletes
+ * on the primary), or (c) on a shard fed by Kafka, keeps the {@link LogPosition} its {@link
+ * DocProducer} write completed with and calls {@link #getAtLeast(long, LogPosition)}, which reads
+ * from a server whose reads see that position (deletes included). docs/replication.md,
+ * "Read-your-writes"; docs/kafka.md, "Read-your-writes".
  *
  * <p><b>Field groups.</b> {@link #getAll(long[], String)} reads a field group's projections (the
  * few fields a search page shows) instead of whole documents, with each document's version, over
@@ -79,6 +82,7 @@ public final class DocClient implements Closeable {
   private final long requestTimeoutNanos;
   private final int maxIdsPerRequest;
   private final Requests requests;
+  private final ReadYourWrites readYourWrites;
   private final AdminWriter writer;
   private final ExecutorService asyncReads;
   private volatile boolean closed;
@@ -103,6 +107,9 @@ public final class DocClient implements Closeable {
       s.connect();
     }
     this.requests = new Requests(servers, slots, requestTimeoutNanos);
+    this.readYourWrites =
+        new ReadYourWrites(
+            servers.length, slots, requests, requestTimeoutNanos, this::checkOpen, this::addresses);
     this.asyncReads =
         Executors.newFixedThreadPool(
             Math.max(1, servers.length * b.slotsPerServer),
@@ -148,9 +155,14 @@ public final class DocClient implements Closeable {
     return async(() -> getAll(copy, group));
   }
 
-  /** {@link #getAtLeast} as a future, run on the client's threads. */
+  /** {@link #getAtLeast(long, long)} as a future, run on the client's threads. */
   public CompletableFuture<Document> getAtLeastAsync(long id, long minSequence) {
     return async(() -> getAtLeast(id, minSequence));
+  }
+
+  /** {@link #getAtLeast(long, LogPosition)} as a future, run on the client's threads. */
+  public CompletableFuture<Document> getAtLeastAsync(long id, LogPosition written) {
+    return async(() -> getAtLeast(id, written));
   }
 
   private <T> CompletableFuture<T> async(Supplier<T> read) {
@@ -248,9 +260,7 @@ public final class DocClient implements Closeable {
   public Document[] getAll(long[] ids) {
     requireServers();
     for (long id : ids) {
-      if (id < 0) {
-        throw new IllegalArgumentException("negative document ID " + id);
-      }
+      checkId(id);
     }
     return fetchAll(null, ids);
   }
@@ -282,9 +292,7 @@ public final class DocClient implements Closeable {
     requireServers();
     RpcFrames.groupName(group); // 1 to 64 bytes, or IllegalArgumentException
     for (long id : ids) {
-      if (id < 0) {
-        throw new IllegalArgumentException("negative document ID " + id);
-      }
+      checkId(id);
     }
     return fetchAll(group, ids);
   }
@@ -313,94 +321,44 @@ public final class DocClient implements Closeable {
    */
   public Document getAtLeast(long id, long minSequence) {
     requireServers();
-    if (id < 0) {
-      throw new IllegalArgumentException("negative document ID " + id);
-    }
-    long deadline = System.nanoTime() + requestTimeoutNanos;
-    Document newest = null;
-    DocClientException lastFailure = null;
-    boolean everAnswered = false;
-    int first = (int) Math.floorMod(requests.lastId(), (long) servers.length);
-    while (true) {
-      checkOpen();
-      int answered = 0;
-      int present = 0;
-      for (int k = 0; k < servers.length; k++) {
-        int server = (first + k) % servers.length;
-        if (!slots.isUp(server)) {
-          continue;
-        }
-        Document[] one = new Document[1];
-        Requests.Attempt a = attemptOn(server, id, one, deadline);
-        if (a == null) {
-          continue; // disconnected meanwhile, or no free slot in time
-        }
-        if (a.failure != null || a.retryIds.length > 0) {
-          lastFailure =
-              a.failure != null
-                  ? a.failure
-                  : new DocClientException(Reason.SERVER_ERROR, a.retryReason);
-          continue;
-        }
-        answered++;
-        everAnswered = true;
-        Document doc = one[0];
-        if (doc != null) {
-          present++;
-          if (doc.sequence() >= minSequence) {
-            return doc;
-          }
-          if (newest == null || doc.sequence() > newest.sequence()) {
-            newest = doc;
-          }
-        }
-      }
-      if (answered > 0 && present == 0) {
-        return null;
-      }
-      if (System.nanoTime() >= deadline) {
-        String msg =
-            "no server has document "
-                + id
-                + " at sequence >= "
-                + minSequence
-                + " (newest seen: "
-                + (newest == null ? "none" : newest.sequence())
-                + ")";
-        if (lastFailure == null) {
-          throw new DocClientException(
-              everAnswered ? Reason.TIMEOUT : Reason.UNREACHABLE,
-              everAnswered ? msg : msg + ": no server connected (" + addresses() + ")");
-        }
-        throw new DocClientException(
-            everAnswered ? Reason.TIMEOUT : lastFailure.reason(),
-            msg + "; last failure: " + lastFailure.getMessage(),
-            lastFailure);
-      }
-      sleepBriefly();
-    }
+    checkId(id);
+    return readYourWrites.atLeast(id, minSequence);
   }
 
   /**
-   * One single-ID request to {@code server}, or null if it offered no slot before {@code deadline}.
+   * Reads {@code id} as it is once the write at {@code written} is visible: the read-your-writes
+   * option for shards fed by Kafka ({@code written} is what {@link DocProducer#put} or {@link
+   * DocProducer#delete} of {@code id} completed with). Each round asks every connected server, one
+   * after the other, how far its reads see partition {@code written.partition()} (RPC POSITION) and
+   * reads the document from the first whose next offset is past {@code written.offset()}; rounds
+   * repeat, briefly spaced, until the request timeout. A server at that point has put the write and
+   * every earlier message of the partition into what its reads see.
+   *
+   * <p>Guarantee: the answer is the document as the write left it, or a newer state of it: a later
+   * write, or a delete (then null, also when the write itself was a delete), or an expiry. It never
+   * is an older version. A write the shard refused as a dead letter (docs/kafka.md) is passed over
+   * without ever being readable: the answer is then the state before it. Costs one POSITION request
+   * per server asked and one read; a server's answer is a figure it keeps as it indexes (no fsync,
+   * no disk read).
+   *
+   * @throws DocClientException {@link Reason#TIMEOUT} if no server has that partition past that
+   *     offset within the request timeout (the message names the highest position seen, or that no
+   *     server holds anything of that partition), {@link Reason#REJECTED} from a server that
+   *     predates POSITION (naming it)
+   * @throws IllegalArgumentException for a negative ID, partition or offset
    */
-  private Requests.Attempt attemptOn(int server, long id, Document[] out, long deadline) {
-    int slot;
-    try {
-      slot = slots.acquireOn(server, deadline - System.nanoTime());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new DocClientException(Reason.INTERRUPTED, "interrupted while waiting for a free slot");
+  public Document getAtLeast(long id, LogPosition written) {
+    requireServers();
+    checkId(id);
+    if (written.partition() < 0 || written.offset() < 0) {
+      throw new IllegalArgumentException("not a position in the update log: " + written);
     }
-    return slot < 0 ? null : requests.call(slot, null, new long[] {id}, new int[1], out, 0);
+    return readYourWrites.past(id, written);
   }
 
-  private static void sleepBriefly() {
-    try {
-      TimeUnit.MILLISECONDS.sleep(5);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new DocClientException(Reason.INTERRUPTED, "interrupted");
+  private static void checkId(long id) {
+    if (id < 0) {
+      throw new IllegalArgumentException("negative document ID " + id);
     }
   }
 

@@ -2,6 +2,7 @@ package io.docstore.client;
 
 import io.docstore.client.DocClientException.Reason;
 import io.docstore.client.wire.RpcFormat;
+import io.docstore.client.wire.RpcFrames;
 import io.docstore.client.wire.RpcResponse;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -12,10 +13,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One RPC request of a {@link DocClient} on a slot it acquired, and how the answer divides: the
- * documents placed, the IDs to ask another server (an error for that ID), the IDs the server did
- * not send (its response budget), or a failure of the whole request. Retries and the choice of
- * server stay with {@link DocClient}. Thread-safe.
+ * One RPC request of a {@link DocClient} on a slot it acquired, and how the answer divides: for a
+ * read, the documents placed, the IDs to ask another server (an error for that ID), the IDs the
+ * server did not send (its response budget), or a failure of the whole request; for a POSITION, the
+ * partition's next offset there, or the failure. Retries and the choice of server stay with {@link
+ * DocClient}. Thread-safe.
  */
 final class Requests {
 
@@ -46,53 +48,78 @@ final class Requests {
     int[] notSentPos = new int[0];
   }
 
+  /** A frame sent on a slot and what came of it: the response, or the failure of the request. */
+  private record Sent(RpcResponse response, DocClientException failure) {}
+
   /**
-   * One request on an acquired {@code slot} (released here), within the request timeout: GET_MANY,
-   * or GET_MANY_GROUP for {@code group}'s projections when it is not null.
+   * Sends {@code frame} (request id {@code requestId}) on an acquired {@code slot}, released here,
+   * and waits for the answer within the request timeout; a timeout or a lost connection is a
+   * failure.
    */
-  Attempt call(int slot, String group, long[] ids, int[] positions, Document[] out, int base) {
-    Attempt a = new Attempt();
-    long deadline = System.nanoTime() + requestTimeoutNanos;
-    a.server = slots.serverOf(slot);
-    ServerConnection conn = servers[a.server];
+  private Sent send(int slot, long requestId, ServerConnection.Frame frame) {
+    ServerConnection conn = servers[slots.serverOf(slot)];
     RpcResponse r;
     try {
-      r =
-          conn.call(
-              requestIds.incrementAndGet(),
-              group,
-              ids,
-              0,
-              ids.length,
-              deadline - System.nanoTime());
+      r = conn.call(requestId, frame, requestTimeoutNanos);
     } catch (TimeoutException e) {
-      a.failure =
+      return new Sent(
+          null,
           new DocClientException(
               Reason.TIMEOUT,
               "no response from "
                   + conn.address()
                   + " within "
                   + TimeUnit.NANOSECONDS.toMillis(requestTimeoutNanos)
-                  + " ms");
-      return a;
+                  + " ms"));
     } catch (IOException e) {
-      a.failure = new DocClientException(Reason.UNREACHABLE, e.getMessage(), e);
-      return a;
+      return new Sent(null, new DocClientException(Reason.UNREACHABLE, e.getMessage(), e));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new DocClientException(Reason.INTERRUPTED, "interrupted");
     } finally {
       slots.release(slot);
     }
-    if (r.isError()) {
-      int code = r.errorCode();
-      String msg = conn.address() + ": " + RpcFormat.errorName(code) + ": " + r.message();
-      if (code == RpcFormat.ERR_OVERLOADED || code == RpcFormat.ERR_SHUTTING_DOWN) {
-        a.failure = new DocClientException(Reason.SERVER_ERROR, msg, 0, r.message(), null);
-        return a;
-      }
-      throw new DocClientException(errorReason(code), msg, 0, r.message(), null);
+    return new Sent(r, null);
+  }
+
+  /**
+   * Null for an answer; for an ERROR frame that another server may answer better (overloaded,
+   * shutting down), the failure; any other ERROR frame is thrown.
+   */
+  private static DocClientException refusal(ServerConnection conn, RpcResponse r) {
+    if (!r.isError()) {
+      return null;
     }
+    int code = r.errorCode();
+    String msg = conn.address() + ": " + RpcFormat.errorName(code) + ": " + r.message();
+    if (code == RpcFormat.ERR_OVERLOADED || code == RpcFormat.ERR_SHUTTING_DOWN) {
+      return new DocClientException(Reason.SERVER_ERROR, msg, 0, r.message(), null);
+    }
+    throw new DocClientException(errorReason(code), msg, 0, r.message(), null);
+  }
+
+  /**
+   * One request on an acquired {@code slot} (released here), within the request timeout: GET_MANY,
+   * or GET_MANY_GROUP for {@code group}'s projections when it is not null.
+   */
+  Attempt call(int slot, String group, long[] ids, int[] positions, Document[] out, int base) {
+    Attempt a = new Attempt();
+    a.server = slots.serverOf(slot);
+    ServerConnection conn = servers[a.server];
+    long id = requestIds.incrementAndGet();
+    Sent sent =
+        send(
+            slot,
+            id,
+            alloc ->
+                group == null
+                    ? RpcFrames.getMany(alloc, id, ids, 0, ids.length)
+                    : RpcFrames.getManyGroup(alloc, id, group, ids, 0, ids.length));
+    a.failure = sent.failure() != null ? sent.failure() : refusal(conn, sent.response());
+    if (a.failure != null) {
+      return a;
+    }
+    RpcResponse r = sent.response();
     if (r.count() != ids.length) {
       a.failure =
           new DocClientException(
@@ -129,6 +156,53 @@ final class Requests {
     a.notSentIds = pick(ids, notSent);
     a.notSentPos = pickPos(positions, notSent);
     return a;
+  }
+
+  /** What one POSITION request answered: the partition's next offset there, or why it failed. */
+  record Position(long next, DocClientException failure) {}
+
+  /**
+   * POSITION for {@code partition} on an acquired {@code slot} (released here): how far reads on
+   * that server see the partition of the update log.
+   *
+   * @throws DocClientException {@link Reason#REJECTED} from a server that predates POSITION ({@code
+   *     bad_opcode}), naming it
+   */
+  Position position(int slot, int partition) {
+    ServerConnection conn = servers[slots.serverOf(slot)];
+    long id = requestIds.incrementAndGet();
+    Sent sent = send(slot, id, alloc -> RpcFrames.position(alloc, id, partition));
+    if (sent.failure() != null) {
+      return new Position(-1, sent.failure());
+    }
+    RpcResponse r = sent.response();
+    if (r.isError() && r.errorCode() == RpcFormat.ERR_BAD_OPCODE) {
+      throw new DocClientException(
+          Reason.REJECTED,
+          conn.address()
+              + " does not answer POSITION (bad_opcode: "
+              + r.message()
+              + "): it predates read-your-writes by log position (docs/formats/rpc.md);"
+              + " upgrade it, or leave it out of this client's servers",
+          0,
+          r.message(),
+          null);
+    }
+    DocClientException refused = refusal(conn, r);
+    if (refused != null) {
+      return new Position(-1, refused);
+    }
+    if (!r.isPosition() || r.partition() != partition) {
+      return new Position(
+          -1,
+          new DocClientException(
+              Reason.SERVER_ERROR,
+              conn.address()
+                  + " answered POSITION for partition "
+                  + partition
+                  + (r.isPosition() ? " about partition " + r.partition() : " with documents")));
+    }
+    return new Position(r.nextOffset(), null);
   }
 
   /** The reason an RPC ERROR frame that is not retried elsewhere stands for. */

@@ -1,10 +1,10 @@
 package io.docstore.client;
 
 import io.docstore.client.wire.RpcFrameDecoder;
-import io.docstore.client.wire.RpcFrames;
 import io.docstore.client.wire.RpcResponse;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -37,6 +37,12 @@ final class ServerConnection {
   private static final Logger log = LoggerFactory.getLogger(ServerConnection.class);
   private static final long MIN_BACKOFF_MS = 50;
   private static final long MAX_BACKOFF_MS = 1000;
+
+  /** A request frame, encoded with the connection's allocator. */
+  @FunctionalInterface
+  interface Frame {
+    ByteBuf encode(ByteBufAllocator alloc);
+  }
 
   /** The connection failed (or could not be used) while a request was outstanding. */
   static final class ConnectionLostException extends IOException {
@@ -137,13 +143,12 @@ final class ServerConnection {
   }
 
   /**
-   * Sends GET_MANY for {@code ids[from, to)}, or GET_MANY_GROUP when {@code group} is not null, and
-   * waits for its response.
+   * Sends {@code frame}, which carries {@code requestId}, and waits for its response.
    *
    * @throws ConnectionLostException if the connection fails or is not up
    * @throws TimeoutException if no response comes within {@code timeoutNanos}
    */
-  RpcResponse call(long requestId, String group, long[] ids, int from, int to, long timeoutNanos)
+  RpcResponse call(long requestId, Frame frame, long timeoutNanos)
       throws IOException, TimeoutException, InterruptedException {
     Channel ch = channel;
     if (ch == null || !ch.isActive()) {
@@ -152,11 +157,7 @@ final class ServerConnection {
     CompletableFuture<RpcResponse> future = new CompletableFuture<>();
     pending.put(requestId, future);
     try {
-      ByteBuf frame =
-          group == null
-              ? RpcFrames.getMany(ch.alloc(), requestId, ids, from, to)
-              : RpcFrames.getManyGroup(ch.alloc(), requestId, group, ids, from, to);
-      ch.writeAndFlush(frame)
+      ch.writeAndFlush(frame.encode(ch.alloc()))
           .addListener(
               wf -> {
                 if (!wf.isSuccess()) {

@@ -20,7 +20,8 @@ import java.util.function.UnaryOperator;
  * Reads from shards fed by the update log: one {@link DocClient} per shard of a {@link ShardMap}
  * (over that shard's primary and replicas, with their balancing and retries), each ID sent to the
  * shard serving its partition. A multi-get asks every shard it needs in parallel and puts the
- * answers back in the order asked.
+ * answers back in the order asked; {@link #getAtLeast(long, LogPosition)} reads a producer's own
+ * write.
  *
  * <p>A client made by {@link #connect} follows the cluster's map: when a server answers {@link
  * Reason#WRONG_SHARD} (its shard no longer serves the document's partition, as when a partition has
@@ -174,6 +175,32 @@ public final class ShardedDocClient implements Closeable {
   /** The newest version of {@code id}, from the shard serving it; null if absent. */
   public Document get(long id) {
     return routed(r -> r.clients().get(r.map().shardOf(id)).get(id));
+  }
+
+  /**
+   * {@link DocClient#getAtLeast(long, LogPosition)} on the shard serving {@code id}: the document
+   * as the write at {@code written} left it, or newer (null once deleted), read from one of that
+   * shard's servers whose reads see the write.
+   *
+   * @throws IllegalArgumentException if {@code written} is in another partition than the one {@code
+   *     id}'s records go to (it is not a position of a write of that document)
+   * @throws DocClientException as the shard's client throws it
+   */
+  public Document getAtLeast(long id, LogPosition written) {
+    int partitions = routing.map().partitions();
+    int partition = KafkaKeys.partitionFor(id, partitions);
+    if (written.partition() != partition) {
+      throw new IllegalArgumentException(
+          "document "
+              + id
+              + " is in partition "
+              + partition
+              + " of "
+              + partitions
+              + ", but the position is in partition "
+              + written.partition());
+    }
+    return routed(r -> r.clients().get(r.map().shardOf(id)).getAtLeast(id, written));
   }
 
   /** {@link DocClient#getAll(long[])} over the shards: one slot per ID, in order. */

@@ -243,7 +243,23 @@ public final class DocQueue implements java.io.Closeable {
   /** A tailer over records with sequence {@code >= fromSequence}, in order. */
   public QueueTailer tailer(long fromSequence) throws IOException {
     return new QueueTailer(
-        segments, counters, signal, expectedBlockBytes(options), fromSequence, writer);
+        segments, counters, signal, expectedBlockBytes(options), fromSequence, 0, writer);
+  }
+
+  /**
+   * {@link #tailer} from the record after {@code r} (a record read from this queue), which it finds
+   * from {@code r}'s block on rather than from the start of its segment: a few block headers read
+   * instead of up to a whole segment's.
+   */
+  public QueueTailer tailerAfter(QueueRecord r) throws IOException {
+    return new QueueTailer(
+        segments,
+        counters,
+        signal,
+        expectedBlockBytes(options),
+        r.sequence() + 1,
+        r.address(),
+        writer);
   }
 
   /**

@@ -49,12 +49,17 @@ public final class QueueTailer implements java.io.Closeable {
 
   private long reclaimedThrough;
 
+  /**
+   * @param before the address of a record before {@code fromSequence} (where the search for it may
+   *     start), or 0
+   */
   QueueTailer(
       SegmentSet segments,
       QueueCounters counters,
       AppendSignal signal,
       int expectedBlockBytes,
       long fromSequence,
+      long before,
       QueueWriter writer)
       throws IOException {
     this.writer = writer;
@@ -65,6 +70,13 @@ public final class QueueTailer implements java.io.Closeable {
     this.nextSequence = Math.max(1, fromSequence);
     this.segment = segments.forSequence(nextSequence);
     this.nextOffset = SegmentFormat.HEADER_LENGTH;
+    if (before > 0
+        && segment != null
+        && !segment.reclaimed()
+        && Address.segment(before) == segment.number()) {
+      // The block of a record before the start: no block before it can hold the start.
+      nextOffset = Math.max(nextOffset, Address.blockOffset(before));
+    }
     stepOverReclaimed();
     skipToSequence();
   }

@@ -65,6 +65,41 @@ class QueueTailerTest {
     }
   }
 
+  /**
+   * A tailer after a record, found from that record's block, hands on exactly what a tailer from
+   * the next sequence does: within a block, across blocks and across segments, from the files.
+   */
+  @Test
+  void aTailerAfterARecordStartsAtTheNextOne() throws Exception {
+    QueueOptions o =
+        QueueOptions.builder().blockSize(256).segmentSize(2048).syncPolicy(SyncPolicy.NONE).build();
+    try (DocQueue q = DocQueue.open(dir, o)) {
+      for (int i = 0; i < 300; i++) {
+        q.writer().append(i, Op.PUT, i, bytes("record " + i));
+      }
+      q.writer().sync();
+    }
+    try (DocQueue q = DocQueue.openReadOnly(dir, o);
+        QueueTailer all = q.tailer(1)) {
+      QueueRecord r;
+      while ((r = all.poll()) != null) {
+        try (QueueTailer after = q.tailerAfter(r);
+            QueueTailer plain = q.tailer(r.sequence() + 1)) {
+          for (int k = 0; k < 3; k++) {
+            QueueRecord a = after.poll();
+            QueueRecord b = plain.poll();
+            assertThat(a == null ? -1 : a.sequence())
+                .as("after %d", r.sequence())
+                .isEqualTo(b == null ? -1 : b.sequence());
+            if (a != null) {
+              assertThat(a.address()).isEqualTo(b.address());
+            }
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void followsTheWriterAcrossSegmentRolls() throws Exception {
     QueueOptions o =

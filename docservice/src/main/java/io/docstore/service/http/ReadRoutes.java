@@ -25,9 +25,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The read port: {@code GET|HEAD /docs/{id}} (ETag = sequence number, If-None-Match → 304) and
  * {@code GET /docs?ids=1,2,3} (at most a configured number of distinct IDs); with {@code ?group=G}
- * either serves field group G's projection instead of the document (ETag = sequence and group). It
- * has no write paths at all: any other method is 405. Thread-safe (stateless apart from the
- * source).
+ * either serves field group G's projection instead of the document (ETag = sequence and group);
+ * {@code GET /log-position/{partition}} says how far reads here see a partition of the update log
+ * (read-your-writes on a shard fed by Kafka); {@code GET /cluster} serves the shard map. It has no
+ * write paths at all: any other method is 405. Thread-safe (stateless apart from the source).
  */
 public final class ReadRoutes implements Routes {
 
@@ -160,6 +161,9 @@ public final class ReadRoutes implements Routes {
     if (path.equals("/cluster")) {
       return cluster(req);
     }
+    if (path.startsWith(LOG_POSITION)) {
+      return logPosition(req, path.substring(LOG_POSITION.length()));
+    }
     boolean single = path.startsWith("/docs/");
     if (!single && !path.equals("/docs")) {
       return Responses.error(
@@ -193,6 +197,52 @@ public final class ReadRoutes implements Routes {
     if (why != null) {
       throw new BadRequest(421, why);
     }
+  }
+
+  private static final String LOG_POSITION = "/log-position/";
+
+  /**
+   * {@code GET /log-position/{partition}}: {@code {"partition":P,"next":O}}, where {@code O} is the
+   * offset of the first message of partition P of the update log whose write a read here may not
+   * see yet (-1: nothing of it is visible here); see {@link DocumentSource#visibleLogPosition}. 404
+   * on a node not fed by a log, 400 for a partition that is not a number from 0 to 2^31 - 1 or that
+   * the source cannot follow.
+   */
+  private FullHttpResponse logPosition(FullHttpRequest req, String text)
+      throws BadRequest, IOException {
+    if (!req.method().equals(HttpMethod.GET)) {
+      FullHttpResponse r =
+          Responses.error(
+              HttpResponseStatus.METHOD_NOT_ALLOWED, "GET /log-position/{partition} only");
+      r.headers().set(HttpHeaderNames.ALLOW, "GET");
+      return r;
+    }
+    int partition = partition(text);
+    if (!source.fedByLog()) {
+      return Responses.error(
+          HttpResponseStatus.NOT_FOUND,
+          "this node is not fed by an update log: docstore.updates.kafka is not set here, and it"
+              + " holds no position in one");
+    }
+    long next = source.visibleLogPosition(partition); // IllegalArgumentException: 400
+    return Responses.json(
+        HttpResponseStatus.OK, "{\"partition\":" + partition + ",\"next\":" + next + "}");
+  }
+
+  /** A partition number in a URL: 1 to 10 ASCII digits, at most 2^31 - 1. */
+  private static int partition(String text) throws BadRequest {
+    boolean digits = !text.isEmpty() && text.length() <= 10;
+    for (int i = 0; digits && i < text.length(); i++) {
+      digits = text.charAt(i) >= '0' && text.charAt(i) <= '9';
+    }
+    if (!digits || Long.parseLong(text) > Integer.MAX_VALUE) {
+      throw new BadRequest(
+          "malformed partition '"
+              + (text.length() > 40 ? text.substring(0, 40) + "..." : text)
+              + "': expected an integer from 0 to "
+              + Integer.MAX_VALUE);
+    }
+    return Integer.parseInt(text);
   }
 
   /** {@code GET /cluster}: the shard map, as text. */

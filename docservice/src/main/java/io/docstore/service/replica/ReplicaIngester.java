@@ -9,6 +9,8 @@ import io.docstore.queue.follow.QueueFollower;
 import io.docstore.queue.replication.ReplicationManifest;
 import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.store.RecordBatch;
+import io.docstore.service.store.SourceKeys;
+import io.docstore.service.store.VisiblePositions;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import java.io.Closeable;
@@ -70,6 +72,9 @@ final class ReplicaIngester implements Closeable {
   private final RecordBatch batch = new RecordBatch(BATCH);
   private int pending;
 
+  /** How far reads see each partition of the update log (fed by the batches). */
+  private final VisiblePositions positions = new VisiblePositions();
+
   /**
    * Advanced after each batch is in the index and the cache (the fill guard of {@link
    * io.docstore.service.store.CachedReads}).
@@ -129,6 +134,30 @@ final class ReplicaIngester implements Closeable {
     this.cache = new OffHeapDocCache(options.cacheBytes);
     if (options.groups.configured()) {
       batch.groups(this::versionAt);
+    }
+    seedPositions();
+    batch.positions(positions);
+  }
+
+  /**
+   * Seeds the visible positions from the index as opened: each partition's newest SOURCE record
+   * where its run starts. The run's records before the point are not read back (a replica reads its
+   * copy by address only), so this is a lower bound until the partition's next run comes. A record
+   * that cannot be read leaves its partition unseeded (nothing visible: also a lower bound).
+   */
+  private void seedPositions() throws IOException {
+    try (io.docstore.index.IndexCursor c = index.scan(SourceKeys.FIRST)) {
+      while (c.next() && SourceKeys.isSourceKey(c.id())) {
+        try {
+          positions.seedFromStart(follower.read(c.value()));
+        } catch (IOException | IllegalArgumentException e) {
+          LOG.warn(
+              "replica: the position of partition {} cannot be read ({}); none is visible until"
+                  + " its next run is ingested",
+              SourceKeys.partition(c.id()),
+              e.toString());
+        }
+      }
     }
   }
 
@@ -200,6 +229,7 @@ final class ReplicaIngester implements Closeable {
     pending = 0;
     ingestFailure = null;
     indexBroken = false;
+    positions.clear(); // before the index goes: no position outlives what it described
     try {
       index.close();
     } catch (IOException | RuntimeException e) {
@@ -303,6 +333,7 @@ final class ReplicaIngester implements Closeable {
     if (!indexBroken) {
       return;
     }
+    positions.clear(); // the reopened index may lack what they counted
     try {
       index.close();
     } catch (IOException | RuntimeException e) {
@@ -322,6 +353,7 @@ final class ReplicaIngester implements Closeable {
     appliedVersion++;
     appliedThrough = p.ingestedThrough();
     indexBroken = false;
+    seedPositions();
     LOG.info("replica index reopened; ingestion resumes after sequence {}", p.ingestedThrough());
   }
 
@@ -348,6 +380,11 @@ final class ReplicaIngester implements Closeable {
 
   OffHeapDocCache cache() {
     return cache;
+  }
+
+  /** How far reads see each partition of the update log. */
+  VisiblePositions positions() {
+    return positions;
   }
 
   /**

@@ -12,6 +12,7 @@ import io.docstore.service.groups.FieldGroups;
 import io.docstore.service.groups.GroupReads;
 import io.docstore.service.store.CachedReads;
 import io.docstore.service.store.GroupKeys;
+import io.docstore.service.store.SourceKeys;
 import io.docstore.service.store.StoreMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -166,6 +167,24 @@ public final class ReplicaNode implements DocumentSource, Closeable {
   public Projections projections(String group) {
     return GroupReads.projections(
         options.groups, groupMeters, group, reads::copyPartIfCached, reads::copy);
+  }
+
+  /**
+   * As on the primary ({@link io.docstore.service.DocStore#visibleLogPosition}): a figure the
+   * ingester keeps as it puts the copy's records into the index and the cache. After a restart of
+   * the replica, a partition's position is where its newest run starts until its next run is
+   * ingested (the replica does not read its copy back in sequence order to count the run).
+   */
+  @Override
+  public long visibleLogPosition(int partition) {
+    SourceKeys.key(partition); // checks the partition
+    return ingester.positions().get(partition);
+  }
+
+  /** Whether the replica holds positions in an update log (its primary is fed by one). */
+  @Override
+  public boolean fedByLog() {
+    return !ingester.positions().isEmpty();
   }
 
   private void checkId(long id) {

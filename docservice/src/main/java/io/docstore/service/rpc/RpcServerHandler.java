@@ -85,6 +85,10 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
           "version " + version + " not supported; this server speaks " + RpcFormat.VERSION);
       return;
     }
+    if (opcode == RpcFormat.OP_POSITION) {
+      position(ctx, requestId, frame);
+      return;
+    }
     String group = null;
     String op = "GET_MANY";
     if (opcode == RpcFormat.OP_GET_MANY_GROUP) {
@@ -135,19 +139,82 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
         }
       }
     }
+    String g = group;
+    submit(ctx, requestId, start -> answer(ctx, requestId, ids, g, start));
+  }
+
+  /**
+   * POSITION: how far reads here see a partition of the update log. Answered on the lookup pool
+   * like a lookup (a source may take its time), with -1 for a partition the source cannot follow.
+   */
+  private void position(ChannelHandlerContext ctx, long requestId, ByteBuf frame) {
+    if (frame.readableBytes() != 4) {
+      errorAndClose(
+          ctx,
+          requestId,
+          RpcFormat.ERR_MALFORMED,
+          "POSITION carries " + frame.readableBytes() + " bytes, not a partition (4)");
+      return;
+    }
+    long partition = frame.readUnsignedInt();
+    submit(ctx, requestId, start -> answerPosition(ctx, requestId, partition, start));
+  }
+
+  /** Runs on the lookup pool; always answers. */
+  private void answerPosition(
+      ChannelHandlerContext ctx, long requestId, long partition, long start) {
+    ByteBuf out;
+    try {
+      long next;
+      try {
+        next =
+            partition > Integer.MAX_VALUE ? -1 : server.source.visibleLogPosition((int) partition);
+      } catch (IllegalArgumentException e) {
+        next = -1; // a partition number the source cannot follow: nothing of it is here
+      }
+      out = RpcFrames.positionAnswer(ctx.alloc(), requestId, partition, next);
+    } catch (IOException | RuntimeException e) {
+      log.error("rpc: request {} (POSITION {}) failed", requestId, partition, e);
+      countError(RpcFormat.ERR_INTERNAL);
+      out = RpcFrames.error(ctx.alloc(), requestId, RpcFormat.ERR_INTERNAL, String.valueOf(e));
+    }
+    respond(ctx, out, start);
+  }
+
+  /** What a request does on the lookup pool, given when it was read. */
+  @FunctionalInterface
+  private interface Task {
+    void run(long start);
+  }
+
+  /**
+   * Counts a request read and hands {@code task} to the lookup pool (never the event loop); a full
+   * queue is answered {@code overloaded} (or {@code shutting_down}) at once.
+   */
+  private void submit(ChannelHandlerContext ctx, long requestId, Task task) {
     server.requests.increment();
     inFlight++;
     updateAutoRead(ctx);
     long start = System.nanoTime();
-    String g = group;
     try {
-      server.lookups.execute(() -> answer(ctx, requestId, ids, g, start));
+      server.lookups.execute(() -> task.run(start));
     } catch (RejectedExecutionException e) {
       inFlight--;
       updateAutoRead(ctx);
       int code = server.isClosed() ? RpcFormat.ERR_SHUTTING_DOWN : RpcFormat.ERR_OVERLOADED;
       writeError(ctx, requestId, code, "lookup queue full, retry later or elsewhere");
     }
+  }
+
+  /** Writes a request's answer; once written, the request no longer counts as in flight. */
+  private void respond(ChannelHandlerContext ctx, ByteBuf out, long start) {
+    ctx.writeAndFlush(out)
+        .addListener(
+            f -> {
+              inFlight--;
+              updateAutoRead(ctx);
+              server.latency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            });
   }
 
   /**
@@ -207,13 +274,7 @@ final class RpcServerHandler extends ChannelInboundHandlerAdapter {
       countError(RpcFormat.ERR_INTERNAL);
       out = RpcFrames.error(ctx.alloc(), requestId, RpcFormat.ERR_INTERNAL, String.valueOf(e));
     }
-    ctx.writeAndFlush(out)
-        .addListener(
-            f -> {
-              inFlight--;
-              updateAutoRead(ctx);
-              server.latency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-            });
+    respond(ctx, out, start);
   }
 
   /** A GET_MANY_GROUP named a group the source does not have; the message is the source's. */

@@ -82,6 +82,14 @@ public final class Indexer implements Closeable {
     batch.groups(versions);
   }
 
+  /**
+   * From now on every record applied is handed to {@code p} once it is in the index and the cache
+   * (see {@link RecordBatch#positions}).
+   */
+  public void positions(VisiblePositions p) {
+    batch.positions(p);
+  }
+
   /** The highest sequence whose record is visible through the index (and cache). */
   public long appliedThrough() {
     return appliedThrough;

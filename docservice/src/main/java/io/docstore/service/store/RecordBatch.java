@@ -92,6 +92,9 @@ public final class RecordBatch {
 
   private java.util.HashMap<Long, Long> deletedAt;
 
+  /** Told of every record once it is in the index and the cache; null for none. */
+  private VisiblePositions positions;
+
   /** Whether the store has field groups: its writes then set or clear group keys. */
   private boolean groups;
 
@@ -133,6 +136,14 @@ public final class RecordBatch {
   public void groups(Versions versions) {
     this.groups = true;
     this.current = versions;
+  }
+
+  /**
+   * From now on {@link #ingested} hands every record of a batch to {@code p}, in sequence order,
+   * once the batch is in the index and the cache.
+   */
+  public void positions(VisiblePositions p) {
+    this.positions = p;
   }
 
   /**
@@ -360,8 +371,8 @@ public final class RecordBatch {
   /**
    * The cache's side of the batch once it is in the index: a new version or a tombstone per entry
    * of a user's write, and per RELOCATED or DROPPED entry that took effect (the same version a
-   * reader saw for a live relocation; while rebuilding, it may replace an older one). Clears the
-   * batch.
+   * reader saw for a live relocation; while rebuilding, it may replace an older one); then each
+   * record to the {@linkplain #positions visible positions}, if any. Clears the batch.
    *
    * @param writes called with each record that is a user's write (not a relocation), e.g. for
    *     freshness
@@ -388,6 +399,9 @@ public final class RecordBatch {
       Op op = r.op();
       if (op != Op.DROPPED && op != Op.RELOCATED && op != Op.GROUPS && op != Op.SOURCE) {
         writes.accept(r);
+      }
+      if (positions != null) {
+        positions.applied(r);
       }
       records[i] = null;
     }

@@ -43,6 +43,14 @@ public final class SourceKeys {
     return FIRST + partition;
   }
 
+  /** The partition whose source key {@code key} is. */
+  public static int partition(long key) {
+    if (!isSourceKey(key)) {
+      throw new IllegalArgumentException(key + " is not a source key");
+    }
+    return (int) (key - FIRST);
+  }
+
   /** Whether {@code key} is a source key rather than a document's. */
   public static boolean isSourceKey(long key) {
     return key >= FIRST && key < GroupKeys.BIT;
@@ -87,7 +95,7 @@ public final class SourceKeys {
   }
 
   /** Whether {@code r} is of a kind a run holds: a user's write and its projections. */
-  private static boolean inRun(QueueRecord r) {
+  static boolean inRun(QueueRecord r) {
     Op op = r.op();
     return op == Op.PUT
         || op == Op.PUT_EXPIRING

@@ -52,6 +52,7 @@ class OpenApiTest {
           "PUT /docs/{id} 409", // Kafka mode: KafkaIngestTest
           "DELETE /docs/{id} 409",
           "POST /docs/_bulk 409",
+          "GET /log-position/{partition} 200", // Kafka mode: ReadYourWritesKafkaTest
           "GET /readyz 503", // starting or draining: ServeDrainTest
           "HEAD /readyz 503",
           "GET /lookup/{id} 500"); // damaged data: DamagedRecordTest
@@ -119,6 +120,9 @@ class OpenApiTest {
     }
     if (path.startsWith("/lookup/")) {
       return "/lookup/{id}";
+    }
+    if (path.startsWith("/log-position/")) {
+      return "/log-position/{partition}";
     }
     return path;
   }
@@ -199,6 +203,8 @@ class OpenApiTest {
       }
 
       cases.put(new Case("read", "GET", "/cluster", null, null, null), 200);
+      cases.put(new Case("read", "GET", "/log-position/0", null, null, null), 404);
+      cases.put(new Case("read", "GET", "/log-position/x", null, null, null), 400);
 
       Set<String> covered = new TreeSet<>();
       // A node without a shard map: /cluster is 404 there.
@@ -265,6 +271,7 @@ class OpenApiTest {
                   "/ui/app.js",
                   "/ui/style.css",
                   "/lookup/1",
+                  "/log-position/0",
                   "/admin/gc/pause",
                   "/admin/gc/resume",
                   "/",

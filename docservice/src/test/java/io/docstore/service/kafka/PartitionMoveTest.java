@@ -119,6 +119,7 @@ class PartitionMoveTest {
 
           long moved = idIn(MOVED);
           assertThat(a.service.store().get(moved)).isNull();
+          assertThat(a.service.store().visibleLogPosition(MOVED)).isEqualTo(-1);
           HttpResponse<String> misdirected = a.get("/docs/" + moved);
           assertThat(misdirected.statusCode()).isEqualTo(421);
           assertThat(misdirected.body()).contains("partition " + MOVED).contains("shard b");

@@ -180,6 +180,56 @@ class RpcServerTest {
     }
   }
 
+  /** A POSITION frame carrying {@code payload} as its partition field (4 bytes when valid). */
+  static byte[] positionFrame(long requestId, byte[] payload) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(bytes);
+    out.writeInt(RpcFormat.PAYLOAD_OFFSET + payload.length);
+    out.writeByte(RpcFormat.VERSION);
+    out.writeByte(RpcFormat.OP_POSITION);
+    out.writeLong(requestId);
+    out.write(payload);
+    return bytes.toByteArray();
+  }
+
+  @Test
+  void positionAnswersHowFarReadsSeeAPartitionAndMinusOneForOneNotHeld() throws IOException {
+    source.position(2, 4711).position(0, 0);
+    start();
+    long before = (long) registry.counter("docstore.rpc.requests").count();
+    try (RawConnection c = new RawConnection(server.port())) {
+      long[][] asked = {{2, 4711}, {0, 0}, {3, -1}, {70_000, -1}, {0xFFFF_FFFFL, -1}};
+      for (int i = 0; i < asked.length; i++) {
+        byte[] partition = java.nio.ByteBuffer.allocate(4).putInt((int) asked[i][0]).array();
+        c.send(positionFrame(20 + i, partition));
+        RpcResponse r = c.read();
+        assertThat(r.isPosition()).as("partition %d", asked[i][0]).isTrue();
+        assertThat(r.requestId()).isEqualTo(20 + i);
+        assertThat(r.partition()).isEqualTo(asked[i][0]);
+        assertThat(r.nextOffset()).as("partition %d", asked[i][0]).isEqualTo(asked[i][1]);
+      }
+      c.getMany(30, 5);
+      assertThat(c.read().status(0)).as("the connection stays").isEqualTo(RpcFormat.STATUS_FOUND);
+    }
+    assertThat((long) registry.counter("docstore.rpc.requests").count() - before).isEqualTo(6);
+  }
+
+  @Test
+  void aPositionFrameOfAnotherLengthIsMalformedAndClosed() throws IOException {
+    start();
+    for (byte[] payload : new byte[][] {new byte[0], new byte[3], new byte[5], new byte[12]}) {
+      try (RawConnection c = new RawConnection(server.port())) {
+        c.send(positionFrame(8, payload));
+        RpcResponse r = c.read();
+        assertThat(r.errorCode()).as("%d bytes", payload.length).isEqualTo(RpcFormat.ERR_MALFORMED);
+        assertThat(r.requestId()).isEqualTo(8);
+        assertThat(r.message()).contains("not a partition");
+        assertThat(c.closedByServer()).isTrue();
+      }
+    }
+    assertServes();
+  }
+
   /**
    * A GET_MANY_GROUP frame whose group length field says {@code groupLen} and carries {@code name}.
    */

@@ -13,12 +13,14 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An in-memory {@link DocumentSource} for protocol tests (the store itself is tested elsewhere):
- * documents in a map, optional per-call delay, IDs that block on a latch, IDs reported corrupt.
+ * documents in a map, optional per-call delay, IDs that block on a latch, IDs reported corrupt,
+ * positions in the update log.
  */
 public final class TestSource implements DocumentSource {
 
   private final ConcurrentHashMap<Long, Document> docs = new ConcurrentHashMap<>();
   private final Set<Long> corrupt = ConcurrentHashMap.newKeySet();
+  private final ConcurrentHashMap<Integer, Long> positions = new ConcurrentHashMap<>();
   private final AtomicLong calls = new AtomicLong();
   private volatile long delayMillis;
   private volatile long blockedId = -1;
@@ -50,6 +52,21 @@ public final class TestSource implements DocumentSource {
 
   public Document doc(long id) {
     return docs.get(id);
+  }
+
+  /** Reads here see {@code partition} of the update log up to {@code next}. */
+  public TestSource position(int partition, long next) {
+    positions.put(partition, next);
+    return this;
+  }
+
+  /** As a store: -1 for a partition not held; partitions from 65,536 up are refused. */
+  @Override
+  public long visibleLogPosition(int partition) {
+    if (partition < 0 || partition >= 1 << 16) {
+      throw new IllegalArgumentException("partition " + partition + ": at most 65536 partitions");
+    }
+    return positions.getOrDefault(partition, -1L);
   }
 
   public void corrupt(long id) {

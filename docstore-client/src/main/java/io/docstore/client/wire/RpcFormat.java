@@ -11,7 +11,9 @@ package io.docstore.client.wire;
  * GET_MANY_GROUP (0x02, request)
  *                           payload = group_len:u8 group:utf8[group_len] count:u32 id:i64 * count
  *                           (group_len 1..64; answered by DOCS with the group's projections)
+ * POSITION (0x03, request)  payload = partition:u32
  * DOCS     (0x81, response) payload = count:u32 entry * count     (entries in request order)
+ * POSITION (0x82, response) payload = partition:u32 next_offset:i64  (-1: nothing of it here)
  * entry    = FOUND(0) sequence:i64 accepted_at_ms:i64 body_len:u32 body
  *          | MISSING(1)
  *          | CORRUPT(2) msg_len:u16 msg:utf8
@@ -52,6 +54,12 @@ public final class RpcFormat {
    */
   public static final int GET_MANY_GROUP_FIXED_SIZE = PAYLOAD_OFFSET + 1 + 4;
 
+  /** Bytes of a POSITION request body: header and partition. */
+  public static final int POSITION_SIZE = PAYLOAD_OFFSET + 4;
+
+  /** Bytes of a POSITION answer body: header, partition and next offset. */
+  public static final int POSITION_ANSWER_SIZE = PAYLOAD_OFFSET + 4 + 8;
+
   /** Bytes of a DOCS body before the entries: header and count. */
   public static final int DOCS_FIXED_SIZE = PAYLOAD_OFFSET + 4;
 
@@ -66,7 +74,15 @@ public final class RpcFormat {
 
   public static final byte OP_GET_MANY = 0x01;
   public static final byte OP_GET_MANY_GROUP = 0x02;
+
+  /** Request: how far reads see a partition of the update log (read-your-writes). */
+  public static final byte OP_POSITION = 0x03;
+
   public static final byte OP_DOCS = (byte) 0x81;
+
+  /** Response to {@link #OP_POSITION}, named POSITION in the spec too. */
+  public static final byte OP_POSITION_ANSWER = (byte) 0x82;
+
   public static final byte OP_ERROR = (byte) 0xFF;
 
   public static final byte STATUS_FOUND = 0;

@@ -71,6 +71,29 @@ public final class RpcFrames {
     return name;
   }
 
+  /** A POSITION request for partition {@code partition} of the update log. */
+  public static ByteBuf position(ByteBufAllocator alloc, long requestId, int partition) {
+    ByteBuf buf = alloc.buffer(RpcFormat.LENGTH_SIZE + RpcFormat.POSITION_SIZE);
+    buf.writeInt(RpcFormat.POSITION_SIZE);
+    writeHeader(buf, RpcFormat.OP_POSITION, requestId);
+    buf.writeInt(partition);
+    return buf;
+  }
+
+  /**
+   * The POSITION answer: {@code partition} as asked (an unsigned 32-bit value) and the offset of
+   * the first message of it whose write reads may not see yet, -1 when nothing of it is visible.
+   */
+  public static ByteBuf positionAnswer(
+      ByteBufAllocator alloc, long requestId, long partition, long nextOffset) {
+    ByteBuf buf = alloc.buffer(RpcFormat.LENGTH_SIZE + RpcFormat.POSITION_ANSWER_SIZE);
+    buf.writeInt(RpcFormat.POSITION_ANSWER_SIZE);
+    writeHeader(buf, RpcFormat.OP_POSITION_ANSWER, requestId);
+    buf.writeInt((int) partition);
+    buf.writeLong(nextOffset);
+    return buf;
+  }
+
   /** An ERROR frame. */
   public static ByteBuf error(ByteBufAllocator alloc, long requestId, int code, String message) {
     byte[] msg = truncatedUtf8(message);

@@ -4,8 +4,9 @@ import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A decoded response frame: either an ERROR (code and message) or DOCS (one entry per requested ID,
- * in request order). Immutable after decoding; the arrays are owned by this object.
+ * A decoded response frame: an ERROR (code and message), DOCS (one entry per requested ID, in
+ * request order) or POSITION (a partition and its next offset). Immutable after decoding; the
+ * arrays are owned by this object.
  */
 public final class RpcResponse {
 
@@ -17,8 +18,29 @@ public final class RpcResponse {
   private final long[] acceptedAt;
   private final byte[][] bodies;
   private final String[] messages;
+  private final boolean isPosition;
+  private final long partition;
+  private final long nextOffset;
 
   private RpcResponse(long requestId, int errorCode, String message, int count) {
+    this(requestId, errorCode, message, count, false, 0, 0);
+  }
+
+  private RpcResponse(long requestId, long partition, long nextOffset) {
+    this(requestId, 0, null, 0, true, partition, nextOffset);
+  }
+
+  private RpcResponse(
+      long requestId,
+      int errorCode,
+      String message,
+      int count,
+      boolean isPosition,
+      long partition,
+      long nextOffset) {
+    this.isPosition = isPosition;
+    this.partition = partition;
+    this.nextOffset = nextOffset;
     this.requestId = requestId;
     this.errorCode = errorCode;
     this.message = message;
@@ -47,6 +69,9 @@ public final class RpcResponse {
         int code = body.readUnsignedByte();
         String msg = readMessage(body);
         return new RpcResponse(requestId, code, msg, 0);
+      }
+      if (opcode == RpcFormat.OP_POSITION_ANSWER) {
+        return position(requestId, body);
       }
       if (opcode != RpcFormat.OP_DOCS) {
         throw new RpcProtocolException(RpcFormat.ERR_MALFORMED, "response opcode " + opcode);
@@ -92,6 +117,21 @@ public final class RpcResponse {
     }
   }
 
+  private static RpcResponse position(long requestId, ByteBuf body) {
+    long partition = body.readUnsignedInt();
+    long next = body.readLong();
+    if (body.isReadable() || next < -1) {
+      throw new RpcProtocolException(
+          RpcFormat.ERR_MALFORMED,
+          "POSITION answer with next offset "
+              + next
+              + " and "
+              + body.readableBytes()
+              + " bytes after it");
+    }
+    return new RpcResponse(requestId, partition, next);
+  }
+
   static String readMessage(ByteBuf body) {
     int len = body.readUnsignedShort();
     return body.readCharSequence(len, StandardCharsets.UTF_8).toString();
@@ -114,6 +154,24 @@ public final class RpcResponse {
   /** The message of an ERROR frame. */
   public String message() {
     return message;
+  }
+
+  /** Whether this is a POSITION answer. */
+  public boolean isPosition() {
+    return isPosition;
+  }
+
+  /** The partition a POSITION answer is about (unsigned 32-bit, as asked). */
+  public long partition() {
+    return partition;
+  }
+
+  /**
+   * A POSITION answer's offset of the first message of the partition whose write reads there may
+   * not see yet; -1 when nothing of it is visible there.
+   */
+  public long nextOffset() {
+    return nextOffset;
   }
 
   public int count() {

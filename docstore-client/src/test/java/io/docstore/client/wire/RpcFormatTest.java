@@ -12,7 +12,8 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
- * Freezes version 1 of the wire format: the worked examples of docs/formats/rpc.md, byte for byte.
+ * Freezes version 1 of the wire format: the worked examples of docs/formats/rpc.md, byte for byte
+ * (GET_MANY, GET_MANY_GROUP, POSITION and their answers, errors).
  */
 class RpcFormatTest {
 
@@ -68,6 +69,11 @@ class RpcFormatTest {
           + "0a"
           + "002c"
           + "756e6b6e6f776e2067726f757020276e6f7065273b207468652067726f757073206172652073756d6d617279";
+  static final String POSITION_HEX = "0000000e" + "01" + "03" + "000000000000000d" + "00000002";
+  static final String POSITION_ANSWER_HEX =
+      "00000016" + "01" + "82" + "000000000000000d" + "00000002" + "0000000000001267";
+  static final String POSITION_NONE_HEX =
+      "00000016" + "01" + "82" + "000000000000000e" + "00000009" + "ffffffffffffffff";
   static final String ERROR_HEX =
       "00000018" + "01" + "ff" + "0000000000000008" + "05" + "000b" + "3130303120494473203e31";
 
@@ -171,6 +177,64 @@ class RpcFormatTest {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("1 to 64 bytes");
     }
+  }
+
+  @Test
+  void positionMatchesTheSpecAndItsAnswerDecodes() {
+    assertThat(hex(RpcFrames.position(ALLOC, 13, 2))).isEqualTo(POSITION_HEX);
+    ByteBuf frame = RpcFrames.positionAnswer(ALLOC, 13, 2, 4711);
+    assertThat(ByteBufUtil.hexDump(frame)).isEqualTo(POSITION_ANSWER_HEX);
+    frame.skipBytes(RpcFormat.LENGTH_SIZE);
+    RpcResponse r = RpcResponse.decode(frame);
+    frame.release();
+    assertThat(r.isPosition()).isTrue();
+    assertThat(r.isError()).isFalse();
+    assertThat(r.requestId()).isEqualTo(13);
+    assertThat(r.partition()).isEqualTo(2);
+    assertThat(r.nextOffset()).isEqualTo(4711);
+
+    // Request 14 asked for partition 9, of which the node holds nothing.
+    assertThat(hex(RpcFrames.positionAnswer(ALLOC, 14, 9, -1))).isEqualTo(POSITION_NONE_HEX);
+    ByteBuf none = Unpooled.wrappedBuffer(ByteBufUtil.decodeHexDump(POSITION_NONE_HEX));
+    none.skipBytes(RpcFormat.LENGTH_SIZE);
+    RpcResponse n = RpcResponse.decode(none);
+    assertThat(n.partition()).isEqualTo(9);
+    assertThat(n.nextOffset()).isEqualTo(-1);
+
+    // A partition is unsigned on the wire: one above 2^31 - 1 comes back as asked.
+    ByteBuf high = RpcFrames.positionAnswer(ALLOC, 15, 0xFFFF_FFFFL, -1);
+    high.skipBytes(RpcFormat.LENGTH_SIZE);
+    assertThat(RpcResponse.decode(high).partition()).isEqualTo(0xFFFF_FFFFL);
+    high.release();
+  }
+
+  @Test
+  void aPositionAnswerCutShortLongerOrBelowMinusOneIsMalformed() {
+    byte[] whole = ByteBufUtil.decodeHexDump(POSITION_ANSWER_HEX);
+    for (int cut = RpcFormat.LENGTH_SIZE + RpcFormat.MIN_BODY_SIZE; cut < whole.length; cut++) {
+      ByteBuf buf =
+          Unpooled.wrappedBuffer(whole, RpcFormat.LENGTH_SIZE, cut - RpcFormat.LENGTH_SIZE);
+      assertThatThrownBy(() -> RpcResponse.decode(buf))
+          .as("cut at %d", cut)
+          .isInstanceOf(RpcProtocolException.class)
+          .satisfies(
+              e ->
+                  assertThat(((RpcProtocolException) e).code()).isEqualTo(RpcFormat.ERR_MALFORMED));
+    }
+    byte[] longer = java.util.Arrays.copyOf(whole, whole.length + 1);
+    assertThatThrownBy(
+            () ->
+                RpcResponse.decode(
+                    Unpooled.wrappedBuffer(
+                        longer, RpcFormat.LENGTH_SIZE, longer.length - RpcFormat.LENGTH_SIZE)))
+        .isInstanceOf(RpcProtocolException.class)
+        .hasMessageContaining("1 bytes after it");
+    ByteBuf below = RpcFrames.positionAnswer(ALLOC, 1, 0, -2);
+    below.skipBytes(RpcFormat.LENGTH_SIZE);
+    assertThatThrownBy(() -> RpcResponse.decode(below))
+        .isInstanceOf(RpcProtocolException.class)
+        .hasMessageContaining("next offset -2");
+    below.release();
   }
 
   @Test
