@@ -540,17 +540,6 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
    */
   public List<Written> applyFromLog(int partition, long nextOffset, List<LoggedUpdate> updates)
       throws IOException {
-    return awaitWrite(appendFromLog(partition, nextOffset, updates));
-  }
-
-  /**
-   * {@link #applyFromLog} without the wait: the run is appended (in the queue's order, after every
-   * run appended before) and {@link #awaitWrite} returns once it is durable and readable. Until
-   * then the run may still be lost to a crash or a failed sync, and with it every run appended
-   * after it; {@link #logPosition} says what was kept.
-   */
-  public PendingWrite appendFromLog(int partition, long nextOffset, List<LoggedUpdate> updates)
-      throws IOException {
     SourceKeys.key(partition); // checks the partition
     List<Update> plain = new ArrayList<>(updates.size());
     long[] offsets = new long[updates.size()];
@@ -563,12 +552,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       offsets[i] = u.offset();
       plain.add(u.update());
     }
-    return writes().append(plain, offsets, partition, nextOffset);
-  }
-
-  /** Waits until {@code w} is durable and readable (see {@link #appendFromLog}). */
-  public List<Written> awaitWrite(PendingWrite w) throws IOException {
-    return writes().complete(w);
+    return writes().write(plain, offsets, partition, nextOffset);
   }
 
   /**

@@ -86,19 +86,9 @@ final class StoreWrites {
 
   /**
    * {@link DocStore#apply}, or with {@code offsets} (one per update) a run from the update log's
-   * {@code partition} that a SOURCE record heads ({@link DocStore#applyFromLog}): {@link #append}
-   * then {@link #complete}.
+   * {@code partition} that a SOURCE record heads ({@link DocStore#applyFromLog}).
    */
   List<Written> write(List<Update> updates, long[] offsets, int partition, long nextOffset)
-      throws IOException {
-    return complete(append(updates, offsets, partition, nextOffset));
-  }
-
-  /**
-   * Checks and projects the updates and appends their records (and the SOURCE record heading them
-   * with {@code offsets}), without waiting for them to be durable: {@link #complete} does.
-   */
-  PendingWrite append(List<Update> updates, long[] offsets, int partition, long nextOffset)
       throws IOException {
     byte[][][] projected = groups.configured() ? new byte[updates.size()][][] : null;
     int at = 0;
@@ -119,49 +109,35 @@ final class StoreWrites {
       }
     }
     if (updates.isEmpty() && offsets == null) {
-      return PendingWrite.NOTHING;
+      return List.of();
     }
     long t0 = System.nanoTime();
     long now = System.currentTimeMillis();
     List<Written> out = new ArrayList<>(updates.size());
     ExpiryHorizons horizons = reclamation.horizons();
-    long discards = writer.discards();
-    long last;
-    try {
-      if (offsets == null) {
-        last = appendAll(updates, projected, now, horizons, out);
-      } else {
-        byte[] source = sourceRecord(updates, projected, offsets, partition, nextOffset);
-        last =
-            writer.appendTogether(
-                () -> {
-                  long s =
-                      writer.append(SourceKeys.key(partition), Op.SOURCE, now, source).sequence();
-                  return Math.max(s, appendAll(updates, projected, now, horizons, out));
-                });
-      }
-      horizons.flush();
-    } catch (IOException e) {
-      throw failed(e);
-    }
-    return new PendingWrite(updates, out, last, discards, t0);
-  }
-
-  /** Waits until {@code w}'s records are durable and readable; returns what each update became. */
-  List<Written> complete(PendingWrite w) throws IOException {
-    if (w == PendingWrite.NOTHING) {
-      return List.of();
-    }
-    try {
-      writer.awaitDurable(w.last, w.discards);
-      KillPoints.reach("docstore.durable-before-indexed");
-      indexer.catchUpTo(w.last, INDEX_WAIT_MILLIS, true);
-    } catch (IOException e) {
-      throw failed(e);
-    }
+    durablyIndexed(
+        () -> {
+          long last;
+          if (offsets == null) {
+            last = appendAll(updates, projected, now, horizons, out);
+          } else {
+            byte[] source = sourceRecord(updates, projected, offsets, partition, nextOffset);
+            last =
+                writer.appendTogether(
+                    () -> {
+                      long s =
+                          writer
+                              .append(SourceKeys.key(partition), Op.SOURCE, now, source)
+                              .sequence();
+                      return Math.max(s, appendAll(updates, projected, now, horizons, out));
+                    });
+          }
+          horizons.flush();
+          return last;
+        });
     long readable = System.currentTimeMillis();
     int puts = 0;
-    for (Update u : w.updates) {
+    for (Update u : updates) {
       if (u.isDelete()) {
         continue;
       }
@@ -170,28 +146,40 @@ final class StoreWrites {
         metrics.recordDiscoveredToReadable(readable - u.discoveredAtMillis());
       }
     }
-    if (!w.updates.isEmpty()) {
-      metrics.written(puts, w.updates.size() - puts, System.nanoTime() - w.startedNanos);
-    }
-    return w.out;
+    metrics.written(puts, updates.size() - puts, System.nanoTime() - t0);
+    return out;
+  }
+
+  /** Appends records and returns the last one's sequence. */
+  @FunctionalInterface
+  private interface Appends {
+    long append() throws IOException;
   }
 
   /**
-   * A failed append or wait, classified: a full disk refuses this write only; anything else stops
-   * writes for good.
+   * Runs {@code appends}, then waits until its records are durable and indexed; a failure is
+   * classified (a full disk refuses this write only; anything else stops writes for good).
    */
-  private IOException failed(IOException e) {
-    if (NoSpaceException.isNoSpace(e)) {
-      refusedForSpace(e);
-      return NoSpaceException.classify(e);
+  private void durablyIndexed(Appends appends) throws IOException {
+    long discards = writer.discards();
+    try {
+      long last = appends.append();
+      writer.awaitDurable(last, discards);
+      KillPoints.reach("docstore.durable-before-indexed");
+      indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);
+    } catch (IOException e) {
+      if (NoSpaceException.isNoSpace(e)) {
+        refusedForSpace(e);
+        throw NoSpaceException.classify(e);
+      }
+      if (writeFailure == null) {
+        writeFailure = e;
+        log.error(
+            "writes are failing, the store serves reads only until it is restarted: {}",
+            e.toString());
+      }
+      throw e;
     }
-    if (writeFailure == null) {
-      writeFailure = e;
-      log.error(
-          "writes are failing, the store serves reads only until it is restarted: {}",
-          e.toString());
-    }
-    return e;
   }
 
   /**
@@ -200,18 +188,9 @@ final class StoreWrites {
    * DocStore#dropLogPartition}).
    */
   void forgetSource(int partition) throws IOException {
-    long t0 = System.nanoTime();
-    long discards = writer.discards();
-    long last;
-    try {
-      last =
-          writer
-              .append(SourceKeys.key(partition), Op.DELETE, System.currentTimeMillis(), new byte[0])
-              .sequence();
-    } catch (IOException e) {
-      throw failed(e);
-    }
-    complete(new PendingWrite(List.of(), List.of(), last, discards, t0));
+    long now = System.currentTimeMillis();
+    durablyIndexed(
+        () -> writer.append(SourceKeys.key(partition), Op.DELETE, now, new byte[0]).sequence());
   }
 
   /** Appends each update's records (projections first); returns the last sequence. */

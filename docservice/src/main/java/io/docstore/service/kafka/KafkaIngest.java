@@ -2,7 +2,6 @@ package io.docstore.service.kafka;
 
 import io.docstore.client.ShardMap;
 import io.docstore.service.DocStore;
-import io.docstore.service.PendingWrite;
 import io.docstore.service.cluster.ClusterView;
 import io.docstore.service.config.ConfigError;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -86,9 +85,6 @@ public final class KafkaIngest implements Closeable {
   private final MeterRegistry registry;
   private final ClusterView cluster;
   private final long dropDelayNanos;
-
-  /** Runs appended and not yet waited for (the ingest thread's): at most one poll's. */
-  private final List<InFlight> inFlight = new ArrayList<>();
 
   /** A shard map the ingest thread has not taken yet. */
   private final AtomicReference<ShardMap> newMap = new AtomicReference<>();
@@ -332,7 +328,6 @@ public final class KafkaIngest implements Closeable {
           }
           dropDue();
           if (rewind) {
-            inFlight.clear(); // seekToStore syncs first: they were kept whole or lost whole
             backOff();
             seekToStore();
             rewind = false;
@@ -341,23 +336,13 @@ public final class KafkaIngest implements Closeable {
             closing.await(POLL.toMillis(), TimeUnit.MILLISECONDS);
             continue;
           }
-          // With runs in flight, take only what is fetched already: waiting here would delay them.
-          ConsumerRecords<byte[], byte[]> records =
-              consumer.poll(inFlight.isEmpty() ? POLL : Duration.ZERO);
-          List<InFlight> appended = new ArrayList<>();
+          ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
           for (TopicPartition tp : records.partitions()) {
-            InFlight f = append(tp, records.records(tp));
-            if (f == null) {
+            if (!apply(tp, records.records(tp))) {
               rewind = true;
               break;
             }
-            if (f.write() != null) {
-              appended.add(f);
-            }
           }
-          // The last poll's runs were syncing meanwhile: wait for them now.
-          rewind |= !complete();
-          inFlight.addAll(appended);
           if (!rewind) {
             backoffMillis = 0;
             updateEnds();
@@ -382,28 +367,15 @@ public final class KafkaIngest implements Closeable {
         }
       }
     } finally {
-      complete(); // the last poll's runs: their positions are then up to date
       consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
   }
 
   /**
-   * One poll's run of one partition, appended and not yet durable ({@code write} null when the
-   * partition was stopped instead), with what to record once it is.
+   * Applies one poll's records of one partition; false when the store failed to append them (the
+   * caller seeks back to the store's positions and retries).
    */
-  private record InFlight(
-      PartitionProgress progress,
-      PendingWrite write,
-      ConsumerRecord<byte[], byte[]> last,
-      List<ConsumerRecord<byte[], byte[]>> dead,
-      List<LogMessages.Decoded> why) {}
-
-  /**
-   * Appends one poll's records of one partition as a run, without waiting for it to be durable
-   * ({@link #complete} does); null when the store failed to append it (the caller seeks back to the
-   * store's positions and retries).
-   */
-  private InFlight append(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
+  private boolean apply(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
     PartitionProgress pp = progress.get(tp.partition());
     List<DocStore.LoggedUpdate> updates = new ArrayList<>(records.size());
     List<ConsumerRecord<byte[], byte[]>> dead = new ArrayList<>();
@@ -419,11 +391,10 @@ public final class KafkaIngest implements Closeable {
     }
     ConsumerRecord<byte[], byte[]> last = records.get(records.size() - 1);
     try {
-      return new InFlight(
-          pp, store.appendFromLog(tp.partition(), last.offset() + 1, updates), last, dead, why);
+      store.applyFromLog(tp.partition(), last.offset() + 1, updates);
     } catch (IOException e) {
       logFailure("appending partition " + tp.partition() + " to the queue failed, retrying", e);
-      return null;
+      return false;
     } catch (IllegalArgumentException e) {
       // Every check the store makes was made on each message; a refusal here is a bug, and
       // skipping the batch would lose updates: stop the partition, visibly.
@@ -435,31 +406,14 @@ public final class KafkaIngest implements Closeable {
               + last.offset()
               + ": "
               + e.getMessage());
-      return new InFlight(pp, null, last, dead, why);
-    }
-  }
-
-  /**
-   * Waits until the runs in flight are durable and readable, then records their positions and dead
-   * letters; false when one failed (the caller seeks back to the store's positions and retries).
-   */
-  private boolean complete() {
-    try {
-      for (InFlight f : inFlight) {
-        store.awaitWrite(f.write());
-        for (int i = 0; i < f.dead().size(); i++) {
-          f.progress().deadLetter(f.why().get(i).reason());
-          logDeadLetter(f.dead().get(i), f.why().get(i));
-        }
-        f.progress().applied(f.last().offset() + 1, f.last().timestamp());
-      }
       return true;
-    } catch (IOException e) {
-      logFailure("making the last runs durable failed, retrying from the queue's positions", e);
-      return false;
-    } finally {
-      inFlight.clear();
     }
+    for (int i = 0; i < dead.size(); i++) {
+      pp.deadLetter(why.get(i).reason());
+      logDeadLetter(dead.get(i), why.get(i));
+    }
+    pp.applied(last.offset() + 1, last.timestamp());
+    return true;
   }
 
   /**
