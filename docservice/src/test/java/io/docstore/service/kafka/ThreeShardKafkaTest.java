@@ -32,7 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Once each shard's positions equal its partitions' ends, every document read through {@link
  * ShardedDocClient} (multi-gets of 50, the map fetched from a node's {@code GET /cluster}) equals
  * the topic's last value for its key, and each shard's queue holds exactly the messages of its own
- * partitions, each once and in offset order, and nothing of another shard's.
+ * partitions, each once and in offset order, and nothing of another shard's. Then partition 0 moves
+ * from shard 0 to shard 1 ({@code docstore move-partition}) under a read load of multi-gets through
+ * a {@link ShardedDocClient} that follows the map: no read fails or reads wrong, shard 0 deletes
+ * the partition's documents, and shard 1's queue holds the partition's messages exactly once.
  */
 class ThreeShardKafkaTest {
 
@@ -66,14 +69,12 @@ class ThreeShardKafkaTest {
                 + kafka.bootstrap()
                 + "\", topic = "
                 + TOPIC
-                + ", partitions = ["
-                + 2 * s
-                + ", "
-                + (2 * s + 1)
-                + "], max-lag = 0, poll-records = 500 }\n"
-                + "docstore.cluster.shard-map = \""
+                + ", max-lag = 0, poll-records = 500 }\n"
+                + "docstore.cluster { shard-map = \""
                 + map
-                + "\"\n"
+                + "\", shard = \""
+                + s
+                + "\", drop-delay = 1s }\n"
                 + "docstore.gc.enabled = false\n"
                 + "docstore.index.checkpoint-interval = 300ms\n");
       }
@@ -144,6 +145,7 @@ class ThreeShardKafkaTest {
             }
           }
         }
+        moveUnderReadLoad(shards, map, last);
       } finally {
         for (ServeJvm s : shards) {
           if (s != null) {
@@ -152,8 +154,110 @@ class ThreeShardKafkaTest {
         }
       }
     }
-    for (int s = 0; s < SHARDS; s++) {
-      model.assertExactlyOnce(TopicModel.queued(data(s), PARTITIONS), Set.of(2 * s, 2 * s + 1));
+    // Shard 0 consumed partitions 0 and 1, then deleted partition 0's documents when it moved.
+    Map<Integer, List<String>> first =
+        new java.util.TreeMap<>(TopicModel.queued(data(0), PARTITIONS));
+    List<String> dropped = first.remove(MOVED);
+    model.assertExactlyOnce(first, Set.of(1));
+    assertThat(dropped).as("shard 0's records of the moved partition").isNotEmpty();
+    assertThat(dropped.get(dropped.size() - 1)).as("the drop's deletes come last").endsWith("=-");
+    model.assertExactlyOnce(TopicModel.queued(data(1), PARTITIONS), Set.of(MOVED, 2, 3));
+    model.assertExactlyOnce(TopicModel.queued(data(2), PARTITIONS), Set.of(4, 5));
+  }
+
+  /** The partition moved from shard 0 to shard 1 once the topic is applied. */
+  private static final int MOVED = 0;
+
+  /**
+   * Moves partition {@link #MOVED} to shard 1 with {@code docstore move-partition} while two
+   * threads read random documents through a client that follows the map; every read must succeed
+   * and equal {@code last}, and shard 0 must then answer 421 for the partition and hold none of it.
+   */
+  private void moveUnderReadLoad(ServeJvm[] shards, Path map, Map<Long, String> last)
+      throws Exception {
+    List<URI> nodes = new java.util.ArrayList<>();
+    for (ServeJvm s : shards) {
+      nodes.add(URI.create(s.readUrl));
+    }
+    List<String> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicBoolean stop =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    try (ShardedDocClient client =
+        ShardedDocClient.connect(
+            nodes, Duration.ofSeconds(10), b -> b.requestTimeout(Duration.ofSeconds(10)))) {
+      List<Thread> readers = new java.util.ArrayList<>();
+      for (int t = 0; t < 2; t++) {
+        Random rnd = new Random(t);
+        Thread r =
+            new Thread(
+                () -> {
+                  while (!stop.get()) {
+                    long[] ids = rnd.longs(BATCH, 0, IDS).toArray();
+                    try {
+                      Document[] got = client.getAll(ids);
+                      for (int i = 0; i < ids.length; i++) {
+                        String body =
+                            got[i] == null
+                                ? null
+                                : new String(got[i].body(), StandardCharsets.UTF_8);
+                        if (!java.util.Objects.equals(body, last.get(ids[i]))) {
+                          failures.add("document " + ids[i] + ": " + body);
+                        }
+                      }
+                      reads.incrementAndGet();
+                    } catch (RuntimeException e) {
+                      failures.add(e.toString());
+                    }
+                  }
+                });
+        r.start();
+        readers.add(r);
+      }
+      int exit =
+          io.docstore.service.cli.Main.run(
+              "move-partition",
+              Integer.toString(MOVED),
+              "--to",
+              "1",
+              "--map",
+              map.toString(),
+              "--admin",
+              shards[1].adminUrl,
+              "--timeout",
+              "120");
+      assertThat(exit).as("docstore move-partition").isZero();
+      long inMoved =
+          LongStream.range(0, IDS)
+              .filter(id -> DocProducer.partitionFor(id, PARTITIONS) == MOVED)
+              .findFirst()
+              .orElseThrow();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!shards[0].getAdmin("/stats").body().contains("\"dropping\":[]")
+          || shards[0].getAdmin("/stats").body().contains("\"partition\":" + MOVED + ",")) {
+        assertThat(System.nanoTime())
+            .as("shard 0 dropped partition 0 in time")
+            .isLessThan(deadline);
+        Thread.sleep(100);
+      }
+      long before = reads.get();
+      while (reads.get() < before + 50) {
+        Thread.sleep(20);
+      }
+      stop.set(true);
+      for (Thread r : readers) {
+        r.join();
+      }
+      assertThat(failures).as("failed or wrong reads during the move").isEmpty();
+      assertThat(reads.get()).isGreaterThan(100);
+      java.net.http.HttpResponse<String> misdirected =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(
+                          URI.create(shards[0].readUrl + "/docs/" + inMoved))
+                      .build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(misdirected.statusCode()).isEqualTo(421);
     }
   }
 

@@ -186,8 +186,9 @@ final class TopicModel {
         QueueTailer t = q.tailer(1)) {
       QueueRecord r;
       while ((r = t.poll()) != null) {
-        if (r.op() != Op.PUT && r.op() != Op.PUT_EXPIRING && r.op() != Op.DELETE) {
-          continue;
+        if ((r.op() != Op.PUT && r.op() != Op.PUT_EXPIRING && r.op() != Op.DELETE)
+            || io.docstore.service.store.SourceKeys.isSourceKey(r.id())) {
+          continue; // not a document's record (a dropped partition's position is deleted too)
         }
         String body = r.op() == Op.DELETE ? "-" : new String(r.document(), StandardCharsets.UTF_8);
         m.computeIfAbsent(DocProducer.partitionFor(r.id(), partitions), p -> new ArrayList<>())
