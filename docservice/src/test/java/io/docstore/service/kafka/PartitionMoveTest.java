@@ -19,14 +19,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -75,17 +72,7 @@ class PartitionMoveTest {
                 List.of(URI.create(a.service.readUrl()), URI.create(b.service.readUrl())),
                 Duration.ofSeconds(5),
                 c -> c.requestTimeout(Duration.ofSeconds(5)))) {
-          AtomicBoolean stop = new AtomicBoolean();
-          AtomicLong reads = new AtomicLong();
-          List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-          List<Thread> readers = new ArrayList<>();
-          for (int t = 0; t < 2; t++) {
-            long seed = random.nextLong();
-            Thread r =
-                new Thread(() -> readUntil(stop, client, model, new Random(seed), reads, failures));
-            r.start();
-            readers.add(r);
-          }
+          ReadLoad load = ReadLoad.start(client, model, IDS, 2, random.nextLong());
           // docstore move-partition: b builds the partition from the topic (a still serves it),
           // then serves it; a answers wrong_shard / 421 for it and drops it after the delay.
           int exit =
@@ -106,14 +93,9 @@ class PartitionMoveTest {
           awaitTrue(
               "a dropped partition 1",
               () -> !a.service.store().heldLogPartitions().contains(MOVED));
-          long before = reads.get();
-          awaitTrue("reads go on after the move", () -> reads.get() > before + 100);
-          stop.set(true);
-          for (Thread r : readers) {
-            r.join();
-          }
-          assertThat(failures).isEmpty();
-          assertThat(reads.get()).isGreaterThan(200);
+          load.awaitMore(100);
+          assertThat(load.stop()).as("failed or wrong reads during the move").isEmpty();
+          assertThat(load.reads()).isGreaterThan(200);
           assertThat(client.map().shards().get(client.map().shardOfPartition(MOVED)).name())
               .isEqualTo("b");
 
@@ -143,34 +125,6 @@ class PartitionMoveTest {
             }
           }
         }
-      }
-    }
-  }
-
-  private static void readUntil(
-      AtomicBoolean stop,
-      ShardedDocClient client,
-      Map<Long, String> model,
-      Random random,
-      AtomicLong reads,
-      List<String> failures) {
-    while (!stop.get()) {
-      long[] ids = new long[50];
-      for (int i = 0; i < ids.length; i++) {
-        ids[i] = random.nextInt(IDS);
-      }
-      try {
-        Document[] got = client.getAll(ids);
-        for (int i = 0; i < ids.length; i++) {
-          String want = model.get(ids[i]);
-          String have = got[i] == null ? null : new String(got[i].body(), StandardCharsets.UTF_8);
-          if (!want.equals(have)) {
-            failures.add("id " + ids[i] + ": read " + have + ", want " + want);
-          }
-        }
-        reads.incrementAndGet();
-      } catch (RuntimeException e) {
-        failures.add(e.toString());
       }
     }
   }

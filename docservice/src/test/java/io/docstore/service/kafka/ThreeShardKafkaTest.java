@@ -179,41 +179,10 @@ class ThreeShardKafkaTest {
     for (ServeJvm s : shards) {
       nodes.add(URI.create(s.readUrl));
     }
-    List<String> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-    java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
-    java.util.concurrent.atomic.AtomicBoolean stop =
-        new java.util.concurrent.atomic.AtomicBoolean();
     try (ShardedDocClient client =
-        ShardedDocClient.connect(
-            nodes, Duration.ofSeconds(10), b -> b.requestTimeout(Duration.ofSeconds(10)))) {
-      List<Thread> readers = new java.util.ArrayList<>();
-      for (int t = 0; t < 2; t++) {
-        Random rnd = new Random(t);
-        Thread r =
-            new Thread(
-                () -> {
-                  while (!stop.get()) {
-                    long[] ids = rnd.longs(BATCH, 0, IDS).toArray();
-                    try {
-                      Document[] got = client.getAll(ids);
-                      for (int i = 0; i < ids.length; i++) {
-                        String body =
-                            got[i] == null
-                                ? null
-                                : new String(got[i].body(), StandardCharsets.UTF_8);
-                        if (!java.util.Objects.equals(body, last.get(ids[i]))) {
-                          failures.add("document " + ids[i] + ": " + body);
-                        }
-                      }
-                      reads.incrementAndGet();
-                    } catch (RuntimeException e) {
-                      failures.add(e.toString());
-                    }
-                  }
-                });
-        r.start();
-        readers.add(r);
-      }
+            ShardedDocClient.connect(
+                nodes, Duration.ofSeconds(10), b -> b.requestTimeout(Duration.ofSeconds(10)));
+        ReadLoad load = ReadLoad.start(client, last, IDS, 2, 1)) {
       int exit =
           io.docstore.service.cli.Main.run(
               "move-partition",
@@ -240,16 +209,9 @@ class ThreeShardKafkaTest {
             .isLessThan(deadline);
         Thread.sleep(100);
       }
-      long before = reads.get();
-      while (reads.get() < before + 50) {
-        Thread.sleep(20);
-      }
-      stop.set(true);
-      for (Thread r : readers) {
-        r.join();
-      }
-      assertThat(failures).as("failed or wrong reads during the move").isEmpty();
-      assertThat(reads.get()).isGreaterThan(100);
+      load.awaitMore(50);
+      assertThat(load.stop()).as("failed or wrong reads during the move").isEmpty();
+      assertThat(load.reads()).isGreaterThan(100);
       java.net.http.HttpResponse<String> misdirected =
           java.net.http.HttpClient.newHttpClient()
               .send(

@@ -170,6 +170,10 @@ class ReplicationTest {
       for (int round = 0; round < 20 * TestSupport.scale(); round++) {
         writeBatch(200, 2000, 600);
         if (round == 10) {
+          // Restart b once it has ingested something (on a busy machine ten quick rounds can be
+          // written before its first pull), so that the restart has a point to resume from.
+          ReplicaNode started = b;
+          await("replica b ingesting", 30_000, () -> started.appliedThrough() > 0);
           b.close();
           saved =
               io.docstore.queue.follow.FollowPoint.read(

@@ -22,15 +22,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A real {@code docstore serve} child JVM in Kafka mode ingests 24,000 updates of 2,000 documents
- * from a 3-partition topic on a real broker while they are produced; it is SIGKILLed mid-ingest and
- * restarted, then the broker is SIGKILLed and restarted mid-ingest. Once caught up, every document
- * equals the topic's last value for its key, and the queue holds each message as exactly one
- * record, in offset order.
+ * A real {@code docstore serve} child JVM in Kafka mode ingests 60,000 updates of 2,000 documents
+ * from a 3-partition topic on a real broker while they are produced, and is SIGKILLed 20 times
+ * mid-ingest (200 with {@code scripts/torture --full}), each time after it made some progress plus
+ * a random delay, and restarted; halfway the broker is SIGKILLed and restarted too. Once caught up,
+ * every document equals the topic's last value for its key, and the queue holds each message as
+ * exactly one record, in offset order: nothing lost, nothing applied twice.
  */
-class KafkaShardKillTest {
+class TortureKafkaKillTest {
 
-  private static final int MESSAGES = 24_000 * TestSupport.scale();
+  private static final int MESSAGES = 60_000 * TestSupport.scale();
+  private static final int KILLS = 20 * TestSupport.scale();
   private static final int IDS = 2_000;
   private static final String TOPIC = "docs";
 
@@ -41,7 +43,8 @@ class KafkaShardKillTest {
 
   @Test
   void aKilledShardAndARestartedBrokerLoseAndDuplicateNothing() throws Exception {
-    long seed = TestSupport.seed("KafkaShardKillTest");
+    long seed = TestSupport.seed("TortureKafkaKillTest");
+    Random kills = new Random(seed + 1);
     Path data = dir.resolve("data");
     Path log = dir.resolve("serve.log");
     TopicModel model = new TopicModel();
@@ -60,7 +63,8 @@ class KafkaShardKillTest {
       List<String> jvm = List.of();
       String[] serve = {"serve", "--data", data.toString(), "--config", conf.toString()};
 
-      // about 2,000 updates a second, from one thread (so each key's updates are in send order)
+      // about 1,000 updates a second (so that production spans the kills), from one thread (so
+      // each key's updates are in send order)
       AtomicReference<Throwable> failed = new AtomicReference<>();
       Thread producing =
           new Thread(
@@ -69,7 +73,7 @@ class KafkaShardKillTest {
                 try (DocProducer producer = DocProducer.create(kafka.bootstrap(), TOPIC)) {
                   for (int i = 1; i <= MESSAGES; i++) {
                     model.sendRandom(producer, rnd, IDS);
-                    if (i % 200 == 0) {
+                    if (i % 100 == 0) {
                       Thread.sleep(100);
                     }
                   }
@@ -79,17 +83,26 @@ class KafkaShardKillTest {
               },
               "producer");
       producing.start();
-      try (ServeJvm first = ServeJvm.launch(log, jvm, serve)) {
-        first.awaitKafka(p -> ServeJvm.applied(p) >= MESSAGES / 8, 60);
-        first.kill9();
+      long step = MESSAGES / (KILLS + 2);
+      for (int k = 0; k < KILLS; k++) {
+        try (ServeJvm shard = ServeJvm.launch(log, jvm, serve)) {
+          long before = ServeJvm.applied(shard.kafkaPositions());
+          if (k > 0) {
+            assertThat(before).as("kill %d: resumed where the killed one stopped", k).isPositive();
+          }
+          shard.awaitKafka(p -> ServeJvm.applied(p) >= Math.min(before + step, MESSAGES), 60);
+          Thread.sleep(kills.nextInt(200)); // land anywhere: mid-batch, in an fsync, in indexing
+          shard.kill9();
+        }
+        if (k == KILLS / 2) {
+          kafka.kill();
+          kafka.restart();
+        }
       }
+      System.out.println(
+          "TORTURE kafka-kill: " + KILLS + " SIGKILLs of the shard and 1 of the broker");
       try (ServeJvm second = ServeJvm.launch(log, jvm, serve)) {
-        long before = ServeJvm.applied(second.kafkaPositions());
-        assertThat(before).as("resumed where the killed one stopped").isGreaterThan(0);
-        second.awaitKafka(p -> ServeJvm.applied(p) >= before + MESSAGES / 8, 60);
-        kafka.kill();
-        kafka.restart();
-        producing.join(TimeUnit.SECONDS.toMillis(120));
+        producing.join(TimeUnit.SECONDS.toMillis(300));
         assertThat(failed.get()).as("the producer").isNull();
         assertThat(producing.isAlive()).isFalse();
         model.awaitAcknowledged();
