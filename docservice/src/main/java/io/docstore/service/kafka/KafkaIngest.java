@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -84,16 +83,12 @@ public final class KafkaIngest implements Closeable {
 
   private final MeterRegistry registry;
   private final ClusterView cluster;
-  private final long dropDelayNanos;
 
   /** A shard map the ingest thread has not taken yet. */
   private final AtomicReference<ShardMap> newMap = new AtomicReference<>();
 
-  /** Partitions to drop, with when (System.nanoTime); the ingest thread's. */
-  private final Map<Integer, Long> drops = new TreeMap<>();
-
-  /** {@link #drops} for other threads: partition to the epoch millisecond its drop is due. */
-  private volatile Map<Integer, Long> dropsDue = Map.of();
+  /** Partitions the map took away, deleted after the drop delay. */
+  private final PartitionDrops drops;
 
   /** The topic's partition count. */
   private int topicPartitions;
@@ -120,7 +115,7 @@ public final class KafkaIngest implements Closeable {
     this.consumer = consumer;
     this.registry = registry;
     this.cluster = cluster;
-    this.dropDelayNanos = dropDelay.toNanos();
+    this.drops = new PartitionDrops(store, dropDelay.toNanos(), this::logFailure);
     this.messages = new LogMessages(maxBodyBytes, store.groups());
     List<Integer> served =
         cluster == null ? options.partitions() : cluster.map().shard(cluster.shard()).partitions();
@@ -185,6 +180,7 @@ public final class KafkaIngest implements Closeable {
     }
     if (cluster != null) {
       cluster.onChange(ingest.newMap::set);
+      ingest.newMap.compareAndSet(null, cluster.map()); // a change before the listener was added
     }
     ingest.thread.start();
     return ingest;
@@ -326,7 +322,7 @@ public final class KafkaIngest implements Closeable {
           if (map != null) {
             follow(map);
           }
-          dropDue();
+          drops.runDue(topicPartitions);
           if (rewind) {
             backOff();
             seekToStore();
@@ -430,7 +426,7 @@ public final class KafkaIngest implements Closeable {
       if (pp == null) {
         pp = new PartitionProgress(p, options.topic(), registry);
         added.add(p);
-        if (drops.remove(p) != null) {
+        if (drops.cancel(p)) {
           log.info("partition {} is this shard's again before it was dropped: kept", p);
         }
       }
@@ -440,7 +436,7 @@ public final class KafkaIngest implements Closeable {
     for (PartitionProgress pp : now.values()) {
       if (!next.containsKey(pp.partition())) {
         pp.close();
-        scheduleDrop(pp.partition(), "the shard map no longer gives it to shard " + own.name());
+        drops.schedule(pp.partition(), "the shard map no longer gives it to shard " + own.name());
       }
     }
     progress = next;
@@ -465,55 +461,8 @@ public final class KafkaIngest implements Closeable {
     }
     for (int p : store.heldLogPartitions()) {
       if (!progress.containsKey(p)) {
-        scheduleDrop(p, "the store holds it but the shard map does not give it to this shard");
+        drops.schedule(p, "the store holds it but the shard map does not give it to this shard");
       }
-    }
-  }
-
-  private void scheduleDrop(int partition, String why) {
-    drops.put(partition, System.nanoTime() + dropDelayNanos);
-    publishDrops();
-    log.info(
-        "Kafka mode: partition {} is not consumed any more ({}); its documents are deleted in {} s"
-            + " unless the map gives it back first",
-        partition,
-        why,
-        TimeUnit.NANOSECONDS.toSeconds(dropDelayNanos));
-  }
-
-  private void publishDrops() {
-    long nowNanos = System.nanoTime();
-    long nowMillis = System.currentTimeMillis();
-    Map<Integer, Long> due = new LinkedHashMap<>();
-    drops.forEach((p, at) -> due.put(p, nowMillis + TimeUnit.NANOSECONDS.toMillis(at - nowNanos)));
-    dropsDue = due;
-  }
-
-  /** Drops each partition whose delay has passed; a failed drop is tried again 5 s later. */
-  private void dropDue() {
-    for (Map.Entry<Integer, Long> e : new ArrayList<>(drops.entrySet())) {
-      if (System.nanoTime() - e.getValue() < 0) {
-        continue;
-      }
-      int p = e.getKey();
-      long t0 = System.nanoTime();
-      try {
-        long n =
-            store.dropLogPartition(
-                p,
-                topicPartitions,
-                done -> log.info("dropping partition {}: {} documents deleted so far", p, done));
-        drops.remove(p);
-        log.info(
-            "Kafka mode: dropped partition {}: {} documents deleted in {} ms",
-            p,
-            n,
-            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
-      } catch (IOException | RuntimeException ex) {
-        drops.put(p, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
-        logFailure("dropping partition " + p + " failed, retrying in 5 s", ex);
-      }
-      publishDrops();
     }
   }
 
@@ -646,15 +595,7 @@ public final class KafkaIngest implements Closeable {
     m.put("partitions", parts);
     if (cluster != null) {
       m.put("shard", cluster.shard());
-      List<Map<String, Object>> dropping = new ArrayList<>();
-      dropsDue.forEach(
-          (p, at) -> {
-            Map<String, Object> d = new LinkedHashMap<>();
-            d.put("partition", p);
-            d.put("dueInSeconds", Math.max(0, at - now) / 1000.0);
-            dropping.add(d);
-          });
-      m.put("dropping", dropping);
+      m.put("dropping", drops.stats(now));
     }
     return m;
   }

@@ -6,6 +6,8 @@
  * offsets, says where each partition resumes; {@link io.docstore.service.kafka.LogMessages} turns a
  * record into an update or a dead letter (docs/formats/kafka-messages.md), and {@link
  * io.docstore.service.kafka.PartitionProgress} holds each partition's position, lag and dead
- * letters for {@code /stats}, {@code /metrics} and {@code /readyz}.
+ * letters for {@code /stats}, {@code /metrics} and {@code /readyz}. With a shard map the partitions
+ * follow it (docs/kafka.md, "Moving a partition"), and {@link
+ * io.docstore.service.kafka.PartitionDrops} deletes those it took away after the drop delay.
  */
 package io.docstore.service.kafka;

@@ -129,8 +129,66 @@ class PartitionMoveTest {
     }
   }
 
+  /**
+   * A partition the map takes away and gives back before the drop delay is kept and served again;
+   * one taken away while the shard is down (its drop pending) is dropped when it starts.
+   */
+  @Test
+  void aPartitionGivenBackIsKeptAndOneLostWhileDownIsDroppedAtStart() throws Exception {
+    try (KafkaProcess kafka = KafkaProcess.start(dir.resolve("broker"))) {
+      TopicModel.createTopic(kafka.bootstrap(), TOPIC, PARTITIONS);
+      long moved = idIn(MOVED);
+      try (DocProducer producer = DocProducer.create(kafka.bootstrap(), TOPIC)) {
+        for (long id = 0; id < 300; id++) {
+          producer.put(id, ("{\"v\":" + id + "}").getBytes(StandardCharsets.UTF_8));
+        }
+        producer.flush();
+      }
+      int rpcA = freePort();
+      int rpcB = freePort();
+      Path map = dir.resolve("shards.map");
+      String[] before = {"shard a 0-1 127.0.0.1:" + rpcA, "shard b 2 127.0.0.1:" + rpcB};
+      String[] after = {"shard a 0 127.0.0.1:" + rpcA, "shard b 1-2 127.0.0.1:" + rpcB};
+      writeMap(map, before);
+      try (ServiceFixture a = shard(kafka, map, "a", rpcA, "60s")) {
+        awaitTrue("a caught up", () -> caughtUp(a, 0) && caughtUp(a, MOVED));
+        writeMap(map, after);
+        awaitTrue("a's drop of partition 1 pending", () -> dropping(a).contains(MOVED));
+        assertThat(a.get("/docs/" + moved).statusCode()).isEqualTo(421);
+        writeMap(map, before);
+        awaitTrue("the drop called off", () -> dropping(a).isEmpty());
+        awaitTrue("partition 1 served again", () -> a.get("/docs/" + moved).statusCode() == 200);
+        assertThat(a.service.store().heldLogPartitions()).contains(MOVED);
+        writeMap(map, after);
+        awaitTrue("a's drop of partition 1 pending", () -> dropping(a).contains(MOVED));
+      }
+      // Restarted with the drop still pending: it is scheduled again and done.
+      try (ServiceFixture a = shard(kafka, map, "a", rpcA, "200ms")) {
+        awaitTrue(
+            "partition 1 dropped after the restart",
+            () -> !a.service.store().heldLogPartitions().contains(MOVED));
+        assertThat(a.service.store().get(moved)).isNull();
+        assertThat(a.service.store().get(idIn(0))).isNotNull();
+      }
+    }
+  }
+
+  /** The partitions a shard's {@code /stats} lists as dropping. */
+  private List<Integer> dropping(ServiceFixture s) throws Exception {
+    List<Integer> out = new java.util.ArrayList<>();
+    for (JsonNode d : json.readTree(s.adminGet("/stats").body()).path("kafka").path("dropping")) {
+      out.add(d.path("partition").asInt());
+    }
+    return out;
+  }
+
   private ServiceFixture shard(KafkaProcess kafka, Path map, String name, int rpcPort)
       throws Exception {
+    return shard(kafka, map, name, rpcPort, "1s");
+  }
+
+  private ServiceFixture shard(
+      KafkaProcess kafka, Path map, String name, int rpcPort, String dropDelay) throws Exception {
     Map<String, Object> o = new HashMap<>();
     o.put("docstore.rpc.enabled", true);
     o.put("docstore.rpc.port", rpcPort);
@@ -138,7 +196,7 @@ class PartitionMoveTest {
     o.put("docstore.updates.kafka.topic", TOPIC);
     o.put("docstore.cluster.shard-map", map.toString());
     o.put("docstore.cluster.shard", name);
-    o.put("docstore.cluster.drop-delay", "1s");
+    o.put("docstore.cluster.drop-delay", dropDelay);
     return ServiceFixture.start(dir.resolve("data-" + name), o);
   }
 
