@@ -64,16 +64,34 @@ public final class KafkaKeys {
     if (partitions < 1) {
       throw new IllegalArgumentException("partitions must be at least 1, got " + partitions);
     }
-    return (murmur2(encode(id)) & 0x7fffffff) % partitions;
+    if (id < 0) {
+      throw new IllegalArgumentException("document IDs are non-negative, got " + id);
+    }
+    // The key's bytes (encode(id)) written into a per-thread buffer, not allocated: servers and
+    // clients route every ID of every read through here.
+    byte[] digits = DIGITS.get();
+    int from = digits.length;
+    long v = id;
+    do {
+      digits[--from] = (byte) ('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    return (murmur2(digits, from, digits.length - from) & 0x7fffffff) % partitions;
   }
+
+  /** Room for the decimal digits of any non-negative long. */
+  private static final ThreadLocal<byte[]> DIGITS = ThreadLocal.withInitial(() -> new byte[19]);
 
   /** MurmurHash2 (32 bits, little-endian words) with Kafka's seed. */
   static int murmur2(byte[] data) {
-    int length = data.length;
+    return murmur2(data, 0, data.length);
+  }
+
+  private static int murmur2(byte[] data, int offset, int length) {
     int h = SEED ^ length;
     int words = length / 4;
     for (int i = 0; i < words; i++) {
-      int j = i * 4;
+      int j = offset + i * 4;
       int k =
           (data[j] & 0xff)
               | (data[j + 1] & 0xff) << 8
@@ -85,8 +103,8 @@ public final class KafkaKeys {
       h *= M;
       h ^= k;
     }
-    int tail = words * 4;
-    int rest = length - tail;
+    int tail = offset + words * 4;
+    int rest = length - words * 4;
     if (rest >= 3) {
       h ^= (data[tail + 2] & 0xff) << 16;
     }
