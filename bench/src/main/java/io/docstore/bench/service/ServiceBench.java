@@ -25,19 +25,22 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
- * {@code ndjson N FILE}: writes N job documents (ids 0..N-1) as import NDJSON. {@code static FILE
- * DIR}: writes each document of an NDJSON file written by {@code ndjson} to {@code DIR/<id>}, byte
- * for byte, for a static file server to serve the same documents. {@code rpc HOST:PORT N BATCH
- * THREADS SECONDS}: batched multi-gets of random ids below N through {@code DocClient}, printing
- * calls/s, documents/s and per-call latency percentiles (and a {@code result key=value ...} line
- * for scripts); every returned document's id is checked. {@code pauses LOGFILE FROM TO [FROM TO
- * ...]}: the stop-the-world pauses of a safepoint log ({@link SafepointLog}) that ended within each
- * window of epoch milliseconds, one line per window. {@code writes ADMIN_HOST:PORT RPC_HOST:PORT
- * THREADS SECONDS}: the measurement behind writes over the admin port (docs/decisions.md, "A client
- * module, docstore-client, and writes over the admin port"): three phases of SECONDS on THREADS
- * threads, {@code DocClient.put} of job documents (durable writes over HTTP), {@code GET /healthz}
- * on the admin port (an HTTP round trip that does no store work) and {@code DocClient.get} of the
- * written ids (an RPC round trip), each printing operations/s and latency percentiles.
+ * {@code ndjson N FILE [DOC_BYTES]}: writes N job documents (ids 0..N-1) as import NDJSON, each of
+ * about DOC_BYTES bytes (default {@value JobDocGenerator#DEFAULT_DOC_BYTES}, the ~1 KB documents of
+ * every other benchmark; at least {@value JobDocGenerator#MIN_DOC_BYTES}; see {@link
+ * JobDocGenerator#JobDocGenerator(long, int)}). {@code static FILE DIR}: writes each document of an
+ * NDJSON file written by {@code ndjson} to {@code DIR/<id>}, byte for byte, for a static file
+ * server to serve the same documents. {@code rpc HOST:PORT N BATCH THREADS SECONDS}: batched
+ * multi-gets of random ids below N through {@code DocClient}, printing calls/s, documents/s and
+ * per-call latency percentiles (and a {@code result key=value ...} line for scripts); every
+ * returned document's id is checked. {@code pauses LOGFILE FROM TO [FROM TO ...]}: the
+ * stop-the-world pauses of a safepoint log ({@link SafepointLog}) that ended within each window of
+ * epoch milliseconds, one line per window. {@code writes ADMIN_HOST:PORT RPC_HOST:PORT THREADS
+ * SECONDS}: the measurement behind writes over the admin port (docs/decisions.md, "A client module,
+ * docstore-client, and writes over the admin port"): three phases of SECONDS on THREADS threads,
+ * {@code DocClient.put} of job documents (durable writes over HTTP), {@code GET /healthz} on the
+ * admin port (an HTTP round trip that does no store work) and {@code DocClient.get} of the written
+ * ids (an RPC round trip), each printing operations/s and latency percentiles.
  */
 public final class ServiceBench {
 
@@ -45,7 +48,11 @@ public final class ServiceBench {
 
   public static void main(String[] args) throws Exception {
     switch (args.length > 0 ? args[0] : "") {
-      case "ndjson" -> ndjson(Long.parseLong(args[1]), Path.of(args[2]));
+      case "ndjson" ->
+          ndjson(
+              Long.parseLong(args[1]),
+              Path.of(args[2]),
+              args.length > 3 ? Integer.parseInt(args[3]) : JobDocGenerator.DEFAULT_DOC_BYTES);
       case "static" -> staticFiles(Path.of(args[1]), Path.of(args[2]));
       case "rpc" ->
           rpc(
@@ -63,7 +70,8 @@ public final class ServiceBench {
               Integer.parseInt(args[4]));
       default -> {
         System.err.println(
-            "usage: ndjson N FILE | static FILE DIR | rpc HOST:PORT N BATCH THREADS SECONDS"
+            "usage: ndjson N FILE [DOC_BYTES] | static FILE DIR"
+                + " | rpc HOST:PORT N BATCH THREADS SECONDS"
                 + " | pauses LOGFILE FROM TO [FROM TO ...]"
                 + " | writes ADMIN_HOST:PORT RPC_HOST:PORT THREADS SECONDS");
         System.exit(2);
@@ -71,8 +79,8 @@ public final class ServiceBench {
     }
   }
 
-  private static void ndjson(long n, Path file) throws IOException {
-    JobDocGenerator gen = new JobDocGenerator(1);
+  private static void ndjson(long n, Path file, int docBytes) throws IOException {
+    JobDocGenerator gen = new JobDocGenerator(1, docBytes);
     try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(file), 1 << 20)) {
       for (long id = 0; id < n; id++) {
         out.write(("{\"id\":" + id + ",\"doc\":").getBytes(StandardCharsets.US_ASCII));
