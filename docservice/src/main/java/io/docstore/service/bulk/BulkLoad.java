@@ -11,6 +11,7 @@ import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
 import io.docstore.service.store.GroupKeys;
 import io.docstore.service.store.IndexCheckpoint;
+import io.docstore.service.updater.AsciiScan;
 import io.docstore.service.updater.InvalidUpdateException;
 import io.docstore.service.updater.UpdateParser;
 import java.io.IOException;
@@ -33,8 +34,8 @@ import java.util.function.LongConsumer;
  * <ol>
  *   <li>the input is cut into chunks of whole lines (about 1 MiB, by a {@link ChunkReader}) and the
  *       chunks are parsed and validated on {@code threads} threads (invalid lines are reported,
- *       never applied), by a single-pass scanner ({@link BulkLineScanner}) with Jackson deciding
- *       whatever it is unsure of;
+ *       never applied), by {@link UpdateParser#parseSlice} (a single-pass scanner, with Jackson
+ *       deciding whatever it is unsure of);
  *   <li>in input order, the documents go to a {@link BulkAppender}, which plans the queue blocks on
  *       this thread, copies the documents into them and encodes them (LZ4, checksum) on {@code
  *       threads} threads, 32 blocks a task, and writes them in order, 32 blocks a system call, and
@@ -273,7 +274,6 @@ public final class BulkLoad {
      * @param maxId the largest document ID the store holds (below 2^62 with field groups)
      */
     static Chunk parse(UpdateParser parser, byte[] buf, int n, int maxLineBytes, long maxId) {
-      BulkLineScanner fast = new BulkLineScanner(parser.maxBodyBytes());
       Chunk c = new Chunk();
       c.buf = buf;
       c.bytes = n;
@@ -289,10 +289,7 @@ public final class BulkLoad {
           c.error("line longer than " + maxLineBytes + " bytes");
         } else if (!blank(buf, start, l)) {
           try {
-            UpdateParser.Slice slice = fast.parse(buf, start, l - start);
-            if (slice == null) {
-              slice = parser.parseSlice(buf, start, l - start);
-            }
+            UpdateParser.Slice slice = parser.parseSlice(buf, start, l - start);
             if (slice.id() > maxId) {
               c.error(
                   "\"id\" "

@@ -7,10 +7,12 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.docstore.queue.RecordBody;
 import io.docstore.service.store.GroupKeys;
+import io.docstore.service.updater.JsonScanner;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,7 +24,10 @@ import java.util.Set;
  * projected from every document written, and the projection itself. A projection is the JSON object
  * of the document's fields in the group, in the document's order, each value copied as it is (a
  * field the document lacks is left out, so a document with none of them projects to {@code {}}). A
- * document that is not a JSON object cannot be projected: its write is refused.
+ * document that is not a JSON object cannot be projected: its write is refused. The document is
+ * read only up to its last grouped field, in one pass of a {@link JsonScanner}; Jackson decides
+ * what the scanner is unsure of (escapes or non-ASCII in names, anything invalid) and words the
+ * refusal.
  *
  * <p>Immutable and thread-safe.
  */
@@ -45,6 +50,16 @@ public final class FieldGroups {
 
   /** For each grouped top-level field name, its groups (indexes into {@link #names}). */
   private final Map<String, Field> byField;
+
+  /** The grouped fields by number, and their names' UTF-8 bytes, for the scanner's path. */
+  private final Field[] fieldList;
+
+  private final byte[][] rawNames;
+
+  /** The scanner's path, one per thread; null when there are too many fields for it (over 64). */
+  private final ThreadLocal<JsonScanner> scanners;
+
+  private final JsonScanner.FieldNames fieldNames = this::fieldNumber;
 
   /**
    * @param groups name → fields, in the order to keep (names of 1 to 64 characters of {@code
@@ -88,6 +103,14 @@ public final class FieldGroups {
               quoted.getBytes(StandardCharsets.UTF_8),
               e.getValue().stream().mapToInt(Integer::intValue).toArray()));
     }
+    this.fieldList = new Field[byField.size()];
+    this.rawNames = new byte[byField.size()][];
+    for (Map.Entry<String, Field> e : byField.entrySet()) {
+      fieldList[e.getValue().index] = e.getValue();
+      rawNames[e.getValue().index] = e.getKey().getBytes(StandardCharsets.UTF_8);
+    }
+    this.scanners =
+        fieldList.length <= 64 ? ThreadLocal.withInitial(() -> new JsonScanner(0)) : null;
   }
 
   /** Whether any group is configured. */
@@ -127,6 +150,76 @@ public final class FieldGroups {
    *     is not)
    */
   public byte[][] project(long id, byte[] document) {
+    if (scanners != null) {
+      int[] found = new int[3 * fieldList.length];
+      int n = scanners.get().topLevelFields(document, fieldNames, fieldList.length, found);
+      if (n >= 0) {
+        return projections(document, found, n);
+      }
+    }
+    return projectWithJackson(id, document);
+  }
+
+  /** The number of the grouped field whose UTF-8 name is {@code buf[from, to)}, or -1. */
+  private int fieldNumber(byte[] buf, int from, int to) {
+    for (int i = 0; i < rawNames.length; i++) {
+      byte[] n = rawNames[i];
+      if (n.length == to - from && Arrays.equals(n, 0, n.length, buf, from, to)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** Each group's projection of the {@code n} fields the scanner found (number, from, to). */
+  private byte[][] projections(byte[] document, int[] found, int n) {
+    byte[][] out = new byte[names.length][];
+    for (int g = 0; g < names.length; g++) {
+      int size = 2;
+      int members = 0;
+      for (int k = 0; k < n; k++) {
+        Field f = fieldList[found[3 * k]];
+        if (inGroup(f, g)) {
+          size +=
+              (members++ > 0 ? 1 : 0) + f.quotedName.length + found[3 * k + 2] - found[3 * k + 1];
+        }
+      }
+      byte[] p = new byte[size];
+      int at = 0;
+      p[at++] = '{';
+      for (int k = 0; k < n; k++) {
+        Field f = fieldList[found[3 * k]];
+        if (inGroup(f, g)) {
+          if (at > 1) {
+            p[at++] = ',';
+          }
+          System.arraycopy(f.quotedName, 0, p, at, f.quotedName.length);
+          at += f.quotedName.length;
+          int len = found[3 * k + 2] - found[3 * k + 1];
+          System.arraycopy(document, found[3 * k + 1], p, at, len);
+          at += len;
+        }
+      }
+      p[at] = '}';
+      out[g] = p;
+    }
+    return out;
+  }
+
+  private static boolean inGroup(Field f, int g) {
+    for (int x : f.groups) {
+      if (x == g) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * {@link #project} by Jackson alone: what the scanner is unsure of (its reference in tests), and
+   * the wording of every refusal.
+   */
+  byte[][] projectWithJackson(long id, byte[] document) {
     ByteArrayOutputStream[] out = new ByteArrayOutputStream[names.length];
     for (int i = 0; i < names.length; i++) {
       out[i] = new ByteArrayOutputStream(128);

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.docstore.io.TestSupport;
+import io.docstore.service.updater.RandomJson;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -76,6 +79,41 @@ class FieldGroupsTest {
       }
     }
     return first;
+  }
+
+  /**
+   * The scanner's path gives exactly Jackson's projections, and refuses exactly what Jackson
+   * refuses, on random documents (the grouped names among their members) and their mutations.
+   */
+  @Test
+  void theScannersProjectionsAreJacksons() {
+    long seed = TestSupport.seed("FieldGroupsTest");
+    SplittableRandom rnd = new SplittableRandom(seed);
+    RandomJson json = new RandomJson(rnd, "n", "s", "o", "arr", "t", "f", "z", "d", "x\\\"y");
+    int projected = 0;
+    for (int i = 0; i < 30_000; i++) {
+      byte[] doc = json.object(1).getBytes(StandardCharsets.UTF_8);
+      if (i % 3 == 2) {
+        doc = json.mutate(doc);
+      }
+      byte[][] expected;
+      try {
+        expected = GROUPS.projectWithJackson(1, doc);
+      } catch (IllegalArgumentException e) {
+        expected = null;
+      }
+      String what = new String(doc, StandardCharsets.UTF_8) + ", seed " + seed;
+      if (expected == null) {
+        byte[] d = doc;
+        assertThatThrownBy(() -> GROUPS.project(1, d))
+            .as(what)
+            .isInstanceOf(IllegalArgumentException.class);
+      } else {
+        projected++;
+        assertThat(GROUPS.project(1, doc)).as(what).isDeepEqualTo(expected);
+      }
+    }
+    assertThat(projected).as("seed %d", seed).isGreaterThan(10_000);
   }
 
   @Test

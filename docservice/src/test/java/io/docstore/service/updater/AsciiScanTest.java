@@ -1,4 +1,4 @@
-package io.docstore.service.bulk;
+package io.docstore.service.updater;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

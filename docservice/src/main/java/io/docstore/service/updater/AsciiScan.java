@@ -1,15 +1,15 @@
-package io.docstore.service.bulk;
+package io.docstore.service.updater;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * Byte scans of the bulk loader's input, eight bytes at a time (SWAR: one {@code long} compared
- * against all eight bytes at once), for the two loops every input byte goes through: finding the
- * end of a line and skipping the plain characters of a JSON string.
+ * Byte scans of update input, eight bytes at a time (SWAR: one {@code long} compared against all
+ * eight bytes at once), for the two loops every input byte goes through: finding the end of a line
+ * and skipping the plain characters of a JSON string.
  */
-final class AsciiScan {
+public final class AsciiScan {
 
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -34,7 +34,7 @@ final class AsciiScan {
    * holding the first byte that is not plain, or where fewer than eight bytes remain before {@code
    * to}; the caller examines the bytes from {@code p} on itself.
    */
-  static int skipPlainText(byte[] b, int from, int to) {
+  public static int skipPlainText(byte[] b, int from, int to) {
     int p = from;
     while (p <= to - Long.BYTES) {
       long v = (long) LONGS.get(b, p);
@@ -50,7 +50,7 @@ final class AsciiScan {
   }
 
   /** The index of the first {@code '\n'} in {@code [from, to)}, or {@code to} if there is none. */
-  static int indexOfNewline(byte[] b, int from, int to) {
+  public static int indexOfNewline(byte[] b, int from, int to) {
     int p = from;
     while (p <= to - Long.BYTES) {
       if (hasZeroByte((long) LONGS.get(b, p) ^ NEWLINES)) {

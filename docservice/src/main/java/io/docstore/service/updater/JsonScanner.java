@@ -1,29 +1,31 @@
-package io.docstore.service.bulk;
-
-import io.docstore.service.updater.UpdateParser;
+package io.docstore.service.updater;
 
 /**
- * The bulk loader's fast path for one NDJSON update line: a strict single-pass JSON validator that
- * also finds the line's {@code id}, {@code op}, {@code doc} slice and the document's top-level
- * integral {@code discovered_at}, without building a parser per line. A line with an expiry ({@code
- * ttl} or {@code expiresAt}) goes to Jackson.
+ * A strict single-pass JSON validator over bytes, for the write paths' hot loops: an NDJSON update
+ * line ({@link #line}: its {@code id}, {@code op}, {@code doc} slice and the document's top-level
+ * integral {@code discovered_at}), a whole document ({@link #document}), and a document's top-level
+ * fields for field groups ({@link #topLevelFields}), without building a parser per input. A line
+ * with an expiry ({@code ttl} or {@code expiresAt}) goes to Jackson.
  *
- * <p>It answers only when it is sure: whatever it accepts, {@link UpdateParser#parseSlice} accepts
- * with the same result (checked by {@code BulkLineScannerTest} on random and mutated lines); on
+ * <p>It answers only when it is sure: whatever it accepts, Jackson ({@link UpdateParser}'s parse)
+ * accepts with the same result (checked by {@code JsonScannerTest} on random and mutated input); on
  * anything else (invalid JSON, escapes in names, numbers that may not fit a long, deep nesting,
- * non-ASCII outside strings, a missing or misplaced field) it returns null and the caller asks
+ * non-ASCII outside strings, a missing or misplaced field) it answers "unsure" and the caller asks
  * Jackson, which gives the verdict and the error message. So it is stricter than Jackson, never
  * laxer: ill-formed UTF-8 in strings, lone surrogate escapes, over 100 levels of nesting, numbers
  * of over 100 characters and strings over 1 MiB all go to Jackson.
  *
  * <p>Not thread-safe: one instance per thread.
  */
-final class BulkLineScanner {
+public final class JsonScanner {
 
   private static final int MAX_DEPTH = 100;
   private static final int MAX_NUMBER_CHARS = 100;
   private static final int MAX_STRING_BYTES = 1 << 20;
   private static final long NONE = Long.MIN_VALUE;
+
+  /** {@link #document}'s answer when Jackson must decide. */
+  public static final long UNSURE = NONE - 1;
 
   private final int maxBodyBytes;
   private byte[] b;
@@ -33,15 +35,13 @@ final class BulkLineScanner {
   /** Set by {@link #number}: the value of an integer of at most 18 digits, else {@link #NONE}. */
   private long integer;
 
-  BulkLineScanner(int maxBodyBytes) {
+  public JsonScanner(int maxBodyBytes) {
     this.maxBodyBytes = maxBodyBytes;
   }
 
   /** The line's slice, or null when Jackson must decide (see the class comment). */
-  UpdateParser.Slice parse(byte[] buf, int off, int len) {
-    b = buf;
-    p = off;
-    end = off + len;
+  public UpdateParser.Slice line(byte[] buf, int off, int len) {
+    reset(buf, off, len);
     long id = -1;
     int docOff = -1;
     int docLen = 0;
@@ -89,8 +89,8 @@ final class BulkLineScanner {
           return null;
         }
         int start = p;
-        long d = document();
-        if (d == NONE - 1) {
+        long d = object();
+        if (d == UNSURE) {
           return null;
         }
         if (p - start > maxBodyBytes) {
@@ -127,10 +127,101 @@ final class BulkLineScanner {
   }
 
   /**
-   * The document object at {@code p}: validates it and returns its top-level integral {@code
-   * discovered_at} (-1 if none), or {@code NONE - 1} when Jackson must decide.
+   * Validates the document {@code buf[off, off+len)}, one JSON object (spaces around it allowed),
+   * and returns its top-level integral {@code discovered_at} (-1 if none, the last one if
+   * repeated), or {@link #UNSURE} when Jackson must decide. Its size is the caller's to check.
    */
-  private long document() {
+  public long document(byte[] buf, int off, int len) {
+    reset(buf, off, len);
+    ws();
+    if (p >= end || b[p] != '{') {
+      return UNSURE;
+    }
+    long d = object();
+    if (d == UNSURE) {
+      return UNSURE;
+    }
+    ws();
+    return p == end ? d : UNSURE;
+  }
+
+  /** Resolves a top-level field's name to its number, or -1 for a field nobody asked for. */
+  @FunctionalInterface
+  public interface FieldNames {
+    int number(byte[] buf, int from, int to);
+  }
+
+  /**
+   * The top-level fields of the document {@code doc} that {@code names} knows: for the first
+   * occurrence of each, in document order, its number, where its value starts and where it ends
+   * ({@code found[3i]}, {@code found[3i+1]}, {@code found[3i+2]}; {@code found} holds at least
+   * {@code 3 * wanted}). Stops once {@code wanted} distinct fields are found (the rest of the
+   * document is not read); otherwise checks the document through its end. Returns how many were
+   * found, or -1 when Jackson must decide (not one JSON object, or anything the scanner is unsure
+   * of, such as an escape in a name). Field numbers are below 64.
+   */
+  public int topLevelFields(byte[] doc, FieldNames names, int wanted, int[] found) {
+    reset(doc, 0, doc.length);
+    ws();
+    if (!eat('{')) {
+      return -1;
+    }
+    ws();
+    int n = 0;
+    long seen = 0;
+    if (eat('}')) {
+      ws();
+      return p == end ? 0 : -1;
+    }
+    while (true) {
+      ws();
+      int keyStart = p + 1;
+      if (!plainString()) {
+        return -1;
+      }
+      int keyEnd = p - 1;
+      ws();
+      if (!eat(':')) {
+        return -1;
+      }
+      ws();
+      int from = p;
+      if (!value(2)) {
+        return -1;
+      }
+      int f = names.number(b, keyStart, keyEnd);
+      if (f >= 0 && (seen & (1L << f)) == 0) {
+        seen |= 1L << f;
+        found[3 * n] = f;
+        found[3 * n + 1] = from;
+        found[3 * n + 2] = p;
+        if (++n == wanted) {
+          return n;
+        }
+      }
+      ws();
+      if (eat(',')) {
+        continue;
+      }
+      if (eat('}')) {
+        ws();
+        return p == end ? n : -1;
+      }
+      return -1;
+    }
+  }
+
+  private void reset(byte[] buf, int off, int len) {
+    b = buf;
+    p = off;
+    end = off + len;
+  }
+
+  /**
+   * The object at {@code p}: validates it and returns its top-level integral {@code discovered_at}
+   * (-1 if none), or {@link #UNSURE} when Jackson must decide.
+   */
+  private long object() {
     long discovered = -1;
     p++;
     ws();
@@ -141,12 +232,12 @@ final class BulkLineScanner {
       ws();
       int keyStart = p + 1;
       if (!plainString()) {
-        return NONE - 1;
+        return UNSURE;
       }
       int keyEnd = p - 1;
       ws();
       if (!eat(':')) {
-        return NONE - 1;
+        return UNSURE;
       }
       ws();
       if (is(keyStart, keyEnd, "discovered_at")
@@ -154,7 +245,7 @@ final class BulkLineScanner {
           && (b[p] == '-' || (b[p] >= '0' && b[p] <= '9'))) {
         int start = p;
         if (!number()) {
-          return NONE - 1;
+          return UNSURE;
         }
         boolean integral = true;
         for (int i = start; i < p; i++) {
@@ -164,12 +255,12 @@ final class BulkLineScanner {
         }
         if (integral) {
           if (integer == NONE) {
-            return NONE - 1;
+            return UNSURE;
           }
           discovered = integer;
         }
       } else if (!value(2)) {
-        return NONE - 1;
+        return UNSURE;
       }
       ws();
       if (eat(',')) {
@@ -178,7 +269,7 @@ final class BulkLineScanner {
       if (eat('}')) {
         return discovered;
       }
-      return NONE - 1;
+      return UNSURE;
     }
   }
 
