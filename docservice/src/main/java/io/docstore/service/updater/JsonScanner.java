@@ -41,7 +41,15 @@ public final class JsonScanner {
 
   /** The line's slice, or null when Jackson must decide (see the class comment). */
   public UpdateParser.Slice line(byte[] buf, int off, int len) {
-    reset(buf, off, len);
+    try {
+      reset(buf, off, len);
+      return line();
+    } finally {
+      b = null; // a thread's scanner must not keep a request's buffer alive
+    }
+  }
+
+  private UpdateParser.Slice line() {
     long id = -1;
     int docOff = -1;
     int docLen = 0;
@@ -132,7 +140,15 @@ public final class JsonScanner {
    * repeated), or {@link #UNSURE} when Jackson must decide. Its size is the caller's to check.
    */
   public long document(byte[] buf, int off, int len) {
-    reset(buf, off, len);
+    try {
+      reset(buf, off, len);
+      return document();
+    } finally {
+      b = null;
+    }
+  }
+
+  private long document() {
     ws();
     if (p >= end || b[p] != '{') {
       return UNSURE;
@@ -161,7 +177,15 @@ public final class JsonScanner {
    * of, such as an escape in a name). Field numbers are below 64.
    */
   public int topLevelFields(byte[] doc, FieldNames names, int wanted, int[] found) {
-    reset(doc, 0, doc.length);
+    try {
+      reset(doc, 0, doc.length);
+      return topLevelFields(names, wanted, found);
+    } finally {
+      b = null;
+    }
+  }
+
+  private int topLevelFields(FieldNames names, int wanted, int[] found) {
     ws();
     if (!eat('{')) {
       return -1;
