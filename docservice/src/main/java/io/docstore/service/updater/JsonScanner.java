@@ -32,6 +32,9 @@ public final class JsonScanner {
   private int p;
   private int end;
 
+  /** Set by {@link #memberName}: where the name it read ends (its closing quote). */
+  private int nameEnd;
+
   /** Set by {@link #number}: the value of an integer of at most 18 digits, else {@link #NONE}. */
   private long integer;
 
@@ -64,17 +67,11 @@ public final class JsonScanner {
       return null;
     }
     while (true) {
-      ws();
-      int keyStart = p + 1;
-      if (!plainString()) {
+      int keyStart = memberName();
+      if (keyStart < 0) {
         return null;
       }
-      int keyEnd = p - 1;
-      ws();
-      if (!eat(':')) {
-        return null;
-      }
-      ws();
+      int keyEnd = nameEnd;
       if (is(keyStart, keyEnd, "id")) {
         if (p >= end || b[p] == '-' || !number() || integer == NONE) {
           return null;
@@ -198,17 +195,11 @@ public final class JsonScanner {
       return p == end ? 0 : -1;
     }
     while (true) {
-      ws();
-      int keyStart = p + 1;
-      if (!plainString()) {
+      int keyStart = memberName();
+      if (keyStart < 0) {
         return -1;
       }
-      int keyEnd = p - 1;
-      ws();
-      if (!eat(':')) {
-        return -1;
-      }
-      ws();
+      int keyEnd = nameEnd;
       int from = p;
       if (!value(2)) {
         return -1;
@@ -235,6 +226,25 @@ public final class JsonScanner {
     }
   }
 
+  /**
+   * A member's name (a plain string) and its colon, spaces around them skipped: returns where the
+   * name starts, its end in {@link #nameEnd}; -1 when Jackson must decide.
+   */
+  private int memberName() {
+    ws();
+    int start = p + 1;
+    if (!plainString()) {
+      return -1;
+    }
+    nameEnd = p - 1;
+    ws();
+    if (!eat(':')) {
+      return -1;
+    }
+    ws();
+    return start;
+  }
+
   private void reset(byte[] buf, int off, int len) {
     b = buf;
     p = off;
@@ -253,17 +263,11 @@ public final class JsonScanner {
       return discovered;
     }
     while (true) {
-      ws();
-      int keyStart = p + 1;
-      if (!plainString()) {
+      int keyStart = memberName();
+      if (keyStart < 0) {
         return UNSURE;
       }
-      int keyEnd = p - 1;
-      ws();
-      if (!eat(':')) {
-        return UNSURE;
-      }
-      ws();
+      int keyEnd = nameEnd;
       if (is(keyStart, keyEnd, "discovered_at")
           && p < end
           && (b[p] == '-' || (b[p] >= '0' && b[p] <= '9'))) {
