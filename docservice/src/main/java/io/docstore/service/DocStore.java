@@ -369,7 +369,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     long discards = writer.discards();
     ExpiryHorizons horizons = reclamation.horizons();
     for (SpaceReclaimer.Relocation r : records) {
-      Appended a = writer.append(r.id(), r.op(), r.acceptedAtMillis(), r.body());
+      Appended a = writer.append(r.id(), r.op(), r.acceptedAtMillis(), r.body(), r.rest());
       last = a.sequence();
       java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(r.body());
       if (r.op() == Op.RELOCATED && RecordBody.stores(r.op(), b, 0, r.body().length)) {

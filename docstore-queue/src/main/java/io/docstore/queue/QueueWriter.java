@@ -4,6 +4,7 @@ import io.docstore.io.GroupCommit;
 import io.docstore.io.NoSpaceException;
 import io.docstore.queue.block.BlockBuilder;
 import io.docstore.queue.block.RecordDictionary;
+import io.docstore.queue.block.StoredRest;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFormat;
@@ -314,7 +315,23 @@ public final class QueueWriter {
    *     DELETE with a body, or a body too short for its op
    */
   public Appended append(long id, Op op, long acceptedAtMillis, byte[] body) throws IOException {
+    return append(id, op, acceptedAtMillis, body, null);
+  }
+
+  /**
+   * {@link #append} for the space reclamation: a RELOCATED record whose rest (the original record's
+   * body, after the relocation's fixed part) is {@code rest} as the original's block stores it is
+   * stored with those bytes copied when they fit this writer's dictionary, not compressed again
+   * (see {@link BlockBuilder#stageRelocated}).
+   *
+   * @param rest null, or the original record's stored body (only for {@code op} RELOCATED)
+   */
+  public Appended append(long id, Op op, long acceptedAtMillis, byte[] body, StoredRest rest)
+      throws IOException {
     Objects.requireNonNull(body, "body");
+    if (rest != null && op != Op.RELOCATED) {
+      throw new IllegalArgumentException("a stored rest goes with a RELOCATED record, not " + op);
+    }
     validate(id, op, body.length, options.maxBodyBytes());
     lock.lock();
     try {
@@ -325,14 +342,14 @@ public final class QueueWriter {
         prepareDictionary();
       }
       builder.forgetStaged();
-      int cost = builder.stage(body, 0, body.length);
+      int cost = stage(op, body, rest);
       if (cost < 0
           ? !builder.fits(body.length, blockSize)
           : !builder.fitsStored(cost, openBlockCapacity)) {
         writeBlock(cost);
         appender.prepare();
         prepareDictionary();
-        cost = builder.stage(body, 0, body.length);
+        cost = stage(op, body, rest);
       }
       if (builder.isEmpty()) {
         markDurable(lastAssigned + 1);
@@ -360,6 +377,13 @@ public final class QueueWriter {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Lock held: prepares a record's body for the open block (see {@link BlockBuilder#stage}). */
+  private int stage(Op op, byte[] body, StoredRest rest) {
+    return op == Op.RELOCATED
+        ? builder.stageRelocated(body, rest)
+        : builder.stage(body, 0, body.length);
   }
 
   /**

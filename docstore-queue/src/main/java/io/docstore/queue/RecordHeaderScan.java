@@ -11,6 +11,7 @@ import static io.docstore.queue.format.BlockFormat.STORED_LENGTH;
 import io.docstore.io.CorruptionException;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
+import io.docstore.queue.block.StoredRest;
 import io.docstore.queue.block.ZstdRecords;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.SegmentFormat;
@@ -158,5 +159,25 @@ public final class RecordHeaderScan {
    */
   public int storedLength() {
     return storedLength;
+  }
+
+  /**
+   * The current record's body as its block stores it, for a copy of it in a RELOCATED record
+   * ({@link QueueWriter#append(long, Op, long, byte[], StoredRest)}): the whole stored body of a
+   * PUT, PUT_EXPIRING or GROUPS record, or the rest of a RELOCATED record stored split; null for
+   * other records and for records of blocks not stored one by one (their bodies are compressed
+   * again when relocated).
+   */
+  public StoredRest storedRest() {
+    if (stored == null) {
+      return null;
+    }
+    boolean whole = op == Op.PUT || op == Op.PUT_EXPIRING || op == Op.GROUPS;
+    if (!whole && !(op == Op.RELOCATED && zrecord.split())) {
+      return null;
+    }
+    byte[] bytes = new byte[zrecord.restStored()];
+    stored.get(zrecord.restAt(), bytes);
+    return new StoredRest(ZstdRecords.dictionaryId(stored, 0), bytes, zrecord.restLength());
   }
 }

@@ -9,6 +9,7 @@ import io.docstore.queue.QueueTailer;
 import io.docstore.queue.RecordBody;
 import io.docstore.queue.RecordHeaderScan;
 import io.docstore.queue.SegmentSummary;
+import io.docstore.queue.block.StoredRest;
 import io.docstore.service.store.GroupKeys;
 import io.docstore.service.store.SourceKeys;
 import java.io.IOException;
@@ -82,8 +83,16 @@ public final class SpaceReclaimer {
     long freeBytes() throws IOException;
   }
 
-  /** One record to append: its ID, kind, the original's acceptance time and its body. */
-  public record Relocation(long id, Op op, long acceptedAtMillis, byte[] body) {}
+  /**
+   * One record to append: its ID, kind, the original's acceptance time and its body; for a copy of
+   * a record's body, that body as the original's block stores it (copied as it is, not compressed
+   * again), else null.
+   */
+  public record Relocation(long id, Op op, long acceptedAtMillis, byte[] body, StoredRest rest) {
+    Relocation(long id, Op op, long acceptedAtMillis, byte[] body) {
+      this(id, op, acceptedAtMillis, body, null);
+    }
+  }
 
   /** What one pass did. */
   public record Pass(
@@ -350,7 +359,8 @@ public final class SpaceReclaimer {
       if (op == Op.GROUPS ? !liveGroups : !liveGroups && garbage(op, scan.address(), current)) {
         continue; // decided by the header: its body is never read
       }
-      Relocation keep = keep(store.read(scan.address()), current, victim.number(), now);
+      Relocation keep =
+          keep(store.read(scan.address()), scan.storedRest(), current, victim.number(), now);
       if (keep != null) {
         out.add(keep);
         bytes += scan.storedLength();
@@ -416,7 +426,8 @@ public final class SpaceReclaimer {
    * it and another segment may hold an older version of its ID, which a rebuild would otherwise let
    * show through.
    */
-  private Relocation keep(QueueRecord r, long current, long victim, long now) throws IOException {
+  private Relocation keep(QueueRecord r, StoredRest stored, long current, long victim, long now)
+      throws IOException {
     ByteBuffer body = ByteBuffer.wrap(r.body());
     if (r.originalOp() == Op.SOURCE) {
       return keepSource(r, current, victim);
@@ -431,7 +442,8 @@ public final class SpaceReclaimer {
         return new Relocation(
             r.id(), Op.DROPPED, r.acceptedAtMillis(), RecordBody.dropped(r.version(), r.address()));
       }
-      return relocatedWhole(r, Op.GROUPS, r.document());
+      Relocation copy = relocatedWhole(r, Op.GROUPS, r.document());
+      return new Relocation(copy.id(), copy.op(), copy.acceptedAtMillis(), copy.body(), stored);
     }
     if (r.stores()) {
       if (current != r.address()) {
@@ -448,7 +460,8 @@ public final class SpaceReclaimer {
           Op.RELOCATED,
           r.acceptedAtMillis(),
           RecordBody.relocated(
-              r.version(), r.address(), r.originalOp(), expires, body, doc, r.body().length - doc));
+              r.version(), r.address(), r.originalOp(), expires, body, doc, r.body().length - doc),
+          stored);
     }
     // A tombstone: DELETE, DROPPED, or a relocated DELETE.
     if (current >= 0) {

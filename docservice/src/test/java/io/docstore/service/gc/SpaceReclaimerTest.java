@@ -33,12 +33,22 @@ class SpaceReclaimerTest {
   private static final int IDS = 300;
 
   private static DocStoreOptions options() {
+    return options(1000);
+  }
+
+  /**
+   * Options whose queue trains its dictionary from the first {@code dictionarySamples} bodies
+   * (records compressed one by one with it from then on, and copied as stored when relocated).
+   */
+  private static DocStoreOptions options(int dictionarySamples) {
     return DocStoreOptions.builder(new OffHeapDocCache(4L << 20))
         .queueOptions(
             QueueOptions.builder()
                 .syncPolicy(SyncPolicy.NONE)
                 .segmentSize(32 << 10)
                 .blockSize(4096)
+                .dictionarySamples(dictionarySamples)
+                .dictionaryBytes(4096)
                 .build())
         .gc(GcOptions.defaults().withEnabled(false).withReserveBytes(0))
         .checkpointInterval(Duration.ofHours(1))
@@ -48,12 +58,24 @@ class SpaceReclaimerTest {
   /** The model's view of one ID: its body and expiry (0: never), null when deleted or absent. */
   private record Version(byte[] body, long expiresAt) {}
 
-  private static byte[] body(Random rnd, long id, int round) {
+  private static final String[] WORDS = {
+    "senior", "engineer", "remote", "storage", "salary", "benefits", "team", "hiring", "the", "and"
+  };
+
+  /**
+   * A document with a random pad: of 16 letters (LZ4 cannot shrink such blocks, no dictionary is
+   * trained from them, and segments fill fast) or, {@code compressible}, of words.
+   */
+  private static byte[] body(Random rnd, long id, int round, boolean compressible) {
     byte[] pad = new byte[200 + rnd.nextInt(400)];
-    rnd.nextBytes(pad); // incompressible, so segments fill
+    rnd.nextBytes(pad);
     StringBuilder sb = new StringBuilder("{\"id\":" + id + ",\"round\":" + round + ",\"pad\":\"");
     for (byte b : pad) {
-      sb.append((char) ('a' + (b & 15)));
+      if (compressible) {
+        sb.append(WORDS[(b & 0xff) % WORDS.length]).append(' ');
+      } else {
+        sb.append((char) ('a' + (b & 15)));
+      }
     }
     return sb.append("\"}").toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   }
@@ -61,14 +83,26 @@ class SpaceReclaimerTest {
   @Test
   void nothingIsLostOrResurrectedAcrossPassesRestartsAndRebuilds() throws Exception {
     for (long seed = 1; seed <= 3; seed++) {
-      run(seed, dir.resolve("seed-" + seed));
+      run(seed, dir.resolve("seed-" + seed), false);
     }
   }
 
-  private void run(long seed, Path at) throws Exception {
+  /**
+   * The same with documents a dictionary compresses: relocated records copy the documents' stored
+   * bytes instead of compressing them again.
+   */
+  @Test
+  void nothingIsLostOrResurrectedWhenRelocationsCopyCompressedBodies() throws Exception {
+    for (long seed = 4; seed <= 5; seed++) {
+      run(seed, dir.resolve("seed-" + seed), true);
+    }
+  }
+
+  private void run(long seed, Path at, boolean compressible) throws Exception {
     Random rnd = new Random(seed);
     Map<Long, Version> model = new HashMap<>();
-    DocStore store = DocStore.open(at, options());
+    DocStoreOptions options = options(compressible ? 100 : 1000);
+    DocStore store = DocStore.open(at, options);
     long reclaimed = 0;
     try {
       for (int round = 0; round < 40; round++) {
@@ -78,11 +112,11 @@ class SpaceReclaimerTest {
           long id = rnd.nextInt(IDS);
           int kind = rnd.nextInt(10);
           if (kind < 5) {
-            byte[] b = body(rnd, id, round);
+            byte[] b = body(rnd, id, round, compressible);
             batch.add(Update.put(id, b));
             model.put(id, new Version(b, 0));
           } else if (kind < 7) {
-            byte[] b = body(rnd, id, round);
+            byte[] b = body(rnd, id, round, compressible);
             // Some expire during the test, some long after it.
             long expires = now + (rnd.nextBoolean() ? 50 + rnd.nextInt(400) : 3_600_000);
             batch.add(Update.put(id, b, expires));
@@ -104,11 +138,11 @@ class SpaceReclaimerTest {
           }
           case 3 -> {
             store.close();
-            store = DocStore.open(at, options());
+            store = DocStore.open(at, options);
           }
           case 4 -> {
             store.close();
-            store = DocStore.openRebuildingIndex(at, options());
+            store = DocStore.openRebuildingIndex(at, options);
           }
           default -> {}
         }
@@ -116,7 +150,7 @@ class SpaceReclaimerTest {
       }
       store.close();
       assertThat(QueueVerifier.verify(at.resolve("queue"))).as("seed %d verify", seed).isEmpty();
-      store = DocStore.openRebuildingIndex(at, options());
+      store = DocStore.openRebuildingIndex(at, options);
       check(seed, -1, store, model);
       assertThat(reclaimed).as("seed %d: bytes reclaimed", seed).isPositive();
     } finally {
@@ -160,15 +194,15 @@ class SpaceReclaimerTest {
   void aDeleteStaysWhileAnOlderVersionMayShowThrough() throws Exception {
     Random rnd = new Random(7);
     try (DocStore store = DocStore.open(dir, options())) {
-      store.apply(List.of(Update.put(1, body(rnd, 1, 0))));
+      store.apply(List.of(Update.put(1, body(rnd, 1, 0, false))));
       long filler = 1000;
       while (store.queueSegments().size() < 4) {
-        store.apply(List.of(Update.put(filler, body(rnd, filler++, 0))));
+        store.apply(List.of(Update.put(filler, body(rnd, filler++, 0, false))));
       }
       store.apply(List.of(Update.delete(1)));
       long deleteSegment = store.queueSegments().get(store.queueSegments().size() - 1).number();
       while (store.queueSegments().size() < deleteSegment + 3) {
-        store.apply(List.of(Update.put(filler, body(rnd, filler++, 0))));
+        store.apply(List.of(Update.put(filler, body(rnd, filler++, 0, false))));
       }
       store.checkpoint();
       SpaceReclaimer gc = store.reclamation().reclaimer();
@@ -221,7 +255,7 @@ class SpaceReclaimerTest {
         List<Update> batch = new ArrayList<>();
         // IDs 100 to 159 are written once: the oldest segments hold live records to relocate.
         for (long id = round == 0 ? 100 : 0; id < (round == 0 ? 160 : 60); id++) {
-          byte[] b = body(rnd, id, round);
+          byte[] b = body(rnd, id, round, false);
           batch.add(Update.put(id, b));
           model.put(id, new Version(b, 0));
         }
@@ -245,7 +279,7 @@ class SpaceReclaimerTest {
       }
       check(11, -2, store, model);
       fs.clearSpaceLimit();
-      byte[] after = body(rnd, 5, 99);
+      byte[] after = body(rnd, 5, 99, false);
       store.apply(List.of(Update.put(5, after)));
       model.put(5L, new Version(after, 0));
       store.checkpoint();
@@ -273,11 +307,11 @@ class SpaceReclaimerTest {
     try (DocStore store = DocStore.open(dir, options())) {
       expires = System.currentTimeMillis() + 1500;
       for (long id = 0; id < 300; id++) {
-        store.apply(List.of(Update.put(id, body(rnd, id, 0), expires)));
+        store.apply(List.of(Update.put(id, body(rnd, id, 0, false), expires)));
       }
       int segments = store.queueSegments().size();
       while (store.queueSegments().size() < segments + 3) {
-        store.apply(List.of(Update.put(filler, body(rnd, filler++, 0))));
+        store.apply(List.of(Update.put(filler, body(rnd, filler++, 0, false))));
       }
       sleepPast(expires);
       store.checkpoint();
@@ -290,11 +324,11 @@ class SpaceReclaimerTest {
       // More expiring documents, left for the next open to find.
       expires = System.currentTimeMillis() + 1500;
       for (long id = 1000; id < 1300; id++) {
-        store.apply(List.of(Update.put(id, body(rnd, id, 1), expires)));
+        store.apply(List.of(Update.put(id, body(rnd, id, 1, false), expires)));
       }
       segments = store.queueSegments().size();
       while (store.queueSegments().size() < segments + 3) {
-        store.apply(List.of(Update.put(filler, body(rnd, filler++, 1))));
+        store.apply(List.of(Update.put(filler, body(rnd, filler++, 1, false))));
       }
     }
     sleepPast(expires);

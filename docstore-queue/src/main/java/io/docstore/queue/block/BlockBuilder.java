@@ -102,6 +102,9 @@ public final class BlockBuilder implements Closeable {
   private int stagedCost;
   private RecordDictionary stagedDictionary;
 
+  /** Whether the staged body is a RELOCATED record's, stored split ({@link #stageRelocated}). */
+  private boolean stagedSplit;
+
   /** Records in a row whose body did not compress, and records not tried since the last probe. */
   private int plainInARow;
 
@@ -297,9 +300,11 @@ public final class BlockBuilder implements Closeable {
     if (stagedBody == body
         && stagedOff == off
         && stagedLen == len
-        && stagedDictionary == dictionary) {
+        && stagedDictionary == dictionary
+        && !stagedSplit) {
       return stagedCost; // prepared already (the block it was meant for was full)
     }
+    stagedSplit = false;
     int z = -1;
     if (dictionary != null
         && len > 0
@@ -321,6 +326,65 @@ public final class BlockBuilder implements Closeable {
     stagedZ = z;
     stagedDictionary = dictionary;
     stagedCost = OFFSET_ENTRY + RECORD_CRC + ZRECORD_BODY + (z < 0 ? len : z);
+    return stagedCost;
+  }
+
+  /**
+   * {@link #stage} for a RELOCATED record's body ({@code body}: its fixed part, then the original
+   * record's body): with a dictionary, the record is stored split ({@link
+   * io.docstore.queue.format.BlockFormat#OP_RELOCATED_SPLIT}), its fixed part as it is and its rest
+   * on its own. The rest is {@code rest} as stored when that is plain or compressed with this
+   * builder's dictionary (copied, not compressed again; the same bytes compressing the rest would
+   * give), else compressed here. Without a dictionary, or in LZ4 mode, as {@link #stage}.
+   *
+   * @param rest the original record's body as its block stores it, or null
+   */
+  public int stageRelocated(byte[] body, StoredRest rest) {
+    if (count == 0) {
+      records = chooseRecordsMode();
+    }
+    if (!records || dictionary == null || body.length < RELOCATED_FIXED) {
+      return stage(body, 0, body.length);
+    }
+    if (stagedBody == body && stagedDictionary == dictionary && stagedSplit) {
+      return stagedCost;
+    }
+    int len = body.length;
+    int restLength = len - RELOCATED_FIXED;
+    int bound = RELOCATED_FIXED + Math.max(RecordDictionary.bound(restLength), restLength);
+    if (staged.length < bound) {
+      staged = new byte[Math.max(bound, staged.length * 2)];
+    }
+    int z;
+    if (rest != null
+        && rest.length() == restLength
+        && (rest.plain() || rest.dictionaryId() == dictionary.id())) {
+      z = rest.bytes().length;
+      System.arraycopy(rest.bytes(), 0, staged, RELOCATED_FIXED, z);
+    } else {
+      z =
+          restLength == 0
+              ? 0
+              : zstd.compressByteArray(
+                  staged,
+                  RELOCATED_FIXED,
+                  staged.length - RELOCATED_FIXED,
+                  body,
+                  RELOCATED_FIXED,
+                  restLength);
+      if (z >= restLength) {
+        z = restLength;
+        System.arraycopy(body, RELOCATED_FIXED, staged, RELOCATED_FIXED, restLength);
+      }
+    }
+    System.arraycopy(body, 0, staged, 0, RELOCATED_FIXED);
+    stagedBody = body;
+    stagedOff = 0;
+    stagedLen = len;
+    stagedZ = RELOCATED_FIXED + z;
+    stagedDictionary = dictionary;
+    stagedSplit = true;
+    stagedCost = OFFSET_ENTRY + RECORD_CRC + ZRECORD_BODY + stagedZ;
     return stagedCost;
   }
 
@@ -413,7 +477,7 @@ public final class BlockBuilder implements Closeable {
     int p = zLength;
     BigEndian.putLong(zRecords, p + RECORD_ID, id);
     BigEndian.putLong(zRecords, p + RECORD_ACCEPTED_AT, acceptedAtMillis);
-    zRecords[p + RECORD_OP] = op;
+    zRecords[p + RECORD_OP] = stagedSplit ? OP_RELOCATED_SPLIT : op;
     BigEndian.putInt(zRecords, p + ZRECORD_BODY_LENGTH, len);
     if (stagedZ < 0) {
       System.arraycopy(body, off, zRecords, p + ZRECORD_BODY, len);
@@ -423,6 +487,7 @@ public final class BlockBuilder implements Closeable {
     zLength = need;
     rawRecords += RECORD_BODY + len;
     stagedBody = null;
+    stagedSplit = false;
     return count++;
   }
 

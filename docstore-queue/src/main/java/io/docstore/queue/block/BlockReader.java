@@ -401,6 +401,7 @@ public final class BlockReader {
     into.zstd = flags == FLAG_ZSTD_RECORDS;
     into.dictionary = flags == FLAG_DICTIONARY;
     into.padding = flags == FLAG_PADDING;
+    into.splitRecords = 0;
     into.syncedEnd =
         flags == FLAG_SYNC_MARK ? src.getLong(base + HEADER_LENGTH + MARK_SYNCED_END) : -1;
     if (into.syncedEnd >= 0 && into.syncedEnd > offset) {
@@ -487,6 +488,10 @@ public final class BlockReader {
       }
       BigEndian.putInt(into.raw, i * OFFSET_ENTRY, at);
       src.get(zrecord.at(), into.raw, at, RECORD_BODY);
+      if (zrecord.split()) {
+        into.raw[at + RECORD_OP] = zrecord.op();
+        into.splitRecords++;
+      }
       zrecord.body(src, d, rawView, at + RECORD_BODY, file, offset);
       at += RECORD_BODY + length;
     }

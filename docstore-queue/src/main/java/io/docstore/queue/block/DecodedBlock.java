@@ -36,6 +36,9 @@ public final class DecodedBlock {
   boolean dictionary;
   boolean padding;
 
+  /** Records stored split (RELOCATED, segment version 8) in the block as stored. */
+  int splitRecords;
+
   /** A sync mark's claim, else -1. */
   long syncedEnd = -1;
 
@@ -88,6 +91,14 @@ public final class DecodedBlock {
    */
   public boolean zstd() {
     return zstd;
+  }
+
+  /**
+   * How many RELOCATED records the block as stored keeps split, their fixed part apart from their
+   * rest (segment version 8; {@link io.docstore.queue.format.BlockFormat#OP_RELOCATED_SPLIT}).
+   */
+  public int splitRecords() {
+    return splitRecords;
   }
 
   /** Whether the block is the segment's dictionary (version 3): it holds no record. */
@@ -178,6 +189,7 @@ public final class DecodedBlock {
     c.zstd = zstd;
     c.dictionary = dictionary;
     c.padding = padding;
+    c.splitRecords = splitRecords;
     c.syncedEnd = syncedEnd;
     return c;
   }

@@ -34,13 +34,44 @@ public final class ZstdRecords {
   private int bodyLength;
   private byte op;
 
+  /** Bytes at the start of the stored body that are stored as they are ({@link #split}). */
+  private int head;
+
   /** Absolute index of the record in the buffer given to {@link #locate}. */
   public int at() {
     return at;
   }
 
+  /** The record's op code as readers see it (a split RELOCATED record is {@code OP_RELOCATED}). */
   public byte op() {
     return op;
+  }
+
+  /**
+   * Whether the located record is a RELOCATED record stored split ({@link
+   * io.docstore.queue.format.BlockFormat#OP_RELOCATED_SPLIT}): its fixed part as it is, then its
+   * rest stored on its own.
+   */
+  public boolean split() {
+    return head > 0;
+  }
+
+  /**
+   * Where the located record's rest begins in the buffer given to {@link #locate}: the body as
+   * stored after a split record's fixed part, or the whole stored body.
+   */
+  public int restAt() {
+    return at + ZRECORD_BODY + head;
+  }
+
+  /** Stored bytes of the located record's rest (see {@link #restAt}). */
+  public int restStored() {
+    return storedBody - head;
+  }
+
+  /** Bytes of the located record's rest once decompressed. */
+  public int restLength() {
+    return bodyLength - head;
   }
 
   /** The body's length once decompressed. */
@@ -87,12 +118,18 @@ public final class ZstdRecords {
     }
     at = payload + start;
     op = src.get(at + RECORD_OP);
+    head = 0;
+    if (op == OP_RELOCATED_SPLIT) {
+      op = OP_RELOCATED;
+      head = RELOCATED_FIXED;
+    }
     bodyLength = src.getInt(at + ZRECORD_BODY_LENGTH);
     storedBody = end - start - ZRECORD_BODY;
     if (invalidRecord(op, bodyLength) != null
-        || bodyLength < storedBody
+        || storedBody < head
+        || restLength() < restStored()
         || bodyLength > MAX_PAYLOAD
-        || (storedBody == 0 && bodyLength != 0)) {
+        || (restStored() == 0 && restLength() != 0)) {
       throw new CorruptionException(
           file,
           offset,
@@ -119,10 +156,14 @@ public final class ZstdRecords {
     int from = at + ZRECORD_BODY;
     if (storedPlain()) {
       dst.put(dstOff, src, from, bodyLength);
-    } else if (d == null) {
+      return;
+    }
+    if (d == null) {
       throw new CorruptionException(
           file, offset, "a record's body is stored compressed in a block without a dictionary");
-    } else if (d.decompress(src, from, storedBody, dst, dstOff, bodyLength) < 0) {
+    }
+    dst.put(dstOff, src, from, head);
+    if (d.decompress(src, from + head, restStored(), dst, dstOff + head, restLength()) < 0) {
       throw new CorruptionException(
           file,
           offset,

@@ -133,6 +133,15 @@ public final class BlockFormat {
   /** Segment version 7: where the records after it came from in the update log. */
   public static final byte OP_SOURCE = 6;
 
+  /**
+   * Segment version 8, in a {@link #FLAG_ZSTD_RECORDS} block only: the stored form of a RELOCATED
+   * record whose fixed part ({@link #RELOCATED_FIXED} bytes) is stored as it is and whose rest (the
+   * original record's body) is stored on its own, as it is or as one zstd frame, so that the space
+   * reclamation can copy a record's body as its segment stores it. Readers see {@link
+   * #OP_RELOCATED}; no other block layout holds this code.
+   */
+  public static final byte OP_RELOCATED_SPLIT = 7;
+
   /** A SOURCE body's least length: partition, next offset, count. */
   public static final int SOURCE_MIN = 16;
 

@@ -30,7 +30,7 @@ public final class SegmentFormat {
    * the record kind GROUPS. Every older version is still read; an older active segment is sealed at
    * open so that new blocks go to a current one.
    */
-  public static final int VERSION = 7;
+  public static final int VERSION = 8;
 
   public static final int MIN_SUPPORTED_VERSION = 1;
 

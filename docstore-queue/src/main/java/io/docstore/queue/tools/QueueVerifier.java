@@ -180,6 +180,13 @@ public final class QueueVerifier {
           problems.add(
               new Problem(path, block.offset(), "sync mark in a version " + version + " segment"));
         }
+        if (kind == SegmentScanner.Kind.BLOCK && block.splitRecords() > 0 && version < 8) {
+          problems.add(
+              new Problem(
+                  path,
+                  block.offset(),
+                  "RELOCATED record stored split in a version " + version + " segment"));
+        }
         if (kind == SegmentScanner.Kind.BLOCK) {
           checkRecordKinds(path, block, version, problems);
         }

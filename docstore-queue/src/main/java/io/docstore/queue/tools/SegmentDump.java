@@ -93,6 +93,9 @@ public final class SegmentDump {
                             ? "sync mark: the first " + block.syncedEnd() + " bytes were on disk"
                             : block.zstd()
                                 ? "records one by one with record crcs"
+                                    + (block.splitRecords() > 0
+                                        ? " (" + block.splitRecords() + " relocated, stored split)"
+                                        : "")
                                 : block.compressed()
                                     ? "lz4"
                                     : block.recordChecksums() ? "raw with record crcs" : "raw",
