@@ -6,7 +6,6 @@ import static io.docstore.queue.format.BlockFormat.RECORD_ACCEPTED_AT;
 import static io.docstore.queue.format.BlockFormat.RECORD_BODY;
 import static io.docstore.queue.format.BlockFormat.RECORD_COUNT;
 import static io.docstore.queue.format.BlockFormat.RECORD_ID;
-import static io.docstore.queue.format.BlockFormat.STORED_LENGTH;
 
 import io.docstore.io.CorruptionException;
 import io.docstore.queue.block.BlockReader;
@@ -18,6 +17,7 @@ import io.docstore.queue.format.SegmentFormat;
 import io.docstore.queue.segment.SegmentInfo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The records of one segment in sequence order by their headers alone: sequence, address, ID, op
@@ -38,8 +38,22 @@ public final class RecordHeaderScan {
   private final ZstdRecords zrecord = new ZstdRecords();
   private final DecodedBlock decoded = new DecodedBlock();
 
-  /** The current block as stored (zstd records), at index 0; null when it was decoded whole. */
+  /** Bytes of the segment read with one system call: a victim is read in large runs. */
+  private static final int WINDOW = 256 << 10;
+
+  /** A run of the segment as stored, from file offset {@link #windowStart}. */
+  private ByteBuffer window = ByteBuffer.allocateDirect(WINDOW).order(ByteOrder.BIG_ENDIAN);
+
+  private long windowStart;
+  private int windowLength;
+
+  /**
+   * The current block as stored (zstd records), at index {@link #base}; null when it was decoded
+   * whole.
+   */
   private ByteBuffer stored;
+
+  private int base;
 
   private long blockOffset;
   private long nextOffset = SegmentFormat.HEADER_LENGTH;
@@ -81,7 +95,7 @@ public final class RecordHeaderScan {
     sequence = firstSequence + i;
     address = Address.of(segment.number(), blockOffset, i);
     if (stored != null) {
-      zrecord.locate(stored, 0, i, segment.path(), blockOffset);
+      zrecord.locate(stored, base, i, segment.path(), blockOffset);
       int at = zrecord.at();
       id = stored.getLong(at + RECORD_ID);
       acceptedAtMillis = stored.getLong(at + RECORD_ACCEPTED_AT);
@@ -102,14 +116,19 @@ public final class RecordHeaderScan {
       return false;
     }
     blockOffset = nextOffset;
-    ByteBuffer b = reader.readStored(segment.channel(), segment.path(), blockOffset, end);
-    nextOffset = blockOffset + HEADER_LENGTH + b.getInt(STORED_LENGTH);
-    if (BlockReader.zstdRecords(b, 0)) {
-      stored = b;
-      count = Short.toUnsignedInt(b.getShort(RECORD_COUNT));
-      firstSequence = b.getLong(FIRST_SEQUENCE);
+    int at = inWindow(blockOffset, HEADER_LENGTH, end);
+    int total =
+        BlockReader.storedBlockLength(window, at, end - blockOffset, segment.path(), blockOffset);
+    at = inWindow(blockOffset, total, end);
+    nextOffset = blockOffset + total;
+    if (BlockReader.zstdRecords(window, at)) {
+      stored = window;
+      base = at;
+      count = Short.toUnsignedInt(window.getShort(at + RECORD_COUNT));
+      firstSequence = window.getLong(at + FIRST_SEQUENCE);
     } else {
       stored = null;
+      reader.readStored(segment.channel(), segment.path(), blockOffset, end);
       reader.decodeStored(segment.channel(), segment.path(), blockOffset, decoded);
       count = decoded.count();
       firstSequence = decoded.firstSequence();
@@ -130,6 +149,40 @@ public final class RecordHeaderScan {
       nextSequence = firstSequence + count;
     }
     return true;
+  }
+
+  /**
+   * Where bytes {@code [offset, offset + length)} of the segment are in {@link #window}, reading
+   * from {@code offset} on (as much as the window holds, up to {@code end}) unless they are there.
+   */
+  private int inWindow(long offset, int length, long end) throws IOException {
+    if (offset >= windowStart && offset + length <= windowStart + windowLength) {
+      return (int) (offset - windowStart);
+    }
+    if (window.capacity() < length) {
+      window = ByteBuffer.allocateDirect(length).order(ByteOrder.BIG_ENDIAN);
+    }
+    int want = (int) Math.min(window.capacity(), end - offset);
+    window.clear().limit(want);
+    windowStart = offset;
+    windowLength = 0;
+    while (window.hasRemaining()) {
+      int n = segment.channel().read(window, offset + window.position());
+      if (n < 0) {
+        break;
+      }
+    }
+    windowLength = window.position();
+    if (windowLength < length) {
+      throw new CorruptionException(
+          segment.path(),
+          offset,
+          "file ends at "
+              + (offset + windowLength)
+              + " inside a block expected to reach "
+              + (offset + length));
+    }
+    return 0;
   }
 
   public long sequence() {
@@ -178,6 +231,6 @@ public final class RecordHeaderScan {
     }
     byte[] bytes = new byte[zrecord.restStored()];
     stored.get(zrecord.restAt(), bytes);
-    return new StoredRest(ZstdRecords.dictionaryId(stored, 0), bytes, zrecord.restLength());
+    return new StoredRest(ZstdRecords.dictionaryId(stored, base), bytes, zrecord.restLength());
   }
 }

@@ -22,8 +22,9 @@ import java.util.stream.Stream;
  * {@code StoreIngest UPDATES IDS [gc|nogc SEGMENT_MB [summary]]}: the store's write path without
  * the network or an fsync (queue sync {@code none}): writes each of {@code IDS} job documents once,
  * then {@code UPDATES} random overwrites among them in batches of 100 through {@code
- * DocStore.apply}, and prints the rate of the overwrites, what the queue holds at the end, and the
- * latency of one reader reading random documents meanwhile. The indexer's share (the index and,
+ * DocStore.apply}, and prints the rate of the overwrites (over the run and over its last third,
+ * past the JIT's warm-up of the paths the run starts using), what the queue holds at the end, and
+ * the latency of one reader reading random documents meanwhile. The indexer's share (the index and,
  * since space reclamation, one lookup per record for the live-record counts) is what it shows; run
  * two builds one after the other, alternating, to compare them (docs/benchmarks.md, "Store
  * ingest"). With {@code gc}, the space reclamation runs in the background meanwhile (its defaults,
@@ -106,16 +107,24 @@ public final class StoreIngest {
                 "reader");
         reader.start();
         long t0 = System.nanoTime();
+        int tailFrom = updates - updates / 3;
+        long tail0 = t0;
         for (int i = 0; i < updates; i++) {
+          if (i == tailFrom) {
+            tail0 = System.nanoTime();
+          }
           add(store, batch, Update.put(rnd.nextInt(ids), bodies[i & 255]));
         }
-        double seconds = (System.nanoTime() - t0) / 1e9;
+        long t1 = System.nanoTime();
+        double seconds = (t1 - t0) / 1e9;
+        double tailSeconds = (t1 - tail0) / 1e9;
         done.set(true);
         reader.join();
         java.util.Map<String, Object> stats = store.stats();
         java.util.Map<?, ?> g = (java.util.Map<?, ?>) stats.get("gc");
         System.out.printf(
-            "result updates=%d ids=%d gc=%s groups=%s seconds=%.2f updates_per_s=%.0f queue_bytes=%s"
+            "result updates=%d ids=%d gc=%s groups=%s seconds=%.2f updates_per_s=%.0f"
+                + " last_third_updates_per_s=%.0f queue_bytes=%s"
                 + " space_amplification=%.2f gc_reclaimed=%s gc_relocated=%s reads=%d"
                 + " read_p50_us=%.1f read_p99_us=%.1f read_p999_us=%.1f%n",
             updates,
@@ -124,6 +133,7 @@ public final class StoreIngest {
             summary ? "summary" : "none",
             seconds,
             updates / seconds,
+            (updates - tailFrom) / tailSeconds,
             stats.get("segmentBytes"),
             ((Number) g.get("spaceAmplification")).doubleValue(),
             g.get("bytesReclaimed"),

@@ -198,6 +198,18 @@ public final class BlockReader {
 
   private static final int PAGE = 4096;
 
+  /**
+   * Checks the header of the block at {@code base} of {@code src}, {@code available} bytes of its
+   * segment from there on, and returns the block's length as stored (header included): for a reader
+   * that reads blocks in runs of its own.
+   *
+   * @throws CorruptionException naming the file and offset if the header cannot be a block's
+   */
+  public static int storedBlockLength(
+      ByteBuffer src, int base, long available, Path file, long offset) throws CorruptionException {
+    return checkHeader(src, base, available, file, offset);
+  }
+
   /** Checks the block header at {@code base} of {@code src}; the block's total length. */
   private static int checkHeader(ByteBuffer src, int base, long available, Path file, long offset)
       throws CorruptionException {
