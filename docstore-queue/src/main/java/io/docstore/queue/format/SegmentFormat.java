@@ -27,8 +27,9 @@ public final class SegmentFormat {
   /**
    * Version written (docs/formats/segment.md, "Versions"): 2 added per-record checksums, 3 records
    * compressed one by one, 4 sync marks, 5 the record kinds PUT_EXPIRING, RELOCATED and DROPPED, 6
-   * the record kind GROUPS. Every older version is still read; an older active segment is sealed at
-   * open so that new blocks go to a current one.
+   * the record kind GROUPS, 7 the record kind SOURCE, 8 RELOCATED records stored split. Every older
+   * version is still read; an older active segment is sealed at open so that new blocks go to a
+   * current one.
    */
   public static final int VERSION = 8;
 
