@@ -3,7 +3,9 @@ package io.docstore.queue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.io.Checksums;
+import io.docstore.io.CorruptionException;
 import io.docstore.queue.block.StoredRest;
+import io.docstore.queue.format.Address;
 import io.docstore.queue.format.SegmentFormat;
 import io.docstore.queue.tools.QueueVerifier;
 import java.io.IOException;
@@ -168,6 +170,52 @@ class RelocatedCopyTest {
             p ->
                 assertThat(p.description())
                     .contains("RELOCATED record stored split in a version 7 segment"));
+  }
+
+  @Test
+  void aDamagedRelocatedRecordIsReportedWithItsFileAndOffset() throws IOException {
+    Random rnd = new Random(14);
+    List<Long> addresses = new ArrayList<>();
+    List<byte[]> bodies = new ArrayList<>();
+    try (DocQueue q = DocQueue.open(dir, options())) {
+      for (int i = 0; i < 400; i++) {
+        byte[] doc = V3Fixtures.json(rnd, 700);
+        byte[] body =
+            RecordBody.relocated(
+                i, 1L << 43, Op.PUT, RecordBody.NEVER, ByteBuffer.wrap(doc), 0, doc.length);
+        addresses.add(q.writer().append(i, Op.RELOCATED, i, body).address());
+        bodies.add(body);
+      }
+    }
+    long victim = addresses.get(300);
+    Path file;
+    try (var files = Files.list(dir)) {
+      String name = String.format("seg-%010d.", Address.segment(victim));
+      file = files.filter(p -> p.getFileName().toString().startsWith(name)).findFirst().get();
+    }
+    long block = Address.blockOffset(victim);
+    byte[] bytes = Files.readAllBytes(file);
+    bytes[(int) block + 400] ^= 0x10; // inside the block's records
+    Files.write(file, bytes);
+
+    int damaged = 0;
+    try (DocQueue q = DocQueue.open(dir, options())) {
+      for (int i = 0; i < addresses.size(); i++) {
+        long a = addresses.get(i);
+        try {
+          assertThat(q.reader().get(a).body()).as("record %d", i).isEqualTo(bodies.get(i));
+        } catch (CorruptionException e) {
+          assertThat(Address.segment(a)).isEqualTo(Address.segment(victim));
+          assertThat(Address.blockOffset(a)).isEqualTo(block);
+          assertThat(e.getMessage()).contains(file.toString()).contains("offset " + block);
+          damaged++;
+        }
+      }
+    }
+    assertThat(damaged).as("records found damaged").isEqualTo(1);
+    assertThat(QueueVerifier.verify(dir))
+        .isNotEmpty()
+        .anySatisfy(p -> assertThat(p.file()).isEqualTo(file));
   }
 
   /** The body of a RELOCATED copy of {@code r}: its fixed part, then {@code r}'s body. */
