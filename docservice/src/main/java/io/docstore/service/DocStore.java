@@ -386,7 +386,12 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
    * write does; a full disk is refused as for writes.
    */
   private long appendRelocations(List<SpaceReclaimer.Relocation> records) throws IOException {
-    Future<Long> appended = relocationAppends.submit(() -> appendRelocationsHere(records));
+    Future<Long> appended;
+    try {
+      appended = relocationAppends.submit(() -> appendRelocationsHere(records));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      throw new IOException("the store is closing: relocations are not appended", e);
+    }
     try {
       return appended.get();
     } catch (InterruptedException e) {

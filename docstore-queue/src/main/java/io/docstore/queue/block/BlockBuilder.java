@@ -356,9 +356,12 @@ public final class BlockBuilder implements Closeable {
       staged = new byte[Math.max(bound, staged.length * 2)];
     }
     int z;
-    if (rest != null
+    if (rest != null && rest.length() == restLength && rest.plain()) {
+      z = restLength; // stored as it is: the body's own bytes
+      System.arraycopy(body, RELOCATED_FIXED, staged, RELOCATED_FIXED, restLength);
+    } else if (rest != null
         && rest.length() == restLength
-        && (rest.plain() || rest.dictionaryId() == dictionary.id())) {
+        && rest.dictionaryId() == dictionary.id()) {
       z = rest.bytes().length;
       System.arraycopy(rest.bytes(), 0, staged, RELOCATED_FIXED, z);
     } else {
