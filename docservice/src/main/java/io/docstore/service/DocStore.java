@@ -339,13 +339,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       writes = null;
       return;
     }
-    relocationAppends =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "docstore-gc-append");
-              t.setDaemon(true);
-              return t;
-            });
+    relocationAppends = Executors.newSingleThreadExecutor(daemonThread("docstore-gc-append"));
     reclamation =
         new Reclamation(
             new SpaceReclaimer(
@@ -369,13 +363,7 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
     writes =
         new StoreWrites(
             writer, groups, maxBodyBytes, defaultTtlMillis, reclamation, indexer, metrics);
-    checkpointer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "docstore-checkpoint");
-              t.setDaemon(true);
-              return t;
-            });
+    checkpointer = Executors.newSingleThreadScheduledExecutor(daemonThread("docstore-checkpoint"));
     long every = o.checkpointInterval.toMillis();
     checkpointer.scheduleWithFixedDelay(
         this::checkpointQuietly, every, every, TimeUnit.MILLISECONDS);
@@ -432,6 +420,14 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   /** The space reclamation (pause, resume, a pass now, figures); null when opened read-only. */
   public Reclamation reclamation() {
     return reclamation;
+  }
+
+  /** Threads named {@code name}, daemons: a store's background work never keeps the JVM up. */
+  private static java.util.concurrent.ThreadFactory daemonThread(String name) {
+    return new com.google.common.util.concurrent.ThreadFactoryBuilder()
+        .setNameFormat(name)
+        .setDaemon(true)
+        .build();
   }
 
   /** Counts the live records per segment from {@code index} (one scan of it), and logs it. */
