@@ -147,6 +147,25 @@ public final class BlockReader {
   }
 
   /**
+   * Reads the block at {@code offset} and checks its header and its checksum, decoding nothing (no
+   * decompression, no record): for a reader that only needs to know a complete block is there and
+   * which sequences it holds, such as the replication manifest's publisher. A block still being
+   * written, or torn, fails the checksum.
+   *
+   * @throws CorruptionException naming the file and offset
+   */
+  public void readHeader(FileChannel ch, Path file, long offset, long limit, BlockHeader into)
+      throws IOException {
+    ByteBuffer b = readStored(ch, file, offset, limit);
+    int storedLength = b.getInt(STORED_LENGTH);
+    into.crc = verify(b, 0, HEADER_LENGTH + storedLength, true, crc, file, offset);
+    into.offset = offset;
+    into.storedLength = storedLength;
+    into.count = Short.toUnsignedInt(b.getShort(RECORD_COUNT));
+    into.firstSequence = b.getLong(FIRST_SEQUENCE);
+  }
+
+  /**
    * Decodes the block that {@link #readStored} just read (at {@code offset} of {@code file}, open
    * as {@code ch}) into {@code into}: the same checks as {@link #read}.
    */

@@ -2,8 +2,8 @@ package io.docstore.queue.replication;
 
 import io.docstore.io.CorruptionException;
 import io.docstore.io.FileSystem;
+import io.docstore.queue.block.BlockHeader;
 import io.docstore.queue.block.BlockReader;
-import io.docstore.queue.block.DecodedBlock;
 import io.docstore.queue.format.SegmentFileName;
 import io.docstore.queue.format.SegmentFormat;
 import io.docstore.queue.segment.SegmentHeader;
@@ -18,14 +18,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps {@code replication.manifest} current on a primary: every interval, it walks the newest
- * segment's blocks from where it stopped, each verified by its checksum, up to the last block whose
- * records are all durable ({@code durableSequence}), and publishes the manifest atomically when it
- * moved. It reads the segment file like any reader (a block the writer is still writing fails its
- * checksum and is simply not counted yet), so it needs nothing from the queue but its directory and
- * its durable sequence.
+ * segment's blocks from where it stopped, each verified by its checksum (nothing decompressed), up
+ * to the last block whose records are all durable ({@code durableSequence}), and publishes the
+ * manifest atomically when it moved. It reads the segment file like any reader (a block the writer
+ * is still writing fails its checksum and is simply not counted yet), so it needs nothing from the
+ * queue but its directory and its durable sequence.
  *
- * <p>Cost: each block is read once more, from the page cache, right after it was written; one
- * publish (two fsyncs) per interval at most, none when idle.
+ * <p>Cost: each block is read once more, from the page cache, right after it was written, and
+ * checksummed, not decompressed (a replica decodes what it copies); one publish (two fsyncs) per
+ * interval at most, none when idle.
  *
  * <p>Thread-safety: {@link #publishOnce} is called by the publisher thread (or a test) only; {@link
  * #close} from any thread.
@@ -38,7 +39,7 @@ public final class ManifestPublisher implements Closeable {
   private final Path dir;
   private final LongSupplier durableSequence;
   private final BlockReader reader;
-  private final DecodedBlock block = new DecodedBlock();
+  private final BlockHeader block = new BlockHeader();
   private final Thread thread;
   private volatile boolean closed;
 
@@ -122,7 +123,7 @@ public final class ManifestPublisher implements Closeable {
         break;
       }
       try {
-        reader.read(channel, path, position, size, block);
+        reader.readHeader(channel, path, position, size, block);
       } catch (CorruptionException incompleteOrFooter) {
         break; // a block still being written, or the footer of a segment sealed meanwhile
       }

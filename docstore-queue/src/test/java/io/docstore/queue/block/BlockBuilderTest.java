@@ -67,6 +67,37 @@ class BlockBuilderTest {
   }
 
   @Test
+  void aHeaderReadChecksTheWholeBlockButDecodesNothing() throws IOException {
+    BlockBuilder b = new BlockBuilder();
+    for (int i = 0; i < 5; i++) {
+      b.add(40 + i, i, 7, BlockFormat.OP_PUT, ("doc " + i + " doc doc doc").getBytes());
+    }
+    ByteBuffer block = b.finish();
+    byte[] bytes = new byte[block.remaining()];
+    block.get(bytes);
+    Path f = dir.resolve("h");
+    Files.write(f, bytes);
+    BlockHeader h = new BlockHeader();
+    try (FileChannel ch = FileChannel.open(f)) {
+      new BlockReader(64).readHeader(ch, f, 0, bytes.length, h);
+    }
+    assertThat(h.firstSequence()).isEqualTo(40);
+    assertThat(h.lastSequence()).isEqualTo(44);
+    assertThat(h.count()).isEqualTo(5);
+    assertThat(h.crc()).isEqualTo(b.lastCrc());
+    assertThat(h.end()).isEqualTo(bytes.length);
+    // One flipped byte of the payload (the last) fails the header read: the checksum covers it.
+    bytes[bytes.length - 1] ^= 1;
+    Files.write(f, bytes);
+    try (FileChannel ch = FileChannel.open(f)) {
+      assertThatThrownBy(() -> new BlockReader(64).readHeader(ch, f, 0, bytes.length, h))
+          .isInstanceOf(CorruptionException.class)
+          .hasMessageContaining(f.toString())
+          .hasMessageContaining("checksum");
+    }
+  }
+
+  @Test
   void incompressibleRecordsAreStoredRaw() throws IOException {
     BlockBuilder b = new BlockBuilder();
     byte[] noise = new byte[3000];
