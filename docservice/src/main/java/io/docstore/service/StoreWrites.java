@@ -6,6 +6,7 @@ import io.docstore.queue.Appended;
 import io.docstore.queue.Op;
 import io.docstore.queue.QueueWriter;
 import io.docstore.queue.RecordBody;
+import io.docstore.queue.block.StoredBody;
 import io.docstore.queue.format.Address;
 import io.docstore.service.gc.ExpiryHorizons;
 import io.docstore.service.gc.Reclamation;
@@ -113,13 +114,14 @@ final class StoreWrites {
     }
     long t0 = System.nanoTime();
     long now = System.currentTimeMillis();
+    Records records = records(updates, now);
     List<Written> out = new ArrayList<>(updates.size());
     ExpiryHorizons horizons = reclamation.horizons();
     durablyIndexed(
         () -> {
           long last;
           if (offsets == null) {
-            last = appendAll(updates, projected, now, horizons, out);
+            last = appendAll(updates, records, projected, now, horizons, out);
           } else {
             byte[] source = sourceRecord(updates, projected, offsets, partition, nextOffset);
             last =
@@ -129,7 +131,8 @@ final class StoreWrites {
                           writer
                               .append(SourceKeys.key(partition), Op.SOURCE, now, source)
                               .sequence();
-                      return Math.max(s, appendAll(updates, projected, now, horizons, out));
+                      return Math.max(
+                          s, appendAll(updates, records, projected, now, horizons, out));
                     });
           }
           horizons.flush();
@@ -193,9 +196,31 @@ final class StoreWrites {
         () -> writer.append(SourceKeys.key(partition), Op.DELETE, now, new byte[0]).sequence());
   }
 
+  /**
+   * Each update's expiry and record body (null for a delete), and the bodies compressed ahead of
+   * the append, outside the writer's lock ({@link QueueWriter#precompress}).
+   */
+  private record Records(long[] expires, List<byte[]> bodies, StoredBody[] stored) {}
+
+  private Records records(List<Update> updates, long now) {
+    long[] expires = new long[updates.size()];
+    List<byte[]> bodies = new ArrayList<>(updates.size());
+    int i = 0;
+    for (Update u : updates) {
+      long e =
+          u.expiresAtMillis() != 0 || defaultTtlMillis <= 0
+              ? u.expiresAtMillis()
+              : now + defaultTtlMillis;
+      expires[i++] = e;
+      bodies.add(u.isDelete() ? null : e == 0 ? u.body() : RecordBody.expiring(e, u.body()));
+    }
+    return new Records(expires, bodies, writer.precompress(bodies));
+  }
+
   /** Appends each update's records (projections first); returns the last sequence. */
   private long appendAll(
       List<Update> updates,
+      Records records,
       byte[][][] projected,
       long now,
       ExpiryHorizons horizons,
@@ -204,10 +229,9 @@ final class StoreWrites {
     long last = 0;
     int i = 0;
     for (Update u : updates) {
-      long expires =
-          u.expiresAtMillis() != 0 || defaultTtlMillis <= 0
-              ? u.expiresAtMillis()
-              : now + defaultTtlMillis;
+      long expires = records.expires()[i];
+      byte[] body = records.bodies().get(i);
+      StoredBody stored = records.stored()[i];
       byte[][] projections = projected == null ? null : projected[i];
       i++;
       Appended a;
@@ -215,11 +239,12 @@ final class StoreWrites {
         a = writer.append(u.id(), Op.DELETE, now, new byte[0]);
       } else {
         Op op = expires == 0 ? Op.PUT : Op.PUT_EXPIRING;
-        byte[] body = expires == 0 ? u.body() : RecordBody.expiring(expires, u.body());
         a =
             projections == null
-                ? writer.append(u.id(), op, now, body)
-                : appendWithGroups(u.id(), now, expires, projections, op, body);
+                ? writer.append(u.id(), op, now, body, stored)
+                : writer
+                    .appendWithGroups(
+                        u.id(), now, groups.record(-1, expires, projections), op, body, stored)[0];
       }
       out.add(new Written(u.id(), a.sequence()));
       last = Math.max(last, a.sequence());
@@ -251,13 +276,6 @@ final class StoreWrites {
       }
     }
     return RecordBody.source(partition, nextOffset, ids, recordOffsets);
-  }
-
-  /** Appends a put and, just before it, its GROUPS record (the put commits it). */
-  private Appended appendWithGroups(
-      long id, long now, long expires, byte[][] projections, Op op, byte[] body)
-      throws IOException {
-    return writer.appendWithGroups(id, now, groups.record(-1, expires, projections), op, body)[0];
   }
 
   /**

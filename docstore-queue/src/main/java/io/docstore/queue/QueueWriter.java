@@ -4,7 +4,7 @@ import io.docstore.io.GroupCommit;
 import io.docstore.io.NoSpaceException;
 import io.docstore.queue.block.BlockBuilder;
 import io.docstore.queue.block.RecordDictionary;
-import io.docstore.queue.block.StoredRest;
+import io.docstore.queue.block.StoredBody;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.BlockFormat;
 import io.docstore.queue.format.SegmentFormat;
@@ -98,14 +98,19 @@ public final class QueueWriter {
   private final BackgroundSync writeback;
 
   /**
-   * The dictionary new blocks use, or null; the segment whose first block it is, or -1. Lock held.
+   * The dictionary new blocks use, or null; the segment whose first block it is, or -1. Written
+   * with the lock held; read without it by {@link #precompress}.
    */
-  private RecordDictionary dictionary;
+  private volatile RecordDictionary dictionary;
 
   private long dictionarySegment = -1;
 
   /** Bodies kept to train the dictionary; null when none are wanted. */
   private DictionarySamples samples;
+
+  /** Compresses bodies ahead of their append ({@link #precompress}). */
+  private final Precompressor precompressor =
+      new Precompressor(Runtime.getRuntime().availableProcessors() - 1);
 
   QueueWriter(
       SegmentAppender appender,
@@ -319,19 +324,27 @@ public final class QueueWriter {
   }
 
   /**
-   * {@link #append} for the space reclamation: a RELOCATED record whose rest (the original record's
-   * body, after the relocation's fixed part) is {@code rest} as the original's block stores it is
-   * stored with those bytes copied when they fit this writer's dictionary, not compressed again
-   * (see {@link BlockBuilder#stageRelocated}).
-   *
-   * @param rest null, or the original record's stored body (only for {@code op} RELOCATED)
+   * Each body of {@code bodies} (null for none) as the writer's current dictionary would store it,
+   * compressed now on the calling thread and, for a large batch, helper threads: outside the
+   * writer's lock, so that concurrent writers compress in parallel and {@link #append} with the
+   * result only copies. All null while the queue has no dictionary. Thread-safe.
    */
-  public Appended append(long id, Op op, long acceptedAtMillis, byte[] body, StoredRest rest)
+  public StoredBody[] precompress(java.util.List<byte[]> bodies) {
+    return precompressor.compress(dictionary, bodies);
+  }
+
+  /**
+   * {@link #append} with the body's stored bytes made ahead: {@code stored} is {@code body} as
+   * {@link #precompress} made it, or, for a RELOCATED record of the space reclamation, the rest
+   * (the original record's body, after the relocation's fixed part) as the original's block stores
+   * it. The bytes are copied when they fit this writer's dictionary, not compressed again (see
+   * {@link BlockBuilder#stage(byte[], StoredBody)} and {@link BlockBuilder#stageRelocated}).
+   *
+   * @param stored null, or the body (the rest, for RELOCATED) as stored
+   */
+  public Appended append(long id, Op op, long acceptedAtMillis, byte[] body, StoredBody stored)
       throws IOException {
     Objects.requireNonNull(body, "body");
-    if (rest != null && op != Op.RELOCATED) {
-      throw new IllegalArgumentException("a stored rest goes with a RELOCATED record, not " + op);
-    }
     validate(id, op, body.length, options.maxBodyBytes());
     lock.lock();
     try {
@@ -342,14 +355,14 @@ public final class QueueWriter {
         prepareDictionary();
       }
       builder.forgetStaged();
-      int cost = stage(op, body, rest);
+      int cost = stage(op, body, stored);
       if (cost < 0
           ? !builder.fits(body.length, blockSize)
           : !builder.fitsStored(cost, openBlockCapacity)) {
         writeBlock(cost);
         appender.prepare();
         prepareDictionary();
-        cost = stage(op, body, rest);
+        cost = stage(op, body, stored);
       }
       if (builder.isEmpty()) {
         markDurable(lastAssigned + 1);
@@ -380,10 +393,8 @@ public final class QueueWriter {
   }
 
   /** Lock held: prepares a record's body for the open block (see {@link BlockBuilder#stage}). */
-  private int stage(Op op, byte[] body, StoredRest rest) {
-    return op == Op.RELOCATED
-        ? builder.stageRelocated(body, rest)
-        : builder.stage(body, 0, body.length);
+  private int stage(Op op, byte[] body, StoredBody stored) {
+    return op == Op.RELOCATED ? builder.stageRelocated(body, stored) : builder.stage(body, stored);
   }
 
   /**
@@ -396,6 +407,15 @@ public final class QueueWriter {
    */
   public Appended[] appendWithGroups(
       long id, long acceptedAtMillis, byte[] groups, Op op, byte[] body) throws IOException {
+    return appendWithGroups(id, acceptedAtMillis, groups, op, body, null);
+  }
+
+  /**
+   * {@link #appendWithGroups} with the document's body as {@link #precompress} made it (or null).
+   */
+  public Appended[] appendWithGroups(
+      long id, long acceptedAtMillis, byte[] groups, Op op, byte[] body, StoredBody stored)
+      throws IOException {
     if (!op.stores()) {
       throw new IllegalArgumentException("projections go with a PUT or PUT_EXPIRING, not " + op);
     }
@@ -404,7 +424,7 @@ public final class QueueWriter {
     lock.lock();
     try {
       Appended g = append(id, Op.GROUPS, acceptedAtMillis, groups);
-      return new Appended[] {append(id, op, acceptedAtMillis, body), g};
+      return new Appended[] {append(id, op, acceptedAtMillis, body, stored), g};
     } finally {
       lock.unlock();
     }
@@ -731,6 +751,7 @@ public final class QueueWriter {
         }
         closed = true;
         builder.close(); // frees the compression context (native memory)
+        precompressor.close();
       } finally {
         if (writeback != null) {
           writeback.close(); // the fsync in flight ends first: the queue closes the files next

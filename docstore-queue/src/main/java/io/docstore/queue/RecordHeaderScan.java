@@ -10,7 +10,7 @@ import static io.docstore.queue.format.BlockFormat.RECORD_ID;
 import io.docstore.io.CorruptionException;
 import io.docstore.queue.block.BlockReader;
 import io.docstore.queue.block.DecodedBlock;
-import io.docstore.queue.block.StoredRest;
+import io.docstore.queue.block.StoredBody;
 import io.docstore.queue.block.ZstdRecords;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.SegmentFormat;
@@ -216,12 +216,12 @@ public final class RecordHeaderScan {
 
   /**
    * The current record's body as its block stores it, for a copy of it in a RELOCATED record
-   * ({@link QueueWriter#append(long, Op, long, byte[], StoredRest)}): the whole stored body of a
+   * ({@link QueueWriter#append(long, Op, long, byte[], StoredBody)}): the whole stored body of a
    * PUT, PUT_EXPIRING or GROUPS record, or the rest of a RELOCATED record stored split; null for
    * other records and for records of blocks not stored one by one (their bodies are compressed
    * again when relocated).
    */
-  public StoredRest storedRest() {
+  public StoredBody storedRest() {
     if (stored == null) {
       return null;
     }
@@ -231,6 +231,6 @@ public final class RecordHeaderScan {
     }
     byte[] bytes = new byte[zrecord.restStored()];
     stored.get(zrecord.restAt(), bytes);
-    return new StoredRest(ZstdRecords.dictionaryId(stored, base), bytes, zrecord.restLength());
+    return new StoredBody(ZstdRecords.dictionaryId(stored, base), bytes, zrecord.restLength());
   }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.io.Checksums;
 import io.docstore.io.CorruptionException;
-import io.docstore.queue.block.StoredRest;
+import io.docstore.queue.block.StoredBody;
 import io.docstore.queue.format.Address;
 import io.docstore.queue.format.SegmentFormat;
 import io.docstore.queue.tools.QueueVerifier;
@@ -69,7 +69,7 @@ class RelocatedCopyTest {
         RecordHeaderScan scan = q.scanHeaders(s.number());
         while (scan.next()) {
           QueueRecord r = q.reader().get(scan.address());
-          StoredRest rest = scan.storedRest();
+          StoredBody rest = scan.storedRest();
           if (rest != null) {
             copies++;
             assertThat(rest.length()).isEqualTo(r.body().length);
@@ -97,7 +97,7 @@ class RelocatedCopyTest {
         RecordHeaderScan scan = q.scanHeaders(s.number());
         while (scan.next()) {
           if (scan.op() == Op.RELOCATED) {
-            StoredRest rest = scan.storedRest();
+            StoredBody rest = scan.storedRest();
             if (rest != null) {
               splitSeen++;
               rests.add(rest.bytes());
@@ -131,7 +131,7 @@ class RelocatedCopyTest {
           RecordBody.relocated(
               5, 1L << 43, Op.PUT, RecordBody.NEVER, ByteBuffer.wrap(doc), 0, doc.length);
       // Bytes that are no frame of this queue's dictionary: taken as is they would not decode.
-      StoredRest foreign = new StoredRest(0x5eed, V3Fixtures.noise(rnd, 300), doc.length);
+      StoredBody foreign = new StoredBody(0x5eed, V3Fixtures.noise(rnd, 300), doc.length);
       long address = q.writer().append(7, Op.RELOCATED, 1, body, foreign).address();
       q.writer().sync();
       assertThat(q.reader().get(address).body()).isEqualTo(body);

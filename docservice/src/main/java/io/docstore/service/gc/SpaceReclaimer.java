@@ -9,7 +9,7 @@ import io.docstore.queue.QueueTailer;
 import io.docstore.queue.RecordBody;
 import io.docstore.queue.RecordHeaderScan;
 import io.docstore.queue.SegmentSummary;
-import io.docstore.queue.block.StoredRest;
+import io.docstore.queue.block.StoredBody;
 import io.docstore.service.store.GroupKeys;
 import io.docstore.service.store.SourceKeys;
 import java.io.IOException;
@@ -88,7 +88,7 @@ public final class SpaceReclaimer {
    * a record's body, that body as the original's block stores it (copied as it is, not compressed
    * again), else null.
    */
-  public record Relocation(long id, Op op, long acceptedAtMillis, byte[] body, StoredRest rest) {
+  public record Relocation(long id, Op op, long acceptedAtMillis, byte[] body, StoredBody rest) {
     Relocation(long id, Op op, long acceptedAtMillis, byte[] body) {
       this(id, op, acceptedAtMillis, body, null);
     }
@@ -426,7 +426,7 @@ public final class SpaceReclaimer {
    * it and another segment may hold an older version of its ID, which a rebuild would otherwise let
    * show through.
    */
-  private Relocation keep(QueueRecord r, StoredRest stored, long current, long victim, long now)
+  private Relocation keep(QueueRecord r, StoredBody stored, long current, long victim, long now)
       throws IOException {
     ByteBuffer body = ByteBuffer.wrap(r.body());
     if (r.originalOp() == Op.SOURCE) {

@@ -330,6 +330,50 @@ public final class BlockBuilder implements Closeable {
   }
 
   /**
+   * {@link #stage} of a whole body compressed ahead ({@link RecordDictionary#compress}): its stored
+   * bytes are copied when they are plain or of this builder's dictionary; otherwise (no dictionary
+   * yet, another one, LZ4 mode) the body is prepared as {@link #stage} does.
+   *
+   * @param stored {@code body} as stored, or null
+   */
+  public int stage(byte[] body, StoredBody stored) {
+    if (count == 0) {
+      records = chooseRecordsMode();
+    }
+    int len = body.length;
+    if (stored == null
+        || !records
+        || dictionary == null
+        || stored.length() != len
+        || !(stored.plain() || stored.dictionaryId() == dictionary.id())) {
+      return stage(body, 0, len);
+    }
+    if (stagedBody == body
+        && stagedOff == 0
+        && stagedLen == len
+        && stagedDictionary == dictionary
+        && !stagedSplit) {
+      return stagedCost;
+    }
+    int z = -1;
+    if (!stored.plain()) {
+      z = stored.bytes().length;
+      if (staged.length < z) {
+        staged = new byte[Math.max(z, staged.length * 2)];
+      }
+      System.arraycopy(stored.bytes(), 0, staged, 0, z);
+    }
+    stagedSplit = false;
+    stagedBody = body;
+    stagedOff = 0;
+    stagedLen = len;
+    stagedZ = z;
+    stagedDictionary = dictionary;
+    stagedCost = OFFSET_ENTRY + RECORD_CRC + ZRECORD_BODY + (z < 0 ? len : z);
+    return stagedCost;
+  }
+
+  /**
    * {@link #stage} for a RELOCATED record's body ({@code body}: its fixed part, then the original
    * record's body): with a dictionary, the record is stored split ({@link
    * io.docstore.queue.format.BlockFormat#OP_RELOCATED_SPLIT}), its fixed part as it is and its rest
@@ -339,7 +383,7 @@ public final class BlockBuilder implements Closeable {
    *
    * @param rest the original record's body as its block stores it, or null
    */
-  public int stageRelocated(byte[] body, StoredRest rest) {
+  public int stageRelocated(byte[] body, StoredBody rest) {
     if (count == 0) {
       records = chooseRecordsMode();
     }

@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * names the dictionary): a body of 1 KB costs about 300 bytes on disk.
  *
  * <p>Immutable and shareable. Decompression contexts are pooled (each holds about 100 KiB of native
- * memory), so a reading thread borrows one per record rather than keeping its own.
+ * memory), so a reading thread borrows one per record rather than keeping its own; so are the
+ * compression contexts of {@link #compress}, per dictionary.
  */
 public final class RecordDictionary {
 
@@ -43,6 +44,20 @@ public final class RecordDictionary {
   private final int id;
   private final ZstdDictDecompress decompress;
   private volatile ZstdDictCompress compress;
+
+  /**
+   * Compression contexts of {@link #compress} kept for reuse (each holds about a megabyte of native
+   * memory with the dictionary's tables); more are made and closed under a burst.
+   */
+  private static final int POOLED_COMPRESSORS = 8;
+
+  /** Each compressing thread's output buffer, grown to the largest bound seen. */
+  private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[4096]);
+
+  /** Compression contexts of {@link #compress}, kept for reuse. */
+  private final ConcurrentLinkedQueue<ZstdCompressCtx> compressors = new ConcurrentLinkedQueue<>();
+
+  private final AtomicInteger pooledCompressors = new AtomicInteger();
 
   /** The dictionary made of {@code bytes} (as stored in a dictionary block). */
   public RecordDictionary(byte[] bytes) {
@@ -116,6 +131,42 @@ public final class RecordDictionary {
     ctx.setDictID(false);
     ctx.loadDict(c);
     return ctx;
+  }
+
+  /**
+   * {@code body} as a block of this dictionary's records would store it: one zstd frame (as {@link
+   * #newCompressor} makes), or the body itself when that is not smaller. Thread-safe: for writers
+   * that compress ahead of their append, outside the queue writer's lock.
+   */
+  public StoredBody compress(byte[] body) {
+    int len = body.length;
+    if (len == 0) {
+      return new StoredBody(id, body, 0);
+    }
+    ZstdCompressCtx ctx = compressors.poll();
+    if (ctx == null) {
+      ctx = newCompressor();
+    } else {
+      pooledCompressors.decrementAndGet();
+    }
+    try {
+      byte[] out = SCRATCH.get();
+      if (out.length < bound(len)) {
+        out = new byte[bound(len)];
+        SCRATCH.set(out);
+      }
+      int z = ctx.compressByteArray(out, 0, out.length, body, 0, len);
+      return z >= len
+          ? new StoredBody(id, body, len)
+          : new StoredBody(id, java.util.Arrays.copyOf(out, z), len);
+    } finally {
+      if (pooledCompressors.incrementAndGet() <= POOLED_COMPRESSORS) {
+        compressors.offer(ctx);
+      } else {
+        pooledCompressors.decrementAndGet();
+        ctx.close();
+      }
+    }
   }
 
   /** Worst-case compressed size of {@code length} bytes. */
