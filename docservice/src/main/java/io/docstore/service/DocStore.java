@@ -581,6 +581,36 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
    */
   public List<Written> applyFromLog(int partition, long nextOffset, List<LoggedUpdate> updates)
       throws IOException {
+    return applyFromLog(prepareFromLog(partition, nextOffset, updates));
+  }
+
+  /**
+   * A run of the update log checked and prepared by {@link #prepareFromLog}, for {@link
+   * #applyFromLog(LogRun)}.
+   */
+  public static final class LogRun {
+    private final int partition;
+    private final long nextOffset;
+    private final long[] offsets;
+    private final StoreWrites.Prepared prepared;
+
+    private LogRun(int partition, long nextOffset, long[] offsets, StoreWrites.Prepared prepared) {
+      this.partition = partition;
+      this.nextOffset = nextOffset;
+      this.offsets = offsets;
+      this.prepared = prepared;
+    }
+  }
+
+  /**
+   * The first half of {@link #applyFromLog(int, long, List)}: checks the run and does the work that
+   * needs no lock (projections, record bodies, compression), so that a consumer can prepare the
+   * next run while the last one is appended. Nothing is written.
+   *
+   * @throws IllegalArgumentException for offsets out of order, or an update the store refuses
+   */
+  public LogRun prepareFromLog(int partition, long nextOffset, List<LoggedUpdate> updates)
+      throws IOException {
     SourceKeys.key(partition); // checks the partition
     List<Update> plain = new ArrayList<>(updates.size());
     long[] offsets = new long[updates.size()];
@@ -593,7 +623,12 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
       offsets[i] = u.offset();
       plain.add(u.update());
     }
-    return writes().write(plain, offsets, partition, nextOffset);
+    return new LogRun(partition, nextOffset, offsets, writes().prepare(plain));
+  }
+
+  /** The second half: appends a prepared run, as {@link #applyFromLog(int, long, List)} does. */
+  public List<Written> applyFromLog(LogRun run) throws IOException {
+    return writes().write(run.prepared, run.offsets, run.partition, run.nextOffset);
   }
 
   /**

@@ -86,11 +86,31 @@ final class StoreWrites {
   }
 
   /**
-   * {@link DocStore#apply}, or with {@code offsets} (one per update) a run from the update log's
-   * {@code partition} that a SOURCE record heads ({@link DocStore#applyFromLog}).
+   * Updates checked and made ready to append ({@link #prepare}): their projections, expiries,
+   * record bodies and bodies compressed ahead, as of {@code now} (their records' accepted time).
    */
-  List<Written> write(List<Update> updates, long[] offsets, int partition, long nextOffset)
-      throws IOException {
+  static final class Prepared {
+    final List<Update> updates;
+    final byte[][][] projected;
+    final Records records;
+    final long now;
+
+    private Prepared(List<Update> updates, byte[][][] projected, Records records, long now) {
+      this.updates = updates;
+      this.projected = projected;
+      this.records = records;
+      this.now = now;
+    }
+  }
+
+  /**
+   * Checks {@code updates} (IDs, sizes, projections) and does the work of their write that needs no
+   * lock, compressing their bodies ahead included; the caller may do it on another thread than the
+   * {@link #write} that follows, and while an earlier write is under way.
+   *
+   * @throws IllegalArgumentException for an update the store refuses (nothing is written)
+   */
+  Prepared prepare(List<Update> updates) {
     byte[][][] projected = groups.configured() ? new byte[updates.size()][][] : null;
     int at = 0;
     for (Update u : updates) {
@@ -109,12 +129,30 @@ final class StoreWrites {
                 + maxBodyBytes);
       }
     }
+    long now = System.currentTimeMillis();
+    return new Prepared(updates, projected, records(updates, now), now);
+  }
+
+  /**
+   * {@link DocStore#apply}, or with {@code offsets} (one per update) a run from the update log's
+   * {@code partition} that a SOURCE record heads ({@link DocStore#applyFromLog}).
+   */
+  List<Written> write(List<Update> updates, long[] offsets, int partition, long nextOffset)
+      throws IOException {
+    return write(prepare(updates), offsets, partition, nextOffset);
+  }
+
+  /** {@link #write(List, long[], int, long)} of updates {@link #prepare}d already. */
+  List<Written> write(Prepared p, long[] offsets, int partition, long nextOffset)
+      throws IOException {
+    List<Update> updates = p.updates;
+    byte[][][] projected = p.projected;
+    Records records = p.records;
+    long now = p.now;
     if (updates.isEmpty() && offsets == null) {
       return List.of();
     }
     long t0 = System.nanoTime();
-    long now = System.currentTimeMillis();
-    Records records = records(updates, now);
     List<Written> out = new ArrayList<>(updates.size());
     ExpiryHorizons horizons = reclamation.horizons();
     durablyIndexed(

@@ -1,5 +1,6 @@
 package io.docstore.service.kafka;
 
+import com.google.common.util.concurrent.Uninterruptibles;
 import io.docstore.client.ShardMap;
 import io.docstore.service.DocStore;
 import io.docstore.service.cluster.ClusterView;
@@ -17,6 +18,10 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.CloseOptions;
@@ -39,12 +44,16 @@ import org.slf4j.LoggerFactory;
  * the configured partitions of the update topic (no consumer group, nothing committed to Kafka) and
  * appends each partition's messages to the store in offset order, each poll's messages of a
  * partition as one {@link DocStore#applyFromLog} run, which records the partition's next offset in
- * the queue with the documents. Where a partition resumes is always {@link DocStore#logPosition}:
- * at start, and after a failed append (the consumer seeks back there, so a batch the store did not
- * make durable is read and applied again, and one it did is not). A record that breaks the message
- * format is a dead letter ({@link LogMessages}): counted, logged (rate-limited) and consumed
- * without being applied. While the broker is down the consumer keeps polling and reconnects by
- * itself.
+ * the queue with the documents. The work is pipelined over two threads: the consumer's thread
+ * polls, decodes and prepares a poll's runs ({@link DocStore#prepareFromLog}: checks, projections,
+ * compression) while a second one ({@value #APPLY_THREAD}) appends the previous poll's, waits until
+ * they are durable and indexed, and records the progress; one poll at most is in flight, and
+ * nothing is prepared past a run that failed (the pipeline empties before the consumer seeks back).
+ * Where a partition resumes is always {@link DocStore#logPosition}: at start, and after a failed
+ * append (the consumer seeks back there, so a batch the store did not make durable is read and
+ * applied again, and one it did is not). A record that breaks the message format is a dead letter
+ * ({@link LogMessages}): counted, logged (rate-limited) and consumed without being applied. While
+ * the broker is down the consumer keeps polling and reconnects by itself.
  *
  * <p>With a {@link ClusterView} (the node's {@code cluster.shard} is set), the partitions follow
  * the shard map: a partition the map gives the shard, to serve or to build ({@code +P}), is
@@ -59,6 +68,8 @@ import org.slf4j.LoggerFactory;
 public final class KafkaIngest implements Closeable {
 
   static final String THREAD = "docstore-kafka-ingest";
+
+  static final String APPLY_THREAD = "docstore-kafka-apply";
 
   private static final Logger log = LoggerFactory.getLogger(KafkaIngest.class);
 
@@ -95,6 +106,18 @@ public final class KafkaIngest implements Closeable {
 
   private final CountDownLatch closing = new CountDownLatch(1);
   private final Thread thread;
+
+  /** Appends prepared polls, one at a time ({@value #APPLY_THREAD}). */
+  private final ExecutorService applier =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, APPLY_THREAD);
+            t.setDaemon(true);
+            return t;
+          });
+
+  /** The poll being appended, or null; only the ingest thread touches it. */
+  private Future<Applied> inFlight;
 
   private long backoffMillis;
   private long deadLetterWindow = System.nanoTime() - LOG_WINDOW_NANOS;
@@ -320,29 +343,43 @@ public final class KafkaIngest implements Closeable {
         try {
           ShardMap map = newMap.getAndSet(null);
           if (map != null) {
+            rewind |= !finish();
             follow(map);
           }
-          drops.runDue(topicPartitions);
+          if (drops.anyDue()) {
+            rewind |= !finish();
+            drops.runDue(topicPartitions);
+          }
           if (rewind) {
+            rewind = !finish(); // nothing in flight once here
             backOff();
             seekToStore();
             rewind = false;
           }
           if (progress.isEmpty()) { // a shard the map gives nothing (being emptied or filled)
+            rewind |= !finish();
             closing.await(POLL.toMillis(), TimeUnit.MILLISECONDS);
             continue;
           }
           ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+          List<Run> runs = new ArrayList<>();
           for (TopicPartition tp : records.partitions()) {
-            if (!apply(tp, records.records(tp))) {
-              rewind = true;
-              break;
+            Run run = prepare(tp, records.records(tp));
+            if (run != null) {
+              runs.add(run);
             }
           }
-          if (!rewind) {
-            backoffMillis = 0;
-            updateEnds();
+          // The last poll's runs are appended by now, or this poll's are not appended at all.
+          if (!finish()) {
+            rewind = true;
+            continue;
           }
+          runs.removeIf(r -> consumer.paused().contains(r.tp)); // stopped meanwhile
+          if (!runs.isEmpty()) {
+            inFlight = applier.submit(() -> applyAll(runs));
+          }
+          backoffMillis = 0;
+          updateEnds();
         } catch (WakeupException e) {
           break; // close()
         } catch (OffsetOutOfRangeException e) {
@@ -363,15 +400,31 @@ public final class KafkaIngest implements Closeable {
         }
       }
     } finally {
+      finish(); // the append under way ends first
+      applier.shutdown();
       consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
   }
 
+  /** One poll's messages of one partition, prepared for the store. */
+  private record Run(
+      TopicPartition tp,
+      PartitionProgress pp,
+      DocStore.LogRun run,
+      long firstOffset,
+      ConsumerRecord<byte[], byte[]> last,
+      List<ConsumerRecord<byte[], byte[]>> dead,
+      List<LogMessages.Decoded> why) {}
+
+  /** What appending a poll's runs came to: whether all were durable, and partitions to stop. */
+  private record Applied(boolean ok, Map<TopicPartition, String> stop) {}
+
   /**
-   * Applies one poll's records of one partition; false when the store failed to append them (the
-   * caller seeks back to the store's positions and retries).
+   * Decodes one poll's records of one partition and prepares their run; null when the store refuses
+   * it (the partition is stopped).
    */
-  private boolean apply(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
+  private Run prepare(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records)
+      throws IOException {
     PartitionProgress pp = progress.get(tp.partition());
     List<DocStore.LoggedUpdate> updates = new ArrayList<>(records.size());
     List<ConsumerRecord<byte[], byte[]>> dead = new ArrayList<>();
@@ -387,29 +440,69 @@ public final class KafkaIngest implements Closeable {
     }
     ConsumerRecord<byte[], byte[]> last = records.get(records.size() - 1);
     try {
-      store.applyFromLog(tp.partition(), last.offset() + 1, updates);
-    } catch (IOException e) {
-      logFailure("appending partition " + tp.partition() + " to the queue failed, retrying", e);
-      return false;
+      DocStore.LogRun run = store.prepareFromLog(tp.partition(), last.offset() + 1, updates);
+      return new Run(tp, pp, run, records.get(0).offset(), last, dead, why);
     } catch (IllegalArgumentException e) {
-      // Every check the store makes was made on each message; a refusal here is a bug, and
-      // skipping the batch would lose updates: stop the partition, visibly.
-      stop(
-          tp,
-          "the store refused a batch at offsets "
-              + records.get(0).offset()
-              + ".."
-              + last.offset()
-              + ": "
-              + e.getMessage());
+      stop(tp, refused(records.get(0).offset(), last.offset(), e));
+      return null;
+    }
+  }
+
+  /**
+   * Every check the store makes was made on each message; a refusal is a bug, and skipping the
+   * batch would lose updates: the partition stops, visibly.
+   */
+  private static String refused(long first, long last, IllegalArgumentException e) {
+    return "the store refused a batch at offsets " + first + ".." + last + ": " + e.getMessage();
+  }
+
+  /**
+   * On {@value #APPLY_THREAD}: appends a poll's runs in order and records each partition's
+   * progress; stops at the first run the store could not make durable (the ingest thread seeks back
+   * to the store's positions and reads it again).
+   */
+  private Applied applyAll(List<Run> runs) {
+    Map<TopicPartition, String> stop = new LinkedHashMap<>();
+    for (Run r : runs) {
+      try {
+        store.applyFromLog(r.run());
+      } catch (IOException e) {
+        logFailure(
+            "appending partition " + r.tp().partition() + " to the queue failed, retrying", e);
+        return new Applied(false, stop);
+      } catch (IllegalArgumentException e) {
+        stop.put(r.tp(), refused(r.firstOffset(), r.last().offset(), e));
+        continue;
+      }
+      for (int i = 0; i < r.dead().size(); i++) {
+        r.pp().deadLetter(r.why().get(i).reason());
+        logDeadLetter(r.dead().get(i), r.why().get(i));
+      }
+      r.pp().applied(r.last().offset() + 1, r.last().timestamp());
+    }
+    return new Applied(true, stop);
+  }
+
+  /**
+   * Waits for the poll in flight to be appended and stops the partitions it refused; false when its
+   * append failed.
+   */
+  private boolean finish() {
+    Future<Applied> f = inFlight;
+    if (f == null) {
       return true;
     }
-    for (int i = 0; i < dead.size(); i++) {
-      pp.deadLetter(why.get(i).reason());
-      logDeadLetter(dead.get(i), why.get(i));
+    inFlight = null;
+    Applied a;
+    try {
+      // Uninterruptibly: a position read while an append is under way would be stale.
+      a = Uninterruptibles.getUninterruptibly(f);
+    } catch (ExecutionException e) {
+      logFailure("Kafka ingest failed, retrying from the queue's positions", e);
+      return false;
     }
-    pp.applied(last.offset() + 1, last.timestamp());
-    return true;
+    a.stop().forEach(this::stop);
+    return a.ok();
   }
 
   /**
@@ -526,7 +619,7 @@ public final class KafkaIngest implements Closeable {
     }
   }
 
-  private void logFailure(String what, Exception e) {
+  private synchronized void logFailure(String what, Exception e) {
     long now = System.nanoTime();
     if (now - failureLogged >= LOG_WINDOW_NANOS) {
       failureLogged = now;

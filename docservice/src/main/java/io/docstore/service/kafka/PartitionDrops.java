@@ -60,6 +60,17 @@ final class PartitionDrops {
     return was;
   }
 
+  /** Whether a drop's delay has passed ({@link #runDue} has work). */
+  boolean anyDue() {
+    long now = System.nanoTime();
+    for (long at : due.values()) {
+      if (now - at >= 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * Drops each partition whose delay has passed (of a topic of {@code partitions} partitions); a
    * failed drop is tried again 5 s later.

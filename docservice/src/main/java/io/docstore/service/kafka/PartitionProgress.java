@@ -30,6 +30,9 @@ final class PartitionProgress {
   /** The record timestamp of the last message applied since start, -1 if none. */
   private volatile long lastAppliedTimestamp = -1;
 
+  /** When the last run was applied (durable and readable), epoch milliseconds; -1 before. */
+  private volatile long appliedAtMillis = -1;
+
   /** Why the partition stopped being consumed, or null. */
   private volatile String stopped;
 
@@ -114,6 +117,7 @@ final class PartitionProgress {
   void applied(long next, long timestamp) {
     position = next;
     lastAppliedTimestamp = timestamp;
+    appliedAtMillis = System.currentTimeMillis();
   }
 
   void deadLetter(LogMessages.Reason reason) {
@@ -153,6 +157,7 @@ final class PartitionProgress {
     m.put("endOffset", end);
     m.put("lagMessages", lagMessages());
     m.put("lagSeconds", lagSeconds(nowMillis));
+    m.put("appliedAtMillis", appliedAtMillis);
     Map<String, Long> dead = new LinkedHashMap<>();
     for (Map.Entry<LogMessages.Reason, Counter> e : deadLetters.entrySet()) {
       dead.put(e.getKey().tag, (long) e.getValue().count());
