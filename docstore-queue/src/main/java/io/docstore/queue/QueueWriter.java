@@ -110,7 +110,7 @@ public final class QueueWriter {
 
   /** Compresses bodies ahead of their append ({@link #precompress}). */
   private final Precompressor precompressor =
-      new Precompressor(Runtime.getRuntime().availableProcessors() - 1);
+      new Precompressor(io.docstore.io.ParallelChunks.helpersForCores());
 
   QueueWriter(
       SegmentAppender appender,

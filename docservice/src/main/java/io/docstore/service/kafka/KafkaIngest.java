@@ -2,6 +2,7 @@ package io.docstore.service.kafka;
 
 import com.google.common.util.concurrent.Uninterruptibles;
 import io.docstore.client.ShardMap;
+import io.docstore.io.ParallelChunks;
 import io.docstore.service.DocStore;
 import io.docstore.service.cluster.ClusterView;
 import io.docstore.service.config.ConfigError;
@@ -46,14 +47,15 @@ import org.slf4j.LoggerFactory;
  * partition as one {@link DocStore#applyFromLog} run, which records the partition's next offset in
  * the queue with the documents. The work is pipelined over two threads: the consumer's thread
  * polls, decodes and prepares a poll's runs ({@link DocStore#prepareFromLog}: checks, projections,
- * compression) while a second one ({@value #APPLY_THREAD}) appends the previous poll's, waits until
- * they are durable and indexed, and records the progress; one poll at most is in flight, and
- * nothing is prepared past a run that failed (the pipeline empties before the consumer seeks back).
- * Where a partition resumes is always {@link DocStore#logPosition}: at start, and after a failed
- * append (the consumer seeks back there, so a batch the store did not make durable is read and
- * applied again, and one it did is not). A record that breaks the message format is a dead letter
- * ({@link LogMessages}): counted, logged (rate-limited) and consumed without being applied. While
- * the broker is down the consumer keeps polling and reconnects by itself.
+ * compression; messages are decoded on helpers too, {@value #DECODE_THREAD}-N) while a second one
+ * ({@value #APPLY_THREAD}) appends the previous poll's, waits until they are durable and indexed,
+ * and records the progress; one poll at most is in flight, and nothing is prepared past a run that
+ * failed (the pipeline empties before the consumer seeks back). Where a partition resumes is always
+ * {@link DocStore#logPosition}: at start, and after a failed append (the consumer seeks back there,
+ * so a batch the store did not make durable is read and applied again, and one it did is not). A
+ * record that breaks the message format is a dead letter ({@link LogMessages}): counted, logged
+ * (rate-limited) and consumed without being applied. While the broker is down the consumer keeps
+ * polling and reconnects by itself.
  *
  * <p>With a {@link ClusterView} (the node's {@code cluster.shard} is set), the partitions follow
  * the shard map: a partition the map gives the shard, to serve or to build ({@code +P}), is
@@ -70,6 +72,8 @@ public final class KafkaIngest implements Closeable {
   static final String THREAD = "docstore-kafka-ingest";
 
   static final String APPLY_THREAD = "docstore-kafka-apply";
+
+  static final String DECODE_THREAD = "docstore-kafka-decode";
 
   private static final Logger log = LoggerFactory.getLogger(KafkaIngest.class);
 
@@ -115,6 +119,13 @@ public final class KafkaIngest implements Closeable {
             t.setDaemon(true);
             return t;
           });
+
+  /**
+   * Decodes a poll's messages (key, JSON check, projections) on the ingest thread and helpers, a
+   * chunk of messages at a time.
+   */
+  private final ParallelChunks decoding =
+      new ParallelChunks(DECODE_THREAD, ParallelChunks.helpersForCores(), 128, 64);
 
   /** The poll being appended, or null; only the ingest thread touches it. */
   private Future<Applied> inFlight;
@@ -402,6 +413,7 @@ public final class KafkaIngest implements Closeable {
     } finally {
       finish(); // the append under way ends first
       applier.shutdown();
+      decoding.close();
       consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
   }
@@ -429,8 +441,11 @@ public final class KafkaIngest implements Closeable {
     List<DocStore.LoggedUpdate> updates = new ArrayList<>(records.size());
     List<ConsumerRecord<byte[], byte[]>> dead = new ArrayList<>();
     List<LogMessages.Decoded> why = new ArrayList<>();
-    for (ConsumerRecord<byte[], byte[]> r : records) {
-      LogMessages.Decoded d = messages.decode(r);
+    LogMessages.Decoded[] decoded = new LogMessages.Decoded[records.size()];
+    decoding.run(decoded.length, i -> decoded[i] = messages.decode(records.get(i)));
+    for (int i = 0; i < decoded.length; i++) {
+      ConsumerRecord<byte[], byte[]> r = records.get(i);
+      LogMessages.Decoded d = decoded[i];
       if (d.update() != null) {
         updates.add(new DocStore.LoggedUpdate(r.offset(), d.update()));
       } else {
