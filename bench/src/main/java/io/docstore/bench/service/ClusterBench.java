@@ -40,9 +40,11 @@ import org.HdrHistogram.Histogram;
  *       server polled until it holds its shard's share of them.
  *   <li>Produce → readable: WRITES new versions of distinct random ids, one at a time at RATE a
  *       second, timed from just before {@link DocProducer#put}; each server of the id's shard is
- *       polled (a multi-get of the ids it has not shown yet, every {@value #POLL_MS} ms, by a
- *       {@link DocClient} of that one server) until it returns the new body, and the time the
- *       answer arrived counts. p50 and p99 on the primaries and, separately, on the replicas.
+ *       polled (a multi-get of the ids it has not shown yet, every {@value #POLL_MS} ms on a
+ *       primary and {@value #REPLICA_POLL_MS} ms on a replica, by a {@link DocClient} of that one
+ *       server) until it returns the new body, and the time the answer arrived counts. p50 and p99
+ *       on the primaries and, separately, on the replicas. The same number of writes of other ids
+ *       goes first as a warm-up, not counted.
  *   <li>Multi-get: REQUESTS calls of {@value #BATCH} random ids through a {@link ShardedDocClient}
  *       over the fetched map, one after another from one thread, after {@value #WARMUP} calls of
  *       warm-up; p50 and p99 per call, and any id missing or wrong.
@@ -53,6 +55,13 @@ import org.HdrHistogram.Histogram;
 public final class ClusterBench {
 
   private static final int POLL_MS = 2;
+
+  /**
+   * Replicas are polled less often: their target is a second, and polling them every 2 ms for the
+   * half second they lag was load (a multi-get of every id still waiting) on the box measured.
+   */
+  private static final int REPLICA_POLL_MS = 10;
+
   private static final int BATCH = 50;
   private static final int WARMUP = 2_000;
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
@@ -77,8 +86,9 @@ public final class ClusterBench {
     int writes = Integer.parseInt(args[4]);
     int rate = Integer.parseInt(args[5]);
     int requests = Integer.parseInt(args[6]);
-    if (writes > docs) {
-      throw new IllegalArgumentException("WRITES (" + writes + ") above DOCS (" + docs + ")");
+    if (2 * writes > docs) {
+      throw new IllegalArgumentException(
+          "WRITES (" + writes + ") above half of DOCS (" + docs + "; the warm-up takes as many)");
     }
     List<List<DocClient>> servers = new ArrayList<>();
     try (DocProducer producer = DocProducer.create(bootstrap, topic)) {
@@ -90,7 +100,10 @@ public final class ClusterBench {
         }
       }
       load(producer, map, servers, docs);
-      Freshness f = produceToReadable(producer, map, servers, docs, writes, rate);
+      // Warm-up: as many writes, not counted, so that every JVM of the cluster has compiled its
+      // write and read paths (right after the load, compilers take a third of the box).
+      produceToReadable(producer, map, servers, docs, writes, writes, rate, false);
+      Freshness f = produceToReadable(producer, map, servers, docs, 0, writes, rate, true);
       Histogram multiget = new Histogram(3);
       long wrong = multiGets(map, docs, requests, multiget);
       System.out.printf(
@@ -166,13 +179,16 @@ public final class ClusterBench {
       ShardMap map,
       List<List<DocClient>> servers,
       int docs,
+      int from,
       int writes,
-      int rate)
+      int rate,
+      boolean report)
       throws Exception {
-    // distinct random ids, so that each write's version is the one a poll waits for
+    // distinct random ids, so that each write's version is the one a poll waits for; ids[from,
+    // from + writes) are this pass's (the same shuffle for every pass)
     SplittableRandom rnd = new SplittableRandom(42);
     long[] ids = LongStream.range(0, docs).toArray();
-    for (int i = 0; i < writes; i++) {
+    for (int i = 0; i < from + writes; i++) {
       int j = i + rnd.nextInt(docs - i);
       long t = ids[i];
       ids[i] = ids[j];
@@ -191,7 +207,8 @@ public final class ClusterBench {
         own.add(waiting);
         DocClient c = shard.get(k);
         Histogram h = k == 0 ? primary : replica;
-        Thread t = new Thread(() -> poll(c, waiting, h, stopAt), "poll-" + pollers.size());
+        int every = k == 0 ? POLL_MS : REPLICA_POLL_MS;
+        Thread t = new Thread(() -> poll(c, waiting, h, stopAt, every), "poll-" + pollers.size());
         t.start();
         pollers.add(t);
       }
@@ -200,7 +217,7 @@ public final class ClusterBench {
     long start = System.nanoTime();
     for (int i = 0; i < writes; i++) {
       LockSupport.parkNanos(start + i * 1_000_000_000L / rate - System.nanoTime());
-      long id = ids[i];
+      long id = ids[from + i];
       Write w = new Write(JobDocGenerator.document(id, 2), System.nanoTime());
       pending.get(map.shardOf(id)).forEach(waiting -> waiting.put(id, w));
       sent.add(producer.put(id, w.body()));
@@ -211,6 +228,9 @@ public final class ClusterBench {
       t.join();
     }
     int unseen = pending.stream().flatMap(List::stream).mapToInt(Map::size).sum();
+    if (!report) {
+      return null;
+    }
     System.out.printf(
         Locale.ROOT,
         "-- produce → readable, %d writes at %d/s: primary p50 %.1f ms, p99 %.1f ms; replica p50"
@@ -226,12 +246,12 @@ public final class ClusterBench {
   }
 
   /**
-   * Every {@value #POLL_MS} ms, asks {@code c} for the writes still {@code waiting}; records the
-   * time from each one's send to the answer that shows its body. Returns once nothing is waiting
-   * after the last send, or at {@code stopAt}.
+   * Every {@code everyMs} ms, asks {@code c} for the writes still {@code waiting}; records the time
+   * from each one's send to the answer that shows its body. Returns once nothing is waiting after
+   * the last send, or at {@code stopAt}.
    */
   private static void poll(
-      DocClient c, Map<Long, Write> waiting, Histogram latency, AtomicLong stopAt) {
+      DocClient c, Map<Long, Write> waiting, Histogram latency, AtomicLong stopAt, int everyMs) {
     while (true) {
       long stop = stopAt.get();
       if ((stop != Long.MAX_VALUE && waiting.isEmpty()) || System.nanoTime() > stop) {
@@ -251,7 +271,7 @@ public final class ClusterBench {
           }
         }
       }
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(POLL_MS));
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(everyMs));
     }
   }
 
