@@ -128,7 +128,8 @@ public final class Service implements Closeable {
                       this::notReady,
                       registry,
                       store.reclamation(),
-                      config.kafka() == null ? null : writesRefused(config.kafka())),
+                      config.kafka() == null ? null : writesRefused(config.kafka()),
+                      view),
                   registry)
               .start();
       if (config.inboxDir() != null) {

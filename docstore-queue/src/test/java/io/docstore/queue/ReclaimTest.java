@@ -41,6 +41,34 @@ class ReclaimTest {
     return b;
   }
 
+  /**
+   * A crash between writing the hollow file and renaming it over the segment leaves {@code
+   * seg-N.sealed.tmp}: the queue opens as before and the next reclamation of that segment goes
+   * through (it used to fail on the leftover file at every pass, for good).
+   */
+  @Test
+  void aHollowFileLeftByACrashBeforeTheRenameDoesNotStopTheNextReclamation() throws Exception {
+    List<Appended> written = new ArrayList<>();
+    try (DocQueue q = DocQueue.open(dir, options())) {
+      for (int i = 0; i < 200; i++) {
+        written.add(q.writer().append(i, Op.PUT, 1_700_000_000_000L + i, body(i)));
+      }
+      q.writer().sync();
+    }
+    Path sealed = new SegmentFileName(2, true).in(dir);
+    Path leftover = sealed.resolveSibling(sealed.getFileName() + ".tmp");
+    Files.write(leftover, new byte[100]); // what the crash left: written, not renamed
+    try (DocQueue q = DocQueue.open(dir, options())) {
+      SegmentSummary victim = q.segmentSummaries().get(1);
+      assertThat(victim.number()).isEqualTo(2);
+      q.reclaim(2);
+      assertThat(Files.size(sealed)).isEqualTo(100);
+      assertThat(leftover).doesNotExist();
+      checkReads(q, written, victim.firstSequence(), victim.lastSequence());
+    }
+    assertThat(QueueVerifier.verify(dir)).isEmpty();
+  }
+
   @Test
   void aHollowSegmentIsSteppedOverAndItsRecordsAreGone() throws Exception {
     List<Appended> written = new ArrayList<>();

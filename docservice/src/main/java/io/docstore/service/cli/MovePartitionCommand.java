@@ -14,21 +14,23 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code docstore move-partition P --to SHARD --map FILE --admin URL}: moves partition P of a
- * sharded docstore to shard SHARD by editing the shard map the nodes follow (docs/kafka.md, "Moving
- * a partition"). Step 1 gives SHARD the partition to build ({@code +P}): its primary consumes it
- * from the topic's beginning while the old shard goes on serving it. Once the primary at {@code
- * --admin} reports no lag in P, step 2 gives P to SHARD: every node takes the new map within a
- * second, the old shard answers wrong_shard for P (clients fetch the map again) and its primary
- * deletes its copy after {@code cluster.drop-delay}. Each step replaces the file atomically. Exit 0
- * when moved, 1 when the target did not catch up in time (the map is left at step 1, which serves
- * as before), 2 for bad arguments.
+ * {@code docstore move-partition P --to SHARD (--map FILE | --push URL,...) --admin URL}: moves
+ * partition P of a sharded docstore to shard SHARD by changing the shard map the nodes follow,
+ * either a file they share or the map pushed to each node's admin port (docs/kafka.md, "Moving a
+ * partition"). Step 1 gives SHARD the partition to build ({@code +P}): its primary consumes it from
+ * the topic's beginning while the old shard goes on serving it. Once the primary at {@code --admin}
+ * reports no lag in P, step 2 gives P to SHARD: every node takes the new map within a second (at
+ * once when pushed), the old shard answers wrong_shard for P (clients fetch the map again) and its
+ * primary deletes its copy after {@code cluster.drop-delay}. Each step replaces the file
+ * atomically, or is pushed node by node. Exit 0 when moved, 1 when the target did not catch up in
+ * time (the map is left at step 1, which serves as before), 2 for bad arguments.
  */
 @Command(
     name = "move-partition",
@@ -48,10 +50,20 @@ final class MovePartitionCommand implements Callable<Integer> {
 
   @Option(
       names = "--map",
-      required = true,
       paramLabel = "FILE",
-      description = "The shard-map file every node follows (docstore.cluster.shard-map).")
+      description =
+          "The shard-map file every node follows (docstore.cluster.shard-map), when the nodes"
+              + " share it; or --push.")
   Path map;
+
+  @Option(
+      names = "--push",
+      paramLabel = "URL",
+      split = ",",
+      description =
+          "Instead of --map: the admin URL of every node of the cluster (primaries and replicas),"
+              + " each given the new map with PUT /cluster; the map is read from the first.")
+  List<URI> push;
 
   @Option(
       names = "--admin",
@@ -79,10 +91,17 @@ final class MovePartitionCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    ShardMap current = ShardMap.read(map);
+    if ((map == null) == (push == null || push.isEmpty())) {
+      System.err.println(
+          "docstore move-partition: give the shard map as --map FILE (shared by the nodes) or"
+              + " --push URL,... (every node's admin URL), one of the two");
+      return 2;
+    }
+    ShardMap current = current();
     ShardMap.Shard target = current.shard(to);
     if (target == null) {
-      System.err.println("docstore move-partition: no shard '" + to + "' in " + map);
+      System.err.println(
+          "docstore move-partition: no shard '" + to + "' in " + (map != null ? map : push.get(0)));
       return 2;
     }
     if (partition < 0 || partition >= current.partitions()) {
@@ -143,7 +162,7 @@ final class MovePartitionCommand implements Callable<Integer> {
       Thread.sleep(POLL_MILLIS);
     }
     long built = System.nanoTime() - t0;
-    write(ShardMap.read(map).moved(partition, to));
+    write(current().moved(partition, to));
     System.out.printf(
         "step 2: shard %s serves partition %d (built in %.1f s, moved in %.1f s); shard %s drops"
             + " its copy after its cluster.drop-delay%n",
@@ -153,12 +172,8 @@ final class MovePartitionCommand implements Callable<Integer> {
 
   /** The target's {@code kafka.partitions} entry for the partition, or null if not there yet. */
   private JsonNode progress() throws Exception {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(admin.resolve("/stats")).timeout(Duration.ofSeconds(10)).GET();
-    if (adminToken != null) {
-      b.header("Authorization", "Bearer " + adminToken);
-    }
-    HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        http.send(request(admin, "/stats").GET().build(), HttpResponse.BodyHandlers.ofString());
     if (r.statusCode() != 200) {
       throw new java.io.IOException(admin.resolve("/stats") + " answered " + r.statusCode());
     }
@@ -170,8 +185,56 @@ final class MovePartitionCommand implements Callable<Integer> {
     return null;
   }
 
-  /** Replaces the map file with {@code m} at once (written beside it, synced, renamed). */
-  private void write(ShardMap m) throws java.io.IOException {
+  /** The map now: the file's, or the first pushed node's {@code GET /cluster}. */
+  private ShardMap current() throws Exception {
+    if (map != null) {
+      return ShardMap.read(map);
+    }
+    HttpResponse<String> r =
+        http.send(
+            request(push.get(0), "/cluster").GET().build(), HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200) {
+      throw new java.io.IOException(
+          push.get(0).resolve("/cluster") + " answered " + r.statusCode() + ": " + r.body());
+    }
+    return ShardMap.parse(r.body());
+  }
+
+  private HttpRequest.Builder request(URI node, String path) {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(node.resolve(path)).timeout(Duration.ofSeconds(10));
+    if (adminToken != null) {
+      b.header("Authorization", "Bearer " + adminToken);
+    }
+    return b;
+  }
+
+  /**
+   * Puts {@code m} in force: replaces the map file at once (written beside it, synced, renamed), or
+   * pushes it to every node in turn ({@code PUT /cluster}, which each node checks and writes over
+   * its own map file); a node that refuses or cannot be reached stops the move, named.
+   */
+  private void write(ShardMap m) throws Exception {
+    if (map == null) {
+      for (URI node : push) {
+        HttpResponse<String> r =
+            http.send(
+                request(node, "/cluster")
+                    .PUT(HttpRequest.BodyPublishers.ofString(m.toString(), StandardCharsets.UTF_8))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+          throw new java.io.IOException(
+              node.resolve("/cluster")
+                  + " refused the map ("
+                  + r.statusCode()
+                  + " "
+                  + r.body().strip()
+                  + "); the nodes before it in --push have it: fix the node and run again");
+        }
+      }
+      return;
+    }
     Path tmp = map.resolveSibling(map.getFileName() + ".tmp");
     Files.writeString(tmp, m.toString(), StandardCharsets.UTF_8);
     try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE)) {

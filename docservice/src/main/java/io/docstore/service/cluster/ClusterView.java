@@ -2,6 +2,8 @@ package io.docstore.service.cluster;
 
 import io.docstore.client.KafkaKeys;
 import io.docstore.client.ShardMap;
+import io.docstore.io.AtomicFiles;
+import io.docstore.io.FileSystem;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The shard map as this node sees it now: the file named by {@code docstore.cluster.shard-map},
- * read again every second and taken when its text changed and it is valid (a map that does not
+ * read again every second and taken when its text changed and it is valid, or a map pushed to the
+ * node ({@link #push}, {@code PUT /cluster}), which is written over that file (a map that does not
  * parse, that changes the partition count or that lacks this node's shard is logged and ignored:
  * the node keeps the last good one). With {@code docstore.cluster.shard} set, the node checks
  * routing: {@link #misrouted} says why a document is not served here (its partition is served by
@@ -136,11 +139,40 @@ public final class ClusterView implements Closeable {
    * @throws IllegalArgumentException if it holds a map this node cannot take, and why
    */
   public synchronized boolean reload() throws IOException {
-    String text = Files.readString(file, StandardCharsets.UTF_8);
+    ShardMap map = check(Files.readString(file, StandardCharsets.UTF_8));
+    if (map == null) {
+      return false;
+    }
+    take(map, "shard map " + file + " changed");
+    return true;
+  }
+
+  /**
+   * Takes a map pushed to this node ({@code PUT /cluster}): checked as a reloaded file is, then
+   * written over this node's map file (atomically, so a restart starts from it) and put in place.
+   *
+   * @return the map now in force (the same as before if {@code text} holds no change)
+   * @throws IllegalArgumentException if this node cannot take it, and why (nothing changes)
+   * @throws IOException if the file cannot be written (nothing changes)
+   */
+  public synchronized ShardMap push(String text) throws IOException {
+    ShardMap map = check(text);
+    if (map == null) {
+      return state.map();
+    }
+    AtomicFiles.publish(FileSystem.real(), file, map.toString().getBytes(StandardCharsets.UTF_8));
+    take(map, "shard map pushed, written to " + file);
+    return map;
+  }
+
+  /**
+   * The map in {@code text} if this node can take it and it differs from the current; else null.
+   */
+  private ShardMap check(String text) {
     ShardMap map = ShardMap.parse(text);
     State old = state;
     if (map.toString().equals(old.text())) {
-      return false;
+      return null;
     }
     if (map.partitions() != old.map().partitions()) {
       throw new IllegalArgumentException(
@@ -153,12 +185,15 @@ public final class ClusterView implements Closeable {
     if (shard != null && map.shard(shard) == null) {
       throw new IllegalArgumentException("it has no shard '" + shard + "', this node's shard");
     }
+    return map;
+  }
+
+  private void take(ShardMap map, String why) {
     state = state(map);
-    log.info("shard map {} changed; now:\n{}", file, state.text().strip());
+    log.info("{}; now:\n{}", why, state.text().strip());
     for (Consumer<ShardMap> l : listeners) {
       l.accept(map);
     }
-    return true;
   }
 
   private void reloadQuietly() {

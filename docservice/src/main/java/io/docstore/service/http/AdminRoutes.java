@@ -57,6 +57,8 @@ public final class AdminRoutes implements Routes {
   /** The message of the 409 that refuses writes (Kafka mode), or null: writes accepted. */
   private final String writesRefused;
 
+  private final ClusterRoutes cluster;
+
   /**
    * @param source where the admin page's lookups read documents (the store {@code sink} writes)
    * @param token empty for no authentication
@@ -66,6 +68,8 @@ public final class AdminRoutes implements Routes {
    * @param gc the store's space reclamation, paused and resumed through {@code /admin/gc/*}
    * @param writesRefused null to accept writes; else PUT, DELETE and {@code POST /docs/_bulk} are
    *     answered 409 with this message (Kafka mode: the topic is the only writer)
+   * @param cluster the node's shard map, served and pushed at {@code /cluster}; null when it has
+   *     none
    */
   public AdminRoutes(
       DocumentSink sink,
@@ -77,8 +81,10 @@ public final class AdminRoutes implements Routes {
       Supplier<String> notReady,
       PrometheusMeterRegistry registry,
       io.docstore.service.gc.Reclamation gc,
-      String writesRefused) {
+      String writesRefused,
+      io.docstore.service.cluster.ClusterView cluster) {
     this.writesRefused = writesRefused;
+    this.cluster = new ClusterRoutes(cluster, true);
     this.gc = java.util.Objects.requireNonNull(gc, "gc");
     this.sink = sink;
     this.parser = parser;
@@ -137,6 +143,9 @@ public final class AdminRoutes implements Routes {
       return ui;
     }
     switch (path) {
+      case "/cluster" -> {
+        return cluster.handle(req);
+      }
       case "/docs/_bulk" -> {
         require(m, HttpMethod.POST, "POST");
         if (writesRefused != null) {

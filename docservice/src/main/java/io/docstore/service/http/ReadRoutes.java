@@ -49,6 +49,8 @@ public final class ReadRoutes implements Routes {
   private final String whereUpdatesGo;
   private final ClusterView cluster;
 
+  private final ClusterRoutes clusterRoutes;
+
   public ReadRoutes(DocumentSource source, int maxIds) {
     this(source, maxIds, DEFAULT_MAX_RESPONSE_BYTES);
   }
@@ -85,6 +87,7 @@ public final class ReadRoutes implements Routes {
     this.maxResponseBytes = maxResponseBytes;
     this.whereUpdatesGo = whereUpdatesGo;
     this.cluster = cluster;
+    this.clusterRoutes = new ClusterRoutes(cluster, false);
   }
 
   @Override
@@ -159,7 +162,7 @@ public final class ReadRoutes implements Routes {
     }
     String path = qs.rawPath();
     if (path.equals("/cluster")) {
-      return cluster(req);
+      return clusterRoutes.handle(req);
     }
     if (path.startsWith(LOG_POSITION)) {
       return logPosition(req, path.substring(LOG_POSITION.length()));
@@ -246,24 +249,6 @@ public final class ReadRoutes implements Routes {
   }
 
   /** {@code GET /cluster}: the shard map, as text. */
-  private FullHttpResponse cluster(FullHttpRequest req) {
-    if (!req.method().equals(HttpMethod.GET) && !req.method().equals(HttpMethod.HEAD)) {
-      FullHttpResponse r =
-          Responses.error(HttpResponseStatus.METHOD_NOT_ALLOWED, "GET /cluster only");
-      r.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
-      return r;
-    }
-    if (cluster == null) {
-      return Responses.error(
-          HttpResponseStatus.NOT_FOUND,
-          "this node has no shard map (docstore.cluster.shard-map is not set)");
-    }
-    return Responses.bytes(
-        HttpResponseStatus.OK,
-        cluster.text().getBytes(StandardCharsets.UTF_8),
-        "text/plain; charset=utf-8");
-  }
-
   /**
    * The {@code group} parameter, checked against the source's field groups; null when absent.
    *

@@ -18,14 +18,16 @@ import java.util.function.Supplier;
  * A replica's admin port: the ops endpoints ({@link HealthRoutes}: {@code /healthz}, {@code
  * /readyz}, {@code /stats}, {@code /metrics}) and the admin page ({@link AdminPage}: {@code /ui},
  * {@code /lookup/{id}}), as on a primary. Every write path of the primary's admin API ({@code PUT},
- * {@code DELETE}, {@code POST}) answers 403: a replica takes its data only from the primary.
- * Stateless; thread-safe.
+ * {@code DELETE}, {@code POST}) answers 403: a replica takes its data only from the primary. {@code
+ * /cluster} serves the shard map it follows and takes a pushed one ({@code PUT}). Stateless;
+ * thread-safe.
  */
 final class ReplicaAdminRoutes implements Routes {
 
   private final HealthRoutes health;
   private final AdminToken token;
   private final AdminPage page;
+  private final io.docstore.service.http.ClusterRoutes cluster;
 
   /**
    * @param source where the admin page's lookups read documents (this replica's)
@@ -34,14 +36,18 @@ final class ReplicaAdminRoutes implements Routes {
    *     ReplicaNode#notReady})
    * @param token {@code http.admin.token}: every request must carry it, as on a primary (empty:
    *     none)
+   * @param cluster the node's shard map, served and pushed at {@code /cluster} (a replica follows
+   *     the map too); null when it has none
    */
   ReplicaAdminRoutes(
       DocumentSource source,
       Supplier<Object> stats,
       Supplier<String> notReady,
       PrometheusMeterRegistry registry,
-      String token) {
+      String token,
+      io.docstore.service.cluster.ClusterView cluster) {
     this.health = new HealthRoutes(stats, notReady, registry);
+    this.cluster = new io.docstore.service.http.ClusterRoutes(cluster, true);
     this.token = new AdminToken(token);
     this.page = new AdminPage(source);
   }
@@ -53,10 +59,13 @@ final class ReplicaAdminRoutes implements Routes {
       return refused;
     }
     HttpMethod m = req.method();
+    String path = req.uri().split("\\?", 2)[0];
+    if (path.equals("/cluster")) {
+      return cluster.handle(req);
+    }
     if (!m.equals(HttpMethod.GET) && !m.equals(HttpMethod.HEAD)) {
       return readOnly();
     }
-    String path = req.uri().split("\\?", 2)[0];
     FullHttpResponse ops = health.handle(path, m);
     if (ops != null) {
       return ops;

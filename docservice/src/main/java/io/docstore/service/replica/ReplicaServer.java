@@ -113,7 +113,8 @@ public final class ReplicaServer implements Closeable {
                       node::stats,
                       () -> draining ? "draining" : node.notReady(),
                       registry,
-                      cfg.adminToken()),
+                      cfg.adminToken(),
+                      view),
                   registry)
               .start();
     } catch (IOException | InterruptedException | RuntimeException e) {

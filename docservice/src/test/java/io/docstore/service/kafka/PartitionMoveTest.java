@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * it from the topic ({@code +1}), the map then gives it to b, a answers wrong_shard / 421 for it
  * and deletes its documents after the drop delay, and a {@link ShardedDocClient} following the map
  * reads every document right throughout (0 failed reads), then reads updates made after the move
- * from b.
+ * from b. The nodes keep their own map files and {@code docstore move-partition --push} pushes each
+ * step to both; the second test changes one shared file they follow.
  */
 class PartitionMoveTest {
 
@@ -61,10 +62,14 @@ class PartitionMoveTest {
       }
       int rpcA = freePort();
       int rpcB = freePort();
-      Path map = dir.resolve("shards.map");
-      writeMap(map, "shard a 0-1 127.0.0.1:" + rpcA, "shard b 2 127.0.0.1:" + rpcB);
-      try (ServiceFixture a = shard(kafka, map, "a", rpcA);
-          ServiceFixture b = shard(kafka, map, "b", rpcB)) {
+      // Each node keeps its own copy of the map (no shared directory): the move pushes it.
+      Path mapA = dir.resolve("a.map");
+      Path mapB = dir.resolve("b.map");
+      for (Path map : List.of(mapA, mapB)) {
+        writeMap(map, "shard a 0-1 127.0.0.1:" + rpcA, "shard b 2 127.0.0.1:" + rpcB);
+      }
+      try (ServiceFixture a = shard(kafka, mapA, "a", rpcA);
+          ServiceFixture b = shard(kafka, mapB, "b", rpcB)) {
         awaitTrue(
             "both shards caught up", () -> caughtUp(a, 0) && caughtUp(a, 1) && caughtUp(b, 2));
         try (ShardedDocClient client =
@@ -81,15 +86,17 @@ class PartitionMoveTest {
                   Integer.toString(MOVED),
                   "--to",
                   "b",
-                  "--map",
-                  map.toString(),
+                  "--push",
+                  a.service.adminUrl() + "," + b.service.adminUrl(),
                   "--admin",
                   b.service.adminUrl(),
                   "--timeout",
                   "60");
           assertThat(exit).isZero();
           assertThat(b.service.store().heldLogPartitions()).contains(MOVED);
-          assertThat(Files.readString(map)).contains("shard a 0 ").contains("shard b 1,2 ");
+          for (Path map : List.of(mapA, mapB)) {
+            assertThat(Files.readString(map)).contains("shard a 0 ").contains("shard b 1,2 ");
+          }
           awaitTrue(
               "a dropped partition 1",
               () -> !a.service.store().heldLogPartitions().contains(MOVED));

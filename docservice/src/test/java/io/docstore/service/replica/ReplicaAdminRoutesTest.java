@@ -27,7 +27,7 @@ class ReplicaAdminRoutesTest {
           .put(new Document(7, 12, 0, "{\"on\":\"replica\"}".getBytes(StandardCharsets.UTF_8)));
   private final ReplicaAdminRoutes routes =
       new ReplicaAdminRoutes(
-          source, () -> Map.of("role", "replica"), () -> "catching up", registry, "");
+          source, () -> Map.of("role", "replica"), () -> "catching up", registry, "", null);
 
   @AfterEach
   void close() {
@@ -76,7 +76,7 @@ class ReplicaAdminRoutesTest {
   void theConfiguredTokenIsRequired() throws Exception {
     ReplicaAdminRoutes guarded =
         new ReplicaAdminRoutes(
-            source, () -> Map.of("role", "replica"), () -> null, registry, "s3cret");
+            source, () -> Map.of("role", "replica"), () -> null, registry, "s3cret", null);
     assertThat(send(guarded, HttpMethod.GET, "/stats", null))
         .isEqualTo("401 {\"error\":\"missing or wrong admin token\"}");
     assertThat(send(guarded, HttpMethod.GET, "/stats", "Bearer wrong")).startsWith("401 ");

@@ -118,6 +118,7 @@ public final class SeamService implements AutoCloseable {
                     () -> null,
                     meters,
                     store.reclamation(),
+                    null,
                     null),
                 meters)
             .start();

@@ -15,8 +15,8 @@ import java.nio.file.Path;
  * that keeps the segment's sequence range, no block (docs/formats/segment.md, "Hollow segments").
  * Written beside it as {@code seg-N.sealed.tmp} (a name the queue ignores), forced, renamed over
  * it, the directory fsynced: a crash leaves the old segment or the hollow one, and at most a
- * temporary file. Kill points {@code queue.reclaim.beforeRename} and {@code
- * queue.reclaim.afterRename}.
+ * temporary file, which the next hollowing of that segment replaces. Kill points {@code
+ * queue.reclaim.beforeRename} and {@code queue.reclaim.afterRename}.
  */
 public final class HollowSegment {
 
@@ -36,6 +36,10 @@ public final class HollowSegment {
     Path sealed = new SegmentFileName(victim.number(), true).in(dir);
     Path tmp = sealed.resolveSibling(sealed.getFileName() + ".tmp");
     SegmentFooter footer = SegmentFooter.hollow(victim.baseSequence(), victim.lastSequence());
+    // A crash before the rename leaves the temporary file: this try replaces it (without this,
+    // every
+    // later pass failed on it and the segment was never reclaimed).
+    fs.delete(tmp);
     try (WritableFile f = fs.create(tmp)) {
       f.write(new SegmentHeader(victim.number(), victim.baseSequence()).encode());
       f.write(footer.encode());
