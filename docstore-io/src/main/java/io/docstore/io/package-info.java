@@ -8,7 +8,8 @@
  * io.docstore.io.ColdReads} judging when reads through them wait for the disk) and lower CPU
  * priorities for background threads ({@link io.docstore.io.ThreadPriority}); and the memory this
  * process may use ({@link io.docstore.io.MemoryLimit}) with the default sizes of the caches above
- * it ({@link io.docstore.io.MemoryBudgets}).
+ * it ({@link io.docstore.io.MemoryBudgets}); and a loop shared with helper threads for per-item
+ * work of a batch ({@link io.docstore.io.ParallelChunks}).
  *
  * <p>It owns no file format and knows nothing of documents, queues or indexes beyond the names of
  * the caches whose default sizes it shares out (one table for the index library and the service,

@@ -83,11 +83,6 @@ public final class KafkaIngest implements Closeable {
   private static final Duration POLL = Duration.ofMillis(100);
   private static final long MAX_BACKOFF_MILLIS = 5_000;
 
-  /** Dead letters logged one by one per window; the rest are summed up at its end. */
-  private static final int DEAD_LETTER_LINES = 20;
-
-  private static final long LOG_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(30);
-
   private final KafkaOptions options;
   private final DocStore store;
   private final KafkaConsumer<byte[], byte[]> consumer;
@@ -131,10 +126,7 @@ public final class KafkaIngest implements Closeable {
   private Future<Applied> inFlight;
 
   private long backoffMillis;
-  private long deadLetterWindow = System.nanoTime() - LOG_WINDOW_NANOS;
-  private int deadLettersLogged;
-  private long deadLettersUnlogged;
-  private long failureLogged = System.nanoTime() - LOG_WINDOW_NANOS;
+  private final IngestLog logs = new IngestLog();
 
   private KafkaIngest(
       KafkaOptions options,
@@ -149,7 +141,7 @@ public final class KafkaIngest implements Closeable {
     this.consumer = consumer;
     this.registry = registry;
     this.cluster = cluster;
-    this.drops = new PartitionDrops(store, dropDelay.toNanos(), this::logFailure);
+    this.drops = new PartitionDrops(store, dropDelay.toNanos(), logs::failure);
     this.messages = new LogMessages(maxBodyBytes, store.groups());
     List<Integer> served =
         cluster == null ? options.partitions() : cluster.map().shard(cluster.shard()).partitions();
@@ -386,8 +378,14 @@ public final class KafkaIngest implements Closeable {
             continue;
           }
           runs.removeIf(r -> consumer.paused().contains(r.tp)); // stopped meanwhile
-          if (!runs.isEmpty()) {
+          if (messages(runs) >= HAND_OVER_FROM) {
             inFlight = applier.submit(() -> applyAll(runs));
+          } else if (!runs.isEmpty()) {
+            // A trickle (caught up): appended here, without a thread's wake-up on the way to
+            // readable; nothing is in flight, so the order is the same.
+            Applied a = applyAll(runs);
+            a.stop().forEach(this::stop);
+            rewind = !a.ok();
           }
           backoffMillis = 0;
           updateEnds();
@@ -403,7 +401,7 @@ public final class KafkaIngest implements Closeable {
                     + " topic was recreated): rebuild the shard from the topic");
           }
         } catch (IOException | RuntimeException e) {
-          logFailure("Kafka ingest failed, retrying from the queue's positions", e);
+          logs.failure("Kafka ingest failed, retrying from the queue's positions", e);
           rewind = true;
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
@@ -416,6 +414,20 @@ public final class KafkaIngest implements Closeable {
       decoding.close();
       consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
+  }
+
+  /**
+   * A poll of fewer messages is appended on the consumer's thread: the hand-over to {@value
+   * #APPLY_THREAD} pays off for a backlog, not for the few messages a caught-up shard polls.
+   */
+  static final int HAND_OVER_FROM = 256;
+
+  private static int messages(List<Run> runs) {
+    int n = 0;
+    for (Run r : runs) {
+      n += (int) (r.last().offset() - r.firstOffset() + 1);
+    }
+    return n;
   }
 
   /** One poll's messages of one partition, prepared for the store. */
@@ -482,7 +494,7 @@ public final class KafkaIngest implements Closeable {
       try {
         store.applyFromLog(r.run());
       } catch (IOException e) {
-        logFailure(
+        logs.failure(
             "appending partition " + r.tp().partition() + " to the queue failed, retrying", e);
         return new Applied(false, stop);
       } catch (IllegalArgumentException e) {
@@ -491,7 +503,7 @@ public final class KafkaIngest implements Closeable {
       }
       for (int i = 0; i < r.dead().size(); i++) {
         r.pp().deadLetter(r.why().get(i).reason());
-        logDeadLetter(r.dead().get(i), r.why().get(i));
+        logs.deadLetter(r.dead().get(i), r.why().get(i));
       }
       r.pp().applied(r.last().offset() + 1, r.last().timestamp());
     }
@@ -513,7 +525,7 @@ public final class KafkaIngest implements Closeable {
       // Uninterruptibly: a position read while an append is under way would be stale.
       a = Uninterruptibles.getUninterruptibly(f);
     } catch (ExecutionException e) {
-      logFailure("Kafka ingest failed, retrying from the queue's positions", e);
+      logs.failure("Kafka ingest failed, retrying from the queue's positions", e);
       return false;
     }
     a.stop().forEach(this::stop);
@@ -631,41 +643,6 @@ public final class KafkaIngest implements Closeable {
     }
     if (closing.getCount() == 0) {
       throw new WakeupException();
-    }
-  }
-
-  private synchronized void logFailure(String what, Exception e) {
-    long now = System.nanoTime();
-    if (now - failureLogged >= LOG_WINDOW_NANOS) {
-      failureLogged = now;
-      log.warn("{} (logged at most every 30 s): {}", what, e.toString());
-    }
-  }
-
-  /** One line per dead letter, at most {@value #DEAD_LETTER_LINES} per 30 s, then a count. */
-  private void logDeadLetter(ConsumerRecord<byte[], byte[]> r, LogMessages.Decoded d) {
-    long now = System.nanoTime();
-    if (now - deadLetterWindow >= LOG_WINDOW_NANOS) {
-      if (deadLettersUnlogged > 0) {
-        log.warn(
-            "{} more dead letters in the last 30 s were not logged one by one"
-                + " (docstore_kafka_dead_letters_total counts them all)",
-            deadLettersUnlogged);
-      }
-      deadLetterWindow = now;
-      deadLettersLogged = 0;
-      deadLettersUnlogged = 0;
-    }
-    if (deadLettersLogged++ < DEAD_LETTER_LINES) {
-      log.warn(
-          "dead letter: topic '{}' partition {} offset {}: {} ({}); skipped",
-          r.topic(),
-          r.partition(),
-          r.offset(),
-          d.reason().tag,
-          d.detail());
-    } else {
-      deadLettersUnlogged++;
     }
   }
 
