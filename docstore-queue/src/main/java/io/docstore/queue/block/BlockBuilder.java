@@ -304,7 +304,6 @@ public final class BlockBuilder implements Closeable {
         && !stagedSplit) {
       return stagedCost; // prepared already (the block it was meant for was full)
     }
-    stagedSplit = false;
     int z = -1;
     if (dictionary != null
         && len > 0
@@ -320,6 +319,15 @@ public final class BlockBuilder implements Closeable {
       }
       plainInARow = z < 0 ? plainInARow + 1 : 0;
     }
+    return prepared(body, off, len, z);
+  }
+
+  /**
+   * Records {@code body[off, off+len)} as the body prepared for the next record, stored as it is
+   * ({@code z < 0}) or as the {@code z} bytes at the start of {@link #staged}; returns its cost.
+   */
+  private int prepared(byte[] body, int off, int len, int z) {
+    stagedSplit = false;
     stagedBody = body;
     stagedOff = off;
     stagedLen = len;
@@ -363,14 +371,7 @@ public final class BlockBuilder implements Closeable {
       }
       System.arraycopy(stored.bytes(), 0, staged, 0, z);
     }
-    stagedSplit = false;
-    stagedBody = body;
-    stagedOff = 0;
-    stagedLen = len;
-    stagedZ = z;
-    stagedDictionary = dictionary;
-    stagedCost = OFFSET_ENTRY + RECORD_CRC + ZRECORD_BODY + (z < 0 ? len : z);
-    return stagedCost;
+    return prepared(body, 0, len, z);
   }
 
   /**
