@@ -632,6 +632,42 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   }
 
   /**
+   * A run appended by {@link #appendFromLog} whose records may not be durable yet; {@link
+   * #completeFromLog} waits until they are.
+   */
+  public static final class AppendedRun {
+    private final StoreWrites.Pending pending;
+
+    private AppendedRun(StoreWrites.Pending pending) {
+      this.pending = pending;
+    }
+  }
+
+  /**
+   * {@link #applyFromLog(LogRun)} in two steps, so that a consumer can append the next run while
+   * the last one is made durable: appends {@code run}'s records and returns at once. {@code after}
+   * is the run appended before it whose completion is not known yet (null if none): if a block of
+   * the queue was discarded (a full disk) since that chain of runs began, nothing is appended and
+   * this throws, since a later run must never become durable when an earlier one did not.
+   *
+   * @throws IllegalArgumentException as {@link #applyFromLog(LogRun)}
+   */
+  public AppendedRun appendFromLog(LogRun run, AppendedRun after) throws IOException {
+    StoreWrites w = writes();
+    long discardsBefore = after == null ? w.discards() : after.pending.discardsBefore();
+    return new AppendedRun(
+        w.append(run.prepared, run.offsets, run.partition, run.nextOffset, discardsBefore));
+  }
+
+  /**
+   * Waits until a run {@link #appendFromLog} appended is durable and readable; throws as {@link
+   * #applyFromLog(LogRun)} would, also when a run of its chain lost records to a full disk.
+   */
+  public List<Written> completeFromLog(AppendedRun run) throws IOException {
+    return writes().complete(run.pending);
+  }
+
+  /**
    * Whether this store holds positions in an update log (SOURCE records: it is, or was, a shard fed
    * by Kafka), which a write from anywhere else than the topic would contradict.
    */

@@ -145,39 +145,94 @@ final class StoreWrites {
   /** {@link #write(List, long[], int, long)} of updates {@link #prepare}d already. */
   List<Written> write(Prepared p, long[] offsets, int partition, long nextOffset)
       throws IOException {
-    List<Update> updates = p.updates;
-    byte[][][] projected = p.projected;
-    Records records = p.records;
-    long now = p.now;
-    if (updates.isEmpty() && offsets == null) {
+    if (p.updates.isEmpty() && offsets == null) {
       return List.of();
     }
+    return complete(append(p, offsets, partition, nextOffset, writer.discards()));
+  }
+
+  /**
+   * Records appended by {@link #append} that {@link #complete} waits for: the last one's sequence,
+   * and the queue's discard count its appends were checked against.
+   */
+  static final class Pending {
+    private final Prepared prepared;
+    private final List<Written> out;
+    private final long last;
+    private final long discardsBefore;
+    private final long startNanos;
+
+    private Pending(
+        Prepared prepared, List<Written> out, long last, long discardsBefore, long startNanos) {
+      this.prepared = prepared;
+      this.out = out;
+      this.last = last;
+      this.discardsBefore = discardsBefore;
+      this.startNanos = startNanos;
+    }
+
+    long discardsBefore() {
+      return discardsBefore;
+    }
+  }
+
+  /**
+   * The queue's count of discarded blocks, to pass to {@link #append} as {@code discardsBefore}.
+   */
+  long discards() {
+    return writer.discards();
+  }
+
+  /**
+   * The first half of {@link #write}: appends the records of {@code p} and returns without waiting
+   * for them to be durable. Refuses to append anything (as {@link NoSpaceException}) when the queue
+   * discarded a block since it counted {@code discardsBefore}: a run appended after an earlier one
+   * lost records to a full disk could otherwise become durable while the earlier run is not, and
+   * the SOURCE record it carries would then say the lost messages were applied.
+   */
+  Pending append(Prepared p, long[] offsets, int partition, long nextOffset, long discardsBefore)
+      throws IOException {
     long t0 = System.nanoTime();
-    List<Written> out = new ArrayList<>(updates.size());
+    List<Written> out = new ArrayList<>(p.updates.size());
     ExpiryHorizons horizons = reclamation.horizons();
-    durablyIndexed(
-        () -> {
-          long last;
-          if (offsets == null) {
-            last = appendAll(updates, records, projected, now, horizons, out);
-          } else {
-            byte[] source = sourceRecord(updates, projected, offsets, partition, nextOffset);
-            last =
-                writer.appendTogether(
-                    () -> {
-                      long s =
-                          writer
-                              .append(SourceKeys.key(partition), Op.SOURCE, now, source)
-                              .sequence();
-                      return Math.max(
-                          s, appendAll(updates, records, projected, now, horizons, out));
-                    });
-          }
-          horizons.flush();
-          return last;
-        });
+    try {
+      long last;
+      if (offsets == null) {
+        last = appendAll(p, 0, p.updates.size(), horizons, out);
+      } else {
+        last =
+            writer.appendTogether(
+                () -> {
+                  if (writer.discards() != discardsBefore) {
+                    throw new NoSpaceException(
+                        "No space left on device: an earlier run's block was discarded;"
+                            + " this run is not appended");
+                  }
+                  return appendRun(p, offsets, partition, nextOffset, horizons, out);
+                });
+      }
+      horizons.flush();
+      return new Pending(p, out, last, discardsBefore, t0);
+    } catch (IOException e) {
+      throw failed(e);
+    }
+  }
+
+  /**
+   * The second half of {@link #write}: waits until the records {@link #append} appended are durable
+   * and indexed; fails if a block was discarded since their {@code discardsBefore}.
+   */
+  List<Written> complete(Pending pending) throws IOException {
+    try {
+      writer.awaitDurable(pending.last, pending.discardsBefore);
+      KillPoints.reach("docstore.durable-before-indexed");
+      indexer.catchUpTo(pending.last, INDEX_WAIT_MILLIS, true);
+    } catch (IOException e) {
+      throw failed(e);
+    }
     long readable = System.currentTimeMillis();
     int puts = 0;
+    List<Update> updates = pending.prepared.updates;
     for (Update u : updates) {
       if (u.isDelete()) {
         continue;
@@ -187,8 +242,8 @@ final class StoreWrites {
         metrics.recordDiscoveredToReadable(readable - u.discoveredAtMillis());
       }
     }
-    metrics.written(puts, updates.size() - puts, System.nanoTime() - t0);
-    return out;
+    metrics.written(puts, updates.size() - puts, System.nanoTime() - pending.startNanos);
+    return pending.out;
   }
 
   /** Appends records and returns the last one's sequence. */
@@ -197,10 +252,7 @@ final class StoreWrites {
     long append() throws IOException;
   }
 
-  /**
-   * Runs {@code appends}, then waits until its records are durable and indexed; a failure is
-   * classified (a full disk refuses this write only; anything else stops writes for good).
-   */
+  /** Runs {@code appends}, then waits until its records are durable and indexed. */
   private void durablyIndexed(Appends appends) throws IOException {
     long discards = writer.discards();
     try {
@@ -209,18 +261,26 @@ final class StoreWrites {
       KillPoints.reach("docstore.durable-before-indexed");
       indexer.catchUpTo(last, INDEX_WAIT_MILLIS, true);
     } catch (IOException e) {
-      if (NoSpaceException.isNoSpace(e)) {
-        refusedForSpace(e);
-        throw NoSpaceException.classify(e);
-      }
-      if (writeFailure == null) {
-        writeFailure = e;
-        log.error(
-            "writes are failing, the store serves reads only until it is restarted: {}",
-            e.toString());
-      }
-      throw e;
+      throw failed(e);
     }
+  }
+
+  /**
+   * Classifies a write's failure and returns what to throw: a full disk refuses this write only;
+   * anything else stops writes for good.
+   */
+  private IOException failed(IOException e) {
+    if (NoSpaceException.isNoSpace(e)) {
+      refusedForSpace(e);
+      return NoSpaceException.classify(e);
+    }
+    if (writeFailure == null) {
+      writeFailure = e;
+      log.error(
+          "writes are failing, the store serves reads only until it is restarted: {}",
+          e.toString());
+    }
+    return e;
   }
 
   /**
@@ -255,23 +315,51 @@ final class StoreWrites {
     return new Records(expires, bodies, writer.precompress(bodies));
   }
 
-  /** Appends each update's records (projections first); returns the last sequence. */
-  private long appendAll(
-      List<Update> updates,
-      Records records,
-      byte[][][] projected,
-      long now,
+  /**
+   * Appends, with the writer's lock held, a run from the update log headed by SOURCE records: one
+   * per {@link QueueWriter#maxSourceEntries} records, so that a long run fits the body limit (each
+   * a run of its own, whose next offset is where the next one starts); returns the last sequence.
+   */
+  private long appendRun(
+      Prepared p,
+      long[] offsets,
+      int partition,
+      long nextOffset,
       ExpiryHorizons horizons,
       List<Written> out)
       throws IOException {
+    int n = p.updates.size();
+    int perSource =
+        Math.max(1, QueueWriter.maxSourceEntries(maxBodyBytes) / (p.projected == null ? 1 : 2));
     long last = 0;
-    int i = 0;
-    for (Update u : updates) {
+    int from = 0;
+    do {
+      int to = Math.min(n, from + perSource);
+      long next = to < n ? offsets[to] : nextOffset;
+      byte[] source = sourceRecord(p, offsets, from, to, partition, next);
+      last = writer.append(SourceKeys.key(partition), Op.SOURCE, p.now, source).sequence();
+      last = Math.max(last, appendAll(p, from, to, horizons, out));
+      from = to;
+    } while (from < n);
+    return last;
+  }
+
+  /**
+   * Appends the records of updates {@code from} to {@code to} of {@code p} (projections first);
+   * returns the last sequence.
+   */
+  private long appendAll(Prepared p, int from, int to, ExpiryHorizons horizons, List<Written> out)
+      throws IOException {
+    Records records = p.records;
+    byte[][][] projected = p.projected;
+    long now = p.now;
+    long last = 0;
+    for (int i = from; i < to; i++) {
+      Update u = p.updates.get(i);
       long expires = records.expires()[i];
       byte[] body = records.bodies().get(i);
       StoredBody stored = records.stored()[i];
       byte[][] projections = projected == null ? null : projected[i];
-      i++;
       Appended a;
       if (u.isDelete()) {
         a = writer.append(u.id(), Op.DELETE, now, new byte[0]);
@@ -294,22 +382,23 @@ final class StoreWrites {
   }
 
   /**
-   * The SOURCE record of a run: each update's records (its projections' too) with the offset of its
-   * message.
+   * The SOURCE record of updates {@code from} to {@code to} of a run: each update's records (its
+   * projections' too) with the offset of its message.
    */
   private static byte[] sourceRecord(
-      List<Update> updates, byte[][][] projected, long[] offsets, int partition, long nextOffset) {
+      Prepared p, long[] offsets, int from, int to, int partition, long nextOffset) {
+    byte[][][] projected = p.projected;
     int records = 0;
-    for (int i = 0; i < updates.size(); i++) {
+    for (int i = from; i < to; i++) {
       records += projected != null && projected[i] != null ? 2 : 1;
     }
     long[] ids = new long[records];
     long[] recordOffsets = new long[records];
     int r = 0;
-    for (int i = 0; i < updates.size(); i++) {
+    for (int i = from; i < to; i++) {
       int n = projected != null && projected[i] != null ? 2 : 1;
       for (int k = 0; k < n; k++) {
-        ids[r] = updates.get(i).id();
+        ids[r] = p.updates.get(i).id();
         recordOffsets[r++] = offsets[i];
       }
     }

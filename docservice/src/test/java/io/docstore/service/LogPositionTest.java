@@ -241,6 +241,57 @@ class LogPositionTest {
   }
 
   @Test
+  void aRunLongerThanOneSourceRecordHoldsIsAppendedWhole() throws Exception {
+    for (boolean groups : new boolean[] {false, true}) {
+      Path at = dir.resolve("long-run-" + groups);
+      // Documents of at most 256 bytes: a SOURCE record holds 16 entries (8 messages with groups).
+      DocStoreOptions.Builder b =
+          DocStoreOptions.builder(new OffHeapDocCache(4L << 20))
+              .queueOptions(
+                  QueueOptions.builder()
+                      .syncPolicy(SyncPolicy.NONE)
+                      .segmentSize(32 << 10)
+                      .blockSize(4096)
+                      .maxBodyBytes(256)
+                      .build())
+              .maxBodyBytes(256)
+              .gc(GcOptions.defaults().withEnabled(false).withReserveBytes(0))
+              .checkpointInterval(Duration.ofHours(1));
+      if (groups) {
+        b.groups(new FieldGroups(Map.of("summary", List.of("title"))));
+      }
+      Map<Long, String> model = new HashMap<>();
+      List<LoggedUpdate> run = new ArrayList<>();
+      for (long offset = 10; offset < 1_000; offset += 3) { // gaps: dead letters skipped
+        long id = offset % 97;
+        if (offset % 5 == 0) {
+          run.add(new LoggedUpdate(offset, Update.delete(id)));
+          model.remove(id);
+        } else {
+          String json = "{\"title\":\"t" + offset + "\"}";
+          run.add(
+              new LoggedUpdate(offset, Update.put(id, json.getBytes(StandardCharsets.US_ASCII))));
+          model.put(id, json);
+        }
+      }
+      try (DocStore store = DocStore.open(at, b.build())) {
+        store.applyFromLog(1, 1_005, run);
+        assertThat(store.logPosition(1)).as("groups %s", groups).isEqualTo(1_005);
+        assertThat(store.visibleLogPosition(1)).isEqualTo(1_005);
+      }
+      try (DocStore store = DocStore.open(at, b.build())) {
+        assertThat(store.logPosition(1)).as("groups %s, reopened", groups).isEqualTo(1_005);
+        for (long id = 0; id < 97; id++) {
+          var d = store.get(id);
+          assertThat(d == null ? null : new String(d.body(), StandardCharsets.US_ASCII))
+              .as("groups %s: document %d", groups, id)
+              .isEqualTo(model.get(id));
+        }
+      }
+    }
+  }
+
+  @Test
   void theSourceKeysAreNeverDocuments() throws Exception {
     try (DocStore store = DocStore.open(dir.resolve("reserved"), options(false))) {
       store.applyFromLog(0, 3, List.of(new LoggedUpdate(1, Update.put(7, "{}".getBytes()))));

@@ -451,6 +451,17 @@ public final class QueueWriter {
     }
   }
 
+  /** What a body of another kind than PUT or DELETE may hold beyond {@code maxBodyBytes}. */
+  private static final int FIXED_ALLOWANCE = BlockFormat.RELOCATED_FIXED + 8;
+
+  /**
+   * The most entries a SOURCE body ({@link RecordBody#source}) may hold in a queue whose documents
+   * are at most {@code maxBodyBytes}: a longer run of the update log takes several SOURCE records.
+   */
+  public static int maxSourceEntries(int maxBodyBytes) {
+    return Math.max(1, (maxBodyBytes + FIXED_ALLOWANCE - BlockFormat.SOURCE_MIN) / 16);
+  }
+
   /**
    * The checks of {@link #append}, shared with {@link BulkAppender}. The body limit is on the
    * document: a body of another kind than PUT may exceed {@code maxBodyBytes} by its fixed part
@@ -461,7 +472,7 @@ public final class QueueWriter {
     if (id < 0) {
       throw new IllegalArgumentException("document id must be >= 0, got " + id);
     }
-    int fixed = op == Op.PUT || op == Op.DELETE ? 0 : BlockFormat.RELOCATED_FIXED + 8;
+    int fixed = op == Op.PUT || op == Op.DELETE ? 0 : FIXED_ALLOWANCE;
     if (bodyLength > maxBodyBytes + fixed) {
       throw new IllegalArgumentException(
           "body of "

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -45,17 +46,21 @@ import org.slf4j.LoggerFactory;
  * the configured partitions of the update topic (no consumer group, nothing committed to Kafka) and
  * appends each partition's messages to the store in offset order, each poll's messages of a
  * partition as one {@link DocStore#applyFromLog} run, which records the partition's next offset in
- * the queue with the documents. The work is pipelined over two threads: the consumer's thread
+ * the queue with the documents. The work is pipelined over three threads: the consumer's thread
  * polls, decodes and prepares a poll's runs ({@link DocStore#prepareFromLog}: checks, projections,
- * compression; messages are decoded on helpers too, {@value #DECODE_THREAD}-N) while a second one
- * ({@value #APPLY_THREAD}) appends the previous poll's, waits until they are durable and indexed,
- * and records the progress; one poll at most is in flight, and nothing is prepared past a run that
- * failed (the pipeline empties before the consumer seeks back). Where a partition resumes is always
- * {@link DocStore#logPosition}: at start, and after a failed append (the consumer seeks back there,
- * so a batch the store did not make durable is read and applied again, and one it did is not). A
- * record that breaks the message format is a dead letter ({@link LogMessages}): counted, logged
- * (rate-limited) and consumed without being applied. While the broker is down the consumer keeps
- * polling and reconnects by itself.
+ * compression; messages are decoded on helpers too, {@value #DECODE_THREAD}-N) while {@value
+ * #APPLY_THREAD} appends the previous poll's ({@link DocStore#appendFromLog}) and {@value
+ * #COMMIT_THREAD} waits until the polls before it are durable and indexed ({@link
+ * DocStore#completeFromLog}: the fsync of one poll runs while the next is appended) and records the
+ * progress. One poll at most is being appended and {@value #COMMITS_IN_FLIGHT} wait for their
+ * fsync; polls are appended in order by one thread, a run is never appended after a full disk
+ * discarded records of a run before it that is not known durable yet, and the consumer seeks back
+ * only once nothing is in flight. Where a partition resumes is always {@link DocStore#logPosition}:
+ * at start, and after a failed append (the consumer seeks back there, so a batch the store did not
+ * make durable is read and applied again, and one it did is not). A record that breaks the message
+ * format is a dead letter ({@link LogMessages}): counted, logged (rate-limited) and consumed
+ * without being applied. While the broker is down the consumer keeps polling and reconnects by
+ * itself.
  *
  * <p>With a {@link ClusterView} (the node's {@code cluster.shard} is set), the partitions follow
  * the shard map: a partition the map gives the shard, to serve or to build ({@code +P}), is
@@ -74,6 +79,8 @@ public final class KafkaIngest implements Closeable {
   static final String APPLY_THREAD = "docstore-kafka-apply";
 
   static final String DECODE_THREAD = "docstore-kafka-decode";
+
+  static final String COMMIT_THREAD = "docstore-kafka-commit";
 
   private static final Logger log = LoggerFactory.getLogger(KafkaIngest.class);
 
@@ -107,13 +114,12 @@ public final class KafkaIngest implements Closeable {
   private final Thread thread;
 
   /** Appends prepared polls, one at a time ({@value #APPLY_THREAD}). */
-  private final ExecutorService applier =
-      Executors.newSingleThreadExecutor(
-          r -> {
-            Thread t = new Thread(r, APPLY_THREAD);
-            t.setDaemon(true);
-            return t;
-          });
+  private final ExecutorService applier = singleThread(APPLY_THREAD);
+
+  /**
+   * Waits until appended polls are durable and readable, one at a time ({@value #COMMIT_THREAD}).
+   */
+  private final ExecutorService committer = singleThread(COMMIT_THREAD);
 
   /**
    * Decodes a poll's messages (key, JSON check, projections) on the ingest thread and helpers, a
@@ -124,6 +130,26 @@ public final class KafkaIngest implements Closeable {
 
   /** The poll being appended, or null; only the ingest thread touches it. */
   private Future<Applied> inFlight;
+
+  /**
+   * The polls appended and being made durable, oldest first, at most {@value #COMMITS_IN_FLIGHT}:
+   * added by a poll's append, taken by the ingest thread only once nothing is being appended.
+   */
+  private final ConcurrentLinkedDeque<Future<Applied>> committing = new ConcurrentLinkedDeque<>();
+
+  /**
+   * How many appended polls may wait for their fsync and index at once: two, so that neither the
+   * append of the next poll nor the consumer waits for a slow fsync.
+   */
+  static final int COMMITS_IN_FLIGHT = 2;
+
+  /**
+   * The run appended last since nothing was in flight, or null: where the next append's check for
+   * records lost to a full disk starts ({@link DocStore#appendFromLog}); reset only when nothing is
+   * in flight, so that no run is appended after an earlier one lost records. Touched by the append
+   * under way, or by the ingest thread when nothing is in flight.
+   */
+  private volatile DocStore.AppendedRun chain;
 
   private long backoffMillis;
   private final IngestLog logs = new IngestLog();
@@ -210,6 +236,15 @@ public final class KafkaIngest implements Closeable {
     }
     ingest.thread.start();
     return ingest;
+  }
+
+  private static ExecutorService singleThread(String name) {
+    return Executors.newSingleThreadExecutor(
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          return t;
+        });
   }
 
   private static Map<String, Object> consumerConfig(KafkaOptions o) {
@@ -346,21 +381,21 @@ public final class KafkaIngest implements Closeable {
         try {
           ShardMap map = newMap.getAndSet(null);
           if (map != null) {
-            rewind |= !finish();
+            rewind |= !drain();
             follow(map);
           }
           if (drops.anyDue()) {
-            rewind |= !finish();
+            rewind |= !drain();
             drops.runDue(topicPartitions);
           }
           if (rewind) {
-            rewind = !finish(); // nothing in flight once here
+            rewind = !drain(); // nothing in flight once here
             backOff();
             seekToStore();
             rewind = false;
           }
           if (progress.isEmpty()) { // a shard the map gives nothing (being emptied or filled)
-            rewind |= !finish();
+            rewind |= !drain();
             closing.await(POLL.toMillis(), TimeUnit.MILLISECONDS);
             continue;
           }
@@ -372,20 +407,27 @@ public final class KafkaIngest implements Closeable {
               runs.add(run);
             }
           }
-          // The last poll's runs are appended by now, or this poll's are not appended at all.
+          // The last poll's runs are appended by now (the poll before it's are durable), or this
+          // poll's are not appended at all.
           if (!finish()) {
             rewind = true;
             continue;
           }
           runs.removeIf(r -> consumer.paused().contains(r.tp)); // stopped meanwhile
-          if (messages(runs) >= HAND_OVER_FROM) {
-            inFlight = applier.submit(() -> applyAll(runs));
+          if (messages(runs) >= HAND_OVER_FROM || (!runs.isEmpty() && !idle())) {
+            inFlight = applier.submit(() -> appendAndHandOver(runs));
           } else if (!runs.isEmpty()) {
-            // A trickle (caught up): appended here, without a thread's wake-up on the way to
-            // readable; nothing is in flight, so the order is the same.
-            Applied a = applyAll(runs);
+            // A trickle (caught up): appended and awaited here, without a thread's wake-up on the
+            // way to readable; nothing is in flight, so the order is the same.
+            if (!drain()) {
+              rewind = true;
+              continue;
+            }
+            Appends a = append(runs);
+            Applied done = complete(a.pending());
+            chain = null;
             a.stop().forEach(this::stop);
-            rewind = !a.ok();
+            rewind = !a.ok() || !done.ok();
           }
           backoffMillis = 0;
           updateEnds();
@@ -409,18 +451,31 @@ public final class KafkaIngest implements Closeable {
         }
       }
     } finally {
-      finish(); // the append under way ends first
+      drain(); // the append under way ends first
       applier.shutdown();
+      committer.shutdown();
       decoding.close();
       consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
   }
 
   /**
-   * A poll of fewer messages is appended on the consumer's thread: the hand-over to {@value
-   * #APPLY_THREAD} pays off for a backlog, not for the few messages a caught-up shard polls.
+   * A poll of fewer messages is appended on the consumer's thread when nothing is in flight: the
+   * hand-over to {@value #APPLY_THREAD} pays off for a backlog, not for the few messages a
+   * caught-up shard polls.
    */
   static final int HAND_OVER_FROM = 256;
+
+  /**
+   * Whether the last poll handed over is durable already: a caught-up shard's. A small poll while
+   * one is still being made durable is a backlog's remainder (a fetch cut at {@code poll-records}),
+   * handed over too, so that it does not wait for that fsync.
+   */
+  private boolean idle() {
+    Future<Applied> newest =
+        committing.peekLast(); // done: so are the others (one thread, in order)
+    return newest == null || newest.isDone();
+  }
 
   private static int messages(List<Run> runs) {
     int n = 0;
@@ -484,22 +539,50 @@ public final class KafkaIngest implements Closeable {
   }
 
   /**
-   * On {@value #APPLY_THREAD}: appends a poll's runs in order and records each partition's
-   * progress; stops at the first run the store could not make durable (the ingest thread seeks back
-   * to the store's positions and reads it again).
+   * What appending a poll's runs came to: whether all were appended, the partitions to stop, and
+   * the runs appended, to complete.
    */
-  private Applied applyAll(List<Run> runs) {
+  private record Appends(boolean ok, Map<TopicPartition, String> stop, List<Pending> pending) {}
+
+  /** A run appended, with what its completion records. */
+  private record Pending(Run run, DocStore.AppendedRun appended) {}
+
+  /**
+   * Appends a poll's runs in order; stops at the first run the store could not append (the ingest
+   * thread seeks back to the store's positions and reads it again).
+   */
+  private Appends append(List<Run> runs) {
     Map<TopicPartition, String> stop = new LinkedHashMap<>();
+    List<Pending> pending = new ArrayList<>(runs.size());
     for (Run r : runs) {
       try {
-        store.applyFromLog(r.run());
+        chain = store.appendFromLog(r.run(), chain);
+        pending.add(new Pending(r, chain));
       } catch (IOException e) {
         logs.failure(
             "appending partition " + r.tp().partition() + " to the queue failed, retrying", e);
-        return new Applied(false, stop);
+        return new Appends(false, stop, pending);
       } catch (IllegalArgumentException e) {
         stop.put(r.tp(), refused(r.firstOffset(), r.last().offset(), e));
-        continue;
+      }
+    }
+    return new Appends(true, stop, pending);
+  }
+
+  /**
+   * Waits until appended runs are durable and readable, in order, and records each partition's
+   * progress; stops at the first that is not (its records may be lost or not: the ingest thread
+   * seeks back to the store's positions, which say).
+   */
+  private Applied complete(List<Pending> pending) {
+    for (Pending p : pending) {
+      Run r = p.run();
+      try {
+        store.completeFromLog(p.appended());
+      } catch (IOException e) {
+        logs.failure(
+            "partition " + r.tp().partition() + "'s appended run is not durable, retrying", e);
+        return new Applied(false, Map.of());
       }
       for (int i = 0; i < r.dead().size(); i++) {
         r.pp().deadLetter(r.why().get(i).reason());
@@ -507,12 +590,29 @@ public final class KafkaIngest implements Closeable {
       }
       r.pp().applied(r.last().offset() + 1, r.last().timestamp());
     }
-    return new Applied(true, stop);
+    return new Applied(true, Map.of());
   }
 
   /**
-   * Waits for the poll in flight to be appended and stops the partitions it refused; false when its
-   * append failed.
+   * On {@value #APPLY_THREAD}: appends a poll's runs, hands them to {@value #COMMIT_THREAD} and
+   * returns, so that the next poll is appended while this one's fsync runs; first waits until fewer
+   * than {@value #COMMITS_IN_FLIGHT} polls wait for theirs. Not ok when the append, or the
+   * durability of a poll waited for, failed.
+   */
+  private Applied appendAndHandOver(List<Run> runs) {
+    Appends a = append(runs);
+    boolean ok = a.ok();
+    while (committing.size() >= COMMITS_IN_FLIGHT) {
+      ok &= result(committing.poll()).ok();
+    }
+    committing.add(committer.submit(() -> complete(a.pending())));
+    return new Applied(ok, a.stop());
+  }
+
+  /**
+   * Waits for the poll being appended, if any, and stops the partitions it refused; false when its
+   * append, or the durability of a poll it waited for, failed. The poll it appended may still be
+   * made durable: {@link #drain} waits for that too.
    */
   private boolean finish() {
     Future<Applied> f = inFlight;
@@ -520,16 +620,32 @@ public final class KafkaIngest implements Closeable {
       return true;
     }
     inFlight = null;
-    Applied a;
-    try {
-      // Uninterruptibly: a position read while an append is under way would be stale.
-      a = Uninterruptibles.getUninterruptibly(f);
-    } catch (ExecutionException e) {
-      logs.failure("Kafka ingest failed, retrying from the queue's positions", e);
-      return false;
-    }
+    Applied a = result(f);
     a.stop().forEach(this::stop);
     return a.ok();
+  }
+
+  /**
+   * Waits until nothing is in flight: the poll being appended is appended and every poll appended
+   * is durable and readable (or failed); false if anything failed.
+   */
+  private boolean drain() {
+    boolean ok = finish();
+    for (Future<Applied> f; (f = committing.poll()) != null; ) {
+      ok &= result(f).ok();
+    }
+    chain = null;
+    return ok;
+  }
+
+  private Applied result(Future<Applied> f) {
+    try {
+      // Uninterruptibly: a position read while an append is under way would be stale.
+      return Uninterruptibles.getUninterruptibly(f);
+    } catch (ExecutionException e) {
+      logs.failure("Kafka ingest failed, retrying from the queue's positions", e);
+      return new Applied(false, Map.of());
+    }
   }
 
   /**
