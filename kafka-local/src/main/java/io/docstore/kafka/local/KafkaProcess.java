@@ -19,14 +19,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A {@link LocalKafka} broker in a child JVM, for tests and benchmarks: free loopback ports, the
- * caller's directory (the broker's data in {@code DIR/logs}, its log in {@code DIR/broker.log}),
- * and the same ports and directory across {@link #restart()}.
+ * A {@link LocalKafka} broker in a child JVM, for tests: free loopback ports, the caller's
+ * directory (the broker's data in {@code DIR/logs}, its log in {@code DIR/broker.log}), and the
+ * same ports and directory across {@link #restart()}.
  *
- * <p>The child runs {@code java -Xmx512m} (G1, named) with this module's classes or jar and the
- * class path the build wrote beside them, {@code target/kafka-local.classpath} (maven-dependency-
- * plugin {@code build-classpath} at {@code generate-resources}); it fails with a clear message when
- * that file is missing. The child watches the pipe on its stdin and shuts down when it closes, so a
+ * <p>The child runs {@code java -Xmx512m} with the serial collector and the C1 compiler only (a
+ * test suite starts a broker a dozen times and gives it little to do: it is ready about a second
+ * sooner and takes less CPU from the code under test; {@code scripts/cluster} and the benchmarks
+ * run {@link LocalKafka} with the JVM's defaults) with this module's classes or jar and the class
+ * path the build wrote beside them, {@code target/kafka-local.classpath} (maven-dependency-plugin
+ * {@code build-classpath} at {@code generate-resources}); it fails with a clear message when that
+ * file is missing. The child watches the pipe on its stdin and shuts down when it closes, so a
  * broker does not outlive a test JVM that was killed; still, close this in a {@code finally} or an
  * {@code @AfterEach}/{@code @AfterAll}.
  *
@@ -93,7 +96,8 @@ public final class KafkaProcess implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + HEAP);
-    cmd.add("-XX:+UseG1GC");
+    cmd.add("-XX:+UseSerialGC");
+    cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("--enable-native-access=ALL-UNNAMED"); // zstd-jni, lz4-java, snappy-java
     cmd.add("-cp");
     cmd.add(classPath());
