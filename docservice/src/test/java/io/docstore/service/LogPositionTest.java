@@ -3,6 +3,9 @@ package io.docstore.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.docstore.index.IndexOptions;
+import io.docstore.io.FaultInjectingFileSystem;
+import io.docstore.io.NoSpaceException;
 import io.docstore.io.SyncPolicy;
 import io.docstore.queue.DocQueue;
 import io.docstore.queue.Op;
@@ -289,6 +292,60 @@ class LogPositionTest {
         }
       }
     }
+  }
+
+  /**
+   * The pipelined ingest appends a run before the one before it is known durable: if a full disk
+   * discards that earlier run's records, the later run must not be appended (its SOURCE record
+   * would say the lost messages were applied).
+   */
+  @Test
+  void noRunIsAppendedAfterAFullDiskDiscardedRecordsOfAnEarlierRunNotYetDurable() throws Exception {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    DocStoreOptions o =
+        DocStoreOptions.builder(new OffHeapDocCache(4L << 20))
+            .fileSystem(fs)
+            .queueOptions(QueueOptions.builder().fileSystem(fs).blockSize(4096).build())
+            .indexOptions(IndexOptions.builder().fileSystem(fs).syncPolicy(SyncPolicy.NONE).build())
+            .gc(GcOptions.defaults().withEnabled(false).withReserveBytes(0))
+            .checkpointInterval(Duration.ofHours(1))
+            .build();
+    try (DocStore store = DocStore.open(dir.resolve("chain"), o)) {
+      store.applyFromLog(0, 10, run(0, 10));
+      DocStore.AppendedRun a = store.appendFromLog(store.prepareFromLog(0, 20, run(10, 20)), null);
+      fs.setSpaceLimit(0); // the write of a's block fails: its records are discarded
+      assertThatThrownBy(() -> store.completeFromLog(a)).isInstanceOf(NoSpaceException.class);
+      fs.clearSpaceLimit();
+      DocStore.LogRun b = store.prepareFromLog(0, 30, run(20, 30));
+      assertThatThrownBy(() -> store.appendFromLog(b, a))
+          .isInstanceOf(NoSpaceException.class)
+          .hasMessageContaining("earlier run");
+      assertThat(store.logPosition(0))
+          .as("nothing of the lost run or the one after it")
+          .isEqualTo(10);
+      for (long id = 10; id < 30; id++) {
+        assertThat(store.get(id)).as("document %d", id).isNull();
+      }
+      // A new chain (the ingest read again from the store's position) appends again.
+      store.completeFromLog(store.appendFromLog(store.prepareFromLog(0, 20, run(10, 20)), null));
+      assertThat(store.logPosition(0)).isEqualTo(20);
+      assertThat(store.get(15).body()).isEqualTo(json(15));
+    }
+  }
+
+  /**
+   * Messages at offsets {@code from} to {@code to} (exclusive), each a put of document = offset.
+   */
+  private static List<LoggedUpdate> run(long from, long to) {
+    List<LoggedUpdate> run = new ArrayList<>();
+    for (long offset = from; offset < to; offset++) {
+      run.add(new LoggedUpdate(offset, Update.put(offset, json(offset))));
+    }
+    return run;
+  }
+
+  private static byte[] json(long id) {
+    return ("{\"n\":" + id + "}").getBytes(StandardCharsets.US_ASCII);
   }
 
   @Test

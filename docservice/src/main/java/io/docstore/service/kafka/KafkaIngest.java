@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -46,17 +48,19 @@ import org.slf4j.LoggerFactory;
  * the configured partitions of the update topic (no consumer group, nothing committed to Kafka) and
  * appends each partition's messages to the store in offset order, each poll's messages of a
  * partition as one {@link DocStore#applyFromLog} run, which records the partition's next offset in
- * the queue with the documents. The work is pipelined over three threads: the consumer's thread
- * polls, decodes and prepares a poll's runs ({@link DocStore#prepareFromLog}: checks, projections,
- * compression; messages are decoded on helpers too, {@value #DECODE_THREAD}-N) while {@value
- * #APPLY_THREAD} appends the previous poll's ({@link DocStore#appendFromLog}) and {@value
- * #COMMIT_THREAD} waits until the polls before it are durable and indexed ({@link
- * DocStore#completeFromLog}: the fsync of one poll runs while the next is appended) and records the
- * progress. One poll at most is being appended and {@value #COMMITS_IN_FLIGHT} wait for their
- * fsync; polls are appended in order by one thread, a run is never appended after a full disk
- * discarded records of a run before it that is not known durable yet, and the consumer seeks back
- * only once nothing is in flight. Where a partition resumes is always {@link DocStore#logPosition}:
- * at start, and after a failed append (the consumer seeks back there, so a batch the store did not
+ * the queue with the documents. The work is pipelined over four threads: the consumer's thread
+ * polls (Kafka parses the records there), {@value #PREPARE_THREAD} decodes and prepares a poll's
+ * runs ({@link DocStore#prepareFromLog}: checks, projections, compression; on helpers too, {@value
+ * #DECODE_THREAD}-N and the queue's), {@value #APPLY_THREAD} appends them ({@link
+ * DocStore#appendFromLog}) and {@value #COMMIT_THREAD} waits until they are durable and indexed
+ * ({@link DocStore#completeFromLog}) and records the progress: so a poll is parsed while the one
+ * before it is prepared, that one's predecessor appended, and older ones fsynced. At most {@value
+ * #POLLS_IN_FLIGHT} polls are being prepared or appended and {@value #COMMITS_IN_FLIGHT} wait for
+ * their fsync; polls are appended in order by one thread; nothing is appended after a failure until
+ * the pipeline is empty, no run of a partition after a run of it the store refused, and no run
+ * after a full disk discarded records of a run not yet known durable; the consumer seeks back only
+ * once nothing is in flight. Where a partition resumes is always {@link DocStore#logPosition}: at
+ * start, and after a failed append (the consumer seeks back there, so a batch the store did not
  * make durable is read and applied again, and one it did is not). A record that breaks the message
  * format is a dead letter ({@link LogMessages}): counted, logged (rate-limited) and consumed
  * without being applied. While the broker is down the consumer keeps polling and reconnects by
@@ -81,6 +85,8 @@ public final class KafkaIngest implements Closeable {
   static final String DECODE_THREAD = "docstore-kafka-decode";
 
   static final String COMMIT_THREAD = "docstore-kafka-commit";
+
+  static final String PREPARE_THREAD = "docstore-kafka-prepare";
 
   private static final Logger log = LoggerFactory.getLogger(KafkaIngest.class);
 
@@ -113,6 +119,9 @@ public final class KafkaIngest implements Closeable {
   private final CountDownLatch closing = new CountDownLatch(1);
   private final Thread thread;
 
+  /** Decodes and prepares polls, one at a time ({@value #PREPARE_THREAD}). */
+  private final ExecutorService preparer = singleThread(PREPARE_THREAD);
+
   /** Appends prepared polls, one at a time ({@value #APPLY_THREAD}). */
   private final ExecutorService applier = singleThread(APPLY_THREAD);
 
@@ -128,8 +137,30 @@ public final class KafkaIngest implements Closeable {
   private final ParallelChunks decoding =
       new ParallelChunks(DECODE_THREAD, ParallelChunks.helpersForCores(), 128, 64);
 
-  /** The poll being appended, or null; only the ingest thread touches it. */
-  private Future<Applied> inFlight;
+  /**
+   * The polls handed over, being prepared ({@value #PREPARE_THREAD}) or appended ({@value
+   * #APPLY_THREAD}), oldest first, at most {@value #POLLS_IN_FLIGHT}; only the ingest thread
+   * touches it.
+   */
+  private final ArrayDeque<Future<Applied>> inFlight = new ArrayDeque<>();
+
+  /**
+   * How many polls may be prepared or appended at once: two, so that the consumer's thread polls
+   * (and parses) the next one while the last is prepared and the one before it appended.
+   */
+  static final int POLLS_IN_FLIGHT = 2;
+
+  /**
+   * Partitions the store refused a run of since the pipeline was last empty, with why: none of
+   * their later runs is appended, and the ingest thread stops them.
+   */
+  private final Map<TopicPartition, String> refused = new ConcurrentHashMap<>();
+
+  /**
+   * Whether a poll failed (prepare, append, durability) since the pipeline was last empty: nothing
+   * more is appended until the ingest thread has emptied it and read again from the store.
+   */
+  private volatile boolean failed;
 
   /**
    * The polls appended and being made durable, oldest first, at most {@value #COMMITS_IN_FLIGHT}:
@@ -400,34 +431,29 @@ public final class KafkaIngest implements Closeable {
             continue;
           }
           ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
-          List<Run> runs = new ArrayList<>();
-          for (TopicPartition tp : records.partitions()) {
-            Run run = prepare(tp, records.records(tp));
-            if (run != null) {
-              runs.add(run);
-            }
-          }
-          // The last poll's runs are appended by now (the poll before it's are durable), or this
-          // poll's are not appended at all.
-          if (!finish()) {
-            rewind = true;
-            continue;
-          }
-          runs.removeIf(r -> consumer.paused().contains(r.tp)); // stopped meanwhile
-          if (messages(runs) >= HAND_OVER_FROM || (!runs.isEmpty() && !idle())) {
-            inFlight = applier.submit(() -> appendAndHandOver(runs));
-          } else if (!runs.isEmpty()) {
-            // A trickle (caught up): appended and awaited here, without a thread's wake-up on the
-            // way to readable; nothing is in flight, so the order is the same.
+          if (records.isEmpty()) {
+            rewind = !drain(); // nothing came for a while: no wait, and failures are seen now
+          } else if (records.count() < HAND_OVER_FROM && inFlight.isEmpty() && idle()) {
+            // A trickle (caught up): prepared, appended and awaited here, without a thread's
+            // wake-up on the way to readable; nothing is in flight, so the order is the same.
             if (!drain()) {
               rewind = true;
               continue;
             }
-            Appends a = append(runs);
+            Appends a = append(prepareAll(records));
             Applied done = complete(a.pending());
-            chain = null;
-            a.stop().forEach(this::stop);
-            rewind = !a.ok() || !done.ok();
+            rewind = !drain() || !a.ok() || !done.ok();
+          } else {
+            Future<List<Run>> prepared = preparer.submit(() -> prepareAll(records));
+            inFlight.add(applier.submit(() -> appendAndHandOver(prepared)));
+            while (inFlight.size() > POLLS_IN_FLIGHT) {
+              if (!finishOldest()) {
+                rewind = true;
+              }
+            }
+            if (rewind) {
+              continue;
+            }
           }
           backoffMillis = 0;
           updateEnds();
@@ -452,6 +478,7 @@ public final class KafkaIngest implements Closeable {
       }
     } finally {
       drain(); // the append under way ends first
+      preparer.shutdown();
       applier.shutdown();
       committer.shutdown();
       decoding.close();
@@ -460,29 +487,20 @@ public final class KafkaIngest implements Closeable {
   }
 
   /**
-   * A poll of fewer messages is appended on the consumer's thread when nothing is in flight: the
-   * hand-over to {@value #APPLY_THREAD} pays off for a backlog, not for the few messages a
-   * caught-up shard polls.
+   * A poll of fewer messages is prepared and appended on the consumer's thread when nothing is in
+   * flight: the hand-overs pay off for a backlog, not for the few messages a caught-up shard polls.
    */
   static final int HAND_OVER_FROM = 256;
 
   /**
-   * Whether the last poll handed over is durable already: a caught-up shard's. A small poll while
-   * one is still being made durable is a backlog's remainder (a fetch cut at {@code poll-records}),
-   * handed over too, so that it does not wait for that fsync.
+   * Whether every poll appended is durable already: a caught-up shard's. A small poll while one is
+   * still being made durable is a backlog's remainder (a fetch cut at {@code poll-records}), handed
+   * over too, so that it does not wait for that fsync.
    */
   private boolean idle() {
-    Future<Applied> newest =
-        committing.peekLast(); // done: so are the others (one thread, in order)
+    // done: so are the others (one thread, in order)
+    Future<Applied> newest = committing.peekLast();
     return newest == null || newest.isDone();
-  }
-
-  private static int messages(List<Run> runs) {
-    int n = 0;
-    for (Run r : runs) {
-      n += (int) (r.last().offset() - r.firstOffset() + 1);
-    }
-    return n;
   }
 
   /** One poll's messages of one partition, prepared for the store. */
@@ -496,11 +514,29 @@ public final class KafkaIngest implements Closeable {
       List<LogMessages.Decoded> why) {}
 
   /** What appending a poll's runs came to: whether all were durable, and partitions to stop. */
-  private record Applied(boolean ok, Map<TopicPartition, String> stop) {}
+  private record Applied(boolean ok) {}
+
+  /**
+   * Decodes a poll's records and prepares their runs, one per partition, but for partitions the
+   * store refused (stopped, or to be stopped: their messages are never appended past a refused
+   * run).
+   */
+  private List<Run> prepareAll(ConsumerRecords<byte[], byte[]> records) throws IOException {
+    List<Run> runs = new ArrayList<>();
+    for (TopicPartition tp : records.partitions()) {
+      if (!refused.containsKey(tp)) {
+        Run run = prepare(tp, records.records(tp));
+        if (run != null) {
+          runs.add(run);
+        }
+      }
+    }
+    return runs;
+  }
 
   /**
    * Decodes one poll's records of one partition and prepares their run; null when the store refuses
-   * it (the partition is stopped).
+   * it (the partition is to be stopped).
    */
   private Run prepare(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records)
       throws IOException {
@@ -525,7 +561,7 @@ public final class KafkaIngest implements Closeable {
       DocStore.LogRun run = store.prepareFromLog(tp.partition(), last.offset() + 1, updates);
       return new Run(tp, pp, run, records.get(0).offset(), last, dead, why);
     } catch (IllegalArgumentException e) {
-      stop(tp, refused(records.get(0).offset(), last.offset(), e));
+      refused.put(tp, refused(records.get(0).offset(), last.offset(), e));
       return null;
     }
   }
@@ -538,11 +574,8 @@ public final class KafkaIngest implements Closeable {
     return "the store refused a batch at offsets " + first + ".." + last + ": " + e.getMessage();
   }
 
-  /**
-   * What appending a poll's runs came to: whether all were appended, the partitions to stop, and
-   * the runs appended, to complete.
-   */
-  private record Appends(boolean ok, Map<TopicPartition, String> stop, List<Pending> pending) {}
+  /** What appending a poll's runs came to: whether all were appended, and the runs to complete. */
+  private record Appends(boolean ok, List<Pending> pending) {}
 
   /** A run appended, with what its completion records. */
   private record Pending(Run run, DocStore.AppendedRun appended) {}
@@ -552,21 +585,23 @@ public final class KafkaIngest implements Closeable {
    * thread seeks back to the store's positions and reads it again).
    */
   private Appends append(List<Run> runs) {
-    Map<TopicPartition, String> stop = new LinkedHashMap<>();
     List<Pending> pending = new ArrayList<>(runs.size());
     for (Run r : runs) {
+      if (refused.containsKey(r.tp())) {
+        continue; // a run of the partition before it was refused
+      }
       try {
         chain = store.appendFromLog(r.run(), chain);
         pending.add(new Pending(r, chain));
       } catch (IOException e) {
         logs.failure(
             "appending partition " + r.tp().partition() + " to the queue failed, retrying", e);
-        return new Appends(false, stop, pending);
+        return new Appends(false, pending);
       } catch (IllegalArgumentException e) {
-        stop.put(r.tp(), refused(r.firstOffset(), r.last().offset(), e));
+        refused.put(r.tp(), refused(r.firstOffset(), r.last().offset(), e));
       }
     }
-    return new Appends(true, stop, pending);
+    return new Appends(true, pending);
   }
 
   /**
@@ -582,7 +617,8 @@ public final class KafkaIngest implements Closeable {
       } catch (IOException e) {
         logs.failure(
             "partition " + r.tp().partition() + "'s appended run is not durable, retrying", e);
-        return new Applied(false, Map.of());
+        failed = true;
+        return new Applied(false);
       }
       for (int i = 0; i < r.dead().size(); i++) {
         r.pp().deadLetter(r.why().get(i).reason());
@@ -590,51 +626,74 @@ public final class KafkaIngest implements Closeable {
       }
       r.pp().applied(r.last().offset() + 1, r.last().timestamp());
     }
-    return new Applied(true, Map.of());
+    return new Applied(true);
   }
 
   /**
-   * On {@value #APPLY_THREAD}: appends a poll's runs, hands them to {@value #COMMIT_THREAD} and
-   * returns, so that the next poll is appended while this one's fsync runs; first waits until fewer
-   * than {@value #COMMITS_IN_FLIGHT} polls wait for theirs. Not ok when the append, or the
-   * durability of a poll waited for, failed.
+   * On {@value #APPLY_THREAD}: waits for the poll's runs from {@value #PREPARE_THREAD}, appends
+   * them, hands them to {@value #COMMIT_THREAD} and returns, so that the next poll is appended
+   * while this one's fsync runs; first waits until fewer than {@value #COMMITS_IN_FLIGHT} polls
+   * wait for theirs. Appends nothing once anything failed since the pipeline was last empty (the
+   * ingest thread empties it and reads again from the store's positions). Not ok when anything
+   * failed.
    */
-  private Applied appendAndHandOver(List<Run> runs) {
+  private Applied appendAndHandOver(Future<List<Run>> prepared) {
+    List<Run> runs;
+    try {
+      runs = Uninterruptibles.getUninterruptibly(prepared);
+    } catch (ExecutionException e) {
+      logs.failure("preparing a poll failed, retrying from the queue's positions", e);
+      failed = true;
+      return new Applied(false);
+    }
+    if (failed) {
+      return new Applied(false);
+    }
     Appends a = append(runs);
     boolean ok = a.ok();
     while (committing.size() >= COMMITS_IN_FLIGHT) {
       ok &= result(committing.poll()).ok();
     }
     committing.add(committer.submit(() -> complete(a.pending())));
-    return new Applied(ok, a.stop());
-  }
-
-  /**
-   * Waits for the poll being appended, if any, and stops the partitions it refused; false when its
-   * append, or the durability of a poll it waited for, failed. The poll it appended may still be
-   * made durable: {@link #drain} waits for that too.
-   */
-  private boolean finish() {
-    Future<Applied> f = inFlight;
-    if (f == null) {
-      return true;
+    if (!ok) {
+      failed = true;
     }
-    inFlight = null;
-    Applied a = result(f);
-    a.stop().forEach(this::stop);
-    return a.ok();
+    return new Applied(ok);
   }
 
   /**
-   * Waits until nothing is in flight: the poll being appended is appended and every poll appended
-   * is durable and readable (or failed); false if anything failed.
+   * Waits for the oldest poll in flight (being prepared or appended) and stops the partitions the
+   * store refused; false when anything failed. The poll it appended may still be made durable:
+   * {@link #drain} waits for that too.
+   */
+  private boolean finishOldest() {
+    Future<Applied> f = inFlight.poll();
+    boolean ok = f == null || result(f).ok();
+    refused.forEach(
+        (tp, why) -> {
+          if (!consumer.paused().contains(tp)) {
+            stop(tp, why);
+          }
+        });
+    return ok;
+  }
+
+  /**
+   * Waits until nothing is in flight: every poll handed over is appended and durable and readable
+   * (or failed); stops the partitions the store refused; false if anything failed.
    */
   private boolean drain() {
-    boolean ok = finish();
+    boolean ok = true;
+    while (!inFlight.isEmpty()) {
+      ok &= finishOldest();
+    }
     for (Future<Applied> f; (f = committing.poll()) != null; ) {
       ok &= result(f).ok();
     }
+    finishOldest(); // the refusals of an inline append
+    refused.clear(); // stopped: the consumer returns none of their messages any more
     chain = null;
+    failed = false;
     return ok;
   }
 
@@ -644,7 +703,8 @@ public final class KafkaIngest implements Closeable {
       return Uninterruptibles.getUninterruptibly(f);
     } catch (ExecutionException e) {
       logs.failure("Kafka ingest failed, retrying from the queue's positions", e);
-      return new Applied(false, Map.of());
+      failed = true;
+      return new Applied(false);
     }
   }
 

@@ -273,7 +273,7 @@ class DocstoreConfigTest {
     assertThat(k.topic()).isEqualTo("docs");
     assertThat(k.partitions()).containsExactly(2, 0);
     assertThat(k.maxLag()).isEqualTo(1000);
-    assertThat(k.pollRecords()).isEqualTo(5000);
+    assertThat(k.pollRecords()).isEqualTo(20_000);
     String[][] cases = {
       {"topic = docs, partitions = [0]", "docstore.updates.kafka.bootstrap-servers", "both"},
       {"bootstrap-servers = \"h:1\", partitions = [0]", "docstore.updates.kafka.topic", "both"},
