@@ -1,8 +1,6 @@
 package io.docstore.service.kafka;
 
-import com.google.common.util.concurrent.Uninterruptibles;
 import io.docstore.client.ShardMap;
-import io.docstore.io.ParallelChunks;
 import io.docstore.service.DocStore;
 import io.docstore.service.cluster.ClusterView;
 import io.docstore.service.config.ConfigError;
@@ -10,7 +8,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.Closeable;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -19,18 +16,11 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
@@ -48,20 +38,13 @@ import org.slf4j.LoggerFactory;
  * the configured partitions of the update topic (no consumer group, nothing committed to Kafka) and
  * appends each partition's messages to the store in offset order, each poll's messages of a
  * partition as one {@link DocStore#applyFromLog} run, which records the partition's next offset in
- * the queue with the documents. The work is pipelined over four threads: the consumer's thread
- * polls (Kafka parses the records there), {@value #PREPARE_THREAD} decodes and prepares a poll's
- * runs ({@link DocStore#prepareFromLog}: checks, projections, compression; on helpers too, {@value
- * #DECODE_THREAD}-N and the queue's), {@value #APPLY_THREAD} appends them ({@link
- * DocStore#appendFromLog}) and {@value #COMMIT_THREAD} waits until they are durable and indexed
- * ({@link DocStore#completeFromLog}) and records the progress: so a poll is parsed while the one
- * before it is prepared, that one's predecessor appended, and older ones fsynced. At most {@value
- * #POLLS_IN_FLIGHT} polls are being prepared or appended and {@value #COMMITS_IN_FLIGHT} wait for
- * their fsync; polls are appended in order by one thread; nothing is appended after a failure until
- * the pipeline is empty, no run of a partition after a run of it the store refused, and no run
- * after a full disk discarded records of a run not yet known durable; the consumer seeks back only
- * once nothing is in flight. Where a partition resumes is always {@link DocStore#logPosition}: at
- * start, and after a failed append (the consumer seeks back there, so a batch the store did not
- * make durable is read and applied again, and one it did is not). A record that breaks the message
+ * the queue with the documents. This thread polls (Kafka parses the records on it) and hands each
+ * poll to an {@link IngestPipeline}, whose threads prepare, append and make it durable while the
+ * next is polled; a poll of fewer than {@value #HAND_OVER_FROM} messages while nothing is in flight
+ * (a caught-up shard) goes through the same steps on this thread. The consumer seeks back once
+ * nothing is in flight. Where a partition resumes is always {@link DocStore#logPosition}: at start,
+ * and after a failed append (the consumer seeks back there, so a batch the store did not make
+ * durable is read and applied again, and one it did is not). A record that breaks the message
  * format is a dead letter ({@link LogMessages}): counted, logged (rate-limited) and consumed
  * without being applied. While the broker is down the consumer keeps polling and reconnects by
  * itself.
@@ -80,14 +63,6 @@ public final class KafkaIngest implements Closeable {
 
   static final String THREAD = "docstore-kafka-ingest";
 
-  static final String APPLY_THREAD = "docstore-kafka-apply";
-
-  static final String DECODE_THREAD = "docstore-kafka-decode";
-
-  static final String COMMIT_THREAD = "docstore-kafka-commit";
-
-  static final String PREPARE_THREAD = "docstore-kafka-prepare";
-
   private static final Logger log = LoggerFactory.getLogger(KafkaIngest.class);
 
   /** How long start-up waits for the broker's answers (metadata, offsets). */
@@ -99,7 +74,6 @@ public final class KafkaIngest implements Closeable {
   private final KafkaOptions options;
   private final DocStore store;
   private final KafkaConsumer<byte[], byte[]> consumer;
-  private final LogMessages messages;
 
   /** The partitions consumed now; replaced whole (read by other threads). */
   private volatile Map<Integer, PartitionProgress> progress = new LinkedHashMap<>();
@@ -119,68 +93,7 @@ public final class KafkaIngest implements Closeable {
   private final CountDownLatch closing = new CountDownLatch(1);
   private final Thread thread;
 
-  /** Decodes and prepares polls, one at a time ({@value #PREPARE_THREAD}). */
-  private final ExecutorService preparer = singleThread(PREPARE_THREAD);
-
-  /** Appends prepared polls, one at a time ({@value #APPLY_THREAD}). */
-  private final ExecutorService applier = singleThread(APPLY_THREAD);
-
-  /**
-   * Waits until appended polls are durable and readable, one at a time ({@value #COMMIT_THREAD}).
-   */
-  private final ExecutorService committer = singleThread(COMMIT_THREAD);
-
-  /**
-   * Decodes a poll's messages (key, JSON check, projections) on the ingest thread and helpers, a
-   * chunk of messages at a time.
-   */
-  private final ParallelChunks decoding =
-      new ParallelChunks(DECODE_THREAD, ParallelChunks.helpersForCores(), 128, 64);
-
-  /**
-   * The polls handed over, being prepared ({@value #PREPARE_THREAD}) or appended ({@value
-   * #APPLY_THREAD}), oldest first, at most {@value #POLLS_IN_FLIGHT}; only the ingest thread
-   * touches it.
-   */
-  private final ArrayDeque<Future<Applied>> inFlight = new ArrayDeque<>();
-
-  /**
-   * How many polls may be prepared or appended at once: two, so that the consumer's thread polls
-   * (and parses) the next one while the last is prepared and the one before it appended.
-   */
-  static final int POLLS_IN_FLIGHT = 2;
-
-  /**
-   * Partitions the store refused a run of since the pipeline was last empty, with why: none of
-   * their later runs is appended, and the ingest thread stops them.
-   */
-  private final Map<TopicPartition, String> refused = new ConcurrentHashMap<>();
-
-  /**
-   * Whether a poll failed (prepare, append, durability) since the pipeline was last empty: nothing
-   * more is appended until the ingest thread has emptied it and read again from the store.
-   */
-  private volatile boolean failed;
-
-  /**
-   * The polls appended and being made durable, oldest first, at most {@value #COMMITS_IN_FLIGHT}:
-   * added by a poll's append, taken by the ingest thread only once nothing is being appended.
-   */
-  private final ConcurrentLinkedDeque<Future<Applied>> committing = new ConcurrentLinkedDeque<>();
-
-  /**
-   * How many appended polls may wait for their fsync and index at once: two, so that neither the
-   * append of the next poll nor the consumer waits for a slow fsync.
-   */
-  static final int COMMITS_IN_FLIGHT = 2;
-
-  /**
-   * The run appended last since nothing was in flight, or null: where the next append's check for
-   * records lost to a full disk starts ({@link DocStore#appendFromLog}); reset only when nothing is
-   * in flight, so that no run is appended after an earlier one lost records. Touched by the append
-   * under way, or by the ingest thread when nothing is in flight.
-   */
-  private volatile DocStore.AppendedRun chain;
+  private final IngestPipeline pipeline;
 
   private long backoffMillis;
   private final IngestLog logs = new IngestLog();
@@ -199,7 +112,17 @@ public final class KafkaIngest implements Closeable {
     this.registry = registry;
     this.cluster = cluster;
     this.drops = new PartitionDrops(store, dropDelay.toNanos(), logs::failure);
-    this.messages = new LogMessages(maxBodyBytes, store.groups());
+    this.pipeline =
+        new IngestPipeline(
+            store,
+            new LogMessages(maxBodyBytes, store.groups()),
+            logs,
+            p -> progress.get(p),
+            (tp, why) -> {
+              if (!consumer.paused().contains(tp)) {
+                stop(tp, why);
+              }
+            });
     List<Integer> served =
         cluster == null ? options.partitions() : cluster.map().shard(cluster.shard()).partitions();
     for (int p : options.partitions()) {
@@ -267,15 +190,6 @@ public final class KafkaIngest implements Closeable {
     }
     ingest.thread.start();
     return ingest;
-  }
-
-  private static ExecutorService singleThread(String name) {
-    return Executors.newSingleThreadExecutor(
-        r -> {
-          Thread t = new Thread(r, name);
-          t.setDaemon(true);
-          return t;
-        });
   }
 
   private static Map<String, Object> consumerConfig(KafkaOptions o) {
@@ -412,48 +326,32 @@ public final class KafkaIngest implements Closeable {
         try {
           ShardMap map = newMap.getAndSet(null);
           if (map != null) {
-            rewind |= !drain();
+            rewind |= !pipeline.drain();
             follow(map);
           }
           if (drops.anyDue()) {
-            rewind |= !drain();
+            rewind |= !pipeline.drain();
             drops.runDue(topicPartitions);
           }
           if (rewind) {
-            rewind = !drain(); // nothing in flight once here
+            rewind = !pipeline.drain(); // nothing in flight once here
             backOff();
             seekToStore();
             rewind = false;
           }
           if (progress.isEmpty()) { // a shard the map gives nothing (being emptied or filled)
-            rewind |= !drain();
+            rewind |= !pipeline.drain();
             closing.await(POLL.toMillis(), TimeUnit.MILLISECONDS);
             continue;
           }
           ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
           if (records.isEmpty()) {
-            rewind = !drain(); // nothing came for a while: no wait, and failures are seen now
-          } else if (records.count() < HAND_OVER_FROM && inFlight.isEmpty() && idle()) {
-            // A trickle (caught up): prepared, appended and awaited here, without a thread's
-            // wake-up on the way to readable; nothing is in flight, so the order is the same.
-            if (!drain()) {
-              rewind = true;
-              continue;
-            }
-            Appends a = append(prepareAll(records));
-            Applied done = complete(a.pending());
-            rewind = !drain() || !a.ok() || !done.ok();
-          } else {
-            Future<List<Run>> prepared = preparer.submit(() -> prepareAll(records));
-            inFlight.add(applier.submit(() -> appendAndHandOver(prepared)));
-            while (inFlight.size() > POLLS_IN_FLIGHT) {
-              if (!finishOldest()) {
-                rewind = true;
-              }
-            }
-            if (rewind) {
-              continue;
-            }
+            rewind = !pipeline.drain(); // nothing came for a while: failures are seen now
+          } else if (records.count() < HAND_OVER_FROM && pipeline.quiet()) {
+            rewind = !pipeline.applyHere(records); // a trickle (caught up)
+          } else if (!pipeline.handOver(records)) {
+            rewind = true;
+            continue;
           }
           backoffMillis = 0;
           updateEnds();
@@ -477,11 +375,7 @@ public final class KafkaIngest implements Closeable {
         }
       }
     } finally {
-      drain(); // the append under way ends first
-      preparer.shutdown();
-      applier.shutdown();
-      committer.shutdown();
-      decoding.close();
+      pipeline.close(); // the append under way ends first
       consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));
     }
   }
@@ -491,222 +385,6 @@ public final class KafkaIngest implements Closeable {
    * flight: the hand-overs pay off for a backlog, not for the few messages a caught-up shard polls.
    */
   static final int HAND_OVER_FROM = 256;
-
-  /**
-   * Whether every poll appended is durable already: a caught-up shard's. A small poll while one is
-   * still being made durable is a backlog's remainder (a fetch cut at {@code poll-records}), handed
-   * over too, so that it does not wait for that fsync.
-   */
-  private boolean idle() {
-    // done: so are the others (one thread, in order)
-    Future<Applied> newest = committing.peekLast();
-    return newest == null || newest.isDone();
-  }
-
-  /** One poll's messages of one partition, prepared for the store. */
-  private record Run(
-      TopicPartition tp,
-      PartitionProgress pp,
-      DocStore.LogRun run,
-      long firstOffset,
-      ConsumerRecord<byte[], byte[]> last,
-      List<ConsumerRecord<byte[], byte[]>> dead,
-      List<LogMessages.Decoded> why) {}
-
-  /** What appending a poll's runs came to: whether all were durable, and partitions to stop. */
-  private record Applied(boolean ok) {}
-
-  /**
-   * Decodes a poll's records and prepares their runs, one per partition, but for partitions the
-   * store refused (stopped, or to be stopped: their messages are never appended past a refused
-   * run).
-   */
-  private List<Run> prepareAll(ConsumerRecords<byte[], byte[]> records) throws IOException {
-    List<Run> runs = new ArrayList<>();
-    for (TopicPartition tp : records.partitions()) {
-      if (!refused.containsKey(tp)) {
-        Run run = prepare(tp, records.records(tp));
-        if (run != null) {
-          runs.add(run);
-        }
-      }
-    }
-    return runs;
-  }
-
-  /**
-   * Decodes one poll's records of one partition and prepares their run; null when the store refuses
-   * it (the partition is to be stopped).
-   */
-  private Run prepare(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records)
-      throws IOException {
-    PartitionProgress pp = progress.get(tp.partition());
-    List<DocStore.LoggedUpdate> updates = new ArrayList<>(records.size());
-    List<ConsumerRecord<byte[], byte[]>> dead = new ArrayList<>();
-    List<LogMessages.Decoded> why = new ArrayList<>();
-    LogMessages.Decoded[] decoded = new LogMessages.Decoded[records.size()];
-    decoding.run(decoded.length, i -> decoded[i] = messages.decode(records.get(i)));
-    for (int i = 0; i < decoded.length; i++) {
-      ConsumerRecord<byte[], byte[]> r = records.get(i);
-      LogMessages.Decoded d = decoded[i];
-      if (d.update() != null) {
-        updates.add(new DocStore.LoggedUpdate(r.offset(), d.update()));
-      } else {
-        dead.add(r);
-        why.add(d);
-      }
-    }
-    ConsumerRecord<byte[], byte[]> last = records.get(records.size() - 1);
-    try {
-      DocStore.LogRun run = store.prepareFromLog(tp.partition(), last.offset() + 1, updates);
-      return new Run(tp, pp, run, records.get(0).offset(), last, dead, why);
-    } catch (IllegalArgumentException e) {
-      refused.put(tp, refused(records.get(0).offset(), last.offset(), e));
-      return null;
-    }
-  }
-
-  /**
-   * Every check the store makes was made on each message; a refusal is a bug, and skipping the
-   * batch would lose updates: the partition stops, visibly.
-   */
-  private static String refused(long first, long last, IllegalArgumentException e) {
-    return "the store refused a batch at offsets " + first + ".." + last + ": " + e.getMessage();
-  }
-
-  /** What appending a poll's runs came to: whether all were appended, and the runs to complete. */
-  private record Appends(boolean ok, List<Pending> pending) {}
-
-  /** A run appended, with what its completion records. */
-  private record Pending(Run run, DocStore.AppendedRun appended) {}
-
-  /**
-   * Appends a poll's runs in order; stops at the first run the store could not append (the ingest
-   * thread seeks back to the store's positions and reads it again).
-   */
-  private Appends append(List<Run> runs) {
-    List<Pending> pending = new ArrayList<>(runs.size());
-    for (Run r : runs) {
-      if (refused.containsKey(r.tp())) {
-        continue; // a run of the partition before it was refused
-      }
-      try {
-        chain = store.appendFromLog(r.run(), chain);
-        pending.add(new Pending(r, chain));
-      } catch (IOException e) {
-        logs.failure(
-            "appending partition " + r.tp().partition() + " to the queue failed, retrying", e);
-        return new Appends(false, pending);
-      } catch (IllegalArgumentException e) {
-        refused.put(r.tp(), refused(r.firstOffset(), r.last().offset(), e));
-      }
-    }
-    return new Appends(true, pending);
-  }
-
-  /**
-   * Waits until appended runs are durable and readable, in order, and records each partition's
-   * progress; stops at the first that is not (its records may be lost or not: the ingest thread
-   * seeks back to the store's positions, which say).
-   */
-  private Applied complete(List<Pending> pending) {
-    for (Pending p : pending) {
-      Run r = p.run();
-      try {
-        store.completeFromLog(p.appended());
-      } catch (IOException e) {
-        logs.failure(
-            "partition " + r.tp().partition() + "'s appended run is not durable, retrying", e);
-        failed = true;
-        return new Applied(false);
-      }
-      for (int i = 0; i < r.dead().size(); i++) {
-        r.pp().deadLetter(r.why().get(i).reason());
-        logs.deadLetter(r.dead().get(i), r.why().get(i));
-      }
-      r.pp().applied(r.last().offset() + 1, r.last().timestamp());
-    }
-    return new Applied(true);
-  }
-
-  /**
-   * On {@value #APPLY_THREAD}: waits for the poll's runs from {@value #PREPARE_THREAD}, appends
-   * them, hands them to {@value #COMMIT_THREAD} and returns, so that the next poll is appended
-   * while this one's fsync runs; first waits until fewer than {@value #COMMITS_IN_FLIGHT} polls
-   * wait for theirs. Appends nothing once anything failed since the pipeline was last empty (the
-   * ingest thread empties it and reads again from the store's positions). Not ok when anything
-   * failed.
-   */
-  private Applied appendAndHandOver(Future<List<Run>> prepared) {
-    List<Run> runs;
-    try {
-      runs = Uninterruptibles.getUninterruptibly(prepared);
-    } catch (ExecutionException e) {
-      logs.failure("preparing a poll failed, retrying from the queue's positions", e);
-      failed = true;
-      return new Applied(false);
-    }
-    if (failed) {
-      return new Applied(false);
-    }
-    Appends a = append(runs);
-    boolean ok = a.ok();
-    while (committing.size() >= COMMITS_IN_FLIGHT) {
-      ok &= result(committing.poll()).ok();
-    }
-    committing.add(committer.submit(() -> complete(a.pending())));
-    if (!ok) {
-      failed = true;
-    }
-    return new Applied(ok);
-  }
-
-  /**
-   * Waits for the oldest poll in flight (being prepared or appended) and stops the partitions the
-   * store refused; false when anything failed. The poll it appended may still be made durable:
-   * {@link #drain} waits for that too.
-   */
-  private boolean finishOldest() {
-    Future<Applied> f = inFlight.poll();
-    boolean ok = f == null || result(f).ok();
-    refused.forEach(
-        (tp, why) -> {
-          if (!consumer.paused().contains(tp)) {
-            stop(tp, why);
-          }
-        });
-    return ok;
-  }
-
-  /**
-   * Waits until nothing is in flight: every poll handed over is appended and durable and readable
-   * (or failed); stops the partitions the store refused; false if anything failed.
-   */
-  private boolean drain() {
-    boolean ok = true;
-    while (!inFlight.isEmpty()) {
-      ok &= finishOldest();
-    }
-    for (Future<Applied> f; (f = committing.poll()) != null; ) {
-      ok &= result(f).ok();
-    }
-    finishOldest(); // the refusals of an inline append
-    refused.clear(); // stopped: the consumer returns none of their messages any more
-    chain = null;
-    failed = false;
-    return ok;
-  }
-
-  private Applied result(Future<Applied> f) {
-    try {
-      // Uninterruptibly: a position read while an append is under way would be stale.
-      return Uninterruptibles.getUninterruptibly(f);
-    } catch (ExecutionException e) {
-      logs.failure("Kafka ingest failed, retrying from the queue's positions", e);
-      failed = true;
-      return new Applied(false);
-    }
-  }
 
   /**
    * Takes a new shard map: assigns the partitions it gives this shard (new ones positioned where

@@ -43,7 +43,7 @@ class ThreeShardKafkaTest {
   private static final int IDS = 20_000;
   private static final int PARTITIONS = 6;
   private static final int SHARDS = 3;
-  private static final int RATE = 4_000; // messages produced per second, at most
+  private static final int RATE = 6_000; // messages produced per second, at most
   private static final int BATCH = 50; // ids per multi-get
   private static final String TOPIC = "docs";
 

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A real {@code docstore serve} child JVM in Kafka mode ingests 60,000 updates of 2,000 documents
+ * A real {@code docstore serve} child JVM in Kafka mode ingests 45,000 updates of 2,000 documents
  * from a 3-partition topic on a real broker while they are produced, and is SIGKILLed 20 times
  * mid-ingest (200 with {@code scripts/torture --full}), each time after it made some progress plus
  * a random delay, and restarted; halfway the broker is SIGKILLed and restarted too. Once caught up,
@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TortureKafkaKillTest {
 
-  private static final int MESSAGES = 60_000 * TestSupport.scale();
+  private static final int MESSAGES = 45_000 * TestSupport.scale();
   private static final int KILLS = 20 * TestSupport.scale();
   private static final int IDS = 2_000;
   private static final String TOPIC = "docs";
