@@ -235,7 +235,7 @@ final class IngestPipeline implements AutoCloseable {
       DocStore.LogRun run = store.prepareFromLog(tp.partition(), last.offset() + 1, updates);
       return new Run(tp, pp, run, records.get(0).offset(), last, dead, why);
     } catch (IllegalArgumentException e) {
-      refused.put(tp, refused(records.get(0).offset(), last.offset(), e));
+      refused.put(tp, refusal(records.get(0).offset(), last.offset(), e));
       return null;
     }
   }
@@ -244,7 +244,7 @@ final class IngestPipeline implements AutoCloseable {
    * Every check the store makes was made on each message; a refusal is a bug, and skipping the
    * batch would lose updates: the partition stops, visibly.
    */
-  private static String refused(long first, long last, IllegalArgumentException e) {
+  private static String refusal(long first, long last, IllegalArgumentException e) {
     return "the store refused a batch at offsets " + first + ".." + last + ": " + e.getMessage();
   }
 
@@ -272,7 +272,7 @@ final class IngestPipeline implements AutoCloseable {
             "appending partition " + r.tp().partition() + " to the queue failed, retrying", e);
         return new Appends(false, pending);
       } catch (IllegalArgumentException e) {
-        refused.put(r.tp(), refused(r.firstOffset(), r.last().offset(), e));
+        refused.put(r.tp(), refusal(r.firstOffset(), r.last().offset(), e));
       }
     }
     return new Appends(true, pending);
@@ -359,7 +359,7 @@ final class IngestPipeline implements AutoCloseable {
     for (Future<Applied> f; (f = committing.poll()) != null; ) {
       ok &= result(f).ok();
     }
-    finishOldest(); // the refusals of an inline append
+    refused.forEach(stop); // an inline append's refusals too
     refused.clear(); // stopped: the consumer returns none of their messages any more
     chain = null;
     failed = false;
