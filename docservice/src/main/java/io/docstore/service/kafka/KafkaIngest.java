@@ -4,6 +4,7 @@ import io.docstore.client.ShardMap;
 import io.docstore.service.DocStore;
 import io.docstore.service.cluster.ClusterView;
 import io.docstore.service.config.ConfigError;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.Closeable;
 import java.io.IOException;
@@ -96,6 +97,13 @@ public final class KafkaIngest implements Closeable {
   private final IngestPipeline pipeline;
 
   private long backoffMillis;
+
+  /**
+   * Times the ingest went back to the queue's positions after a failure (a full disk, a failed
+   * write): growing while it cannot append, so an operator sees a stalled shard.
+   */
+  private final Counter retries;
+
   private final IngestLog logs = new IngestLog();
 
   private KafkaIngest(
@@ -111,6 +119,12 @@ public final class KafkaIngest implements Closeable {
     this.consumer = consumer;
     this.registry = registry;
     this.cluster = cluster;
+    this.retries =
+        Counter.builder("docstore.kafka.retries")
+            .description(
+                "times the Kafka ingest went back to the queue's positions after a failure")
+            .tag("topic", options.topic())
+            .register(registry);
     this.drops = new PartitionDrops(store, dropDelay.toNanos(), logs::failure);
     this.pipeline =
         new IngestPipeline(
@@ -337,6 +351,7 @@ public final class KafkaIngest implements Closeable {
             rewind = !pipeline.drain(); // nothing in flight once here
             backOff();
             seekToStore();
+            retries.increment();
             rewind = false;
           }
           if (progress.isEmpty()) { // a shard the map gives nothing (being emptied or filled)
@@ -527,6 +542,7 @@ public final class KafkaIngest implements Closeable {
     m.put("topic", options.topic());
     m.put("bootstrapServers", options.bootstrapServers());
     m.put("maxLag", options.maxLag());
+    m.put("retries", (long) retries.count());
     List<Map<String, Object>> parts = new ArrayList<>();
     for (PartitionProgress p : progress.values()) {
       parts.add(p.stats(now));
