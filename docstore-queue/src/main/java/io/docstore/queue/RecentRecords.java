@@ -21,10 +21,21 @@ import java.lang.invoke.VarHandle;
  */
 final class RecentRecords {
 
-  static final int CAPACITY = 4096;
+  /**
+   * Records kept: more than a pipelined writer has in flight ahead of its indexer (the Kafka ingest
+   * appends up to four polls of ~5,000 records before the first is indexed; with 4,096 the indexer
+   * read back nearly every block it had just written).
+   */
+  static final int CAPACITY = 32768;
 
   /** Larger bodies are not kept (their records are read from the file). */
   static final int MAX_BODY = 64 << 10;
+
+  /**
+   * Bytes of bodies kept at most: the oldest records leave early to make room, so large documents
+   * cannot make the ring hold more heap than this (their records are then read from the file).
+   */
+  static final long MAX_BYTES = 32L << 20;
 
   private static final int MASK = CAPACITY - 1;
   private static final VarHandle VERSIONS = MethodHandles.arrayElementVarHandle(long[].class);
@@ -37,14 +48,32 @@ final class RecentRecords {
   private final Op[] ops = new Op[CAPACITY];
   private final byte[][] bodies = new byte[CAPACITY][];
 
+  /** The length of each slot's kept body (0 if none) and their sum. Writer only. */
+  private final int[] lengths = new int[CAPACITY];
+
+  private long bytes;
+
+  /** No kept body has a lower sequence. Writer only. */
+  private long oldest = 1;
+
   /** Remembers an appended record; copies the body. Writer only. */
   void add(long sequence, long id, long address, Op op, long acceptedAtMillis, byte[] body) {
     int s = (int) sequence & MASK;
     long v = versions[s];
     VERSIONS.setOpaque(versions, s, v + 1);
     VarHandle.storeStoreFence();
+    bytes -= lengths[s];
+    lengths[s] = 0;
+    if (body.length <= MAX_BODY) {
+      // Sequences handed out again after a discarded block go back; a lap back is overwritten.
+      oldest = Math.max(Math.min(oldest, sequence), sequence - CAPACITY + 1);
+      while (bytes + body.length > MAX_BYTES && oldest < sequence) {
+        drop(oldest++);
+      }
+    }
     if (body.length > MAX_BODY) {
       sequences[s] = 0; // not kept: readers go to the file
+      bodies[s] = null;
     } else {
       sequences[s] = sequence;
       ids[s] = id;
@@ -52,8 +81,31 @@ final class RecentRecords {
       acceptedAt[s] = acceptedAtMillis;
       ops[s] = op;
       bodies[s] = body.length == 0 ? body : body.clone();
+      lengths[s] = body.length;
+      bytes += body.length;
     }
     VERSIONS.setRelease(versions, s, v + 2);
+  }
+
+  /** Forgets the record with {@code sequence} if it is kept, under the slot's seqlock. */
+  private void drop(long sequence) {
+    int s = (int) sequence & MASK;
+    if (sequences[s] != sequence || lengths[s] == 0) {
+      return;
+    }
+    long v = versions[s];
+    VERSIONS.setOpaque(versions, s, v + 1);
+    VarHandle.storeStoreFence();
+    sequences[s] = 0;
+    bodies[s] = null;
+    bytes -= lengths[s];
+    lengths[s] = 0;
+    VERSIONS.setRelease(versions, s, v + 2);
+  }
+
+  /** Bytes of bodies kept now. Writer only (or once it is done). */
+  long bytesKept() {
+    return bytes;
   }
 
   /** The record with {@code sequence} if it is still here, else null. */

@@ -232,4 +232,39 @@ class QueueTailerTest {
       assertThat(q.stats().segmentsSealed()).as("the test crosses segments").isPositive();
     }
   }
+
+  @Test
+  void theWriterKeepsAtMostItsBudgetOfRecentBodiesNewestFirstAndTheTailerReadsTheRestFromFiles()
+      throws Exception {
+    QueueOptions o = QueueOptions.builder().syncPolicy(SyncPolicy.NONE).build();
+    java.util.Random rnd = new java.util.Random(7);
+    java.util.List<byte[]> model = new java.util.ArrayList<>();
+    int n = (int) (RecentRecords.MAX_BYTES / (60 << 10)) + 100;
+    try (DocQueue q = DocQueue.open(dir, o);
+        QueueTailer t = q.tailer(1)) {
+      for (int i = 1; i <= n; i++) {
+        byte[] body = new byte[60 << 10];
+        rnd.nextBytes(body);
+        model.add(body);
+        q.writer().append(i, Op.PUT, 0, body);
+      }
+      q.writer().flush();
+      RecentRecords recent = q.writer().recent;
+      assertThat(recent.bytesKept())
+          .isLessThanOrEqualTo(RecentRecords.MAX_BYTES)
+          .isGreaterThan(RecentRecords.MAX_BYTES - (60 << 10));
+      assertThat(recent.get(n)).as("the newest is kept").isNotNull();
+      assertThat(recent.get(1)).as("the oldest made room").isNull();
+      long readsBefore = q.stats().blockReads();
+      for (int i = 1; i <= n; i++) {
+        QueueRecord r = t.poll();
+        assertThat(r).as("sequence %d", i).isNotNull();
+        assertThat(r.sequence()).isEqualTo(i);
+        assertThat(r.body()).as("sequence %d", i).isEqualTo(model.get(i - 1));
+      }
+      assertThat(q.stats().blockReads() - readsBefore)
+          .as("records the ring let go are read from the files")
+          .isPositive();
+    }
+  }
 }
