@@ -14,7 +14,7 @@ import java.util.concurrent.locks.StampedLock;
  *
  * <pre>
  *   id       int64
- *   length   int32   body bytes, or -1 for a tombstone (no body)
+ *   length   int32   body bytes, -1 for a tombstone or -2 for a version too large to cache (no body)
  *   unused   int32
  *   expires  int64   the version's expiry, epoch milliseconds; 0 if it never expires
  *   body     length bytes, then padding to 8
@@ -42,11 +42,15 @@ final class DocLog {
   static final long DELETED = -2;
   static final long EXPIRED = -3;
 
+  /** The length of an entry that stands for a version too large to cache. */
+  static final int UNCACHED = -2;
+
   /**
    * The lookup structure, replaced whole when it grows: four longs per bucket in one array (id,
    * location, sequence, length), so a probe touches one cache line, plus a reference bit per bucket
    * in an array of its own (the only word readers write). Locations are {@code chunk << 32 |
-   * offset}, plus one; 0 marks an empty bucket. A length of -1 is a tombstone.
+   * offset}, plus one; 0 marks an empty bucket. A length of -1 is a tombstone, of -2 a version too
+   * large to cache: lookups miss it, and it keeps a slow reader's fill of an older version out.
    */
   private static final class Table {
     static final int ID = 0;
@@ -198,6 +202,9 @@ final class DocLog {
     }
     long seq = t.seq(b);
     int len = t.len(b);
+    if (len == UNCACHED) {
+      return ABSENT;
+    }
     if (len < 0) {
       return DELETED;
     }
@@ -262,6 +269,9 @@ final class DocLog {
     }
     long seq = t.seq(b);
     int len = t.len(b);
+    if (len == UNCACHED) {
+      return null;
+    }
     if (len < 0) {
       return new CachedDoc(seq, null);
     }
@@ -293,12 +303,24 @@ final class DocLog {
       int length,
       long expiresAtMillis,
       boolean onlyIfAbsent) {
+    return store(
+        id, hash, seq, src, index, src == null ? -1 : length, expiresAtMillis, onlyIfAbsent);
+  }
+
+  private boolean store(
+      long id,
+      long hash,
+      long seq,
+      ByteBuf src,
+      int index,
+      int len,
+      long expiresAtMillis,
+      boolean onlyIfAbsent) {
     Table t = table;
     int b = t.find(id, hash);
     if (b >= 0 && (onlyIfAbsent || t.seq(b) > seq)) {
       return false;
     }
-    int len = src == null ? -1 : length;
     int size = entrySize(len);
     long loc = append(id, len, size, expiresAtMillis);
     if (src != null) {
@@ -317,14 +339,13 @@ final class DocLog {
     return true;
   }
 
-  /** Drops the entry of {@code id} unless it has a sequence above {@code seq}. */
-  void drop(long id, long hash, long seq) {
-    Table t = table;
-    int b = t.find(id, hash);
-    if (b >= 0 && t.seq(b) <= seq) {
-      liveBytes -= entrySize(t.len(b));
-      remove(t, b);
-    }
+  /**
+   * Records that version {@code seq} of {@code id} is too large to cache, unless the entry has a
+   * higher sequence: a lookup then misses, and a fill (of an older version, by a reader whose
+   * lookup came before this version was indexed) is refused, as an entry refuses it.
+   */
+  void putUncached(long id, long hash, long seq) {
+    store(id, hash, seq, null, 0, UNCACHED, 0, false);
   }
 
   /** Room for one entry at the head, with its header written; returns its location. */

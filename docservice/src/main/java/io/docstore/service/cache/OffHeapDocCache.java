@@ -179,12 +179,13 @@ public final class OffHeapDocCache implements DocCache {
     DocLog s = stripe(h);
     if (length > s.maxBody()) {
       tooLarge.increment();
-      // A newer version too large to cache must not leave an older one to be served: a tombstone
-      // would hide the document, so drop the entry instead; a fill of a large body does nothing.
+      // A newer version too large to cache must not leave an older one to be served, nor let a
+      // slow reader fill the older one back: a tombstone would hide the document, so an entry
+      // without a body that lookups miss stands for it; a fill of a large body does nothing.
       if (!onlyIfAbsent) {
         long stamp = s.lock.writeLock();
         try {
-          s.drop(id, h, sequence);
+          s.putUncached(id, h, sequence);
         } finally {
           s.lock.unlockWrite(stamp);
         }

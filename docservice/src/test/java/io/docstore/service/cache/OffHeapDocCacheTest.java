@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.docstore.io.TestSupport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -79,6 +80,13 @@ class OffHeapDocCacheTest extends DocCacheContractTest {
       byte[] big = new byte[c.maxBodyBytes() + 1];
       c.set(5, 2, big);
       assertThat(c.get(5)).as("the old version must not be served").isNull();
+      // A reader that looked version 1 up before version 2 was indexed fills it late.
+      c.fill(5, 1, body("small"));
+      assertThat(c.get(5)).as("nor filled back by a slow reader").isNull();
+      ByteBuf out = Unpooled.buffer();
+      assertThat(c.copyIfLocal(5, out)).as("nothing to copy").isEqualTo(-1);
+      c.set(5, 8, body("smaller again"));
+      assertThat(c.get(5).body()).isEqualTo(body("smaller again"));
       c.fill(6, 3, big);
       assertThat(c.get(6)).isNull();
       assertThat(c.tooLarge()).isEqualTo(2);
