@@ -2,6 +2,7 @@ package io.docstore.service.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.kafka.local.KafkaProcess;
 import io.docstore.service.ServiceFixture;
 import io.docstore.service.config.DocstoreConfig;
 import io.docstore.service.replica.ReplicaServer;
@@ -24,6 +25,9 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,7 +80,7 @@ class MonitoringConfigTest {
   void promtoolChecksTheRulesAndTheirUnitTestsPass() throws Exception {
     String promtool = binary("promtool");
     assertThat(run(RULES_DIR, promtool, "check", "rules", "docstore-rules.yml"))
-        .contains("SUCCESS: 8 rules found");
+        .contains("SUCCESS: 11 rules found");
     assertThat(run(RULES_DIR, promtool, "test", "rules", "docstore-rules.test.yml"))
         .contains("SUCCESS");
   }
@@ -101,7 +105,10 @@ class MonitoringConfigTest {
     return out;
   }
 
-  /** What a running primary (after a write, reads and a GC) and a replica export. */
+  /**
+   * What a running primary (after a write, reads and a GC), a replica and a shard in Kafka mode (a
+   * real broker) export.
+   */
   private String scrapes() throws Exception {
     StringBuilder scrapes = new StringBuilder();
     try (ServiceFixture s = ServiceFixture.start(tmp.resolve("primary"))) {
@@ -122,13 +129,35 @@ class MonitoringConfigTest {
             DocstoreConfig.load(null, c), io.docstore.service.replica.NoPrimary.config())) {
       scrapes.append(get("http://127.0.0.1:" + r.adminPort() + "/metrics").body());
     }
+    try (KafkaProcess kafka = KafkaProcess.start(tmp.resolve("broker"))) {
+      try (Admin admin =
+          Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()))) {
+        admin
+            .createTopics(List.of(new NewTopic("docs", 2, (short) 1)))
+            .all()
+            .get(30, TimeUnit.SECONDS);
+      }
+      try (ServiceFixture s =
+          ServiceFixture.start(
+              tmp.resolve("shard"),
+              Map.of(
+                  "docstore.updates.kafka.bootstrap-servers", kafka.bootstrap(),
+                  "docstore.updates.kafka.topic", "docs",
+                  "docstore.updates.kafka.partitions", List.of(0, 1)))) {
+        scrapes.append(s.adminGet("/metrics").body());
+      }
+    }
     return scrapes.toString();
   }
 
   @Test
   void everyMetricTheRulesAndTheDashboardNameIsExported() throws Exception {
     TreeSet<String> inRules = metricNames(Files.readString(RULES));
-    assertThat(inRules).contains("docstore_corruption_total", "docstore_replica_lag_seconds");
+    assertThat(inRules)
+        .contains(
+            "docstore_corruption_total",
+            "docstore_replica_lag_seconds",
+            "docstore_kafka_retries_total");
     List<String> queries = dashboardQueries();
     assertThat(queries).hasSizeGreaterThanOrEqualTo(10);
     TreeSet<String> inDashboard = metricNames(String.join("\n", queries));
