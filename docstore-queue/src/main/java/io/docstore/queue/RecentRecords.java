@@ -59,22 +59,18 @@ final class RecentRecords {
   /** Remembers an appended record; copies the body. Writer only. */
   void add(long sequence, long id, long address, Op op, long acceptedAtMillis, byte[] body) {
     int s = (int) sequence & MASK;
-    long v = versions[s];
-    VERSIONS.setOpaque(versions, s, v + 1);
-    VarHandle.storeStoreFence();
+    long v = beginWrite(s);
     bytes -= lengths[s];
     lengths[s] = 0;
-    if (body.length <= MAX_BODY) {
+    if (body.length > MAX_BODY) {
+      sequences[s] = 0; // not kept: readers go to the file
+      bodies[s] = null;
+    } else {
       // Sequences handed out again after a discarded block go back; a lap back is overwritten.
       oldest = Math.max(Math.min(oldest, sequence), sequence - CAPACITY + 1);
       while (bytes + body.length > MAX_BYTES && oldest < sequence) {
         drop(oldest++);
       }
-    }
-    if (body.length > MAX_BODY) {
-      sequences[s] = 0; // not kept: readers go to the file
-      bodies[s] = null;
-    } else {
       sequences[s] = sequence;
       ids[s] = id;
       addresses[s] = address;
@@ -84,7 +80,7 @@ final class RecentRecords {
       lengths[s] = body.length;
       bytes += body.length;
     }
-    VERSIONS.setRelease(versions, s, v + 2);
+    endWrite(s, v);
   }
 
   /** Forgets the record with {@code sequence} if it is kept, under the slot's seqlock. */
@@ -93,13 +89,24 @@ final class RecentRecords {
     if (sequences[s] != sequence || lengths[s] == 0) {
       return;
     }
-    long v = versions[s];
-    VERSIONS.setOpaque(versions, s, v + 1);
-    VarHandle.storeStoreFence();
+    long v = beginWrite(s);
     sequences[s] = 0;
     bodies[s] = null;
     bytes -= lengths[s];
     lengths[s] = 0;
+    endWrite(s, v);
+  }
+
+  /** Makes slot {@code s}'s version odd before its fields change; returns the even one it had. */
+  private long beginWrite(int s) {
+    long v = versions[s];
+    VERSIONS.setOpaque(versions, s, v + 1);
+    VarHandle.storeStoreFence();
+    return v;
+  }
+
+  /** Publishes slot {@code s}'s fields: its version even again, past {@code v}. */
+  private void endWrite(int s, long v) {
     VERSIONS.setRelease(versions, s, v + 2);
   }
 
