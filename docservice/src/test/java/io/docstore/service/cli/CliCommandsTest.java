@@ -6,6 +6,7 @@ import io.docstore.client.Document;
 import io.docstore.service.DocStore;
 import io.docstore.service.DocStoreOptions;
 import io.docstore.service.cache.OffHeapDocCache;
+import io.docstore.service.torture.ServeJvm;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -16,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -181,7 +183,7 @@ class CliCommandsTest {
   void serveAnswersTheCliAndStopsGracefullyOnSigterm() throws Exception {
     Path data = dir.resolve("data");
     HttpClient http = HttpClient.newHttpClient();
-    try (ServeProcess serve = ServeProcess.start(data)) {
+    try (ServeJvm serve = ServeJvm.start(data, dir.resolve("serve.log"), List.of())) {
       for (int i = 0; i < 20; i++) {
         HttpResponse<String> put =
             http.send(

@@ -2,12 +2,14 @@ package io.docstore.service.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.docstore.service.torture.ServeJvm;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,12 +33,14 @@ class ServeDrainTest {
 
   @Test
   void readinessGoesFirstAndThePortsCloseAfterTheDrainPeriod() throws Exception {
-    try (ServeProcess serve =
-        ServeProcess.start(
+    try (ServeJvm serve =
+        ServeJvm.start(
             dir.resolve("data"),
-            "-Ddocstore.drain-period=3s",
-            "-Ddocstore.shutdown-timeout=5s",
-            "-Ddocstore.http.admin.token=s3cret")) {
+            dir.resolve("serve.log"),
+            List.of(
+                "-Ddocstore.drain-period=3s",
+                "-Ddocstore.shutdown-timeout=5s",
+                "-Ddocstore.http.admin.token=s3cret"))) {
       assertThat(
               send(HttpRequest.newBuilder(URI.create(serve.adminUrl + "/docs/1"))
                       .header("Authorization", "Bearer s3cret")

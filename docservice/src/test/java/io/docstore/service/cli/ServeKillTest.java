@@ -3,6 +3,8 @@ package io.docstore.service.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.docstore.io.TestSupport;
+import io.docstore.service.torture.ServeJvm;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -31,6 +33,8 @@ class ServeKillTest {
 
   @TempDir Path dir;
 
+  @TempDir Path logs;
+
   /** What one key may legitimately hold after the crash. */
   record Expect(String acked, long ackedSeq, String inFlight) {}
 
@@ -48,7 +52,7 @@ class ServeKillTest {
       "docstore.checkpoint-synced-before-publish@2"
     };
     for (String point : points) {
-      try (ServeProcess serve = ServeProcess.start(dir, "-Ddocstore.killpoint=" + point)) {
+      try (ServeJvm serve = start("-Ddocstore.killpoint=" + point)) {
         verify(http, serve, expected);
         long acks = load(http, serve, expected, seed, () -> !serve.process.isAlive());
         assertThat(serve.process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
@@ -57,7 +61,7 @@ class ServeKillTest {
             "ServeKillTest: " + acks + " acknowledged PUTs before kill point " + point);
       }
     }
-    try (ServeProcess serve = ServeProcess.start(dir)) {
+    try (ServeJvm serve = start()) {
       verify(http, serve, expected);
     }
   }
@@ -65,7 +69,7 @@ class ServeKillTest {
   /** Runs PUT writers against {@code serve} until {@code done}; returns the number acknowledged. */
   private static long load(
       HttpClient http,
-      ServeProcess serve,
+      ServeJvm serve,
       Map<Long, Expect> expected,
       long seed,
       java.util.function.BooleanSupplier done)
@@ -137,7 +141,7 @@ class ServeKillTest {
     Map<Long, Expect> expected = new ConcurrentHashMap<>();
     int rounds = 2 * TestSupport.scale();
     for (int round = 0; round < rounds; round++) {
-      try (ServeProcess serve = ServeProcess.start(dir)) {
+      try (ServeJvm serve = start()) {
         verify(http, serve, expected);
         long until =
             System.nanoTime()
@@ -149,12 +153,19 @@ class ServeKillTest {
             "ServeKillTest round " + round + ": " + acks + " acknowledged PUTs before kill -9");
       }
     }
-    try (ServeProcess serve = ServeProcess.start(dir)) {
+    try (ServeJvm serve = start()) {
       verify(http, serve, expected);
     }
   }
 
-  private static void verify(HttpClient http, ServeProcess serve, Map<Long, Expect> expected)
+  /** {@code serve} on {@code dir}, its index checkpointed every 300 ms. */
+  private ServeJvm start(String... jvmArgs) throws IOException {
+    List<String> jvm = new ArrayList<>(List.of("-Ddocstore.index.checkpoint-interval=300ms"));
+    jvm.addAll(List.of(jvmArgs));
+    return ServeJvm.start(dir, logs.resolve("serve.log"), jvm);
+  }
+
+  private static void verify(HttpClient http, ServeJvm serve, Map<Long, Expect> expected)
       throws Exception {
     for (Map.Entry<Long, Expect> e : expected.entrySet()) {
       Expect x = e.getValue();

@@ -132,33 +132,42 @@ public final class ServeJvm implements AutoCloseable {
   public static final String SMALL_CACHES = "-Ddocstore.index.page-cache=32M";
 
   /**
-   * The java command line for {@link Main} with this JVM's class path, like {@code
-   * TestSupport.startJvm}.
+   * The java command line for {@link Main} with this JVM's classes, like {@code
+   * TestSupport.startJvm}, started from a class-data archive of a serve ({@link ServeClassData}).
    */
   static List<String> command(List<String> jvmArgs, String... args) {
+    List<String> base = baseFlags();
+    ServeClassData.Launch launch = ServeClassData.launch(base);
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx256m");
-    // The default caches (index pages, bloom pages, documents: all off the heap, taken as they
-    // fill)
-    // need more direct memory than the heap-sized default limit of a small test JVM.
-    cmd.add("-XX:MaxDirectMemorySize=1g");
-    cmd.add("-XX:+UseSerialGC");
-    cmd.add("-XX:TieredStopAtLevel=1");
-    String flags = System.getProperty("docstore.jvm.flags", "");
-    if (!flags.isBlank()) {
-      cmd.addAll(Arrays.asList(flags.trim().split("\\s+")));
-    }
-    cmd.add(SMALL_CACHES);
-    cmd.add("-Ddocstore.http.read.port=0");
-    cmd.add("-Ddocstore.http.admin.port=0");
-    cmd.add("-Ddocstore.rpc.port=0");
+    cmd.addAll(base);
+    cmd.addAll(launch.flags());
     cmd.addAll(jvmArgs);
     cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(launch.classPath());
     cmd.add(Main.class.getName());
     cmd.addAll(Arrays.asList(args));
     return cmd;
+  }
+
+  /** The flags every child starts with, before its own. */
+  private static List<String> baseFlags() {
+    List<String> flags = new ArrayList<>();
+    flags.add("-Xmx256m");
+    // The default caches (index pages, bloom pages, documents: all off the heap, taken as they
+    // fill) need more direct memory than the heap-sized default limit of a small test JVM.
+    flags.add("-XX:MaxDirectMemorySize=1g");
+    flags.add("-XX:+UseSerialGC");
+    flags.add("-XX:TieredStopAtLevel=1");
+    String more = System.getProperty("docstore.jvm.flags", "");
+    if (!more.isBlank()) {
+      flags.addAll(Arrays.asList(more.trim().split("\\s+")));
+    }
+    flags.add(SMALL_CACHES);
+    flags.add("-Ddocstore.http.read.port=0");
+    flags.add("-Ddocstore.http.admin.port=0");
+    flags.add("-Ddocstore.rpc.port=0");
+    return flags;
   }
 
   public long pid() {
