@@ -11,15 +11,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -33,7 +37,7 @@ import picocli.CommandLine.Parameters;
  * {@code ttl} or {@code expiresAt} as the expiry header, a delete as a tombstone. A progress line
  * on a terminal, a summary line at the end; invalid lines are listed with their numbers and not
  * produced. Exit 1 when some lines were invalid or some records were not acknowledged, 2 when the
- * file or the topic is missing.
+ * file or the topic is missing, or the broker refused the credentials of {@code --kafka-config}.
  */
 @Command(
     name = "produce",
@@ -61,6 +65,15 @@ final class ProduceCommand implements Callable<Integer> {
   String topic;
 
   @Option(
+      names = "--kafka-config",
+      paramLabel = "FILE",
+      description =
+          "Kafka client settings (a Java properties file, as Kafka's own tools take): what a"
+              + " secured cluster asks for, e.g. security.protocol, sasl.mechanism,"
+              + " sasl.jaas.config, ssl.truststore.location.")
+  Path kafkaConfig;
+
+  @Option(
       names = "--config",
       paramLabel = "FILE",
       description =
@@ -74,11 +87,26 @@ final class ProduceCommand implements Callable<Integer> {
       System.err.println("produce: not a file: " + file);
       return 2;
     }
+    Map<String, Object> client = new HashMap<>();
+    if (kafkaConfig != null) {
+      if (!Files.isRegularFile(kafkaConfig)) {
+        System.err.println("produce: not a file: " + kafkaConfig);
+        return 2;
+      }
+      Properties p = new Properties();
+      try (InputStream in = Files.newInputStream(kafkaConfig)) {
+        p.load(in);
+      }
+      p.stringPropertyNames().forEach(k -> client.put(k, p.getProperty(k)));
+    }
     int partitions;
     try {
-      partitions = partitionCount();
+      partitions = partitionCount(client);
     } catch (UnknownTopicOrPartitionException e) {
       System.err.println("produce: topic '" + topic + "' does not exist on " + bootstrap);
+      return 2;
+    } catch (AuthenticationException | AuthorizationException e) {
+      System.err.println("produce: " + bootstrap + " refused: " + e.getMessage());
       return 2;
     }
     DocstoreConfig cfg = OfflineStore.config(config, null);
@@ -88,7 +116,7 @@ final class ProduceCommand implements Callable<Integer> {
     long t0 = System.nanoTime();
     ProgressBar progress = new ProgressBar(total, t0, "MB", 1e6);
     Run run = new Run();
-    try (DocProducer producer = DocProducer.create(bootstrap, topic);
+    try (DocProducer producer = DocProducer.create(bootstrap, topic, client);
         InputStream in = Files.newInputStream(file)) {
       ChunkReader reader = new ChunkReader(in, CHUNK_BYTES, maxLineBytes);
       long consumed = 0;
@@ -138,16 +166,21 @@ final class ProduceCommand implements Callable<Integer> {
   }
 
   /** The topic's partition count; fails fast on a missing topic or an unreachable broker. */
-  private int partitionCount() throws Exception {
-    try (Admin admin =
-        Admin.create(
-            Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
-                (int) TimeUnit.SECONDS.toMillis(TOPIC_CHECK_SECONDS),
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-                (int) TimeUnit.SECONDS.toMillis(TOPIC_CHECK_SECONDS)))) {
+  private int partitionCount(Map<String, Object> client) throws Exception {
+    Map<String, Object> settings = new HashMap<>();
+    for (Map.Entry<String, Object> e : client.entrySet()) {
+      if (AdminClientConfig.configNames().contains(e.getKey())) {
+        settings.put(e.getKey(), e.getValue()); // the security settings; not the producer's own
+      }
+    }
+    settings.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    settings.put(
+        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+        (int) TimeUnit.SECONDS.toMillis(TOPIC_CHECK_SECONDS));
+    settings.put(
+        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+        (int) TimeUnit.SECONDS.toMillis(TOPIC_CHECK_SECONDS));
+    try (Admin admin = Admin.create(settings)) {
       return admin
           .describeTopics(List.of(topic))
           .allTopicNames()
@@ -158,6 +191,12 @@ final class ProduceCommand implements Callable<Integer> {
     } catch (ExecutionException e) {
       if (e.getCause() instanceof UnknownTopicOrPartitionException u) {
         throw u;
+      }
+      if (e.getCause() instanceof AuthenticationException a) {
+        throw a;
+      }
+      if (e.getCause() instanceof AuthorizationException a) {
+        throw a;
       }
       throw new java.io.IOException(
           "cannot describe topic '" + topic + "' on " + bootstrap + ": " + e.getCause(), e);

@@ -268,7 +268,37 @@ public final class DocstoreConfig {
         topic,
         partitions,
         r.intBetween(prefix + "max-lag", 0, Integer.MAX_VALUE),
-        r.intBetween(prefix + "poll-records", 1, 100_000));
+        r.intBetween(prefix + "poll-records", 1, 100_000),
+        kafkaClient(r.c.getObject(prefix + "client")));
+  }
+
+  /**
+   * {@code updates.kafka.client { "name" = value }}: Kafka consumer settings as strings; a value
+   * must be a string, a number or a boolean, and a setting docstore owns is refused.
+   */
+  private static Map<String, String> kafkaClient(com.typesafe.config.ConfigObject o) {
+    Map<String, String> client = new java.util.TreeMap<>();
+    for (Map.Entry<String, ConfigValue> e : o.entrySet()) {
+      String key =
+          ROOT + ".updates.kafka.client." + com.typesafe.config.ConfigUtil.quoteString(e.getKey());
+      if (io.docstore.service.kafka.KafkaOptions.OWNED.contains(e.getKey())) {
+        throw new ConfigError(
+            key,
+            "is docstore's to set"
+                + (e.getKey().equals("bootstrap.servers")
+                    ? " (updates.kafka.bootstrap-servers)"
+                    : e.getKey().equals("max.poll.records")
+                        ? " (updates.kafka.poll-records)"
+                        : ": positions come from the queue, never from Kafka (docs/kafka.md)"));
+      }
+      switch (e.getValue().valueType()) {
+        case STRING, NUMBER, BOOLEAN -> client.put(e.getKey(), e.getValue().unwrapped().toString());
+        default ->
+            throw new ConfigError(
+                key, "must be a string, a number or a boolean (Kafka's own value syntax)");
+      }
+    }
+    return client;
   }
 
   /** The built-in defaults with system property and environment overrides. */
@@ -363,8 +393,8 @@ public final class DocstoreConfig {
   private static void rejectUnknownKeys(Config given, Config defaults) {
     for (Map.Entry<String, ConfigValue> e : given.entrySet()) {
       String key = e.getKey();
-      if (key.startsWith(ROOT + ".groups.")) {
-        continue; // the groups are the user's to name
+      if (key.startsWith(ROOT + ".groups.") || key.startsWith(ROOT + ".updates.kafka.client.")) {
+        continue; // the groups are the user's to name, the client's settings Kafka's
       }
       if (key.startsWith(ROOT + ".") && !defaults.hasPathOrNull(key)) {
         throw new ConfigError(

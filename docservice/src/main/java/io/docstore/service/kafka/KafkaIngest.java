@@ -28,6 +28,8 @@ import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -183,10 +185,15 @@ public final class KafkaIngest implements Closeable {
       consumer =
           new KafkaConsumer<>(
               consumerConfig(options), new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    } catch (KafkaException e) { // e.g. "Invalid url in bootstrap.servers"
+    } catch (KafkaException e) { // "Failed to construct kafka consumer", the reason its cause
+      Throwable why = e;
+      while (why.getCause() != null) {
+        why = why.getCause(); // e.g. "Invalid url in bootstrap.servers", a bad client setting
+      }
+      boolean servers = String.valueOf(why.getMessage()).contains("bootstrap.servers");
       throw new ConfigError(
-          "docstore.updates.kafka.bootstrap-servers",
-          "'" + options.bootstrapServers() + "': " + e.getMessage());
+          "docstore.updates.kafka." + (servers ? "bootstrap-servers" : "client"),
+          (servers ? "'" + options.bootstrapServers() + "': " : "") + why.getMessage());
     }
     KafkaIngest ingest;
     try {
@@ -208,8 +215,9 @@ public final class KafkaIngest implements Closeable {
 
   private static Map<String, Object> consumerConfig(KafkaOptions o) {
     Map<String, Object> c = new HashMap<>();
-    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrapServers());
     c.put(ConsumerConfig.CLIENT_ID_CONFIG, "docstore-" + o.topic());
+    c.putAll(o.client()); // security settings, client.id for quotas, fetch sizes: the user's
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrapServers());
     // Positions come from the queue; Kafka's committed offsets are neither read nor written.
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     // Never jump anywhere by itself: a position out of the partition's range stops the partition.
@@ -231,6 +239,14 @@ public final class KafkaIngest implements Closeable {
       throw new ConfigError(
           "docstore.updates.kafka.bootstrap-servers",
           "no Kafka broker" + where + " answered within " + STARTUP_TIMEOUT.toSeconds() + " s");
+    } catch (AuthenticationException e) {
+      throw new ConfigError(
+          "docstore.updates.kafka.client",
+          "the broker" + where + " refused this shard's credentials: " + e.getMessage());
+    } catch (AuthorizationException e) {
+      throw new ConfigError(
+          "docstore.updates.kafka.client",
+          "not allowed to read topic '" + options.topic() + "'" + where + ": " + e.getMessage());
     } catch (KafkaException e) {
       throw new ConfigError(
           "docstore.updates.kafka.topic",

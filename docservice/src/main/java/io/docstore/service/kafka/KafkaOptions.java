@@ -1,6 +1,8 @@
 package io.docstore.service.kafka;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The {@code docstore.updates.kafka} section: where a shard's updates come from when it is fed by a
@@ -14,11 +16,51 @@ import java.util.List;
  *     answer 200
  * @param pollRecords the most messages one poll returns ({@code max.poll.records}): the largest
  *     batch appended at once
+ * @param client settings passed to Kafka's consumer as they are (its configuration names, e.g.
+ *     {@code security.protocol}), none of {@link #OWNED}
  */
 public record KafkaOptions(
-    String bootstrapServers, String topic, List<Integer> partitions, long maxLag, int pollRecords) {
+    String bootstrapServers,
+    String topic,
+    List<Integer> partitions,
+    long maxLag,
+    int pollRecords,
+    Map<String, String> client) {
+
+  /**
+   * Consumer settings docstore decides itself, which {@code client} may not set: the servers and
+   * the batch size have their own keys; the others would break the exactly-once argument (positions
+   * come from the queue, never from Kafka's committed offsets or a reset; only committed messages
+   * are applied) or the message format.
+   */
+  public static final Set<String> OWNED =
+      Set.of(
+          "bootstrap.servers",
+          "max.poll.records",
+          "enable.auto.commit",
+          "auto.offset.reset",
+          "isolation.level",
+          "allow.auto.create.topics",
+          "key.deserializer",
+          "value.deserializer");
 
   public KafkaOptions {
     partitions = List.copyOf(partitions);
+    client = Map.copyOf(client);
+    for (String key : client.keySet()) {
+      if (OWNED.contains(key)) {
+        throw new IllegalArgumentException(key + " is docstore's to set");
+      }
+    }
+  }
+
+  /** Without client settings. */
+  public KafkaOptions(
+      String bootstrapServers,
+      String topic,
+      List<Integer> partitions,
+      long maxLag,
+      int pollRecords) {
+    this(bootstrapServers, topic, partitions, maxLag, pollRecords, Map.of());
   }
 }

@@ -7,9 +7,11 @@ import io.docstore.io.MemoryBudgets;
 import io.docstore.io.MemoryLimit;
 import io.docstore.io.SyncPolicy;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -310,6 +312,65 @@ class DocstoreConfigTest {
         .isInstanceOf(ConfigError.class)
         .hasMessageContaining("docstore.inbox.dir")
         .hasMessageContaining("Kafka mode");
+  }
+
+  @Test
+  void kafkaClientSettingsPassAsWrittenAndTheDefaultFilesExampleParses() throws IOException {
+    assertThat(DocstoreConfig.load(null, Map.of()).kafka()).isNull();
+    // The example in the comments of the built-in file, the secret taken from PATH instead
+    List<String> lines;
+    try (var in = DocstoreConfig.class.getClassLoader().getResourceAsStream("docstore.conf")) {
+      lines = List.of(new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n"));
+    }
+    int from = lines.indexOf("      #   client {");
+    int to = lines.subList(from, lines.size()).indexOf("      #   }") + from;
+    assertThat(from).as("the example in docstore.conf").isPositive();
+    StringBuilder example = new StringBuilder();
+    for (String l : lines.subList(from, to + 1)) {
+      example.append(l.substring("      #   ".length())).append('\n');
+    }
+    Path f =
+        file(
+            "docstore.updates.kafka { bootstrap-servers = \"h:1\", topic = t, partitions = [0]\n"
+                + example.toString().replace("${KAFKA_PASSWORD}", "${PATH}")
+                + "}");
+    Map<String, String> client = DocstoreConfig.load(f, Map.of()).kafka().client();
+    assertThat(client)
+        .containsEntry("security.protocol", "SASL_SSL")
+        .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
+        .containsEntry("ssl.truststore.location", "/etc/docstore/kafka-truststore.p12")
+        .containsEntry(
+            "sasl.jaas.config",
+            "org.apache.kafka.common.security.scram.ScramLoginModule required"
+                + " username=\"docstore\" password=\""
+                + System.getenv("PATH")
+                + "\";");
+    Path numbers =
+        file(
+            "docstore.updates.kafka { bootstrap-servers = \"h:1\", topic = t, partitions = [0],"
+                + " client { \"fetch.max.wait.ms\" = 100, \"check.crcs\" = true } }");
+    assertThat(DocstoreConfig.load(numbers, Map.of()).kafka().client())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("fetch.max.wait.ms", "100", "check.crcs", "true"));
+    String[][] refused = {
+      {"\"enable.auto.commit\" = true", "\"enable.auto.commit\": is docstore's to set"},
+      {"\"bootstrap.servers\" = \"x:1\"", "updates.kafka.bootstrap-servers"},
+      {"\"max.poll.records\" = 5", "updates.kafka.poll-records"},
+      {"\"security.protocol\" = [SSL]", "must be a string, a number or a boolean"},
+    };
+    for (String[] c : refused) {
+      Path bad =
+          file(
+              "docstore.updates.kafka { bootstrap-servers = \"h:1\", topic = t, partitions = [0],"
+                  + " client { "
+                  + c[0]
+                  + " } }");
+      assertThatThrownBy(() -> DocstoreConfig.load(bad, Map.of()))
+          .as(c[0])
+          .isInstanceOf(ConfigError.class)
+          .hasMessageContaining("docstore.updates.kafka.client.")
+          .hasMessageContaining(c[1]);
+    }
   }
 
   @Test

@@ -290,7 +290,24 @@ class KafkaIngestTest {
                     1 << 20,
                     new SimpleMeterRegistry()))
         .isInstanceOf(ConfigError.class)
-        .hasMessageContaining("docstore.updates.kafka.bootstrap-servers: 'nohostport'");
+        .hasMessageContaining("docstore.updates.kafka.bootstrap-servers: 'nohostport'")
+        .hasMessageContaining("Invalid url in bootstrap.servers");
+    assertThatThrownBy(
+            () ->
+                KafkaIngest.start(
+                    new KafkaOptions(
+                        kafka.bootstrap(),
+                        "three",
+                        List.of(0),
+                        0,
+                        500,
+                        Map.of("security.protocol", "CARRIER_PIGEON")),
+                    store,
+                    1 << 20,
+                    new SimpleMeterRegistry()))
+        .isInstanceOf(ConfigError.class)
+        .hasMessageContaining("docstore.updates.kafka.client:")
+        .hasMessageContaining("CARRIER_PIGEON");
   }
 
   @Test

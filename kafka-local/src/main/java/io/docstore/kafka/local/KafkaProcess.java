@@ -46,12 +46,19 @@ public final class KafkaProcess implements AutoCloseable {
   private final Path dir;
   private final int port;
   private final int controllerPort;
+
+  /** The SASL/PLAIN listener's port, or -1; its one user as {@code NAME:PASSWORD}. */
+  private final int saslPort;
+
+  private final String saslUser;
   private Process process;
 
-  private KafkaProcess(Path dir, int port, int controllerPort) {
+  private KafkaProcess(Path dir, int port, int controllerPort, int saslPort, String saslUser) {
     this.dir = dir;
     this.port = port;
     this.controllerPort = controllerPort;
+    this.saslPort = saslPort;
+    this.saslUser = saslUser;
   }
 
   /**
@@ -60,9 +67,29 @@ public final class KafkaProcess implements AutoCloseable {
    */
   public static KafkaProcess start(Path dir) throws IOException, InterruptedException {
     int[] ports = freePorts(2);
-    KafkaProcess k = new KafkaProcess(dir, ports[0], ports[1]);
+    KafkaProcess k = new KafkaProcess(dir, ports[0], ports[1], -1, null);
     k.restart();
     return k;
+  }
+
+  /**
+   * {@link #start(Path)} with a third port, {@link #saslBootstrap()}, where clients must
+   * authenticate with SASL/PLAIN as {@code user} with {@code password} ({@link LocalKafka}).
+   */
+  public static KafkaProcess startWithSasl(Path dir, String user, String password)
+      throws IOException, InterruptedException {
+    int[] ports = freePorts(3);
+    KafkaProcess k = new KafkaProcess(dir, ports[0], ports[1], ports[2], user + ":" + password);
+    k.restart();
+    return k;
+  }
+
+  /** {@code 127.0.0.1:PORT} of the SASL/PLAIN listener. */
+  public String saslBootstrap() {
+    if (saslPort < 0) {
+      throw new IllegalStateException("started without a SASL listener");
+    }
+    return "127.0.0.1:" + saslPort;
   }
 
   /** {@code 127.0.0.1:PORT}, for {@code bootstrap.servers}. */
@@ -111,6 +138,9 @@ public final class KafkaProcess implements AutoCloseable {
             "--controller-port",
             Integer.toString(controllerPort),
             "--stop-when-stdin-closes"));
+    if (saslPort > 0) {
+      cmd.addAll(List.of("--sasl-port", Integer.toString(saslPort), "--sasl-user", saslUser));
+    }
     process =
         new ProcessBuilder(cmd)
             .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))

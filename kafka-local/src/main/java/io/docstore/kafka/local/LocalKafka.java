@@ -27,7 +27,7 @@ import org.apache.kafka.server.common.MetadataVersion;
  * <pre>
  * java -Xmx512m -cp CLASSPATH io.docstore.kafka.local.LocalKafka \
  *     --dir DIR --port P --controller-port C [--partitions-default N] [--topic NAME]
- *     [--stop-when-stdin-closes]
+ *     [--sasl-port S --sasl-user NAME:PASSWORD] [--stop-when-stdin-closes]
  * </pre>
  *
  * formats {@code DIR/logs} as a KRaft log directory unless it is formatted already, starts the
@@ -48,6 +48,12 @@ import org.apache.kafka.server.common.MetadataVersion;
  * day for non-compacted topics, and messages up to 2 MiB (docstore's default document limit is 1
  * MiB, docs/formats/kafka-messages.md). Ports are the caller's: restarting on the same directory
  * needs the same controller port (static quorum).
+ *
+ * <p>With {@code --sasl-port} the broker also listens there for clients that authenticate with
+ * SASL/PLAIN (no TLS: {@code security.protocol = SASL_PLAINTEXT}, {@code sasl.mechanism = PLAIN})
+ * as the one user {@code --sasl-user} names, so that a client's security settings can be tried
+ * against a real broker; every other client is refused there. The plain port stays open (topics are
+ * created through it).
  */
 public final class LocalKafka {
 
@@ -67,7 +73,8 @@ public final class LocalKafka {
       System.err.println("LocalKafka: " + e.getMessage());
       System.err.println(
           "usage: LocalKafka --dir DIR --port P --controller-port C [--partitions-default N]"
-              + " [--topic NAME] [--stop-when-stdin-closes]");
+              + " [--topic NAME] [--sasl-port S --sasl-user NAME:PASSWORD]"
+              + " [--stop-when-stdin-closes]");
       System.exit(2);
       return;
     }
@@ -106,53 +113,73 @@ public final class LocalKafka {
 
   private static Properties serverProperties(Args a) {
     Properties p = new Properties();
-    p.putAll(
-        Map.ofEntries(
-            Map.entry("process.roles", "broker,controller"),
-            Map.entry("node.id", "1"),
-            Map.entry("controller.quorum.voters", "1@" + HOST + ":" + a.controllerPort),
-            Map.entry(
-                "listeners",
-                "PLAINTEXT://"
-                    + HOST
-                    + ":"
-                    + a.port
-                    + ",CONTROLLER://"
-                    + HOST
-                    + ":"
-                    + a.controllerPort),
-            Map.entry("advertised.listeners", "PLAINTEXT://" + HOST + ":" + a.port),
-            Map.entry("controller.listener.names", "CONTROLLER"),
-            Map.entry("inter.broker.listener.name", "PLAINTEXT"),
-            Map.entry("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"),
-            Map.entry("log.dirs", a.dir.resolve("logs").toString()),
-            Map.entry("num.partitions", Integer.toString(a.partitionsDefault)),
-            Map.entry("default.replication.factor", "1"),
-            Map.entry("auto.create.topics.enable", "false"),
-            Map.entry("offsets.topic.replication.factor", "1"),
-            Map.entry("offsets.topic.num.partitions", "1"),
-            Map.entry("transaction.state.log.replication.factor", "1"),
-            Map.entry("transaction.state.log.min.isr", "1"),
-            Map.entry("share.coordinator.state.topic.replication.factor", "1"),
-            Map.entry("share.coordinator.state.topic.min.isr", "1"),
-            Map.entry("group.initial.rebalance.delay.ms", "0"),
-            // A broker restarted after SIGKILL registers again only once its old session timed
-            // out: 3 s instead of 9 s.
-            Map.entry("broker.session.timeout.ms", "3000"),
-            Map.entry("broker.heartbeat.interval.ms", "1000"),
-            Map.entry("num.network.threads", "2"),
-            Map.entry("num.io.threads", "2"),
-            Map.entry("background.threads", "2"),
-            Map.entry("num.recovery.threads.per.data.dir", "1"),
-            Map.entry("log.cleaner.enable", "true"),
-            Map.entry("log.cleaner.threads", "1"),
-            Map.entry("log.cleaner.dedupe.buffer.size", Integer.toString(16 << 20)),
-            Map.entry("log.cleaner.backoff.ms", "1000"),
-            Map.entry("log.segment.bytes", Integer.toString(64 << 20)),
-            Map.entry("log.retention.hours", "24"),
-            Map.entry("message.max.bytes", Integer.toString(2 << 20)),
-            Map.entry("replica.fetch.max.bytes", Integer.toString(2 << 20))));
+    p.putAll(plainProperties(a));
+    if (a.saslPort > 0) {
+      p.put("listeners", p.get("listeners") + ",SASL_PLAINTEXT://" + HOST + ":" + a.saslPort);
+      p.put(
+          "advertised.listeners",
+          p.get("advertised.listeners") + ",SASL_PLAINTEXT://" + HOST + ":" + a.saslPort);
+      p.put(
+          "listener.security.protocol.map",
+          p.get("listener.security.protocol.map") + ",SASL_PLAINTEXT:SASL_PLAINTEXT");
+      p.put("sasl.enabled.mechanisms", "PLAIN");
+      p.put(
+          "listener.name.sasl_plaintext.plain.sasl.jaas.config",
+          "org.apache.kafka.common.security.plain.PlainLoginModule required user_"
+              + a.saslUser
+              + "=\""
+              + a.saslPassword
+              + "\";");
+    }
     return p;
+  }
+
+  private static Map<String, String> plainProperties(Args a) {
+    return Map.ofEntries(
+        Map.entry("process.roles", "broker,controller"),
+        Map.entry("node.id", "1"),
+        Map.entry("controller.quorum.voters", "1@" + HOST + ":" + a.controllerPort),
+        Map.entry(
+            "listeners",
+            "PLAINTEXT://"
+                + HOST
+                + ":"
+                + a.port
+                + ",CONTROLLER://"
+                + HOST
+                + ":"
+                + a.controllerPort),
+        Map.entry("advertised.listeners", "PLAINTEXT://" + HOST + ":" + a.port),
+        Map.entry("controller.listener.names", "CONTROLLER"),
+        Map.entry("inter.broker.listener.name", "PLAINTEXT"),
+        Map.entry("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"),
+        Map.entry("log.dirs", a.dir.resolve("logs").toString()),
+        Map.entry("num.partitions", Integer.toString(a.partitionsDefault)),
+        Map.entry("default.replication.factor", "1"),
+        Map.entry("auto.create.topics.enable", "false"),
+        Map.entry("offsets.topic.replication.factor", "1"),
+        Map.entry("offsets.topic.num.partitions", "1"),
+        Map.entry("transaction.state.log.replication.factor", "1"),
+        Map.entry("transaction.state.log.min.isr", "1"),
+        Map.entry("share.coordinator.state.topic.replication.factor", "1"),
+        Map.entry("share.coordinator.state.topic.min.isr", "1"),
+        Map.entry("group.initial.rebalance.delay.ms", "0"),
+        // A broker restarted after SIGKILL registers again only once its old session timed
+        // out: 3 s instead of 9 s.
+        Map.entry("broker.session.timeout.ms", "3000"),
+        Map.entry("broker.heartbeat.interval.ms", "1000"),
+        Map.entry("num.network.threads", "2"),
+        Map.entry("num.io.threads", "2"),
+        Map.entry("background.threads", "2"),
+        Map.entry("num.recovery.threads.per.data.dir", "1"),
+        Map.entry("log.cleaner.enable", "true"),
+        Map.entry("log.cleaner.threads", "1"),
+        Map.entry("log.cleaner.dedupe.buffer.size", Integer.toString(16 << 20)),
+        Map.entry("log.cleaner.backoff.ms", "1000"),
+        Map.entry("log.segment.bytes", Integer.toString(64 << 20)),
+        Map.entry("log.retention.hours", "24"),
+        Map.entry("message.max.bytes", Integer.toString(2 << 20)),
+        Map.entry("replica.fetch.max.bytes", Integer.toString(2 << 20)));
   }
 
   /**
@@ -232,6 +259,9 @@ public final class LocalKafka {
       int controllerPort,
       int partitionsDefault,
       String topic,
+      int saslPort,
+      String saslUser,
+      String saslPassword,
       boolean stopWhenStdinCloses) {
 
     static Args parse(String[] args) {
@@ -240,6 +270,8 @@ public final class LocalKafka {
       int controllerPort = -1;
       int partitions = 1;
       String topic = null;
+      int saslPort = -1;
+      String saslUser = null;
       boolean stdin = false;
       for (int i = 0; i < args.length; i++) {
         String name = args[i];
@@ -257,6 +289,8 @@ public final class LocalKafka {
           case "--controller-port" -> controllerPort = number(name, value, 1, 65535);
           case "--partitions-default" -> partitions = number(name, value, 1, 10_000);
           case "--topic" -> topic = value;
+          case "--sasl-port" -> saslPort = number(name, value, 1, 65535);
+          case "--sasl-user" -> saslUser = value;
           default -> throw new IllegalArgumentException("unknown option " + name);
         }
       }
@@ -266,7 +300,26 @@ public final class LocalKafka {
       if (port == controllerPort) {
         throw new IllegalArgumentException("--port and --controller-port must differ");
       }
-      return new Args(dir, port, controllerPort, partitions, topic, stdin);
+      if ((saslPort > 0) != (saslUser != null)) {
+        throw new IllegalArgumentException("--sasl-port and --sasl-user go together");
+      }
+      String user = null;
+      String password = null;
+      if (saslUser != null) {
+        int colon = saslUser.indexOf(':');
+        user = colon > 0 ? saslUser.substring(0, colon) : "";
+        password = colon > 0 ? saslUser.substring(colon + 1) : "";
+        if (!user.matches("[A-Za-z0-9_-]+") || !password.matches("[^\"\\\\]+")) {
+          throw new IllegalArgumentException(
+              "--sasl-user must be NAME:PASSWORD (a name of letters, digits, _ and -; a password"
+                  + " without quotes or backslashes)");
+        }
+        if (saslPort == port || saslPort == controllerPort) {
+          throw new IllegalArgumentException("--sasl-port must differ from the other ports");
+        }
+      }
+      return new Args(
+          dir, port, controllerPort, partitions, topic, saslPort, user, password, stdin);
     }
 
     private static int number(String name, String value, int min, int max) {
