@@ -45,7 +45,13 @@ public final class KafkaKeys {
     long v = 0;
     for (byte b : key) {
       if (b < '0' || b > '9') {
-        throw new IllegalArgumentException("key with a byte other than a digit: " + (b & 0xff));
+        throw new IllegalArgumentException(
+            "key with a byte other than a digit: "
+                + (b & 0xff)
+                + (key.length == Long.BYTES
+                    ? " (8 bytes: a long as Kafka's LongSerializer writes it? The key is the ID in"
+                        + " decimal ASCII, Long.toString(id), as StringSerializer writes it)"
+                    : ""));
       }
       v = v * 10 + (b - '0');
       if (v < 0) {

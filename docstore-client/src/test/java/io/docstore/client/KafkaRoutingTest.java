@@ -111,6 +111,11 @@ class KafkaRoutingTest {
           .isInstanceOf(IllegalArgumentException.class);
     }
     assertThatThrownBy(() -> KafkaKeys.decode(null)).isInstanceOf(IllegalArgumentException.class);
+    byte[] longSerializerKey = java.nio.ByteBuffer.allocate(Long.BYTES).putLong(42).array();
+    assertThatThrownBy(() -> KafkaKeys.decode(longSerializerKey))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("LongSerializer")
+        .hasMessageContaining("decimal ASCII");
     assertThatThrownBy(() -> KafkaKeys.encode(-1)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> DocProducer.partitionFor(1, 0))
         .isInstanceOf(IllegalArgumentException.class);

@@ -4,6 +4,7 @@ import io.docstore.client.DocProducer;
 import io.docstore.service.Update;
 import io.docstore.service.bulk.ChunkReader;
 import io.docstore.service.config.DocstoreConfig;
+import io.docstore.service.kafka.TopicSettings;
 import io.docstore.service.updater.InvalidUpdateException;
 import io.docstore.service.updater.UpdateParser;
 import java.io.InputStream;
@@ -21,7 +22,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -167,19 +167,9 @@ final class ProduceCommand implements Callable<Integer> {
 
   /** The topic's partition count; fails fast on a missing topic or an unreachable broker. */
   private int partitionCount(Map<String, Object> client) throws Exception {
-    Map<String, Object> settings = new HashMap<>();
-    for (Map.Entry<String, Object> e : client.entrySet()) {
-      if (AdminClientConfig.configNames().contains(e.getKey())) {
-        settings.put(e.getKey(), e.getValue()); // the security settings; not the producer's own
-      }
-    }
-    settings.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    settings.put(
-        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
-        (int) TimeUnit.SECONDS.toMillis(TOPIC_CHECK_SECONDS));
-    settings.put(
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-        (int) TimeUnit.SECONDS.toMillis(TOPIC_CHECK_SECONDS));
+    Map<String, Object> settings =
+        TopicSettings.adminSettings(
+            bootstrap, client, java.time.Duration.ofSeconds(TOPIC_CHECK_SECONDS));
     try (Admin admin = Admin.create(settings)) {
       return admin
           .describeTopics(List.of(topic))

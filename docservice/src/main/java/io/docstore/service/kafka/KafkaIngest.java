@@ -108,6 +108,9 @@ public final class KafkaIngest implements Closeable {
 
   private final IngestLog logs = new IngestLog();
 
+  /** What the check of the topic's settings found ({@link TopicSettings}); null until it ran. */
+  private volatile List<String> topicWarnings;
+
   private KafkaIngest(
       KafkaOptions options,
       DocStore store,
@@ -210,6 +213,9 @@ public final class KafkaIngest implements Closeable {
       ingest.newMap.compareAndSet(null, cluster.map()); // a change before the listener was added
     }
     ingest.thread.start();
+    Thread check = new Thread(ingest::checkTopic, "docstore-kafka-topic-check");
+    check.setDaemon(true);
+    check.start(); // off the start: an admin client's round trips
     return ingest;
   }
 
@@ -551,6 +557,15 @@ public final class KafkaIngest implements Closeable {
     return null;
   }
 
+  /** Checks the topic's settings once, logging and keeping what it finds. */
+  private void checkTopic() {
+    List<String> warnings = TopicSettings.check(options);
+    for (String w : warnings) {
+      log.warn("{}", w);
+    }
+    topicWarnings = warnings;
+  }
+
   /** The {@code kafka} object of {@code /stats}. */
   public Map<String, Object> stats() {
     long now = System.currentTimeMillis();
@@ -559,6 +574,10 @@ public final class KafkaIngest implements Closeable {
     m.put("bootstrapServers", options.bootstrapServers());
     m.put("maxLag", options.maxLag());
     m.put("retries", (long) retries.count());
+    List<String> warnings = topicWarnings;
+    if (warnings != null) {
+      m.put("warnings", warnings); // once the topic's settings were checked
+    }
     List<Map<String, Object>> parts = new ArrayList<>();
     for (PartitionProgress p : progress.values()) {
       parts.add(p.stats(now));

@@ -9,6 +9,7 @@
  * io.docstore.service.kafka.PartitionProgress} holds each partition's position, lag and dead
  * letters for {@code /stats}, {@code /metrics} and {@code /readyz}. With a shard map the partitions
  * follow it (docs/kafka.md, "Moving a partition"), and {@link
- * io.docstore.service.kafka.PartitionDrops} deletes those it took away after the drop delay.
+ * io.docstore.service.kafka.PartitionDrops} deletes those it took away after the drop delay. {@link
+ * io.docstore.service.kafka.TopicSettings} checks at start that the topic keeps every document.
  */
 package io.docstore.service.kafka;

@@ -30,10 +30,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -77,9 +81,17 @@ class KafkaIngestTest {
   }
 
   private DocStore openStore(int maxBody) throws Exception {
+    return openStore("data", maxBody);
+  }
+
+  private DocStore openStore(String name) throws Exception {
+    return openStore(name, 1 << 20);
+  }
+
+  private DocStore openStore(String name, int maxBody) throws Exception {
     DocStore s =
         DocStore.open(
-            dir.resolve("data"),
+            dir.resolve(name),
             DocStoreOptions.builder(new OffHeapDocCache(16L << 20)).maxBodyBytes(maxBody).build());
     open.add(s);
     return s;
@@ -308,6 +320,36 @@ class KafkaIngestTest {
         .isInstanceOf(ConfigError.class)
         .hasMessageContaining("docstore.updates.kafka.client:")
         .hasMessageContaining("CARRIER_PIGEON");
+  }
+
+  @Test
+  void aTopicWhoseCleanupDeletesOldMessagesIsReportedAndACompactedOneIsNot() throws Exception {
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()))) {
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic("retained", 1, (short) 1)
+                      .configs(Map.of(TopicConfig.RETENTION_MS_CONFIG, "86400000"))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    }
+    TopicModel.createTopic(kafka.bootstrap(), "compacted", 1);
+    KafkaIngest retained = ingest("retained", List.of(0), openStore("retained"), 1 << 20);
+    KafkaIngest compacted = ingest("compacted", List.of(0), openStore("compacted"), 1 << 20);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!retained.stats().containsKey("warnings")
+        || !compacted.stats().containsKey("warnings")) {
+      assertThat(System.nanoTime()).as("both checks ran").isLessThan(deadline);
+      Thread.sleep(20);
+    }
+    assertThat((List<?>) retained.stats().get("warnings"))
+        .singleElement()
+        .asString()
+        .contains(
+            "topic 'retained' has cleanup.policy=delete with retention.ms=86400000 and"
+                + " retention.bytes=-1: Kafka deletes old messages");
+    assertThat((List<?>) compacted.stats().get("warnings")).isEmpty();
   }
 
   @Test
