@@ -108,6 +108,9 @@ public final class KafkaIngest implements Closeable {
 
   private final IngestLog logs = new IngestLog();
 
+  /** When the brokers last answered a fetch. */
+  private final FetchWatch fetches;
+
   /** What the check of the topic's settings found ({@link TopicSettings}); null until it ran. */
   private volatile List<String> topicWarnings;
 
@@ -131,6 +134,7 @@ public final class KafkaIngest implements Closeable {
             .tag("topic", options.topic())
             .register(registry);
     this.drops = new PartitionDrops(store, dropDelay.toNanos(), logs::failure);
+    this.fetches = new FetchWatch(consumer, options.topic(), options.bootstrapServers());
     this.pipeline =
         new IngestPipeline(
             store,
@@ -145,7 +149,8 @@ public final class KafkaIngest implements Closeable {
     List<Integer> served =
         cluster == null ? options.partitions() : cluster.map().shard(cluster.shard()).partitions();
     for (int p : options.partitions()) {
-      PartitionProgress pp = new PartitionProgress(p, options.topic(), registry);
+      PartitionProgress pp =
+          new PartitionProgress(p, options.topic(), registry, fetches::silentSeconds);
       pp.serving(served.contains(p));
       progress.put(p, pp);
     }
@@ -382,6 +387,7 @@ public final class KafkaIngest implements Closeable {
             continue;
           }
           ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL);
+          fetches.afterPoll();
           if (records.isEmpty()) {
             rewind = !pipeline.drain(); // nothing came for a while: failures are seen now
           } else if (records.count() < HAND_OVER_FROM && pipeline.quiet()) {
@@ -435,7 +441,7 @@ public final class KafkaIngest implements Closeable {
     for (int p : own.consumed()) {
       PartitionProgress pp = now.get(p);
       if (pp == null) {
-        pp = new PartitionProgress(p, options.topic(), registry);
+        pp = new PartitionProgress(p, options.topic(), registry, fetches::silentSeconds);
         added.add(p);
         if (drops.cancel(p)) {
           log.info("partition {} is this shard's again before it was dropped: kept", p);
@@ -574,6 +580,7 @@ public final class KafkaIngest implements Closeable {
     m.put("bootstrapServers", options.bootstrapServers());
     m.put("maxLag", options.maxLag());
     m.put("retries", (long) retries.count());
+    m.put("silentSeconds", fetches.silentSeconds(now));
     List<String> warnings = topicWarnings;
     if (warnings != null) {
       m.put("warnings", warnings); // once the topic's settings were checked

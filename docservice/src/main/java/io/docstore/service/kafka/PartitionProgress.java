@@ -43,9 +43,21 @@ final class PartitionProgress {
   private final java.util.List<io.micrometer.core.instrument.Meter> meters =
       new java.util.ArrayList<>();
 
-  PartitionProgress(int partition, String topic, MeterRegistry registry) {
+  /** How long the brokers have not answered a fetch, past a grace. */
+  private final java.util.function.LongToDoubleFunction silentSeconds;
+
+  /**
+   * @param silentSeconds the seconds since the brokers last answered a fetch at a given time, 0
+   *     within a grace ({@link FetchWatch#silentSeconds})
+   */
+  PartitionProgress(
+      int partition,
+      String topic,
+      MeterRegistry registry,
+      java.util.function.LongToDoubleFunction silentSeconds) {
     this.partition = partition;
     this.registry = registry;
+    this.silentSeconds = silentSeconds;
     Tags tags = Tags.of("topic", topic, "partition", Integer.toString(partition));
     for (LogMessages.Reason r : LogMessages.Reason.values()) {
       deadLetters.put(
@@ -78,7 +90,8 @@ final class PartitionProgress {
         Gauge.builder("docstore.kafka.lag", this, p -> p.lagSeconds(System.currentTimeMillis()))
             .description(
                 "0 when caught up, else now minus the timestamp of the last message applied (minus the"
-                    + " start of consumption if none was applied yet)")
+                    + " start of consumption if none was applied yet); at least the time since the"
+                    + " brokers last answered a fetch, once over 5 s")
             .baseUnit("seconds")
             .tags(tags)
             .register(registry));
@@ -138,13 +151,17 @@ final class PartitionProgress {
     return e < 0 ? -1 : Math.max(0, e - position);
   }
 
-  /** 0 when caught up, else the age of the last message applied (or of the start), in seconds. */
+  /**
+   * 0 when caught up, else the age of the last message applied (or of the start), in seconds; at
+   * least the brokers' silence, which leaves the shard's freshness unknown.
+   */
   double lagSeconds(long nowMillis) {
+    double silent = silentSeconds.applyAsDouble(nowMillis);
     if (lagMessages() == 0) {
-      return 0;
+      return silent;
     }
     long t = lastAppliedTimestamp;
-    return Math.max(0, nowMillis - (t < 0 ? startedAtMillis : t)) / 1000.0;
+    return Math.max(silent, Math.max(0, nowMillis - (t < 0 ? startedAtMillis : t)) / 1000.0);
   }
 
   Map<String, Object> stats(long nowMillis) {

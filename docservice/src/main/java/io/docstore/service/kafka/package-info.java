@@ -10,6 +10,7 @@
  * letters for {@code /stats}, {@code /metrics} and {@code /readyz}. With a shard map the partitions
  * follow it (docs/kafka.md, "Moving a partition"), and {@link
  * io.docstore.service.kafka.PartitionDrops} deletes those it took away after the drop delay. {@link
- * io.docstore.service.kafka.TopicSettings} checks at start that the topic keeps every document.
+ * io.docstore.service.kafka.TopicSettings} checks at start that the topic keeps every document, and
+ * {@link io.docstore.service.kafka.FetchWatch} tells a quiet topic from a silent broker.
  */
 package io.docstore.service.kafka;

@@ -353,6 +353,55 @@ class KafkaIngestTest {
   }
 
   @Test
+  void aDeletedTopicMakesTheLagInSecondsGrowWhileReadsGoOnAndARecreatedOneStopsThePartition()
+      throws Exception {
+    String topic = "silence";
+    TopicModel.createTopic(kafka.bootstrap(), topic, 1);
+    produce(topic, 10);
+    DocStore store = openStore(topic);
+    KafkaIngest ingest = ingest(topic, List.of(0), store, 1 << 20);
+    awaitCaughtUp(ingest, Map.of(0, 10L));
+    assertThat(lagSeconds(ingest)).as("caught up and answered").isZero();
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()))) {
+      admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (lagSeconds(ingest) == 0) {
+      assertThat(System.nanoTime()).as("the lag grew: %s", ingest.stats()).isLessThan(deadline);
+      Thread.sleep(100);
+    }
+    assertThat((double) ingest.stats().get("silentSeconds")).isGreaterThan(5);
+    assertThat(ingest.notReady()).as("still ready: it serves what it holds").isNull();
+    assertThat(store.get(3)).isNotNull();
+
+    TopicModel.createTopic(kafka.bootstrap(), topic, 1); // a new topic of the same name
+    produce(topic, 3);
+    deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (ingest.notReady() == null) {
+      assertThat(System.nanoTime()).as("stopped: %s", ingest.stats()).isLessThan(deadline);
+      Thread.sleep(100);
+    }
+    assertThat(ingest.notReady()).isEqualTo("partition stopped");
+    assertThat(ingest.stats().toString()).contains("out of the partition's range");
+  }
+
+  /** Puts documents 0 .. n-1 to {@code topic}. */
+  private static void produce(String topic, int n) {
+    try (DocProducer producer = DocProducer.create(kafka.bootstrap(), topic)) {
+      for (long id = 0; id < n; id++) {
+        producer.put(id, bytes("{\"n\":" + id + "}"));
+      }
+      producer.flush();
+    }
+  }
+
+  private static double lagSeconds(KafkaIngest ingest) {
+    Map<?, ?> p = (Map<?, ?>) ((List<?>) ingest.stats().get("partitions")).get(0);
+    return (double) p.get("lagSeconds");
+  }
+
+  @Test
   void aFullDiskStallsIngestUntilSpaceIsFreedAndNothingIsLostOrDoubled() throws Exception {
     long seed = TestSupport.seed("KafkaIngestTest.diskFull");
     Random rnd = new Random(seed);
