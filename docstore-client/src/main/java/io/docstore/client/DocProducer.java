@@ -52,8 +52,9 @@ public final class DocProducer implements Closeable {
 
   /**
    * A producer to {@code topic} with the {@link #defaults()} and then {@code overrides} (Kafka
-   * producer settings by name, e.g. {@code "compression.type" -> "zstd"}); serializers are always
-   * byte arrays.
+   * producer settings by name, e.g. {@code "compression.type" -> "zstd"}, or a secured cluster's
+   * {@code security.protocol}, {@code sasl.mechanism} and {@code sasl.jaas.config}); serializers
+   * are always byte arrays.
    */
   public static DocProducer create(
       String bootstrapServers, String topic, Map<String, ?> overrides) {

@@ -95,6 +95,14 @@ final class FetchWatch {
     }
   }
 
+  /**
+   * Nothing is assigned, so nothing is fetched: no silence to count, and none to carry over to a
+   * partition assigned later.
+   */
+  void nothingAssigned() {
+    heardAtMillis = System.currentTimeMillis();
+  }
+
   /** Whether the brokers say the topic does not exist (not when they do not answer). */
   private boolean gone() {
     try {

@@ -382,6 +382,7 @@ public final class KafkaIngest implements Closeable {
             rewind = false;
           }
           if (progress.isEmpty()) { // a shard the map gives nothing (being emptied or filled)
+            fetches.nothingAssigned();
             rewind |= !pipeline.drain();
             closing.await(POLL.toMillis(), TimeUnit.MILLISECONDS);
             continue;
