@@ -4,6 +4,7 @@ import io.docstore.client.DocProducer;
 import io.docstore.service.Update;
 import io.docstore.service.bulk.ChunkReader;
 import io.docstore.service.config.DocstoreConfig;
+import io.docstore.service.kafka.KafkaOptions;
 import io.docstore.service.kafka.TopicSettings;
 import io.docstore.service.updater.InvalidUpdateException;
 import io.docstore.service.updater.UpdateParser;
@@ -56,12 +57,16 @@ final class ProduceCommand implements Callable<Integer> {
 
   @Option(
       names = "--kafka",
-      required = true,
       paramLabel = "BOOTSTRAP",
-      description = "Kafka bootstrap servers, host:port[,host:port...].")
+      description =
+          "Kafka bootstrap servers, host:port[,host:port...] (default: the --config's"
+              + " updates.kafka.bootstrap-servers).")
   String bootstrap;
 
-  @Option(names = "--topic", required = true, paramLabel = "T", description = "Topic.")
+  @Option(
+      names = "--topic",
+      paramLabel = "T",
+      description = "Topic (default: the --config's updates.kafka.topic).")
   String topic;
 
   @Option(
@@ -70,7 +75,8 @@ final class ProduceCommand implements Callable<Integer> {
       description =
           "Kafka client settings (a Java properties file, as Kafka's own tools take): what a"
               + " secured cluster asks for, e.g. security.protocol, sasl.mechanism,"
-              + " sasl.jaas.config, ssl.truststore.location.")
+              + " sasl.jaas.config, ssl.truststore.location (default: the --config's"
+              + " updates.kafka.client).")
   Path kafkaConfig;
 
   @Option(
@@ -78,7 +84,8 @@ final class ProduceCommand implements Callable<Integer> {
       paramLabel = "FILE",
       description =
           "Configuration of the shards: a document over their queue.max-body is refused here"
-              + " (default: the built-in 1 MiB).")
+              + " (default: the built-in 1 MiB); in Kafka mode, its updates.kafka section gives"
+              + " what --kafka, --topic and --kafka-config leave out.")
   Path config;
 
   @Override
@@ -87,8 +94,24 @@ final class ProduceCommand implements Callable<Integer> {
       System.err.println("produce: not a file: " + file);
       return 2;
     }
+    DocstoreConfig cfg = OfflineStore.config(config, null);
+    KafkaOptions shards = cfg.kafka();
+    if (bootstrap == null && shards != null) {
+      bootstrap = shards.bootstrapServers();
+    }
+    if (topic == null && shards != null) {
+      topic = shards.topic();
+    }
+    if (bootstrap == null || topic == null) {
+      System.err.println(
+          "produce: --kafka and --topic are required without a --config in Kafka mode"
+              + " (updates.kafka)");
+      return 2;
+    }
     Map<String, Object> client = new HashMap<>();
-    if (kafkaConfig != null) {
+    if (kafkaConfig == null && shards != null) {
+      client.putAll(shards.client());
+    } else if (kafkaConfig != null) {
       if (!Files.isRegularFile(kafkaConfig)) {
         System.err.println("produce: not a file: " + kafkaConfig);
         return 2;
@@ -109,7 +132,6 @@ final class ProduceCommand implements Callable<Integer> {
       System.err.println("produce: " + bootstrap + " refused: " + e.getMessage());
       return 2;
     }
-    DocstoreConfig cfg = OfflineStore.config(config, null);
     UpdateParser parser = new UpdateParser(cfg.maxBodyBytes());
     int maxLineBytes = (int) Math.min(Integer.MAX_VALUE - 16, 2L * cfg.maxBodyBytes() + 1024);
     long total = Files.size(file);

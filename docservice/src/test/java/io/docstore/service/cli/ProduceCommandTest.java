@@ -161,6 +161,10 @@ class ProduceCommandTest {
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("topic 'nosuch' does not exist on " + kafka.bootstrap());
     assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(10));
+    Run nowhere = run("produce", file.toString(), "--topic", "nosuch");
+    assertThat(nowhere.exit()).isEqualTo(2);
+    assertThat(nowhere.err())
+        .contains("--kafka and --topic are required without a --config in Kafka mode");
   }
 
   private static void createTopic(String name, int partitions) throws Exception {

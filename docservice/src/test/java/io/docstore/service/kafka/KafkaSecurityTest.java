@@ -21,9 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A real broker whose second listener takes only clients that authenticate with SASL/PLAIN as one
  * user: {@code docstore produce --kafka-config} with that user's settings writes the topic there,
- * and a shard whose {@code updates.kafka.client} holds them ingests it. A wrong password stops the
- * producer and the shard's start with exit 2 and a message naming the setting; so does a setting
- * docstore owns.
+ * so does {@code docstore produce --config} with the shards' configuration, and a shard whose
+ * {@code updates.kafka.client} holds them ingests it. A wrong password stops the producer and the
+ * shard's start with exit 2 and a message naming the setting; so does a setting docstore owns.
  */
 class KafkaSecurityTest {
 
@@ -59,6 +59,12 @@ class KafkaSecurityTest {
 
       Path conf = dir.resolve("shard.conf");
       Files.writeString(conf, shardConf(kafka.saslBootstrap(), PASSWORD, ""));
+      // the shards' configuration gives produce the servers, the topic and the settings
+      Path more =
+          Files.writeString(
+              dir.resolve("more.ndjson"), "{\"id\":" + DOCS + ",\"doc\":{\"n\":" + DOCS + "}}\n");
+      Captured fromConf = run("produce", more.toString(), "--config", conf.toString());
+      assertThat(fromConf.exit).as(fromConf.err).isZero();
       try (ServeJvm shard =
           ServeJvm.launch(
               dir.resolve("serve.log"),
@@ -68,9 +74,9 @@ class KafkaSecurityTest {
               dir.resolve("data").toString(),
               "--config",
               conf.toString())) {
-        shard.awaitKafka(p -> ServeJvm.applied(p) == DOCS, 60);
+        shard.awaitKafka(p -> ServeJvm.applied(p) == DOCS + 1, 60);
         HttpClient http = HttpClient.newHttpClient();
-        for (int id : new int[] {0, 17, DOCS - 1}) {
+        for (int id : new int[] {0, 17, DOCS - 1, DOCS}) {
           HttpResponse<String> r =
               http.send(
                   HttpRequest.newBuilder(URI.create(shard.readUrl + "/docs/" + id)).build(),
