@@ -82,6 +82,7 @@ function figures(s) {
   }
   const space = s.space || {};
   return [
+    ...kafkaFigures(s.kafka),
     ["documents", count(space.liveRecords)],
     ["segments", count(s.segments)],
     ["index files", count(index.indexCount)],
@@ -91,6 +92,27 @@ function figures(s) {
     ["space amplification", fixed(space.spaceAmplification, 2, "")],
     ["replica lag", "none (primary)"],
     ["writable", s.writable ? "yes" : "no (see the log)"],
+  ];
+}
+
+/** A shard fed by Kafka: where from, how far behind, what it skipped or warns of; none otherwise. */
+function kafkaFigures(k) {
+  if (!k) {
+    return [];
+  }
+  const parts = k.partitions || [];
+  const sum = (f) => parts.reduce((n, p) => n + (typeof f(p) === "number" ? f(p) : 0), 0);
+  const dead = (p) => Object.values(p.deadLetters || {}).reduce((n, v) => n + v, 0);
+  const stopped = parts.filter((p) => p.stopped).map((p) => p.partition + ": " + p.stopped);
+  const lag = parts.reduce((m, p) => Math.max(m, typeof p.lagSeconds === "number" ? p.lagSeconds : 0), 0);
+  return [
+    ["Kafka topic", k.topic + " on " + k.bootstrapServers],
+    ["Kafka partitions", parts.map((p) => p.partition).join(", ") || "none"],
+    ["Kafka lag (messages)", count(sum((p) => p.lagMessages))],
+    ["Kafka lag", fixed(lag, 1, " s")],
+    ["Kafka dead letters", count(sum(dead))],
+    ["Kafka retries", count(k.retries)],
+    ["Kafka warnings", [...stopped, ...(k.warnings || [])].join("; ") || "none"],
   ];
 }
 
@@ -106,7 +128,12 @@ function showFigures(s) {
     rows.push(dt, dd);
   }
   dl.replaceChildren(...rows);
-  $("role").textContent = s.role === "replica" ? "replica of " + s.source : "primary";
+  $("role").textContent =
+    s.role === "replica"
+      ? "replica of " + s.source
+      : s.kafka
+        ? "primary, fed by Kafka topic " + s.kafka.topic
+        : "primary";
 }
 
 // --- request rate and latency, from docstore_http_requests_seconds in /metrics ---

@@ -20,6 +20,7 @@ import io.docstore.service.ServiceFixture;
 import io.docstore.service.cache.OffHeapDocCache;
 import io.docstore.service.cli.Main;
 import io.docstore.service.config.ConfigError;
+import io.docstore.service.testing.Chromium;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -531,7 +532,31 @@ class KafkaIngestTest {
           .contains("docstore_kafka_lag_messages{partition=\"0\",topic=\"http\"} 0.0")
           .contains("docstore_kafka_lag_seconds{partition=\"1\",topic=\"http\"} 0.0")
           .containsPattern("docstore_kafka_position\\{partition=\"0\",topic=\"http\"} [1-9]");
+
+      // The admin page shows where the shard's updates come from and how far behind it is.
+      if (Chromium.program().isPresent()) {
+        try (Chromium chromium = Chromium.start(dir.resolve("chromium"))) {
+          chromium.open(f.service.adminUrl() + "/ui");
+          chromium.waitUntil(
+              "document.querySelector('[data-figure=\"Kafka lag (messages)\"]') !== null");
+          assertThat(chromium.text("document.getElementById('role').textContent"))
+              .isEqualTo("primary, fed by Kafka topic http");
+          assertThat(chromium.text(figure("Kafka topic")))
+              .isEqualTo("http on " + kafka.bootstrap());
+          assertThat(chromium.text(figure("Kafka partitions"))).isEqualTo("0, 1");
+          assertThat(chromium.text(figure("Kafka lag (messages)"))).isEqualTo("0");
+          assertThat(chromium.text(figure("Kafka lag"))).isEqualTo("0.0 s");
+          assertThat(chromium.text(figure("Kafka dead letters"))).isEqualTo("0");
+          assertThat(chromium.text(figure("Kafka retries"))).isEqualTo("0");
+          assertThat(chromium.pageErrors()).isEmpty();
+        }
+      }
     }
+  }
+
+  /** The text of the admin page's figure {@code label}. */
+  private static String figure(String label) {
+    return "document.querySelector('[data-figure=\"" + label + "\"]').textContent";
   }
 
   private static byte[] bytes(String s) {
