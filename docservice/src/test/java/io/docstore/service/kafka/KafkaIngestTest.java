@@ -33,7 +33,6 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -325,16 +324,8 @@ class KafkaIngestTest {
 
   @Test
   void aTopicWhoseCleanupDeletesOldMessagesIsReportedAndACompactedOneIsNot() throws Exception {
-    try (Admin admin =
-        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()))) {
-      admin
-          .createTopics(
-              List.of(
-                  new NewTopic("retained", 1, (short) 1)
-                      .configs(Map.of(TopicConfig.RETENTION_MS_CONFIG, "86400000"))))
-          .all()
-          .get(30, TimeUnit.SECONDS);
-    }
+    TopicModel.createTopic(
+        kafka.bootstrap(), "retained", 1, Map.of(TopicConfig.RETENTION_MS_CONFIG, "86400000"));
     TopicModel.createTopic(kafka.bootstrap(), "compacted", 1);
     KafkaIngest retained = ingest("retained", List.of(0), openStore("retained"), 1 << 20);
     KafkaIngest compacted = ingest("compacted", List.of(0), openStore("compacted"), 1 << 20);

@@ -47,13 +47,17 @@ final class TopicModel {
    * idempotent producer was seen stuck retrying OUT_OF_ORDER_SEQUENCE_NUMBER on that partition).
    */
   static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
+    createTopic(bootstrap, topic, partitions, Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, "compact"));
+  }
+
+  /** {@link #createTopic(String, String, int)} with the topic settings {@code configs}. */
+  static void createTopic(
+      String bootstrap, String topic, int partitions, Map<String, String> configs)
+      throws Exception {
     try (Admin admin =
         Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
       admin
-          .createTopics(
-              List.of(
-                  new NewTopic(topic, partitions, (short) 1)
-                      .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, "compact"))))
+          .createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(configs)))
           .all()
           .get(30, TimeUnit.SECONDS);
     }
