@@ -668,6 +668,22 @@ public final class DocStore implements DocumentSource, DocumentSink, Closeable {
   }
 
   /**
+   * Turns the queue's LZ4 appends on or off ({@link io.docstore.queue.QueueWriter#lz4Appends}):
+   * while on, records go to LZ4 blocks at a fifth of the CPU of the dictionary's per-record zstd,
+   * and the space reclamation recompresses nothing; once off, it copies them into blocks of the
+   * dictionary. For a shard catching up with a backlog of its update log.
+   */
+  public void lz4Appends(boolean on) {
+    ensureOpen();
+    queue.writer().lz4Appends(on);
+  }
+
+  /** Whether the queue's LZ4 appends are on. */
+  public boolean lz4Appends() {
+    return queue.writer().lz4Appends();
+  }
+
+  /**
    * Whether this store holds positions in an update log (SOURCE records: it is, or was, a shard fed
    * by Kafka), which a write from anywhere else than the topic would contradict.
    */

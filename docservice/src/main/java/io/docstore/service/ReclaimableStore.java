@@ -61,6 +61,16 @@ final class ReclaimableStore implements SpaceReclaimer.Store {
   }
 
   @Override
+  public long wholeBlockBytes(long number, boolean scan) throws IOException {
+    return queue.wholeBlockBytesAfterDictionary(number, scan);
+  }
+
+  @Override
+  public boolean lz4Appends() {
+    return !queue.readOnly() && queue.writer().lz4Appends();
+  }
+
+  @Override
   public boolean reclaimed(long number) {
     return queue.reclaimed(number);
   }

@@ -55,6 +55,10 @@ public final class DocQueue implements java.io.Closeable {
   /** The off-heap decoded-block cache, or null if off. */
   private final BlockCache cache;
 
+  /** {@link #wholeBlockBytesAfterDictionary} of sealed segments read once, by number. */
+  private final java.util.Map<Long, Long> scannedWholeBlockBytes =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   private DocQueue(
       Path dir,
       QueueOptions options,
@@ -274,6 +278,37 @@ public final class DocQueue implements java.io.Closeable {
       throw new IllegalArgumentException("no segment " + number + " in the queue");
     }
     return new RecordHeaderScan(s, expectedBlockBytes(options));
+  }
+
+  /**
+   * Bytes of segment {@code number}'s blocks after its dictionary that are not compressed with it
+   * (LZ4 appends, see {@link QueueWriter#lz4Appends(boolean)}): what copying their records into
+   * blocks of the dictionary would shrink. Known without reading for a segment this process wrote
+   * entirely; for an older sealed one, its block headers are read once (about one read per 256 KiB)
+   * if {@code scan}, else -1 is returned until then; for the active segment, what was appended to
+   * it since open. 0 for a hollow segment.
+   *
+   * @throws IllegalArgumentException if there is no such segment
+   */
+  public long wholeBlockBytesAfterDictionary(long number, boolean scan) throws IOException {
+    SegmentInfo s = segments.get(number);
+    if (s == null) {
+      throw new IllegalArgumentException("no segment " + number + " in the queue");
+    }
+    if (s.reclaimed()) {
+      return 0;
+    }
+    if (!readOnly && (writer.wroteWhole(number) || !s.sealed())) {
+      return writer.lz4Bytes(number); // the active segment: what was appended since open
+    }
+    Long known = scannedWholeBlockBytes.get(number);
+    if (known != null || !scan || !s.sealed()) {
+      return known != null ? known : -1;
+    }
+    long bytes =
+        new RecordHeaderScan(s, expectedBlockBytes(options)).wholeBlockBytesAfterDictionary();
+    scannedWholeBlockBytes.put(number, bytes);
+    return bytes;
   }
 
   /**

@@ -1,6 +1,9 @@
 package io.docstore.queue;
 
 import static io.docstore.queue.format.BlockFormat.FIRST_SEQUENCE;
+import static io.docstore.queue.format.BlockFormat.FLAGS;
+import static io.docstore.queue.format.BlockFormat.FLAG_DICTIONARY;
+import static io.docstore.queue.format.BlockFormat.FLAG_ZSTD_RECORDS;
 import static io.docstore.queue.format.BlockFormat.HEADER_LENGTH;
 import static io.docstore.queue.format.BlockFormat.RECORD_ACCEPTED_AT;
 import static io.docstore.queue.format.BlockFormat.RECORD_BODY;
@@ -149,6 +152,37 @@ public final class RecordHeaderScan {
       nextSequence = firstSequence + count;
     }
     return true;
+  }
+
+  /**
+   * Walks the rest of the segment by block headers alone (nothing decoded) and returns the bytes of
+   * its blocks that follow its dictionary block and are not records compressed one by one with it
+   * (LZ4 blocks, or blocks stored as they are): what copying their records into blocks of the
+   * dictionary would shrink. 0 for a segment without a dictionary. Ends the scan.
+   *
+   * @throws CorruptionException naming the file and the block's offset if a header is damaged
+   */
+  public long wholeBlockBytesAfterDictionary() throws IOException {
+    long end = segment.blocksEnd();
+    boolean afterDictionary = false;
+    long bytes = 0;
+    while (nextOffset < end) {
+      long offset = nextOffset;
+      int at = inWindow(offset, HEADER_LENGTH, end);
+      int total = BlockReader.storedBlockLength(window, at, end - offset, segment.path(), offset);
+      nextOffset = offset + total;
+      int flags = window.get(at + FLAGS);
+      if (flags == FLAG_DICTIONARY) {
+        afterDictionary = true;
+      } else if (afterDictionary
+          && Short.toUnsignedInt(window.getShort(at + RECORD_COUNT)) > 0
+          && flags != FLAG_ZSTD_RECORDS) {
+        bytes += total;
+      }
+    }
+    count = 0;
+    index = 0;
+    return bytes;
   }
 
   /**

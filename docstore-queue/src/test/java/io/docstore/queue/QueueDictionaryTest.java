@@ -31,12 +31,7 @@ class QueueDictionaryTest {
   private final List<Expected> model = new ArrayList<>();
 
   private void appendJson(DocQueue q, Random rnd, int n) throws IOException {
-    for (int i = 0; i < n; i++) {
-      byte[] body = json(rnd, 100 + rnd.nextInt(1800));
-      long seq = model.size() + 1;
-      Appended a = q.writer().append(seq * 3, Op.PUT, seq, body);
-      model.add(new Expected(seq, seq * 3, Op.PUT, seq, body, a.address()));
-    }
+    V3Fixtures.appendJson(q, rnd, n, model);
   }
 
   /**

@@ -114,6 +114,19 @@ final class V3Fixtures {
   }
 
   /** Appends a random record (JSON, incompressible bytes, an empty PUT or a DELETE); returns it. */
+  /**
+   * Appends {@code n} JSON bodies of 100 to 1,899 bytes, IDs three times their sequence, and adds
+   * what was appended to {@code model} (whose size is the last sequence).
+   */
+  static void appendJson(DocQueue q, Random rnd, int n, List<Expected> model) throws IOException {
+    for (int i = 0; i < n; i++) {
+      byte[] body = json(rnd, 100 + rnd.nextInt(1800));
+      long seq = model.size() + 1;
+      Appended a = q.writer().append(seq * 3, Op.PUT, seq, body);
+      model.add(new Expected(seq, seq * 3, Op.PUT, seq, body, a.address()));
+    }
+  }
+
   static Expected appendRandom(DocQueue q, Random rnd, long sequence) throws IOException {
     int dice = rnd.nextInt(100);
     Op op = dice < 8 ? Op.DELETE : Op.PUT;

@@ -22,8 +22,10 @@ import picocli.CommandLine.Option;
       "",
       "Stops at the target space amplification (queue bytes over live bytes; default: the"
           + " configuration's docstore.gc.target), when no sealed segment has docstore.gc.min-garbage"
-          + " of garbage, or when free space is below docstore.gc.reserve. Replicas copy the"
-          + " hollow segments on their next pull. Exit 0."
+          + " of garbage, or when free space is below docstore.gc.reserve; below the target it"
+          + " still copies the records of LZ4 blocks a shard appended while catching up into"
+          + " blocks of the queue's dictionary. Replicas copy the hollow segments on their next"
+          + " pull. Exit 0."
     })
 final class GcCommand implements Callable<Integer> {
 
@@ -46,6 +48,7 @@ final class GcCommand implements Callable<Integer> {
     long t0 = System.nanoTime();
     try (DocStore store = OfflineStore.open(cfg)) {
       store.checkpoint();
+      store.reclamation().readSegmentHeaders(); // every LZ4 block of a catch-up, recompressed
       double before = amplification(store);
       SpaceReclaimer.Pass p = store.reclamation().run(t, Long.MAX_VALUE);
       double after = amplification(store);

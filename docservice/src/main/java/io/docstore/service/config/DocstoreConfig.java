@@ -269,7 +269,8 @@ public final class DocstoreConfig {
         partitions,
         r.intBetween(prefix + "max-lag", 0, Integer.MAX_VALUE),
         r.intBetween(prefix + "poll-records", 1, 100_000),
-        kafkaClient(r.c.getObject(prefix + "client")));
+        kafkaClient(r.c.getObject(prefix + "client")),
+        r.intBetween(prefix + "lz4-catch-up-lag", 0, Integer.MAX_VALUE));
   }
 
   /**

@@ -384,6 +384,7 @@ public final class KafkaIngest implements Closeable {
           if (progress.isEmpty()) { // a shard the map gives nothing (being emptied or filled)
             fetches.nothingAssigned();
             rewind |= !pipeline.drain();
+            catchUp(); // nothing to catch up with
             closing.await(POLL.toMillis(), TimeUnit.MILLISECONDS);
             continue;
           }
@@ -399,6 +400,7 @@ public final class KafkaIngest implements Closeable {
           }
           backoffMillis = 0;
           updateEnds();
+          catchUp();
         } catch (WakeupException e) {
           break; // close()
         } catch (OffsetOutOfRangeException e) {
@@ -531,6 +533,41 @@ public final class KafkaIngest implements Closeable {
     }
   }
 
+  /**
+   * Turns the store's LZ4 appends on once the shard is {@code lz4-catch-up-lag} messages behind or
+   * more (its partitions together, those being built included), and off again once every partition
+   * is within {@code max-lag} of its end (docs/kafka.md, "Catching up").
+   */
+  private void catchUp() {
+    if (options.lz4CatchUpLag() == 0) {
+      return;
+    }
+    long behind = 0;
+    boolean caughtUp = true;
+    for (PartitionProgress p : progress.values()) {
+      if (p.stopped() != null) {
+        continue;
+      }
+      long lag = p.lagMessages();
+      behind += Math.max(0, lag);
+      caughtUp &= lag >= 0 && lag <= options.maxLag();
+    }
+    boolean on = store.lz4Appends();
+    if (!on && behind >= options.lz4CatchUpLag()) {
+      store.lz4Appends(true);
+      log.info(
+          "Kafka mode: {} messages behind: appending LZ4 blocks until caught up"
+              + " (updates.kafka.lz4-catch-up-lag = {})",
+          behind,
+          options.lz4CatchUpLag());
+    } else if (on && caughtUp) {
+      store.lz4Appends(false);
+      log.info(
+          "Kafka mode: caught up: records compressed with the queue's dictionary again; the space"
+              + " reclamation recompresses the LZ4 blocks");
+    }
+  }
+
   /** Waits before a retry: 100 ms, doubling up to 5 s; returns early on close. */
   private void backOff() {
     backoffMillis = Math.min(MAX_BACKOFF_MILLIS, Math.max(100, backoffMillis * 2));
@@ -580,6 +617,7 @@ public final class KafkaIngest implements Closeable {
     m.put("topic", options.topic());
     m.put("bootstrapServers", options.bootstrapServers());
     m.put("maxLag", options.maxLag());
+    m.put("lz4Appends", store.lz4Appends());
     m.put("retries", (long) retries.count());
     m.put("silentSeconds", fetches.silentSeconds(now));
     List<String> warnings = topicWarnings;

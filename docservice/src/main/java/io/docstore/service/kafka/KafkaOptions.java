@@ -18,6 +18,9 @@ import java.util.Set;
  *     batch appended at once
  * @param client settings passed to Kafka's consumer as they are (its configuration names, e.g.
  *     {@code security.protocol}), none of {@link #OWNED}
+ * @param lz4CatchUpLag from how many messages behind (its partitions together) the shard appends
+ *     LZ4 blocks instead of records compressed with the queue's dictionary, until it is caught up
+ *     ({@code maxLag}); 0 for never (docs/kafka.md, "Catching up")
  */
 public record KafkaOptions(
     String bootstrapServers,
@@ -25,7 +28,11 @@ public record KafkaOptions(
     List<Integer> partitions,
     long maxLag,
     int pollRecords,
-    Map<String, String> client) {
+    Map<String, String> client,
+    long lz4CatchUpLag) {
+
+  /** {@code lz4CatchUpLag} by default: a backlog of about a second of ingest or more. */
+  public static final long DEFAULT_LZ4_CATCH_UP_LAG = 100_000;
 
   /**
    * Consumer settings docstore decides itself, which {@code client} may not set: the servers and
@@ -45,6 +52,9 @@ public record KafkaOptions(
           "value.deserializer");
 
   public KafkaOptions {
+    if (lz4CatchUpLag < 0) {
+      throw new IllegalArgumentException("lz4CatchUpLag is negative: " + lz4CatchUpLag);
+    }
     partitions = List.copyOf(partitions);
     client = Map.copyOf(client);
     for (String key : client.keySet()) {
@@ -62,5 +72,17 @@ public record KafkaOptions(
       long maxLag,
       int pollRecords) {
     this(bootstrapServers, topic, partitions, maxLag, pollRecords, Map.of());
+  }
+
+  /** With the default {@code lz4CatchUpLag}. */
+  public KafkaOptions(
+      String bootstrapServers,
+      String topic,
+      List<Integer> partitions,
+      long maxLag,
+      int pollRecords,
+      Map<String, String> client) {
+    this(
+        bootstrapServers, topic, partitions, maxLag, pollRecords, client, DEFAULT_LZ4_CATCH_UP_LAG);
   }
 }

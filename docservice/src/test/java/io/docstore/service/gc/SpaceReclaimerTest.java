@@ -354,6 +354,92 @@ class SpaceReclaimerTest {
     assertThat(QueueVerifier.verify(dir.resolve("queue"))).isEmpty();
   }
 
+  /**
+   * Records appended as LZ4 blocks while the store caught up are copied into blocks of the queue's
+   * dictionary once it has: not while LZ4 appends are on; then by passes of a store that wrote them
+   * (it knows their segments), and of one reopened (it reads their block headers); with no garbage
+   * at all, the passes give back what recompression saves, and every document reads as written.
+   */
+  @Test
+  void recordsAppendedAsLz4WhileCatchingUpAreRecompressedOnceCaughtUp() throws Exception {
+    Random rnd = new Random(17);
+    Map<Long, byte[]> model = new HashMap<>();
+    long id = 0;
+    try (DocStore store = DocStore.open(dir, options(50))) {
+      for (; id < 100; id++) { // trains the dictionary
+        model.put(id, body(rnd, id, 0, true));
+        store.apply(List.of(Update.put(id, model.get(id))));
+      }
+      store.lz4Appends(true);
+      for (; id < 700; id++) {
+        model.put(id, body(rnd, id, 0, true));
+        store.apply(List.of(Update.put(id, model.get(id))));
+      }
+      store.checkpoint();
+      assertThat(store.reclamation().run(1.3, Long.MAX_VALUE).segments())
+          .as("segments reclaimed while LZ4 appends are on (no garbage)")
+          .isZero();
+      store.lz4Appends(false);
+      int segments = store.queueSegments().size();
+      while (store.queueSegments().size() < segments + 2) {
+        model.put(id, body(rnd, id, 0, true));
+        store.apply(List.of(Update.put(id, model.get(id))));
+        id++;
+      }
+      store.checkpoint();
+      long before = stored(store);
+      SpaceReclaimer.Pass p = store.reclamation().run(1.3, 200 << 10);
+      assertThat(p.segments()).as("segments recompressed: %s", p).isPositive();
+      assertThat(before - stored(store))
+          .as("bytes given back, of the segments' %s", p)
+          .isGreaterThan(p.bytesReclaimed() / 4);
+      checkAll(store, model, "after recompressing in the writing store");
+      store.lz4Appends(true); // more for the reopened store to find
+      for (; id < 1300; id++) {
+        model.put(id, body(rnd, id, 1, true));
+        store.apply(List.of(Update.put(id, model.get(id))));
+      }
+      store.lz4Appends(false);
+      segments = store.queueSegments().size();
+      while (store.queueSegments().size() < segments + 2) {
+        model.put(id, body(rnd, id, 1, true));
+        store.apply(List.of(Update.put(id, model.get(id))));
+        id++;
+      }
+      store.checkpoint();
+    }
+    try (DocStore store = DocStore.open(dir, options(50))) {
+      long before = stored(store);
+      int recompressed = 0;
+      for (int pass = 0; pass < 40; pass++) { // each pass reads a few segments' headers
+        recompressed += store.reclamation().run(1.3, Long.MAX_VALUE).segments();
+      }
+      assertThat(recompressed).as("segments written before this open, recompressed").isPositive();
+      assertThat(stored(store)).isLessThan(before * 3 / 4);
+      assertThat(store.reclamation().run(1.3, Long.MAX_VALUE).segments())
+          .as("nothing left to recompress")
+          .isZero();
+      checkAll(store, model, "after recompressing in a reopened store");
+    }
+    assertThat(QueueVerifier.verify(dir.resolve("queue"))).isEmpty();
+  }
+
+  /** Bytes of blocks in the queue's segments. */
+  private static long stored(DocStore store) {
+    return store.queueSegments().stream()
+        .mapToLong(io.docstore.queue.SegmentSummary::blockBytes)
+        .sum();
+  }
+
+  private static void checkAll(DocStore store, Map<Long, byte[]> model, String when)
+      throws Exception {
+    for (Map.Entry<Long, byte[]> e : model.entrySet()) {
+      assertThat(store.get(e.getKey()).body())
+          .as("%d %s", e.getKey(), when)
+          .isEqualTo(e.getValue());
+    }
+  }
+
   private static void sleepPast(long epochMillis) throws InterruptedException {
     long wait;
     while ((wait = epochMillis - System.currentTimeMillis()) >= 0) {

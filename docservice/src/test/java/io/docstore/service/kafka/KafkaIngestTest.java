@@ -101,7 +101,8 @@ class KafkaIngestTest {
       throws Exception {
     KafkaIngest i =
         KafkaIngest.start(
-            new KafkaOptions(kafka.bootstrap(), topic, partitions, 0, 500),
+            // LZ4 appends from 1,000 messages behind: the backlogs of these tests are mixed blocks
+            new KafkaOptions(kafka.bootstrap(), topic, partitions, 0, 500, Map.of(), 1_000),
             store,
             maxBody,
             new SimpleMeterRegistry());
@@ -202,6 +203,14 @@ class KafkaIngestTest {
       awaitCaughtUp(ingest, TopicModel.endOffsets(kafka.bootstrap(), topic, 3));
       assertStoreEqualsModel(store, model);
       assertThat(ingest.notReady()).isNull();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (!Boolean.FALSE.equals(ingest.stats().get("lz4Appends"))) {
+        assertThat(System.nanoTime()).as("LZ4 appends off once caught up").isLessThan(deadline);
+        Thread.sleep(10);
+      }
+      assertThat((long) ((Map<?, ?>) store.stats().get("gc")).get("lz4Bytes"))
+          .as("LZ4 blocks of the backlog after the restart (the compacted topic's 2,000 and more)")
+          .isPositive();
       ingest.close();
       store.close();
     }
