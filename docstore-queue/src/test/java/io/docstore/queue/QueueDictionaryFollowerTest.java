@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A replica's follower over a copy of a format 3 queue (segments starting with the dictionary,
- * records compressed one by one): every record is ingested in order and reads back by address.
+ * records compressed one by one, and LZ4 blocks after it, as a shard catching up appends them):
+ * every record is ingested in order and reads back by address.
  */
 class QueueDictionaryFollowerTest {
 
@@ -71,6 +72,7 @@ class QueueDictionaryFollowerTest {
         QueueFollower follower =
             new QueueFollower(FileSystem.real(), replica, FollowPoint.START, expectedBlockBytes)) {
       for (int round = 0; round < 3; round++) {
+        q.writer().lz4Appends(round == 1); // LZ4 blocks after the dictionary (a catch-up)
         for (int i = 0; i < 500; i++) {
           model.add(appendRandom(q, rnd, model.size() + 1));
         }
@@ -87,5 +89,19 @@ class QueueDictionaryFollowerTest {
     }
     assertThat(allBlocks(replica).stream().filter(Block::dictionary).count()).isGreaterThan(3);
     assertThat(allBlocks(replica).stream().filter(Block::zstd).count()).isGreaterThan(20);
+    assertThat(
+            allBlocks(replica).stream()
+                .filter(b -> b.lz4() && uncheckedBlocks(b.file()).get(0).dictionary())
+                .count())
+        .as("LZ4 blocks after a dictionary")
+        .isGreaterThan(5);
+  }
+
+  private static List<Block> uncheckedBlocks(Path file) {
+    try {
+      return blocks(file);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 }
