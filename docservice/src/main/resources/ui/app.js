@@ -82,7 +82,7 @@ function figures(s) {
   }
   const space = s.space || {};
   return [
-    ...kafkaFigures(s.kafka),
+    ...kafkaFigures(s.kafka, s.gc || {}),
     ["documents", count(space.liveRecords)],
     ["segments", count(s.segments)],
     ["index files", count(index.indexCount)],
@@ -95,8 +95,12 @@ function figures(s) {
   ];
 }
 
-/** A shard fed by Kafka: where from, how far behind, what it skipped or warns of; none otherwise. */
-function kafkaFigures(k) {
+/**
+ * A shard fed by Kafka: where from, how far behind, whether it appends LZ4 blocks while catching up
+ * and what of them the space reclamation has yet to recompress, what it skipped or warns of; none
+ * otherwise.
+ */
+function kafkaFigures(k, gc) {
   if (!k) {
     return [];
   }
@@ -110,6 +114,8 @@ function kafkaFigures(k) {
     ["Kafka partitions", parts.map((p) => p.partition).join(", ") || "none"],
     ["Kafka lag (messages)", count(sum((p) => p.lagMessages))],
     ["Kafka lag", fixed(lag, 1, " s")],
+    ["Kafka catch-up", k.lz4Appends ? "appending LZ4 blocks (recompressed later)" : "no"],
+    ["LZ4 to recompress", typeof gc.lz4Bytes === "number" ? bytes(gc.lz4Bytes) : "—"],
     ["Kafka dead letters", count(sum(dead))],
     ["Kafka retries", count(k.retries)],
     ["Kafka warnings", [...stopped, ...(k.warnings || [])].join("; ") || "none"],

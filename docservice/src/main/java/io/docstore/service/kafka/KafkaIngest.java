@@ -536,7 +536,8 @@ public final class KafkaIngest implements Closeable {
   /**
    * Turns the store's LZ4 appends on once the shard is {@code lz4-catch-up-lag} messages behind or
    * more (its partitions together, those being built included), and off again once every partition
-   * is within {@code max-lag} of its end (docs/kafka.md, "Catching up").
+   * is within {@code max-lag} of its end and the shard less than {@code lz4-catch-up-lag} behind
+   * (docs/kafka.md, "Catching up").
    */
   private void catchUp() {
     if (options.lz4CatchUpLag() == 0) {
@@ -560,7 +561,8 @@ public final class KafkaIngest implements Closeable {
               + " (updates.kafka.lz4-catch-up-lag = {})",
           behind,
           options.lz4CatchUpLag());
-    } else if (on && caughtUp) {
+    } else if (on && caughtUp && behind < options.lz4CatchUpLag()) {
+      // (the backlog too: with a max-lag above lz4-catch-up-lag it would turn on again at once)
       store.lz4Appends(false);
       log.info(
           "Kafka mode: caught up: records compressed with the queue's dictionary again; the space"

@@ -546,6 +546,8 @@ class KafkaIngestTest {
           assertThat(chromium.text(figure("Kafka partitions"))).isEqualTo("0, 1");
           assertThat(chromium.text(figure("Kafka lag (messages)"))).isEqualTo("0");
           assertThat(chromium.text(figure("Kafka lag"))).isEqualTo("0.0 s");
+          assertThat(chromium.text(figure("Kafka catch-up"))).isEqualTo("no");
+          assertThat(chromium.text(figure("LZ4 to recompress"))).isEqualTo("0 B");
           assertThat(chromium.text(figure("Kafka dead letters"))).isEqualTo("0");
           assertThat(chromium.text(figure("Kafka retries"))).isEqualTo("0");
           assertThat(chromium.pageErrors()).isEmpty();
