@@ -214,30 +214,33 @@ public final class SpaceReclaimer {
     boolean recompress = !store.lz4Appends();
     for (SegmentSummary s : store.segments()) {
       stored += s.blockBytes();
-      live += s.blockBytes() * keptShare(s, recompress);
+      live += s.blockBytes() * keptShare(s, liveShare(s), recompress);
     }
     return live <= 0 ? (stored == 0 ? 1 : Double.POSITIVE_INFINITY) : stored / live;
   }
 
   /**
    * The share of segment {@code s}'s bytes that its live records would take once relocated: its
-   * live share, less what blocks not compressed with the queue's dictionary would save in blocks of
-   * it ({@link #RECOMPRESSION_SAVING}) when {@code recompress}.
+   * live share {@code u}, less what blocks not compressed with the queue's dictionary would save in
+   * blocks of it ({@link #RECOMPRESSION_SAVING}) when {@code recompress}.
    */
-  private double keptShare(SegmentSummary s, boolean recompress) {
-    double u = liveShare(s);
-    if (!recompress || s.blockBytes() == 0) {
-      return u;
-    }
-    long whole;
-    try {
-      whole = store.wholeBlockBytes(s.number(), false);
-    } catch (IOException | IllegalArgumentException e) {
-      return u; // gone meanwhile: as a segment without any
-    }
-    return whole <= 0
+  private double keptShare(SegmentSummary s, double u, boolean recompress) {
+    long whole = recompress ? knownWholeBlockBytes(s) : 0;
+    return whole == 0 || s.blockBytes() == 0
         ? u
         : u * (1 - RECOMPRESSION_SAVING * Math.min(1, (double) whole / s.blockBytes()));
+  }
+
+  /**
+   * Bytes of segment {@code s}'s blocks outside its dictionary's as known now, without reading: 0
+   * when none, not known yet, or the segment is gone meanwhile.
+   */
+  private long knownWholeBlockBytes(SegmentSummary s) {
+    try {
+      return Math.max(0, store.wholeBlockBytes(s.number(), false));
+    } catch (IOException | IllegalArgumentException e) {
+      return 0; // gone meanwhile (hollowed, deleted): nothing to recompress there
+    }
   }
 
   /**
@@ -248,11 +251,7 @@ public final class SpaceReclaimer {
   public long lz4Bytes() {
     long bytes = 0;
     for (SegmentSummary s : store.segments()) {
-      try {
-        bytes += Math.max(0, store.wholeBlockBytes(s.number(), false));
-      } catch (IOException | IllegalArgumentException e) {
-        // gone meanwhile (hollowed, deleted): nothing to recompress there
-      }
+      bytes += knownWholeBlockBytes(s);
     }
     return bytes;
   }
@@ -379,10 +378,11 @@ public final class SpaceReclaimer {
       if (!candidate(s, checkpoint)) {
         continue;
       }
-      double u = keptShare(s, recompress);
+      double live = liveShare(s);
+      double u = keptShare(s, live, recompress);
       if (1 - u < options.minGarbage()
           || s.blockBytes() == 0
-          || (recompressOnly && (!recompress || u >= liveShare(s)))) {
+          || (recompressOnly && (!recompress || u >= live))) {
         continue;
       }
       // Age: how far back in the queue the segment lies, as a share of it (a proxy for time since
